@@ -1,0 +1,33 @@
+// The errors a user can cause, each with the exit code the docs promise.
+// Anything that is not a DroverError is a bug: the CLI shows its stack only with DEBUG.
+
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  notFound: 3,
+  conflict: 4,
+  stateDir: 5,
+} as const
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+export class DroverError extends Error {
+  readonly exitCode: ExitCodeValue
+  /** Structured detail for --json output (e.g. {id, found: false}). */
+  readonly data?: Record<string, unknown>
+
+  constructor(message: string, exitCode: ExitCodeValue = ExitCode.failed, data?: Record<string, unknown>) {
+    super(message)
+    this.name = 'DroverError'
+    this.exitCode = exitCode
+    this.data = data
+  }
+}
+
+export const usageError = (message: string) => new DroverError(message, ExitCode.usage)
+export const conflictError = (message: string, data?: Record<string, unknown>) =>
+  new DroverError(message, ExitCode.conflict, data)
+export const stateDirError = (message: string) => new DroverError(message, ExitCode.stateDir)
+export const notFoundError = (ref: string) =>
+  new DroverError(`no such task: ${ref}`, ExitCode.notFound, {id: ref, found: false})
