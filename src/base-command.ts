@@ -1,0 +1,68 @@
+// What every drover command shares: --json, --state-dir and --no-color, the
+// resolved state dir, and one error policy — a one-line message on stderr (or
+// a JSON object on stdout under --json) with the documented exit code.
+
+import {Command, Flags, Interfaces} from '@oclif/core'
+import {DroverError, ExitCode} from './core/errors.js'
+import {ensureStateDir, resolveStateDir} from './core/statedir.js'
+import {colorEnabled} from './render/color.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    'state-dir': Flags.string({
+      description: 'state directory to use (default: $DROVER_STATE_DIR, else the per-OS data directory)',
+      helpGroup: 'GLOBAL',
+    }),
+    color: Flags.boolean({
+      description: 'colour output (default: only on a terminal, never with NO_COLOR)',
+      allowNo: true,
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  /** Resolves and checks the state dir; `create: false` for read-only commands on a missing dir. */
+  protected async openStateDir(flag: string | undefined, opts: {create?: boolean} = {}): Promise<string> {
+    const dir = await resolveStateDir(flag)
+    ensureStateDir(dir, opts)
+    return dir
+  }
+
+  protected color(flag: boolean | undefined, stream: NodeJS.WriteStream = process.stdout): boolean {
+    return colorEnabled(stream, flag)
+  }
+
+  /** Diagnostics always go to stderr, so stdout stays clean for pipes and --json. */
+  protected note(message: string): void {
+    process.stderr.write(`${message}\n`)
+  }
+
+  protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
+    const {message, exitCode, data} = describe(error)
+    process.exitCode = exitCode
+    if (this.jsonEnabled()) {
+      process.stdout.write(JSON.stringify({error: {message, exitCode}, ...data}) + '\n')
+    } else {
+      process.stderr.write(`drover: ${message}\n`)
+    }
+    if (process.env.DEBUG && !(error instanceof DroverError)) process.stderr.write(`${error.stack}\n`)
+  }
+}
+
+function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): {
+  message: string
+  exitCode: number
+  data: Record<string, unknown>
+} {
+  if (error instanceof DroverError) return {message: error.message, exitCode: error.exitCode, data: error.data ?? {}}
+  // oclif's own errors: flag and argument parsing failures are usage errors.
+  const oclifExit = error.oclif?.exit
+  const firstLine = (error.message ?? String(error)).split('\n')[0].replace(/\s+$/, '')
+  if (oclifExit === 2 || /flag|argument|expected|missing/i.test(error.name + firstLine)) {
+    return {message: firstLine, exitCode: ExitCode.usage, data: {}}
+  }
+  return {message: `${firstLine} (set DEBUG=1 for details)`, exitCode: oclifExit ?? ExitCode.failed, data: {}}
+}

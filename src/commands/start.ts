@@ -1,0 +1,111 @@
+import {Args, Flags} from '@oclif/core'
+import path from 'node:path'
+import {BaseCommand} from '../base-command.js'
+import {usageError} from '../core/errors.js'
+import {parseDuration, parseEnvAssignment, parseSize, parseTaskName} from '../core/parse.js'
+import {shellCommand} from '../core/platform.js'
+import {detectProfile} from '../core/profiles.js'
+import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../core/record.js'
+import {startTask, type TaskSpec} from '../core/launch.js'
+import {restartTask} from '../core/restart.js'
+import {followToStdout} from '../render/follow-stdout.js'
+import {taskJson} from '../render/task-json.js'
+
+const DEFAULT_MAX_OUTPUT = '1GiB'
+
+export default class Start extends BaseCommand {
+  static override summary = 'Start a command in the background, or start a finished task again.'
+  static override description = `Runs CMD detached from this shell under a small runner of its own, with stdout and stderr appended to the task's output.log. Returns once the task is running (or has failed to start) and prints its id, so \`drover start … && drover logs -f ID\` never races.
+
+The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
+
+With a task id or name instead of a command, starts that stopped, failed or lost task again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
+
+  static override examples = [
+    {description: 'Run a Claude Code agent in the background', command: '<%= config.bin %> start --name fix-tests -- claude -p "make the tests pass" --output-format stream-json --verbose'},
+    {description: 'Start and follow, exiting with the job\'s own exit code', command: '<%= config.bin %> start --follow -- npm test'},
+    {description: 'A shell pipeline, stopped if it runs longer than 2 hours', command: '<%= config.bin %> start --timeout 2h --shell "make build 2>&1 | tee build.txt"'},
+    {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
+  ]
+
+  static override args = {
+    task: Args.string({description: 'id or name of a finished task to start again (instead of a command after --)'}),
+  }
+
+  static override flags = {
+    name: Flags.string({description: 'a unique name for the task (letters, digits, . _ -; starts with a letter)'}),
+    cwd: Flags.string({description: 'working directory of the command (default: the current one)'}),
+    env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
+    shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
+    follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code'}),
+    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES]}),
+    timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
+    'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long'}),
+    'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+  }
+
+  async run(): Promise<TaskRecord | ReturnType<typeof taskJson>> {
+    // Everything after `--` is the command, verbatim: oclif must not see it
+    // (it would take the command's own flags for ours, and reorder repeats).
+    const dash = this.argv.indexOf('--')
+    const ours = dash === -1 ? this.argv : this.argv.slice(0, dash)
+    const command = dash === -1 ? [] : this.argv.slice(dash + 1)
+    const {args, flags} = await this.parse(Start, ours)
+
+    const stateDir = await this.openStateDir(flags['state-dir'])
+    let record: TaskRecord
+    if (args.task !== undefined) {
+      if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'timeout', 'idle-timeout', 'max-output'] as const) {
+        if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
+      }
+      record = await restartTask(stateDir, args.task)
+    } else {
+      const spec = buildSpec(command, flags)
+      record = await startTask(stateDir, spec)
+    }
+
+    if (record.status === 'failed') {
+      this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
+      process.exitCode = 1
+    } else if (!this.jsonEnabled()) {
+      process.stdout.write(`${record.id}\n`)
+    }
+    if (flags.follow && !this.jsonEnabled() && record.status !== 'failed') {
+      process.exitCode = await followToStdout(stateDir, record.id, 0)
+    }
+    return taskJson(record)
+  }
+}
+
+function buildSpec(
+  command: string[],
+  flags: {name?: string; cwd?: string; env?: string[]; shell?: string; agent?: string; timeout?: string; 'idle-timeout'?: string; 'max-output'?: string},
+): TaskSpec {
+  if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
+  if (flags.shell === undefined && command.length === 0) {
+    throw usageError('no command given: put it after --, e.g. drover start -- sleep 60 (or use --shell "script")')
+  }
+  if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
+  if (command.length > 0 && command[0] === '') throw usageError('the command name is empty')
+  const argv = flags.shell !== undefined ? shellCommand(flags.shell) : command
+  const env: Record<string, string> = {}
+  for (const assignment of flags.env ?? []) {
+    const [key, value] = parseEnvAssignment(assignment)
+    env[key] = value
+  }
+  const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
+  return {
+    command: argv,
+    shell: flags.shell ?? null,
+    name: flags.name === undefined ? null : parseTaskName(flags.name),
+    cwd: path.resolve(flags.cwd ?? process.cwd()),
+    env,
+    agent: (flags.agent as AgentProfileName | undefined) ?? (flags.shell === undefined ? detectProfile(command) : 'generic'),
+    policies: {
+      timeoutMs: flags.timeout === undefined ? null : parseDuration(flags.timeout, '--timeout'),
+      idleTimeoutMs: flags['idle-timeout'] === undefined ? null : parseDuration(flags['idle-timeout'], '--idle-timeout'),
+      maxOutputBytes: maxOutput === 0 ? null : maxOutput,
+    },
+  }
+}

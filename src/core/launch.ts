@@ -1,0 +1,228 @@
+// Starting work: create a task (id, record, folders) and launch a runner for a
+// new run, returning only once the runner has recorded `running` or a failure,
+// so `drover start … && drover logs -f ID` never races.
+
+import {spawn} from 'node:child_process'
+import {closeSync, existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {conflictError, DroverError, ExitCode} from './errors.js'
+import {acquireLock, stateLockPath, taskLockPath} from './lock.js'
+import {reconcile, runnerState, workerAlive} from './reconcile.js'
+import {
+  beginRun,
+  isFinalStatus,
+  SCHEMA_VERSION,
+  transition,
+  type AgentProfileName,
+  type Policies,
+  type TaskRecord,
+} from './record.js'
+import {
+  allocateTaskId,
+  appendEvent,
+  createTaskLayout,
+  openAppend,
+  readAllRecords,
+  readRecord,
+  taskPaths,
+  writeRecord,
+} from './store.js'
+
+export interface TaskSpec {
+  command: string[]
+  shell: string | null
+  name: string | null
+  cwd: string
+  env: Record<string, string>
+  agent: AgentProfileName
+  policies: Policies
+}
+
+export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    id,
+    name: spec.name,
+    command: spec.command,
+    shell: spec.shell,
+    cwd: spec.cwd,
+    env: spec.env,
+    agent: spec.agent,
+    policies: spec.policies,
+    status: 'starting',
+    desired: 'running',
+    reason: null,
+    exitCode: null,
+    signal: null,
+    createdAt: at,
+    startedAt: null,
+    endedAt: null,
+    worker: null,
+    runs: [{run: 1, startedAt: null, endedAt: null, status: 'starting', exitCode: null, signal: null, reason: null, resumed: false, command: null}],
+    agentInfo: null,
+    checkpoint: null,
+  }
+}
+
+/** Creates the task and starts its first run. */
+export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskRecord> {
+  const record = spec.name ? await createNamedTask(stateDir, spec, spec.name) : createTask(stateDir, spec)
+  return launchRunner(stateDir, record.id)
+}
+
+function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
+  const id = allocateTaskId(stateDir)
+  const record = newRecord(id, spec)
+  const paths = taskPaths(stateDir, id)
+  createTaskLayout(paths)
+  writeRecord(stateDir, record)
+  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: spec.cwd})
+  return record
+}
+
+/**
+ * Names are unique among tasks that are not final. The check and the creation
+ * happen under one state-wide lock, so two `start --name x` at once cannot both
+ * win; names compare case-insensitively because macOS and Windows file systems do.
+ */
+async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<TaskRecord> {
+  const release = await acquireLock(stateLockPath(stateDir, 'names'))
+  try {
+    const wanted = name.toLowerCase()
+    for (const read of readAllRecords(stateDir)) {
+      if (!read.ok || read.record.name?.toLowerCase() !== wanted || isFinalStatus(read.record.status)) continue
+      const current = await reconcile(stateDir, read.record)
+      if (!isFinalStatus(current.status)) {
+        throw conflictError(`name '${name}' is taken by task ${current.id} (${current.status})`, {name, id: current.id})
+      }
+    }
+    return createTask(stateDir, spec)
+  } finally {
+    release()
+  }
+}
+
+function runnerEntry(): {script: string; execArgv: string[]} {
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  const built = path.join(here, '..', 'runner.js')
+  if (existsSync(built)) return {script: built, execArgv: []}
+  // Running from sources (bin/dev.js): the runner is TypeScript too.
+  return {script: path.join(here, '..', 'runner.ts'), execArgv: ['--import', 'tsx']}
+}
+
+/**
+ * Spawns the detached runner and waits for it to close its readiness pipe
+ * (fd 3), which it does right after recording `running` or the failure. The
+ * pipe also closes when the runner dies, so a crash is noticed at once rather
+ * than after a timeout.
+ */
+export async function launchRunner(stateDir: string, id: number): Promise<TaskRecord> {
+  const paths = taskPaths(stateDir, id)
+  const logFd = openAppend(paths.runnerLog)
+  const {script, execArgv} = runnerEntry()
+  const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+    detached: true,
+    stdio: ['ignore', 'ignore', logFd, 'pipe'],
+    windowsHide: true,
+  })
+  closeSync(logFd)
+  const ready = child.stdio[3]!
+  await new Promise<void>((resolve) => {
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      resolve()
+    }
+    ready.on('data', () => {})
+    ready.once('close', finish)
+    ready.once('error', finish)
+    child.once('error', finish)
+    child.once('exit', finish)
+  })
+  ready.destroy()
+  child.unref()
+
+  const read = readRecord(stateDir, id)
+  if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
+  if (read.record.status !== 'starting') return read.record
+  return failUnstartedRun(stateDir, id)
+}
+
+/** The runner died before recording anything: nobody else will write this record, so we do. */
+async function failUnstartedRun(stateDir: string, id: number): Promise<TaskRecord> {
+  const release = await acquireLock(taskLockPath(stateDir, id))
+  try {
+    const read = readRecord(stateDir, id)
+    if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
+    if (read.record.status !== 'starting') return read.record
+    const reason = `runner exited before starting the worker: ${lastLine(taskPaths(stateDir, id).runnerLog) || 'no message'}`
+    const failed = transition(read.record, {status: 'failed', reason})
+    writeRecord(stateDir, failed)
+    appendEvent(taskPaths(stateDir, id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})
+    return failed
+  } finally {
+    release()
+  }
+}
+
+function lastLine(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').at(-1)?.slice(0, 300) ?? ''
+  } catch {
+    return ''
+  }
+}
+
+export interface NewRunOptions {
+  resumed: boolean
+  /** argv for this run when it differs from the task's (agent resume). */
+  command?: string[] | null
+  /** Checks the (reconciled, locked) record may open a new run; throws a DroverError if not. */
+  allow: (record: TaskRecord) => void
+}
+
+/**
+ * Opens a new run on a final task and launches it (restart, resume). The task
+ * lock plus the re-read make two racing requests produce exactly one new run:
+ * the second finds the task no longer final and is refused.
+ */
+export async function startNewRun(stateDir: string, id: number, options: NewRunOptions): Promise<TaskRecord> {
+  let release
+  try {
+    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
+  } catch {
+    throw conflictError(`task ${id} is being changed by another drover command; try again`, {id})
+  }
+  try {
+    const read = readRecord(stateDir, id)
+    if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
+    const record = reconcileLocked(stateDir, read.record)
+    if (!isFinalStatus(record.status)) {
+      throw conflictError(`task ${id} is ${record.status}; stop it first`, {id, status: record.status})
+    }
+    if (workerAlive(record)) {
+      throw conflictError(`task ${id}'s worker (pid ${record.worker!.pid}) is still running without its runner; stop it first`, {
+        id,
+        status: record.status,
+      })
+    }
+    options.allow(record)
+    const next = beginRun(record, options.resumed, options.command ?? null)
+    createTaskLayout(taskPaths(stateDir, id))
+    writeRecord(stateDir, next)
+    appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
+  } finally {
+    release()
+  }
+  return launchRunner(stateDir, id)
+}
+
+// reconcile() takes the task lock itself; here we already hold it, so only
+// the in-memory truth is needed and the caller's write persists it.
+function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
+  if (isFinalStatus(record.status)) return record
+  if (runnerState(stateDir, record) !== 'gone') return record
+  return transition(record, {status: 'lost', reason: 'runner vanished without recording an end'})
+}

@@ -1,0 +1,295 @@
+// Every process.platform branch of drover lives here: process identity (pid + OS start time),
+// descendant snapshots, group/identity signalling, worker spawn options and tree removal.
+// The detached runner imports this module, so it may import Node builtins only.
+
+import {execFileSync} from 'node:child_process'
+import {readFileSync, readdirSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
+import {constants as osConstants} from 'node:os'
+
+export type OsName = 'linux' | 'darwin' | 'win32' | (string & {})
+/**
+ * Runs an external program synchronously and returns its stdout; throws if it fails
+ * (like execFileSync, the error carries the exit code in `status`).
+ * Injected in tests for the platforms we cannot run.
+ */
+export type CommandRunner = (file: string, args: string[]) => string
+export interface PlatformContext {
+  os: OsName
+  run: CommandRunner
+}
+export interface ProcessIdentity {
+  pid: number
+  startTime: string
+}
+export type StopSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP'
+
+const runCommand: CommandRunner = (file, args) =>
+  execFileSync(file, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    // LC_ALL=C: ps prints lstart in the C locale, so the recorded string never depends on the user's locale.
+    env: {...process.env, LC_ALL: 'C'},
+    windowsHide: true,
+    // A hung ps/PowerShell must not wedge the runner's stop sequence.
+    timeout: 10_000,
+  })
+
+export function currentPlatform(): PlatformContext {
+  return {os: process.platform, run: runCommand}
+}
+
+// pid 0 and negative pids mean "my group" / "every process" to kill(2): never let one through.
+const isValidPid = (pid: number): boolean => Number.isSafeInteger(pid) && pid > 0
+
+/** Windows has no zombies; Linux marks them Z (and X while being torn down). */
+const isDeadState = (state: string): boolean => state === 'Z' || state === 'X' || state === 'x'
+
+interface LinuxStat {
+  state: string
+  ppid: number
+  startTime: string
+}
+
+/** Parse /proc/<pid>/stat. comm (field 2) may contain spaces and ')', so split after the LAST ')'. */
+function readLinuxStat(pid: number): LinuxStat | null {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return null // gone, or vanished between readdir and read
+  }
+  const close = text.lastIndexOf(')')
+  if (close < 0) return null
+  // After the split: [0] state (field 3), [1] ppid (field 4) … [19] starttime (field 22).
+  const fields = text.slice(close + 2).trim().split(' ')
+  if (fields.length < 20) return null
+  return {state: fields[0], ppid: Number(fields[1]), startTime: fields[19]}
+}
+
+// PowerShell (Windows) reports start times from CIM in both places, so a snapshot entry and a
+// later identity check compare equal: Get-Process's StartTime has finer precision than CIM's
+// CreationDate. Single quotes only: double quotes would need escaping across CreateProcess.
+const winStartTimeScript = (pid: number) =>
+  `(Get-CimInstance Win32_Process -Filter 'ProcessId=${pid}' -ErrorAction Stop).CreationDate.ToFileTimeUtc()`
+const winProcessListScript =
+  "Get-CimInstance Win32_Process | ForEach-Object { if ($_.CreationDate) { '{0} {1} {2}' -f $_.ProcessId, $_.ParentProcessId, $_.CreationDate.ToFileTimeUtc() } }"
+const powershell = (ctx: PlatformContext, script: string) =>
+  ctx.run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', script])
+
+/** OS-reported start time of pid, as an opaque string compared verbatim; null when no such process or it is a zombie/dead. Never throws. */
+export function processStartTime(pid: number, ctx: PlatformContext = currentPlatform()): string | null {
+  if (!isValidPid(pid)) return null
+  try {
+    if (ctx.os === 'linux') {
+      const stat = readLinuxStat(pid)
+      return stat && !isDeadState(stat.state) && /^\d+$/.test(stat.startTime) ? stat.startTime : null
+    }
+    if (ctx.os === 'win32') {
+      const out = powershell(ctx, winStartTimeScript(pid)).trim()
+      return /^\d+$/.test(out) ? out : null
+    }
+    // macOS and other Unixes: BSD-style ps. Separate -o flags: BSD and procps disagree on "a=,b=".
+    const out = ctx.run('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)]).trim()
+    const match = /^(\S+)\s+(.+)$/.exec(out)
+    if (!match || match[1].startsWith('Z')) return null
+    return match[2].trim()
+  } catch {
+    return null // ps exits non-zero for an unknown pid; PowerShell errors likewise
+  }
+}
+
+export function isProcessAlive(pid: number, ctx: PlatformContext = currentPlatform()): boolean {
+  return processStartTime(pid, ctx) !== null
+}
+
+/** True when the process with this pid is the very one recorded (pid + start time). */
+export function isSameProcess(identity: ProcessIdentity, ctx: PlatformContext = currentPlatform()): boolean {
+  const now = processStartTime(identity.pid, ctx)
+  return now !== null && now === identity.startTime
+}
+
+/**
+ * Snapshot of every live descendant of rootPid (children, grandchildren … found by walking ppid
+ * links), with start times, so survivors can be swept even after they escaped the group with setsid.
+ * The root itself is not included.
+ */
+export function listDescendants(rootPid: number, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {
+  if (!isValidPid(rootPid)) return []
+  const children = new Map<number, number[]>()
+  const startOf = new Map<number, string>() // live processes only
+  const link = (pid: number, ppid: number) => {
+    const list = children.get(ppid)
+    if (list) list.push(pid)
+    else children.set(ppid, [pid])
+  }
+
+  if (ctx.os === 'linux') {
+    let names: string[]
+    try {
+      names = readdirSync('/proc')
+    } catch {
+      return []
+    }
+    for (const name of names) {
+      if (!/^\d+$/.test(name)) continue
+      const pid = Number(name)
+      const stat = readLinuxStat(pid)
+      if (!stat) continue
+      link(pid, stat.ppid)
+      if (!isDeadState(stat.state)) startOf.set(pid, stat.startTime)
+    }
+  } else if (ctx.os === 'win32') {
+    let out: string
+    try {
+      out = powershell(ctx, winProcessListScript)
+    } catch {
+      return []
+    }
+    const rows: Array<[number, number, string]> = []
+    for (const line of out.split(/\r?\n/)) {
+      const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s*$/.exec(line)
+      if (m) rows.push([Number(m[1]), Number(m[2]), m[3]])
+    }
+    for (const [pid, , start] of rows) startOf.set(pid, start)
+    // Windows never re-parents: a ParentProcessId may name a dead parent whose pid was recycled.
+    // A real child cannot predate its parent, so links from older processes are dropped, and a
+    // root that is gone (unknown start time) has no provable descendants at all.
+    for (const [pid, ppid, start] of rows) {
+      const parentStart = startOf.get(ppid)
+      if (pid !== ppid && parentStart !== undefined && BigInt(start) >= BigInt(parentStart)) link(pid, ppid)
+    }
+  } else {
+    let out: string
+    try {
+      out = ctx.run('ps', ['-A', '-o', 'pid=', '-o', 'ppid='])
+    } catch {
+      return []
+    }
+    for (const line of out.split('\n')) {
+      const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line)
+      if (m) link(Number(m[1]), Number(m[2]))
+    }
+  }
+
+  const result: ProcessIdentity[] = []
+  const seen = new Set<number>([rootPid])
+  const queue = [rootPid]
+  while (queue.length > 0) {
+    for (const pid of children.get(queue.shift()!) ?? []) {
+      if (seen.has(pid)) continue
+      seen.add(pid)
+      queue.push(pid)
+      // BSD ps gives no start times in the listing: ask per process (also filters out zombies).
+      const startTime = ctx.os === 'linux' || ctx.os === 'win32' ? startOf.get(pid) : processStartTime(pid, ctx)
+      if (startTime) result.push({pid, startTime})
+    }
+  }
+  return result
+}
+
+/** taskkill: exit code 128 means "no such process". Graceful requests are best-effort (see below). */
+function taskkill(pid: number, signal: StopSignal, tree: boolean, ctx: PlatformContext): boolean {
+  const args = [...(tree ? ['/T'] : []), ...(signal === 'SIGKILL' ? ['/F'] : []), '/PID', String(pid)]
+  try {
+    ctx.run('taskkill', args)
+    return true
+  } catch (error) {
+    if ((error as {status?: unknown}).status === 128 || !isProcessAlive(pid, ctx)) return false
+    // Without /F, taskkill refuses console processes that own no window ("can only be terminated
+    // forcefully"). Windows has no SIGTERM; the caller escalates to SIGKILL after its grace anyway.
+    if (signal !== 'SIGKILL') return true
+    throw error
+  }
+}
+
+/** Unix kill(2): ESRCH means nothing left to signal; EPERM and anything else are real errors. */
+function unixKill(target: number, signal: StopSignal): boolean {
+  try {
+    process.kill(target, signal)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
+    throw error
+  }
+}
+
+/**
+ * Signal a whole process group led by pgid (Unix: kill(-pgid); Windows: taskkill /T, with /F for
+ * SIGKILL). Returns true when something was signalled, false when the group/process no longer exists.
+ * Throws RangeError for pgid <= 1: kill(-1) would reach every process we may signal.
+ */
+export function signalProcessGroup(pgid: number, signal: StopSignal, ctx: PlatformContext = currentPlatform()): boolean {
+  if (!isValidPid(pgid) || pgid === 1) throw new RangeError(`refusing to signal process group ${pgid}`)
+  if (ctx.os === 'win32') return taskkill(pgid, signal, true, ctx)
+  return unixKill(-pgid, signal)
+}
+
+/**
+ * Signal one process only after checking it is still the recorded identity. Returns false (and
+ * sends nothing) when the pid is gone or now belongs to another process.
+ */
+export function signalIdentity(identity: ProcessIdentity, signal: StopSignal, ctx: PlatformContext = currentPlatform()): boolean {
+  if (!isValidPid(identity.pid) || !isSameProcess(identity, ctx)) return false
+  if (ctx.os === 'win32') return taskkill(identity.pid, signal, false, ctx)
+  return unixKill(identity.pid, signal)
+}
+
+/**
+ * spawn() options that put the worker in a process group of its own. Unix: detached makes it leader
+ * of a new session and group (pid = pgid). Windows: detached gives it its own group; windowsHide
+ * keeps a console window from popping up.
+ */
+export function workerSpawnOptions(ctx: PlatformContext = currentPlatform()): {detached: boolean; windowsHide: boolean} {
+  return {detached: true, windowsHide: ctx.os === 'win32'}
+}
+
+const BUSY_CODES = new Set(['EBUSY', 'EPERM', 'ENOTEMPTY'])
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Run fn; on Windows retry EBUSY/EPERM/ENOTEMPTY (a file still held open by a dying process, an
+ * antivirus scan) with linear backoff delayMs * attempt. Elsewhere those errors are real (a mount
+ * point, a permission) and retrying would only delay them: one attempt.
+ */
+export async function retryOnBusy<T>(
+  fn: () => Promise<T>,
+  ctx: PlatformContext = currentPlatform(),
+  opts: {attempts?: number; delayMs?: number} = {},
+): Promise<T> {
+  const attempts = ctx.os === 'win32' ? Math.max(1, opts.attempts ?? 10) : 1
+  const delayMs = opts.delayMs ?? 100
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn()
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | null)?.code
+      if (attempt >= attempts || code === undefined || !BUSY_CODES.has(code)) throw error
+      await sleep(delayMs * attempt)
+    }
+  }
+}
+
+/**
+ * Remove a path recursively without following symlinks: fs.rm lstat()s each entry, so a link
+ * (even the target itself) is unlinked, never descended into. A missing path is not an error.
+ */
+export async function removeTree(target: string, ctx: PlatformContext = currentPlatform()): Promise<void> {
+  await retryOnBusy(() => rm(target, {recursive: true, force: true}), ctx)
+}
+
+/** Signal number for exit-code computation (128 + n). Throws RangeError for a name the OS does not know. */
+export function signalNumber(signal: string): number {
+  const n = (osConstants.signals as Record<string, number | undefined>)[signal]
+  if (n === undefined) throw new RangeError(`unknown signal: ${signal}`)
+  return n
+}
+
+/**
+ * argv that runs a script through the user's shell — only ever used for an
+ * explicit `--shell`; drover otherwise never hands a command to a shell.
+ */
+export function shellCommand(script: string, env: NodeJS.ProcessEnv = process.env, ctx: PlatformContext = currentPlatform()): string[] {
+  if (ctx.os === 'win32') return [env.ComSpec || 'cmd.exe', '/d', '/s', '/c', script]
+  return [env.SHELL || '/bin/sh', '-c', script]
+}

@@ -1,0 +1,77 @@
+// Reconcile on read: a record says what its runner last wrote; this module
+// checks whether that runner still lives and, when it vanished without
+// recording an end, finalises the task as `lost` — once, under the task lock.
+
+import {isSameProcess} from './platform.js'
+import {isFinalStatus, transition, type ProcessIdentity, type TaskRecord} from './record.js'
+import {appendEvent, readOwnFile, readRecord, safeUnlink, taskPaths, writeRecord} from './store.js'
+import {acquireLock, taskLockPath} from './lock.js'
+
+// A runner is given this long to write runner.json after `start` created the
+// record; past it, a `starting` task without a runner was never launched.
+const STARTUP_GRACE_MS = 15_000
+
+export function readRunnerIdentity(stateDir: string, id: number): ProcessIdentity | null {
+  try {
+    const identity = JSON.parse(readOwnFile(taskPaths(stateDir, id).runner)) as ProcessIdentity
+    return Number.isSafeInteger(identity.pid) && typeof identity.startTime === 'string' ? identity : null
+  } catch {
+    return null
+  }
+}
+
+export type RunnerState = 'alive' | 'starting' | 'gone'
+
+export function runnerState(stateDir: string, record: TaskRecord): RunnerState {
+  const runner = readRunnerIdentity(stateDir, record.id)
+  if (runner) return isSameProcess(runner) ? 'alive' : 'gone'
+  if (record.status === 'starting') {
+    const opened = Date.parse(record.runs.at(-1)?.startedAt ?? record.createdAt)
+    const since = Date.parse(record.endedAt ?? '') || opened
+    if (Date.now() - Math.max(opened, since || 0) < STARTUP_GRACE_MS) return 'starting'
+  }
+  return 'gone'
+}
+
+/**
+ * Returns the record as it truly is. A non-final task whose runner is gone is
+ * finalised `lost` on disk (best effort: a read-only state dir still gets the
+ * truth in memory). The lock plus the re-read inside it make sure that two
+ * commands reconciling at once finalise it only once, and never overwrite an
+ * end the runner recorded in the meantime.
+ */
+export async function reconcile(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
+  if (isFinalStatus(record.status) || runnerState(stateDir, record) !== 'gone') return record
+  let release: (() => void) | null = null
+  try {
+    release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
+  } catch {
+    return markLost(record)
+  }
+  try {
+    const fresh = readRecord(stateDir, record.id)
+    if (!fresh.ok) return markLost(record)
+    if (isFinalStatus(fresh.record.status) || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
+    const lost = markLost(fresh.record)
+    try {
+      writeRecord(stateDir, lost)
+      appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
+      safeUnlink(taskPaths(stateDir, record.id).runner)
+    } catch {
+      // read-only or full: report the truth without persisting it
+    }
+    return lost
+  } finally {
+    release()
+  }
+}
+
+function markLost(record: TaskRecord): TaskRecord {
+  const reason = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
+  return transition(record, {status: 'lost', reason})
+}
+
+/** Whether the worker of a (possibly lost) task is still the live process we started. */
+export function workerAlive(record: TaskRecord): boolean {
+  return record.worker !== null && isSameProcess(record.worker)
+}

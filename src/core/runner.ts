@@ -1,0 +1,531 @@
+// The runner: one detached Node process per live run. It owns the worker —
+// starts it in a process group of its own with output appended straight to
+// output.log, watches requests and deadlines, carries out graded stops over the
+// whole tree, and is the only writer of the task record while it lives.
+// Node builtins only: this process is the product's per-task footprint.
+
+import {spawn, type ChildProcess} from 'node:child_process'
+import {closeSync, fstatSync, openSync, readSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
+import {
+  isSameProcess,
+  listDescendants,
+  processStartTime,
+  signalIdentity,
+  signalProcessGroup,
+  workerSpawnOptions,
+  type ProcessIdentity,
+} from './platform.js'
+import {emptyAgentInfo, readAgentLine} from './profiles.js'
+import {transition, type TaskRecord, type TaskStatus} from './record.js'
+import {readRequests, type StopRequest} from './requests.js'
+import {outranks, planFor, stopReason, type StopCause, type StopPlan} from './stop-plan.js'
+import {
+  appendEvent,
+  createTaskLayout,
+  openAppend,
+  readRecord,
+  safeUnlink,
+  taskPaths,
+  writeFileAtomic,
+  writeRecord,
+  type TaskPaths,
+} from './store.js'
+
+const TICK_MS = 250
+// Agent info other than the session id is written at most this often: a chatty
+// agent must not turn into a stream of record rewrites.
+const AGENT_INFO_WRITE_MS = 1000
+const AGENT_READ_CHUNK = 4 * 1024 * 1024
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+export interface RunnerOptions {
+  stateDir: string
+  id: number
+  /** fd the launcher waits on; closed once `running` (or the failure) is recorded. */
+  readyFd?: number
+}
+
+export class Runner {
+  private readonly paths: TaskPaths
+  private record: TaskRecord
+  private worker: ChildProcess | null = null
+  private workerIdentity: ProcessIdentity | null = null
+  private exit: {code: number | null; signal: NodeJS.Signals | null} | null = null
+  private exitWaiters: (() => void)[] = []
+  private plan: StopPlan | null = null
+  private planChanged: (() => void) | null = null
+  private known = new Map<number, ProcessIdentity>()
+  private watcher: FSWatcher | null = null
+  private timer: NodeJS.Timeout | null = null
+  private runStartedAt = 0
+  private lastGrowthAt = 0
+  private lastSize = 0
+  private agentOffset = 0
+  private agentRemainder = ''
+  private agentWrittenAt = 0
+  private agentDirty = false
+  private handled = new Set<string>()
+  private handledFiles = new Set<string>()
+  private finishing = false
+
+  constructor(private readonly options: RunnerOptions) {
+    this.paths = taskPaths(options.stateDir, options.id)
+    const read = readRecord(options.stateDir, options.id)
+    if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
+    this.record = read.record
+  }
+
+  private get run() {
+    return this.record.runs.at(-1)!
+  }
+
+  private commit(next: TaskRecord): void {
+    this.record = next
+    writeRecord(this.options.stateDir, next)
+  }
+
+  private event(event: string, extra: Record<string, unknown> = {}): void {
+    try {
+      appendEvent(this.paths, {event, run: this.run.run, ...extra})
+    } catch {
+      // events are a journal for people; a full disk must not stop the runner
+    }
+  }
+
+  private signalReady(): void {
+    if (this.options.readyFd === undefined) return
+    try {
+      closeSync(this.options.readyFd)
+    } catch {
+      // the launcher may be gone already; nobody is waiting
+    }
+    this.options.readyFd = undefined
+  }
+
+  async main(): Promise<void> {
+    const me = processStartTime(process.pid)
+    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown'}) + '\n')
+    createTaskLayout(this.paths)
+    writeFileAtomic(this.paths.control, '')
+
+    // A cancel that arrived while we were starting wins before the worker exists.
+    const early = readRequests(this.paths).find(({request}) => request.kind === 'cancel')
+    if (early) {
+      this.handledFiles.add(early.file)
+      this.finish('cancelled', {reason: 'cancelled before the worker started'})
+      return
+    }
+
+    const cwdProblem = checkCwd(this.record.cwd)
+    if (cwdProblem) {
+      this.finish('failed', {reason: cwdProblem})
+      return
+    }
+
+    const outFd = openAppend(this.paths.output)
+    if (this.run.run > 1) {
+      const kind = this.run.resumed ? 'resume' : 'restart'
+      writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${new Date().toISOString()} ──\n`)
+    }
+    this.agentOffset = fstatSync(outFd).size
+    this.lastSize = this.agentOffset
+
+    const started = await this.spawnWorker(outFd)
+    closeSync(outFd)
+    if (!started.ok) {
+      this.finish('failed', {reason: started.reason})
+      return
+    }
+
+    this.runStartedAt = Date.now()
+    this.lastGrowthAt = this.runStartedAt
+    this.commit({...transition(this.record, {status: 'running'}), worker: this.workerIdentity})
+    this.event('started', {pid: this.workerIdentity!.pid, command: this.run.command ?? this.record.command})
+    this.signalReady()
+
+    this.watchRequests()
+    this.timer = setInterval(() => this.tick(), TICK_MS)
+    this.tick()
+    await this.waitForExit()
+    if (this.plan) await this.planDone
+    this.finishAfterExit()
+  }
+
+  private planDone: Promise<void> = Promise.resolve()
+
+  private spawnWorker(outFd: number): Promise<{ok: true} | {ok: false; reason: string}> {
+    const [file, ...args] = this.run.command ?? this.record.command
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...this.record.env,
+      DROVER_TASK_ID: String(this.record.id),
+      DROVER_STATE_DIR: this.options.stateDir,
+      DROVER_CONTROL_FILE: this.paths.control,
+      DROVER_SESSION_DIR: this.paths.session,
+      DROVER_RUN: String(this.run.run),
+    }
+    if (this.run.resumed) env.DROVER_RESUME = '1'
+    else delete env.DROVER_RESUME
+    return new Promise((resolve) => {
+      let child: ChildProcess
+      try {
+        child = spawn(file, args, {cwd: this.record.cwd, env, stdio: ['ignore', outFd, outFd], ...workerSpawnOptions()})
+      } catch (error) {
+        resolve({ok: false, reason: spawnFailure(file, error)})
+        return
+      }
+      child.once('error', (error) => resolve({ok: false, reason: spawnFailure(file, error)}))
+      child.once('spawn', () => {
+        this.worker = child
+        const pid = child.pid!
+        this.workerIdentity = {pid, startTime: processStartTime(pid) ?? 'unknown'}
+        this.known.set(pid, this.workerIdentity)
+        child.once('exit', (code, signal) => {
+          this.exit = {code, signal}
+          for (const wake of this.exitWaiters.splice(0)) wake()
+        })
+        resolve({ok: true})
+      })
+    })
+  }
+
+  private waitForExit(): Promise<void> {
+    if (this.exit) return Promise.resolve()
+    return new Promise((resolve) => this.exitWaiters.push(resolve))
+  }
+
+  private watchRequests(): void {
+    try {
+      // fs.watch can miss events or be unavailable (network file systems); the
+      // tick polls the folder too, so this only makes requests faster.
+      this.watcher = watch(this.paths.requests, () => this.checkRequests())
+      this.watcher.on('error', () => this.watcher?.close())
+    } catch {
+      this.watcher = null
+    }
+  }
+
+  private checkRequests(): void {
+    for (const {file, request} of readRequests(this.paths)) {
+      if (this.handled.has(request.requestId)) continue
+      this.handled.add(request.requestId)
+      this.handledFiles.add(file)
+      this.event('request', {kind: request.kind, requestId: request.requestId, by: request.by})
+      this.applyRequest(request)
+    }
+  }
+
+  private applyRequest(request: StopRequest): void {
+    const plan = planFor(request.kind, {
+      graceMs: request.graceMs,
+      wrapUp: request.wrapUp,
+      killAfterMs: request.killAfterMs,
+      requestId: request.requestId,
+    })
+    this.startPlan(plan)
+  }
+
+  private startPlan(plan: StopPlan): void {
+    if (this.finishing) return
+    if (this.plan && !outranks(plan.cause, this.plan.cause)) {
+      this.plan.requestIds.push(...plan.requestIds)
+      return
+    }
+    if (this.plan) plan.requestIds.unshift(...this.plan.requestIds)
+    const replacing = this.plan !== null
+    this.plan = plan
+    if (plan.cause === 'stop' || plan.cause === 'cancel') this.record = {...this.record, desired: 'stopped'}
+    if (this.record.status === 'running') this.commit(transition(this.record, {status: 'stopping'}))
+    else this.commit(this.record)
+    this.event('stopping', {cause: plan.cause})
+    if (replacing) {
+      this.planChanged?.()
+      return
+    }
+    this.planDone = this.executePlan()
+  }
+
+  /** Runs the current plan's steps; a stronger plan arriving mid-way restarts from its first step. */
+  private async executePlan(): Promise<void> {
+    const began = Date.now()
+    let killedAt: number | null = null
+    let forced = false
+    let plan = this.plan!
+    let step = 0
+    while (step < plan.steps.length) {
+      const current = plan.steps[step]
+      this.snapshotTree()
+      if (current.control) this.writeControl(current.control)
+      if (current.signal) {
+        forced = true
+        if (current.signal === 'SIGKILL') killedAt = Date.now()
+        this.signalTree(current.signal)
+      }
+      const outcome = await this.waitTreeGone(current.waitMs)
+      if (outcome === 'gone') break
+      if (outcome === 'replaced') {
+        plan = this.plan!
+        step = 0
+        continue
+      }
+      step++
+    }
+    this.sweepSurvivors()
+    this.stopResult = {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced}
+  }
+
+  private stopResult: {plan: StopPlan; killedAfterMs: number | null; forced: boolean} | null = null
+
+  private waitTreeGone(ms: number): Promise<'gone' | 'timeout' | 'replaced'> {
+    return new Promise((resolve) => {
+      const deadline = Date.now() + ms
+      const check = () => {
+        if (this.treeGone()) return finish('gone')
+        if (Date.now() >= deadline) return finish('timeout')
+        poll = setTimeout(check, 50)
+      }
+      let poll: NodeJS.Timeout = setTimeout(check, 0)
+      const finish = (result: 'gone' | 'timeout' | 'replaced') => {
+        clearTimeout(poll)
+        this.planChanged = null
+        resolve(result)
+      }
+      this.planChanged = () => finish('replaced')
+    })
+  }
+
+  /** Remembers every descendant with its start time, so ones that leave the group (setsid) can still be swept. */
+  private snapshotTree(): void {
+    if (!this.workerIdentity || this.exit) return
+    for (const identity of listDescendants(this.workerIdentity.pid)) this.known.set(identity.pid, identity)
+  }
+
+  private treeGone(): boolean {
+    if (!this.exit) return false
+    this.snapshotTree()
+    for (const identity of this.known.values()) {
+      if (identity.pid === this.workerIdentity?.pid) continue
+      if (isSameProcess(identity)) return false
+    }
+    return true
+  }
+
+  private signalTree(signal: 'SIGTERM' | 'SIGKILL'): void {
+    this.event('signal', {signal})
+    const pgid = this.workerIdentity?.pid
+    if (pgid !== undefined) {
+      try {
+        signalProcessGroup(pgid, signal)
+      } catch {
+        // EPERM: a member changed credentials; the identity sweep below still tries
+      }
+    }
+    for (const identity of this.known.values()) {
+      if (identity.pid === pgid && this.exit) continue
+      try {
+        signalIdentity(identity, signal)
+      } catch {
+        // not ours to signal any more
+      }
+    }
+  }
+
+  private sweepSurvivors(): void {
+    for (const identity of this.known.values()) {
+      if (identity.pid === this.workerIdentity?.pid && this.exit) continue
+      try {
+        if (isSameProcess(identity)) signalIdentity(identity, 'SIGKILL')
+      } catch {
+        // already gone or not ours
+      }
+    }
+  }
+
+  private writeControl(word: 'WRAP_UP' | 'STOP'): void {
+    try {
+      writeFileAtomic(this.paths.control, `${word}\n`)
+      this.event('control', {word})
+    } catch {
+      // the signal steps still follow
+    }
+  }
+
+  private tick(): void {
+    if (this.finishing) return
+    this.checkRequests()
+    let size = this.lastSize
+    try {
+      size = statSync(this.paths.output).size
+    } catch {
+      // output.log removed under us: nothing to measure this tick
+    }
+    const now = Date.now()
+    if (size !== this.lastSize) {
+      this.lastSize = size
+      this.lastGrowthAt = now
+    }
+    if (this.record.agent !== 'generic') this.readAgentOutput(size)
+    if (this.exit) return
+    const {timeoutMs, idleTimeoutMs, maxOutputBytes} = this.record.policies
+    if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
+    else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
+    else if (maxOutputBytes !== null && size > maxOutputBytes) this.policyStop('output')
+  }
+
+  private policyStop(cause: StopCause): void {
+    if (this.plan) return
+    this.event('policy', {cause})
+    this.startPlan(planFor(cause))
+  }
+
+  /** Reads new output lines for the agent profile: session id, turns, cost. */
+  private readAgentOutput(size: number): void {
+    if (size < this.agentOffset) {
+      this.agentOffset = 0 // truncated by someone: start over
+      this.agentRemainder = ''
+    }
+    if (size > this.agentOffset) {
+      const length = Math.min(size - this.agentOffset, AGENT_READ_CHUNK)
+      const buffer = Buffer.alloc(length)
+      let fd: number
+      try {
+        fd = openSync(this.paths.output, 'r')
+      } catch {
+        return
+      }
+      let read = 0
+      try {
+        read = readSync(fd, buffer, 0, length, this.agentOffset)
+      } finally {
+        closeSync(fd)
+      }
+      this.agentOffset += read
+      const lines = (this.agentRemainder + buffer.toString('utf8', 0, read)).split('\n')
+      this.agentRemainder = lines.pop() ?? ''
+      if (this.agentRemainder.length > AGENT_READ_CHUNK) this.agentRemainder = ''
+      let info = this.record.agentInfo ?? emptyAgentInfo()
+      const before = info.sessionId
+      for (const line of lines) info = readAgentLine(this.record.agent, line.trim(), info) ?? info
+      if (info !== (this.record.agentInfo ?? null)) {
+        this.record = {...this.record, agentInfo: info}
+        this.agentDirty = true
+        // The session id is what makes a task resumable: store it at once.
+        if (info.sessionId !== before) this.flushAgentInfo(true)
+      }
+    }
+    this.flushAgentInfo(false)
+  }
+
+  private flushAgentInfo(force: boolean): void {
+    if (!this.agentDirty) return
+    if (!force && Date.now() - this.agentWrittenAt < AGENT_INFO_WRITE_MS) return
+    this.agentDirty = false
+    this.agentWrittenAt = Date.now()
+    this.commit(this.record)
+  }
+
+  private finishAfterExit(): void {
+    const exit = this.exit!
+    if (this.record.agent !== 'generic') {
+      try {
+        this.readAgentOutput(statSync(this.paths.output).size)
+      } catch {
+        // no output to read
+      }
+      this.agentDirty = false
+    }
+    const exitCode = exit.code
+    const signal = exit.signal
+    if (this.stopResult) {
+      const {plan, killedAfterMs, forced} = this.stopResult
+      const extra: Partial<TaskRecord> = {}
+      if (plan.cause === 'drain') {
+        extra.checkpoint = {
+          profile: this.record.agent,
+          sessionId: this.record.agentInfo?.sessionId ?? null,
+          sessionDir: this.paths.session,
+          forced,
+          at: new Date().toISOString(),
+        }
+      }
+      this.finish(plan.status, {reason: stopReason(plan, killedAfterMs), exitCode, signal}, extra)
+      return
+    }
+    if (exitCode === 0) this.finish('succeeded', {reason: 'exit 0', exitCode})
+    else if (exitCode !== null) this.finish('failed', {reason: `exit ${exitCode}`, exitCode})
+    else this.finish('failed', {reason: `killed by ${signal}`, exitCode: null, signal})
+  }
+
+  private finish(
+    status: TaskStatus,
+    outcome: {reason: string; exitCode?: number | null; signal?: string | null},
+    extra: Partial<TaskRecord> = {},
+  ): void {
+    this.finishing = true
+    if (this.timer) clearInterval(this.timer)
+    this.watcher?.close()
+    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
+    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    safeUnlink(this.paths.control)
+    for (const file of this.handledFiles) safeUnlink(file)
+    // Requests that arrived after the end are moot: the record answers them.
+    for (const {file} of readRequests(this.paths)) safeUnlink(file)
+    safeUnlink(this.paths.runner)
+    this.signalReady()
+  }
+
+  /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */
+  async interrupted(signal: NodeJS.Signals): Promise<void> {
+    if (this.finishing) return
+    if (this.workerIdentity && !this.exit) {
+      this.snapshotTree()
+      this.signalTree('SIGTERM')
+      await Promise.race([this.waitForExit(), sleep(5000)])
+    }
+    if (this.finishing) return
+    this.finishing = true
+    if (this.timer) clearInterval(this.timer)
+    this.watcher?.close()
+    this.commit(transition(this.record, {status: 'lost', reason: `runner interrupted by ${signal}`}))
+    this.event('exit', {status: 'lost', reason: `runner interrupted by ${signal}`})
+    safeUnlink(this.paths.runner)
+  }
+
+  /** A bug in the runner must not leave the worker unwatched: stop it and say why. */
+  fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error)
+    process.stderr.write(`drover runner: ${error instanceof Error ? error.stack : message}\n`)
+    if (this.workerIdentity && !this.exit) {
+      try {
+        signalProcessGroup(this.workerIdentity.pid, 'SIGKILL')
+      } catch {
+        // best effort
+      }
+    }
+    if (!this.finishing) {
+      try {
+        this.finish('failed', {reason: `runner error: ${message}`})
+      } catch {
+        // the record could not be written: reconcile will show it lost
+      }
+    }
+    this.signalReady()
+  }
+}
+
+function checkCwd(cwd: string): string | null {
+  try {
+    if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`
+    return null
+  } catch {
+    return `working directory does not exist: ${cwd}`
+  }
+}
+
+function spawnFailure(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ENOENT') return `command not found: ${file}`
+  if (code === 'EACCES') return `permission denied (not executable?): ${file}`
+  return `cannot start ${file}: ${(error as Error).message}`
+}

@@ -1,0 +1,232 @@
+// The state store: task folders, their paths, atomic record writes, id
+// allocation, events and listing. It never decides a status (record.ts does)
+// and never talks to processes (platform.ts does).
+
+import {
+  closeSync,
+  constants as fsc,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs'
+import path from 'node:path'
+import {randomBytes} from 'node:crypto'
+import {decodeRecord, encodeRecord, RecordError, type TaskRecord} from './record.js'
+
+// O_NOFOLLOW makes every open refuse a symlink planted in place of one of our
+// files; Windows has no such flag (and no unprivileged symlinks), hence `?? 0`.
+const NOFOLLOW = fsc.O_NOFOLLOW ?? 0
+export const FILE_MODE = 0o600
+export const DIR_MODE = 0o700
+
+export interface TaskPaths {
+  dir: string
+  record: string
+  output: string
+  events: string
+  control: string
+  requests: string
+  session: string
+  runner: string
+  runnerLog: string
+}
+
+export function tasksDir(stateDir: string): string {
+  return path.join(stateDir, 'tasks')
+}
+
+export function taskPaths(stateDir: string, id: number): TaskPaths {
+  const dir = path.join(tasksDir(stateDir), String(id))
+  return {
+    dir,
+    record: path.join(dir, 'task.json'),
+    output: path.join(dir, 'output.log'),
+    events: path.join(dir, 'events.ndjson'),
+    control: path.join(dir, 'control'),
+    requests: path.join(dir, 'requests'),
+    session: path.join(dir, 'session'),
+    runner: path.join(dir, 'runner.json'),
+    runnerLog: path.join(dir, 'runner.log'),
+  }
+}
+
+/** Write temp, fsync, rename: a reader sees the old file or the new one, never half of one. */
+export function writeFileAtomic(file: string, content: string): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const fd = openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | NOFOLLOW, FILE_MODE)
+  try {
+    writeSync(fd, content)
+    fsyncSync(fd)
+  } catch (error) {
+    closeSync(fd)
+    safeUnlink(temp)
+    throw error
+  }
+  closeSync(fd)
+  try {
+    renameSync(temp, file)
+  } catch (error) {
+    safeUnlink(temp)
+    throw error
+  }
+}
+
+export function safeUnlink(file: string): void {
+  try {
+    unlinkSync(file)
+  } catch {
+    // already gone: the goal is reached
+  }
+}
+
+/** Reads a file we own, refusing to follow a symlink planted in its place. */
+export function readOwnFile(file: string): string {
+  const fd = openSync(file, fsc.O_RDONLY | NOFOLLOW)
+  try {
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+export function writeRecord(stateDir: string, record: TaskRecord): void {
+  writeFileAtomic(taskPaths(stateDir, record.id).record, encodeRecord(record))
+}
+
+export type RecordRead =
+  | {ok: true; id: number; record: TaskRecord}
+  | {ok: false; id: number; missing: boolean; error: string}
+
+export function readRecord(stateDir: string, id: number): RecordRead {
+  let text: string
+  try {
+    text = readOwnFile(taskPaths(stateDir, id).record)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return {ok: false, id, missing: true, error: 'task.json is missing'}
+    if (code === 'ELOOP') return {ok: false, id, missing: false, error: 'task.json is a symlink (refused)'}
+    return {ok: false, id, missing: false, error: `task.json cannot be read: ${(error as Error).message}`}
+  }
+  try {
+    const record = decodeRecord(text)
+    if (record.id !== id) return {ok: false, id, missing: false, error: `task.json names id ${record.id}, not ${id}`}
+    return {ok: true, id, record}
+  } catch (error) {
+    if (error instanceof RecordError) return {ok: false, id, missing: false, error: `task.json is corrupt: ${error.message}`}
+    throw error
+  }
+}
+
+/** Ids of the task folders present, ascending. Dot entries (temp, trash) and symlinks are not tasks. */
+export function listTaskIds(stateDir: string): number[] {
+  let entries
+  try {
+    entries = readdirSync(tasksDir(stateDir), {withFileTypes: true})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+  const ids: number[] = []
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !/^[1-9][0-9]*$/.test(entry.name)) continue
+    ids.push(Number(entry.name))
+  }
+  return ids.sort((a, b) => a - b)
+}
+
+export function readAllRecords(stateDir: string): RecordRead[] {
+  return listTaskIds(stateDir).map((id) => readRecord(stateDir, id))
+}
+
+// The high-water mark survives prune: prune raises it (under its lock) before it
+// removes a task folder, and allocation reads it *after* listing the folders, so
+// an id is seen either as a folder or in the mark and is never handed out twice.
+const highWaterFile = (stateDir: string) => path.join(stateDir, 'last-id')
+
+export function readHighWater(stateDir: string): number {
+  try {
+    const n = Number(readFileSync(highWaterFile(stateDir), 'utf8').trim())
+    return Number.isSafeInteger(n) && n > 0 ? n : 0
+  } catch {
+    return 0
+  }
+}
+
+export function raiseHighWater(stateDir: string, id: number): void {
+  if (readHighWater(stateDir) >= id) return
+  writeFileAtomic(highWaterFile(stateDir), `${id}\n`)
+}
+
+/** `mkdir tasks/<n>` is atomic on every OS: on EEXIST another start won n, so try n+1. */
+export function allocateTaskId(stateDir: string): number {
+  const ids = listTaskIds(stateDir)
+  let candidate = Math.max(ids.at(-1) ?? 0, readHighWater(stateDir)) + 1
+  for (;;) {
+    try {
+      mkdirSync(path.join(tasksDir(stateDir), String(candidate)), {mode: DIR_MODE})
+      return candidate
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      candidate += 1
+    }
+  }
+}
+
+/** The task folder must be a real directory, never a symlink someone planted. */
+export function isRealTaskDir(stateDir: string, id: number): boolean {
+  try {
+    return lstatSync(taskPaths(stateDir, id).dir).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+export function createTaskLayout(paths: TaskPaths): void {
+  for (const dir of [paths.requests, paths.session]) mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+  for (const file of [paths.output, paths.events]) closeSync(openSync(file, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_APPEND | NOFOLLOW, FILE_MODE))
+}
+
+export function openAppend(file: string): number {
+  return openSync(file, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_APPEND | NOFOLLOW, FILE_MODE)
+}
+
+export interface TaskEvent {
+  event: string
+  [key: string]: unknown
+}
+
+/** Events are single short lines appended with O_APPEND, so concurrent appends never interleave. */
+export function appendEvent(paths: TaskPaths, event: TaskEvent): void {
+  const line = JSON.stringify({ts: new Date().toISOString(), ...event}) + '\n'
+  const fd = openAppend(paths.events)
+  try {
+    writeSync(fd, line)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+export function readEvents(paths: TaskPaths): TaskEvent[] {
+  let text: string
+  try {
+    text = readOwnFile(paths.events)
+  } catch {
+    return []
+  }
+  const events: TaskEvent[] = []
+  for (const line of text.split('\n')) {
+    if (!line) continue
+    try {
+      events.push(JSON.parse(line) as TaskEvent)
+    } catch {
+      // a torn last line after a crash: skip it, keep the rest
+    }
+  }
+  return events
+}

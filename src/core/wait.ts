@@ -1,0 +1,60 @@
+// Waiting for a task to reach a final status, from any process: wakes on
+// fs.watch of the task folder (task.json is replaced by rename) and polls as a
+// safety net, reconciling now and then so a dead runner cannot make it hang.
+
+import {watch, type FSWatcher} from 'node:fs'
+import {DroverError, ExitCode} from './errors.js'
+import {reconcile} from './reconcile.js'
+import {isFinalStatus, type TaskRecord} from './record.js'
+import {readRecord, taskPaths} from './store.js'
+
+export async function waitForFinal(
+  stateDir: string,
+  id: number,
+  opts: {timeoutMs?: number; pollMs?: number; until?: (record: TaskRecord) => boolean} = {},
+): Promise<TaskRecord> {
+  const until = opts.until ?? ((record: TaskRecord) => isFinalStatus(record.status))
+  const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs
+  const pollMs = opts.pollMs ?? 100
+  let wake: (() => void) | null = null
+  let watcher: FSWatcher | null = null
+  try {
+    watcher = watch(taskPaths(stateDir, id).dir, () => wake?.())
+    watcher.on('error', () => watcher?.close())
+  } catch {
+    watcher = null
+  }
+  let lastReconcile = 0
+  try {
+    for (;;) {
+      const read = readRecord(stateDir, id)
+      if (!read.ok) {
+        if (read.missing) throw new DroverError(`task ${id} was removed`, ExitCode.notFound, {id, found: false})
+      } else {
+        let record = read.record
+        if (until(record)) return record
+        if (Date.now() - lastReconcile > 1000) {
+          lastReconcile = Date.now()
+          record = await reconcile(stateDir, record)
+          if (until(record) || isFinalStatus(record.status)) return record
+        }
+      }
+      if (Date.now() >= deadline) {
+        const last = readRecord(stateDir, id)
+        if (last.ok) return last.record
+        throw new DroverError(`task ${id}: ${last.ok ? '' : last.error}`, ExitCode.failed)
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(pollMs, Math.max(1, deadline - Date.now())))
+        function done() {
+          clearTimeout(timer)
+          wake = null
+          resolve()
+        }
+        wake = done
+      })
+    }
+  } finally {
+    watcher?.close()
+  }
+}

@@ -1,0 +1,113 @@
+// The human view of `drover status`: aligned key/value lines, the runs, the
+// agent's progress, the files, and the last output lines when the task failed.
+
+import {closeSync, openSync, readSync, fstatSync} from 'node:fs'
+import {tailOffset} from '../core/follow.js'
+import {formatBytes, formatDuration} from '../core/parse.js'
+import type {Paint} from './color.js'
+import {statusStyle} from './color.js'
+import {commandLine, quoteArg, type TaskDetailJson} from './task-json.js'
+
+function readTail(file: string, lines: number): string {
+  if (lines <= 0) return ''
+  const offset = tailOffset(file, lines)
+  try {
+    const fd = openSync(file, 'r')
+    try {
+      const size = fstatSync(fd).size
+      const length = Math.min(size - offset, 256 * 1024)
+      const buffer = Buffer.alloc(Math.max(0, length))
+      readSync(fd, buffer, 0, buffer.length, size - length)
+      return buffer.toString('utf8')
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return ''
+  }
+}
+
+function sizeOf(file: string): number | null {
+  try {
+    const fd = openSync(file, 'r')
+    try {
+      return fstatSync(fd).size
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return null
+  }
+}
+
+export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLines: number}): string {
+  const {paint} = opts
+  const rows: [string, string][] = []
+  const add = (key: string, value: string | null | undefined) => {
+    if (value !== null && value !== undefined && value !== '') rows.push([key, value])
+  }
+  const style = statusStyle(task.status)
+  add('id', String(task.id))
+  add('name', task.name)
+  add('status', style ? paint(style, task.status) : task.status)
+  add('reason', task.reason)
+  if (task.exitCode !== null) add('exit code', String(task.exitCode))
+  add('signal', task.signal)
+  add('desired', task.desired)
+  add('command', commandLine(task))
+  if (task.shell !== null) add('argv', task.command.map(quoteArg).join(' '))
+  add('cwd', task.cwd)
+  const env = Object.entries(task.env)
+  if (env.length > 0) add('env', env.map(([k, v]) => `${k}=${v}`).join(' '))
+  add('agent', task.agent)
+  if (task.pid !== null) {
+    const state = task.workerAlive ? 'alive' : 'gone'
+    add('pid', `${task.pid} (worker ${state}${task.runnerAlive ? ', runner alive' : ''})`)
+  }
+  add('created', task.createdAt)
+  add('started', task.startedAt)
+  add('ended', task.endedAt)
+  if (task.runtimeMs !== null) add('runtime', formatDuration(task.runtimeMs))
+  const p = task.policies
+  const policies = [
+    p.timeoutMs !== null ? `timeout ${formatDuration(p.timeoutMs)}` : '',
+    p.idleTimeoutMs !== null ? `idle-timeout ${formatDuration(p.idleTimeoutMs)}` : '',
+    p.maxOutputBytes !== null ? `max-output ${formatBytes(p.maxOutputBytes)}` : '',
+  ].filter(Boolean)
+  add('limits', policies.join(', '))
+  const info = task.agentInfo
+  if (info) {
+    add('session', info.sessionId)
+    const progress = [
+      `${info.turns} turn${info.turns === 1 ? '' : 's'}`,
+      info.lastEvent ? `last event ${info.lastEvent}` : '',
+      info.costUsd !== null ? `$${info.costUsd.toFixed(4)}` : '',
+      info.inputTokens !== null ? `${info.inputTokens} tokens in` : '',
+      info.outputTokens !== null ? `${info.outputTokens} out` : '',
+    ].filter(Boolean)
+    add('progress', progress.join(', '))
+  }
+  if (task.checkpoint) {
+    const c = task.checkpoint
+    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}${c.forced ? ' (forced)' : ''} at ${c.at}`)
+    add('resume', `drover resume ${task.id}`)
+  }
+  if (task.runs.length > 1) {
+    add('runs', task.runs.map((r) => `#${r.run} ${r.status}${r.resumed ? ' (resume)' : ''}${r.reason ? ` — ${r.reason}` : ''}`).join('; '))
+  }
+  const size = sizeOf(task.paths.output)
+  add('output', `${task.paths.output}${size !== null ? ` (${formatBytes(size)})` : ''}`)
+  add('events', task.paths.events)
+  add('session dir', task.paths.session)
+  add('control', task.paths.control)
+
+  const width = Math.max(...rows.map(([k]) => k.length))
+  let text = rows.map(([k, v]) => `${paint('dim', k.padEnd(width))}  ${v}`).join('\n') + '\n'
+  if (['failed', 'lost'].includes(task.status) && opts.tailLines > 0) {
+    const tail = readTail(task.paths.output, opts.tailLines)
+    if (tail.trim() !== '') {
+      text += `\n${paint('dim', `last ${opts.tailLines} lines of output:`)}\n${tail.endsWith('\n') ? tail : tail + '\n'}`
+    }
+  }
+  return text
+}

@@ -1,0 +1,114 @@
+// The stable --json shapes of a task, and the redaction of secrets in what
+// drover shows. Human views render from these same objects.
+
+import type {RecordRead} from '../core/store.js'
+import {taskPaths, type TaskPaths} from '../core/store.js'
+import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../core/record.js'
+
+// Keys whose values are shown as *** unless --show-env: API keys, tokens,
+// secrets and passwords are what people pass to agents with -e.
+const SECRET_KEY = /(_KEY$|^KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_AUTH$|^AUTH_)/i
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key)
+}
+
+export function redactEnv(env: Record<string, string>, show = false): Record<string, string> {
+  if (show) return {...env}
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, isSecretKey(k) ? '***' : v]))
+}
+
+export interface TaskJson {
+  id: number
+  name: string | null
+  status: TaskStatus
+  desired: 'running' | 'stopped'
+  reason: string | null
+  exitCode: number | null
+  signal: string | null
+  pid: number | null
+  command: string[]
+  shell: string | null
+  cwd: string
+  env: Record<string, string>
+  agent: TaskRecord['agent']
+  createdAt: string
+  startedAt: string | null
+  endedAt: string | null
+  runtimeMs: number | null
+  run: number
+  runs: RunEntry[]
+  policies: TaskRecord['policies']
+  agentInfo: AgentInfo | null
+  checkpoint: Checkpoint | null
+}
+
+export interface CorruptTaskJson {
+  id: number
+  status: 'corrupt'
+  error: string
+}
+
+export function runtimeMs(record: TaskRecord, now = Date.now()): number | null {
+  if (!record.startedAt) return null
+  const end = record.endedAt ? Date.parse(record.endedAt) : now
+  return Math.max(0, end - Date.parse(record.startedAt))
+}
+
+export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): TaskJson {
+  return {
+    id: record.id,
+    name: record.name,
+    status: record.status,
+    desired: record.desired,
+    reason: record.reason,
+    exitCode: record.exitCode,
+    signal: record.signal,
+    pid: record.worker?.pid ?? null,
+    command: record.command,
+    shell: record.shell,
+    cwd: record.cwd,
+    env: redactEnv(record.env, opts.showEnv),
+    agent: record.agent,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt,
+    endedAt: record.endedAt,
+    runtimeMs: runtimeMs(record),
+    run: record.runs.length,
+    runs: record.runs,
+    policies: record.policies,
+    agentInfo: record.agentInfo,
+    checkpoint: record.checkpoint,
+  }
+}
+
+export function readJson(read: RecordRead, opts: {showEnv?: boolean} = {}): TaskJson | CorruptTaskJson {
+  return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}
+}
+
+export type TaskDetailJson = TaskJson & {
+  found: true
+  runnerAlive: boolean
+  workerAlive: boolean
+  paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
+}
+
+export function taskDetailJson(
+  stateDir: string,
+  record: TaskRecord,
+  live: {runnerAlive: boolean; workerAlive: boolean},
+  opts: {showEnv?: boolean} = {},
+): TaskDetailJson {
+  return {...taskJson(record, opts), found: true, ...live, paths: taskPaths(stateDir, record.id)}
+}
+
+/** How a command line is shown: argv quoted only where needed, or the --shell script. */
+export function commandLine(record: Pick<TaskRecord, 'command' | 'shell'>): string {
+  if (record.shell !== null) return record.shell
+  return record.command.map(quoteArg).join(' ')
+}
+
+export function quoteArg(arg: string): string {
+  if (arg !== '' && /^[\w@%+=:,./-]+$/.test(arg)) return arg
+  return `'${arg.replace(/'/g, `'\\''`)}'`
+}
