@@ -1,0 +1,125 @@
+// Shared test plumbing: a private temp state dir per test, running the built
+// CLI as a real process, polling with deadlines (never fixed sleeps), and
+// killing whatever a test left running.
+
+import {execa} from 'execa'
+import {chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BIN = path.join(ROOT, 'bin', 'run.js')
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures')
+
+export const fixture = (name: string) => path.join(FIXTURES, name)
+
+const made: string[] = []
+
+export function makeStateDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-test-'))
+  chmodSync(dir, 0o700)
+  made.push(dir)
+  return dir
+}
+
+export interface CliResult {
+  stdout: string
+  stderr: string
+  exitCode: number
+}
+
+export async function drover(
+  stateDir: string,
+  args: string[],
+  opts: {env?: Record<string, string>; timeout?: number; cwd?: string} = {},
+): Promise<CliResult> {
+  const result = await execa(process.execPath, [BIN, ...args], {
+    env: {DROVER_STATE_DIR: stateDir, NO_COLOR: '1', ...opts.env},
+    reject: false,
+    timeout: opts.timeout ?? 60_000,
+    cwd: opts.cwd,
+    stdin: 'ignore',
+  })
+  return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1}
+}
+
+/** Parses stdout as JSON, failing the test with the whole output when it is not. */
+export function json<T = any>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.exitCode}):\n${result.stdout}\nstderr:\n${result.stderr}`)
+  }
+}
+
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  opts: {timeout?: number; interval?: number; message?: string} = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + (opts.timeout ?? 15_000)
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value) return value as NonNullable<T>
+    } catch (error) {
+      last = error
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${opts.message ?? 'condition'}${last ? `: ${String(last)}` : ''}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, opts.interval ?? 50))
+  }
+}
+
+export function readTask(stateDir: string, id: number): any {
+  return JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(id), 'task.json'), 'utf8'))
+}
+
+export function readOutput(stateDir: string, id: number): string {
+  return readFileSync(path.join(stateDir, 'tasks', String(id), 'output.log'), 'utf8')
+}
+
+/** Alive and not a zombie (zombies linger here until reaped). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+    return state !== 'Z' && state !== 'X'
+  } catch {
+    return false
+  }
+}
+
+function killQuietly(pid: number, group: boolean): void {
+  try {
+    process.kill(group ? -pid : pid, 'SIGKILL')
+  } catch {
+    // gone already
+  }
+}
+
+/** Kills every runner and worker group recorded in the state dirs this test file made, then removes them. */
+export function cleanupStateDirs(): void {
+  for (const dir of made.splice(0)) {
+    const tasks = path.join(dir, 'tasks')
+    if (existsSync(tasks)) {
+      for (const entry of readdirSync(tasks)) {
+        try {
+          const record = JSON.parse(readFileSync(path.join(tasks, entry, 'task.json'), 'utf8'))
+          if (record.worker?.pid) killQuietly(record.worker.pid, true)
+        } catch {
+          // corrupt or partial: nothing to kill
+        }
+        try {
+          const runner = JSON.parse(readFileSync(path.join(tasks, entry, 'runner.json'), 'utf8'))
+          if (runner.pid) killQuietly(runner.pid, false)
+        } catch {
+          // no live runner
+        }
+      }
+    }
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
