@@ -6,15 +6,8 @@
 
 import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, fstatSync, openSync, readSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {
-  isSameProcess,
-  listDescendants,
-  processStartTime,
-  signalIdentity,
-  signalProcessGroup,
-  workerSpawnOptions,
-  type ProcessIdentity,
-} from './platform.js'
+import {processStartTime, signalProcessGroup, workerSpawnOptions, type ProcessIdentity} from './platform.js'
+import {executeStopPlan, ProcessTree, type StopOutcome} from './process-tree.js'
 import {emptyAgentInfo, readAgentLine} from './profiles.js'
 import {transition, type TaskRecord, type TaskStatus} from './record.js'
 import {readRequests, type StopRequest} from './requests.js'
@@ -55,7 +48,7 @@ export class Runner {
   private exitWaiters: (() => void)[] = []
   private plan: StopPlan | null = null
   private planChanged: (() => void) | null = null
-  private known = new Map<number, ProcessIdentity>()
+  private tree: ProcessTree | null = null
   private watcher: FSWatcher | null = null
   private timer: NodeJS.Timeout | null = null
   private runStartedAt = 0
@@ -180,7 +173,7 @@ export class Runner {
         this.worker = child
         const pid = child.pid!
         this.workerIdentity = {pid, startTime: processStartTime(pid) ?? 'unknown'}
-        this.known.set(pid, this.workerIdentity)
+        this.tree = new ProcessTree(this.workerIdentity, () => this.exit !== null)
         child.once('exit', (code, signal) => {
           this.exit = {code, signal}
           for (const wake of this.exitWaiters.splice(0)) wake()
@@ -246,42 +239,22 @@ export class Runner {
     this.planDone = this.executePlan()
   }
 
-  /** Runs the current plan's steps; a stronger plan arriving mid-way restarts from its first step. */
   private async executePlan(): Promise<void> {
-    const began = Date.now()
-    let killedAt: number | null = null
-    let forced = false
-    let plan = this.plan!
-    let step = 0
-    while (step < plan.steps.length) {
-      const current = plan.steps[step]
-      this.snapshotTree()
-      if (current.control) this.writeControl(current.control)
-      if (current.signal) {
-        forced = true
-        if (current.signal === 'SIGKILL') killedAt = Date.now()
-        this.signalTree(current.signal)
-      }
-      const outcome = await this.waitTreeGone(current.waitMs)
-      if (outcome === 'gone') break
-      if (outcome === 'replaced') {
-        plan = this.plan!
-        step = 0
-        continue
-      }
-      step++
-    }
-    this.sweepSurvivors()
-    this.stopResult = {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced}
+    this.stopResult = await executeStopPlan(this.tree!, {
+      currentPlan: () => this.plan!,
+      writeControl: (word) => this.writeControl(word),
+      event: (name, extra) => this.event(name, extra),
+      waitReplaced: (ms, gone) => this.waitTreeGone(ms, gone),
+    })
   }
 
-  private stopResult: {plan: StopPlan; killedAfterMs: number | null; forced: boolean} | null = null
+  private stopResult: StopOutcome | null = null
 
-  private waitTreeGone(ms: number): Promise<'gone' | 'timeout' | 'replaced'> {
+  private waitTreeGone(ms: number, gone: () => boolean): Promise<'gone' | 'timeout' | 'replaced'> {
     return new Promise((resolve) => {
       const deadline = Date.now() + ms
       const check = () => {
-        if (this.treeGone()) return finish('gone')
+        if (gone()) return finish('gone')
         if (Date.now() >= deadline) return finish('timeout')
         poll = setTimeout(check, 50)
       }
@@ -293,53 +266,6 @@ export class Runner {
       }
       this.planChanged = () => finish('replaced')
     })
-  }
-
-  /** Remembers every descendant with its start time, so ones that leave the group (setsid) can still be swept. */
-  private snapshotTree(): void {
-    if (!this.workerIdentity || this.exit) return
-    for (const identity of listDescendants(this.workerIdentity.pid)) this.known.set(identity.pid, identity)
-  }
-
-  private treeGone(): boolean {
-    if (!this.exit) return false
-    this.snapshotTree()
-    for (const identity of this.known.values()) {
-      if (identity.pid === this.workerIdentity?.pid) continue
-      if (isSameProcess(identity)) return false
-    }
-    return true
-  }
-
-  private signalTree(signal: 'SIGTERM' | 'SIGKILL'): void {
-    this.event('signal', {signal})
-    const pgid = this.workerIdentity?.pid
-    if (pgid !== undefined) {
-      try {
-        signalProcessGroup(pgid, signal)
-      } catch {
-        // EPERM: a member changed credentials; the identity sweep below still tries
-      }
-    }
-    for (const identity of this.known.values()) {
-      if (identity.pid === pgid && this.exit) continue
-      try {
-        signalIdentity(identity, signal)
-      } catch {
-        // not ours to signal any more
-      }
-    }
-  }
-
-  private sweepSurvivors(): void {
-    for (const identity of this.known.values()) {
-      if (identity.pid === this.workerIdentity?.pid && this.exit) continue
-      try {
-        if (isSameProcess(identity)) signalIdentity(identity, 'SIGKILL')
-      } catch {
-        // already gone or not ours
-      }
-    }
   }
 
   private writeControl(word: 'WRAP_UP' | 'STOP'): void {
@@ -479,8 +405,8 @@ export class Runner {
   async interrupted(signal: NodeJS.Signals): Promise<void> {
     if (this.finishing) return
     if (this.workerIdentity && !this.exit) {
-      this.snapshotTree()
-      this.signalTree('SIGTERM')
+      this.tree?.snapshot()
+      this.tree?.signal('SIGTERM')
       await Promise.race([this.waitForExit(), sleep(5000)])
     }
     if (this.finishing) return

@@ -1,0 +1,136 @@
+// A worker's whole process tree, and carrying out a graded stop on it. Used by
+// the runner (which sees the worker exit directly) and by commands that must
+// act themselves when the runner is gone (which check identity instead).
+
+import {isSameProcess, listDescendants, signalIdentity, signalProcessGroup, type ProcessIdentity} from './platform.js'
+import type {StopPlan} from './stop-plan.js'
+
+export class ProcessTree {
+  /** every process ever seen in the tree, with its start time, so a pid reused later is never signalled. */
+  private readonly known = new Map<number, ProcessIdentity>()
+
+  constructor(
+    readonly worker: ProcessIdentity,
+    /** whether the worker itself has ended. */
+    private readonly workerExited: () => boolean,
+  ) {
+    this.known.set(worker.pid, worker)
+  }
+
+  /** Remembers the current descendants, so ones that leave the group (setsid) can still be swept. */
+  snapshot(): void {
+    if (this.workerExited()) return
+    for (const identity of listDescendants(this.worker.pid)) this.known.set(identity.pid, identity)
+  }
+
+  gone(): boolean {
+    if (!this.workerExited()) return false
+    for (const identity of this.known.values()) {
+      if (identity.pid !== this.worker.pid && isSameProcess(identity)) return false
+    }
+    return true
+  }
+
+  /** The whole group at once, then each known member that left it — each checked against its start time. */
+  signal(signal: 'SIGTERM' | 'SIGKILL'): void {
+    if (!this.workerExited() || this.groupMayLive()) {
+      try {
+        signalProcessGroup(this.worker.pid, signal)
+      } catch {
+        // EPERM from a member that changed credentials: the sweep below still tries
+      }
+    }
+    for (const identity of this.known.values()) {
+      if (identity.pid === this.worker.pid && this.workerExited()) continue
+      try {
+        signalIdentity(identity, signal)
+      } catch {
+        // not ours to signal any more
+      }
+    }
+  }
+
+  /** SIGKILL to anything of the tree still alive. */
+  sweep(): void {
+    for (const identity of this.known.values()) {
+      if (identity.pid === this.worker.pid && this.workerExited()) continue
+      try {
+        if (isSameProcess(identity)) signalIdentity(identity, 'SIGKILL')
+      } catch {
+        // already gone or not ours
+      }
+    }
+  }
+
+  // After the leader exits, its pid (= pgid) stays reserved while any group
+  // member lives, so the group id cannot name a stranger's group yet.
+  private groupMayLive(): boolean {
+    for (const identity of this.known.values()) if (identity.pid !== this.worker.pid && isSameProcess(identity)) return true
+    return false
+  }
+}
+
+export interface StopOutcome {
+  plan: StopPlan
+  /** ms from the start of the stop until SIGKILL was needed, or null. */
+  killedAfterMs: number | null
+  /** a signal had to be sent (the worker did not stop on the control word alone). */
+  forced: boolean
+}
+
+export interface StopHooks {
+  writeControl: (word: 'WRAP_UP' | 'STOP') => void
+  event?: (name: string, extra: Record<string, unknown>) => void
+  /** the plan to follow now; a stronger request may replace it mid-way. */
+  currentPlan: () => StopPlan
+  /** resolves 'replaced' early when currentPlan() changed. */
+  waitReplaced?: (ms: number, gone: () => boolean) => Promise<'gone' | 'timeout' | 'replaced'>
+}
+
+const POLL_MS = 50
+
+function waitGone(ms: number, gone: () => boolean): Promise<'gone' | 'timeout'> {
+  return new Promise((resolve) => {
+    const deadline = Date.now() + ms
+    const check = () => {
+      if (gone()) return resolve('gone')
+      if (Date.now() >= deadline) return resolve('timeout')
+      setTimeout(check, POLL_MS)
+    }
+    check()
+  })
+}
+
+/** Runs the plan's steps until the tree is gone; a replaced plan restarts from its own first step. */
+export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Promise<StopOutcome> {
+  const began = Date.now()
+  let killedAt: number | null = null
+  let forced = false
+  let plan = hooks.currentPlan()
+  let step = 0
+  while (step < plan.steps.length) {
+    const current = plan.steps[step]
+    tree.snapshot()
+    if (current.control) hooks.writeControl(current.control)
+    if (current.signal) {
+      forced = true
+      if (current.signal === 'SIGKILL') killedAt = Date.now()
+      hooks.event?.('signal', {signal: current.signal})
+      tree.signal(current.signal)
+    }
+    const gone = () => {
+      tree.snapshot()
+      return tree.gone()
+    }
+    const outcome = hooks.waitReplaced ? await hooks.waitReplaced(current.waitMs, gone) : await waitGone(current.waitMs, gone)
+    if (outcome === 'gone') break
+    if (outcome === 'replaced') {
+      plan = hooks.currentPlan()
+      step = 0
+      continue
+    }
+    step++
+  }
+  tree.sweep()
+  return {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced}
+}
