@@ -150,17 +150,32 @@ export function readAllRecords(stateDir: string): RecordRead[] {
 const highWaterFile = (stateDir: string) => path.join(stateDir, 'last-id')
 
 export function readHighWater(stateDir: string): number {
+  let text: string
   try {
-    const n = Number(readFileSync(highWaterFile(stateDir), 'utf8').trim())
-    return Number.isSafeInteger(n) && n > 0 ? n : 0
+    text = readFileSync(highWaterFile(stateDir), 'utf8')
   } catch {
     return 0
   }
+  let high = 0
+  for (const line of text.split('\n')) {
+    const n = Number(line.trim())
+    if (line.trim() !== '' && Number.isSafeInteger(n) && n > high) high = n
+  }
+  return high
 }
 
+// The mark is the largest of the lines in last-id, and raising it appends a line
+// (O_APPEND: short appends never interleave or get lost). A rewrite would let two
+// raisers race and the smaller id win, lowering the mark; appends need no lock.
+// It grows by one short line per task, no faster than tasks/ itself.
 export function raiseHighWater(stateDir: string, id: number): void {
   if (readHighWater(stateDir) >= id) return
-  writeFileAtomic(highWaterFile(stateDir), `${id}\n`)
+  const fd = openAppend(highWaterFile(stateDir))
+  try {
+    writeSync(fd, `${id}\n`)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** `mkdir tasks/<n>` is atomic on every OS: on EEXIST another start won n, so try n+1. */
@@ -170,12 +185,16 @@ export function allocateTaskId(stateDir: string): number {
   for (;;) {
     try {
       mkdirSync(path.join(tasksDir(stateDir), String(candidate)), {mode: DIR_MODE})
-      return candidate
+      break
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       candidate += 1
     }
   }
+  // Recorded at once, so the id stays taken even if its folder is later removed
+  // by hand rather than by prune.
+  raiseHighWater(stateDir, candidate)
+  return candidate
 }
 
 /** The task folder must be a real directory, never a symlink someone planted. */
