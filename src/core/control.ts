@@ -32,6 +32,8 @@ export interface ControlOptions {
   wait: boolean
   /** extra time to wait beyond the request's own schedule. */
   slackMs?: number
+  /** hard bound on the wait, overriding schedule + slack (drain promises one). */
+  timeoutMs?: number
   /** called when the request is accepted (before waiting), for progress display. */
   onAccepted?: (id: number) => void
 }
@@ -63,7 +65,7 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
   }
   // The runner acts within a tick and then follows the schedule; if it dies
   // meanwhile, waitForFinal's reconcile turns the task lost and we take over.
-  const ended = await waitForFinal(stateDir, record.id, {timeoutMs: scheduleMs(request) + (opts.slackMs ?? 5000)})
+  const ended = await waitForFinal(stateDir, record.id, {timeoutMs: opts.timeoutMs ?? scheduleMs(request) + (opts.slackMs ?? 5000)})
   if (ended.status === 'lost' && ended.worker && isSameProcess(ended.worker)) return actDirectly(stateDir, ended, request)
   if (!isFinalStatus(ended.status)) {
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})

@@ -177,10 +177,12 @@ function lastLine(file: string): string {
 
 export interface NewRunOptions {
   resumed: boolean
-  /** argv for this run when it differs from the task's (agent resume). */
-  command?: string[] | null
-  /** Checks the (reconciled, locked) record may open a new run; throws a DroverError if not. */
-  allow: (record: TaskRecord) => void
+  /**
+   * Checks the (reconciled, locked) record may open a new run — throws a
+   * DroverError if not — and returns this run's argv when it differs from the
+   * task's own (an agent resume), else null.
+   */
+  prepare: (record: TaskRecord) => string[] | null
 }
 
 /**
@@ -208,8 +210,8 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
         status: record.status,
       })
     }
-    options.allow(record)
-    const next = beginRun(record, options.resumed, options.command ?? null)
+    const command = options.prepare(record)
+    const next = beginRun(record, options.resumed, command)
     createTaskLayout(taskPaths(stateDir, id))
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})

@@ -11,13 +11,14 @@ export async function restartTask(stateDir: string, ref: string): Promise<TaskRe
   if (!read.ok) throw new DroverError(`task ${read.id} cannot be started again: ${read.error}`, ExitCode.failed)
   return startNewRun(stateDir, read.id, {
     resumed: false,
-    allow(record) {
+    prepare(record) {
       if (record.status === 'cancelled') {
         throw conflictError(`task ${record.id} was cancelled; cancelled tasks are final (start a new task instead)`, {
           id: record.id,
           status: record.status,
         })
       }
+      return null
     },
   })
 }

@@ -1,0 +1,56 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../base-command.js'
+import {parseDuration} from '../core/parse.js'
+import {selectTasks} from '../core/select.js'
+import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS} from '../core/stop-plan.js'
+import {controlAll, controlExitCode, printControlReport, type ControlReport} from '../render/control-report.js'
+
+// The promise drain makes: it returns within grace + kill-after + this, whatever the workers do.
+const DRAIN_BOUND_SLACK_MS = 2000
+
+export default class Drain extends BaseCommand {
+  static override summary = 'Checkpoint running tasks so they can be resumed later.'
+  static override description = `For every selected task at once: writes STOP into its control file and waits up to --grace for the worker to save what it has and exit, then SIGTERM to the whole tree, then SIGKILL after --kill-after. Returns within grace + kill-after + 2 s, whatever the workers do.
+
+Each task ends "drained" with a checkpoint — its session dir, the agent's session id (claude, codex), and forced: true when it had to be killed — and drover prints how to resume it. Use it before a reboot or to free a machine without losing agents' work.`
+
+  static override examples = [
+    {description: 'Empty the machine before a reboot', command: '<%= config.bin %> drain --all'},
+    {description: 'Give one agent 5 minutes to checkpoint', command: '<%= config.bin %> drain --grace 5m fix-tests'},
+    {description: 'Drain and collect resume references as JSON', command: '<%= config.bin %> drain --all --json'},
+  ]
+
+  static override strict = false
+  static override args = {task: Args.string({description: 'task ids or names'})}
+
+  static override flags = {
+    all: Flags.boolean({char: 'a', description: 'drain every running task'}),
+    grace: Flags.string({description: `how long workers get to exit after STOP (default ${DEFAULT_DRAIN_GRACE_MS / 1000}s)`}),
+    'kill-after': Flags.string({description: `after SIGTERM, how long until SIGKILL (default ${DEFAULT_DRAIN_KILL_AFTER_MS / 1000}s)`}),
+    quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
+  }
+
+  async run(): Promise<ControlReport> {
+    const {argv, flags} = await this.parse(Drain)
+    const graceMs = flags.grace === undefined ? DEFAULT_DRAIN_GRACE_MS : parseDuration(flags.grace, '--grace', {allowZero: true})
+    const killAfterMs =
+      flags['kill-after'] === undefined ? DEFAULT_DRAIN_KILL_AFTER_MS : parseDuration(flags['kill-after'], '--kill-after', {allowZero: true})
+    const stateDir = await this.openStateDir(flags['state-dir'])
+    const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'drain'})
+    const progress = process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
+    const report = await controlAll(
+      stateDir,
+      selection,
+      {kind: 'drain', graceMs, killAfterMs},
+      {wait: true, progress, verb: 'draining', timeoutMs: graceMs + killAfterMs + DRAIN_BOUND_SLACK_MS},
+    )
+    if (!this.jsonEnabled()) {
+      printControlReport(report, {quiet: flags.quiet, printed: progress})
+      if (!flags.quiet) {
+        for (const r of report.results) if (r.status === 'drained') process.stdout.write(`  resume with: drover resume ${r.id}\n`)
+      }
+    }
+    process.exitCode = controlExitCode(report, true)
+    return report
+  }
+}

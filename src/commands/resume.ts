@@ -1,0 +1,85 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../base-command.js'
+import {DroverError, ExitCode, usageError} from '../core/errors.js'
+import type {TaskRecord} from '../core/record.js'
+import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask} from '../core/resume.js'
+import {selectTasks} from '../core/select.js'
+import {taskJson, type TaskJson} from '../render/task-json.js'
+
+export interface ResumeResult {
+  resumed: TaskJson[]
+  refused: {id: number; reason: string; exitCode: number}[]
+  missing: {id: string; found: false}[]
+}
+
+export default class Resume extends BaseCommand {
+  static override summary = 'Continue drained, stopped or lost tasks where they left off.'
+  static override description = `Starts a new run that continues the task's checkpoint, in its original working directory:
+- claude: claude -p --resume <session id> "<prompt>" with the original flags (output format, model, permissions);
+- codex: codex exec --json resume <thread id> "<prompt>";
+- anything else: the same command again, with DROVER_RESUME=1 and the same DROVER_SESSION_DIR.
+
+--interrupted resumes every lost task that was meant to be running (its runner vanished in a crash or reboot), but not tasks stopped on purpose: put it in an @reboot crontab line. A task that is running, was cancelled, or has no session to continue is refused with exit 4.`
+
+  static override examples = [
+    {description: 'Continue a drained agent', command: '<%= config.bin %> resume 7'},
+    {description: 'Continue with new instructions', command: '<%= config.bin %> resume fix-tests --prompt "Now also update the changelog."'},
+    {description: 'After a reboot (crontab)', command: '@reboot <%= config.bin %> resume --interrupted -q'},
+  ]
+
+  static override strict = false
+  static override args = {task: Args.string({description: 'task ids or names'})}
+
+  static override flags = {
+    all: Flags.boolean({char: 'a', description: 'resume every drained task and every lost one that was meant to run'}),
+    interrupted: Flags.boolean({description: 'resume every lost task whose desired state is still running'}),
+    prompt: Flags.string({description: `what to tell a resumed agent (default: "${DEFAULT_RESUME_PROMPT}")`}),
+    quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
+  }
+
+  async run(): Promise<ResumeResult> {
+    const {argv, flags} = await this.parse(Resume)
+    if (flags.all && flags.interrupted) throw usageError('give --all or --interrupted, not both')
+    if (flags.prompt !== undefined && flags.prompt.trim() === '') throw usageError('--prompt needs some text')
+    const refs = argv as string[]
+    if (flags.interrupted && refs.length > 0) throw usageError('give task ids or --interrupted, not both')
+    const stateDir = await this.openStateDir(flags['state-dir'])
+    const selection = await selectTasks(stateDir, refs, {all: flags.all || flags.interrupted, allStatuses: ['drained', 'lost'], what: 'resume'})
+    const chosen = selection.tasks.filter((task) => {
+      if (flags.interrupted) return task.status === 'lost' && task.desired === 'running'
+      if (flags.all) return task.status === 'drained' || (task.status === 'lost' && task.desired === 'running')
+      return true
+    })
+    const prompt = flags.prompt ?? DEFAULT_RESUME_PROMPT
+    const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing.map((id) => ({id, found: false}))}
+    // Concurrently: a machine coming back from a reboot resumes all its agents at once.
+    await Promise.all(
+      chosen.map(async (task) => {
+        // --all/--interrupted skip what cannot be resumed; named tasks are refused loudly.
+        if ((flags.all || flags.interrupted) && resumeRefusal(task)) return
+        try {
+          const record = await resumeTask(stateDir, task.id, prompt)
+          result.resumed.push(taskJson(record))
+          this.report(record, flags.quiet)
+        } catch (error) {
+          if (!(error instanceof DroverError)) throw error
+          result.refused.push({id: task.id, reason: error.message, exitCode: error.exitCode})
+        }
+      }),
+    )
+    result.resumed.sort((a, b) => a.id - b.id)
+    if (!this.jsonEnabled()) {
+      for (const r of result.refused) this.note(`drover: ${r.reason}`)
+      for (const m of result.missing) this.note(`drover: no such task: ${m.id}`)
+    }
+    const failedToStart = result.resumed.some((r) => r.status === 'failed')
+    process.exitCode = result.missing.length > 0 ? ExitCode.notFound : result.refused[0]?.exitCode ?? (failedToStart ? ExitCode.failed : 0)
+    return result
+  }
+
+  private report(record: TaskRecord, quiet: boolean): void {
+    if (this.jsonEnabled()) return
+    if (record.status === 'failed') this.note(`drover: task ${record.id} failed to resume: ${record.reason}`)
+    else if (!quiet) process.stdout.write(`task ${record.id} resumed (run ${record.runs.length})\n`)
+  }
+}
