@@ -1,0 +1,67 @@
+// How `drover prune` reports: one line per task removed (or that would be),
+// a summary with the bytes reclaimed, and a listr2 progress display for long
+// prunes on a terminal. Cron sees plain, colourless lines.
+
+import type {PruneResult} from '../core/prune.js'
+import {formatBytes} from '../core/parse.js'
+import {statusStyle, type Paint} from './color.js'
+import {shortTime} from './time.js'
+
+/** Past this many removals on a terminal, a progress display beats a screenful of lines. */
+export const PROGRESS_THRESHOLD = 50
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+export function pruneLines(result: PruneResult, paint: Paint, opts: {perTask: boolean}): string[] {
+  const lines: string[] = []
+  const verb = result.dryRun ? 'would remove' : 'removed'
+  if (opts.perTask) {
+    for (const task of result.removed) {
+      const style = statusStyle(task.status)
+      const status = style ? paint(style, task.status) : task.status
+      const name = task.name ? ` (${task.name})` : ''
+      lines.push(`${verb} task ${task.id}${name}: ${status}, ended ${shortTime(task.endedAt)}, ${formatBytes(task.bytes)}`)
+    }
+  }
+  for (const skip of result.skipped) lines.push(paint('dim', `kept task ${skip.id}: ${skip.reason}`))
+  if (result.debris.length > 0) {
+    lines.push(`${result.dryRun ? 'would clear' : 'cleared'} ${plural(result.debris.length, 'leftover')} in tasks/: ${result.debris.join(', ')}`)
+  }
+  const kept = `${plural(result.kept, 'task')} kept`
+  if (result.removed.length === 0) lines.push(`nothing to prune; ${kept}`)
+  else if (result.dryRun) {
+    lines.push(`dry run: would remove ${plural(result.removed.length, 'task')}, reclaiming ${formatBytes(result.bytesReclaimed)}; ${kept}; nothing was changed`)
+  } else lines.push(`removed ${plural(result.removed.length, 'task')}, reclaimed ${formatBytes(result.bytesReclaimed)}; ${kept}`)
+  return lines
+}
+
+/**
+ * Runs the removal phase under a listr2 progress line. listr2 (through
+ * colorette) decides colour once, at import, from the environment: so when
+ * drover's own rules say no colour, NO_COLOR is set before the import.
+ */
+export async function withProgress(
+  count: number,
+  color: boolean,
+  removeAll: (step: () => void) => Promise<void>,
+): Promise<void> {
+  if (!color) process.env.NO_COLOR = '1'
+  const {Listr} = await import('listr2')
+  const list = new Listr(
+    [
+      {
+        title: `Removing ${plural(count, 'task')}`,
+        task: async (_ctx, task) => {
+          let done = 0
+          await removeAll(() => {
+            done++
+            task.output = `${done}/${count}`
+          })
+          task.title = `Removed ${plural(count, 'task')}`
+        },
+      },
+    ],
+    {exitOnError: true, rendererOptions: {collapseSubtasks: false}},
+  )
+  await list.run()
+}
