@@ -1,0 +1,204 @@
+// Reading a task's output: tailOffset's edge cases (no trailing newline, fewer lines
+// than asked, empty file, lines spanning the 64 KiB read chunks), and followTask on a
+// real file: order without duplicates, partial lines held back, truncation survived.
+
+import {appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import fc from 'fast-check'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {followTask, tailOffset} from '../../src/core/follow.js'
+import {newRecord} from '../../src/core/launch.js'
+import {processStartTime} from '../../src/core/platform.js'
+import {transition, type TaskRecord} from '../../src/core/record.js'
+import {ensureStateDir} from '../../src/core/statedir.js'
+import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
+import {waitFor} from '../helpers/cli.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'drover-follow-'))
+})
+afterEach(() => {
+  rmSync(dir, {recursive: true, force: true})
+})
+
+/** What `logs -n N` prints: the bytes from tailOffset on. */
+function tail(content: string | Buffer, lines: number): string {
+  const file = path.join(dir, 'out.log')
+  writeFileSync(file, content)
+  return readFileSync(file).subarray(tailOffset(file, lines)).toString('utf8')
+}
+
+/** The reference: the last N lines as a person counts them (a final line without newline counts). */
+function reference(content: string, lines: number): string {
+  if (lines <= 0) return ''
+  const parts = content.split('\n')
+  if (parts.at(-1) === '') parts.pop()
+  const kept = parts.slice(-lines)
+  return kept.join('\n') + (content.endsWith('\n') && kept.length > 0 ? '\n' : '')
+}
+
+describe('tailOffset', () => {
+  it('returns the start of the last N lines', () => {
+    expect(tail('a\nb\nc\n', 2)).toBe('b\nc\n')
+    expect(tail('a\nb\nc\n', 1)).toBe('c\n')
+  })
+
+  it('counts a last line without its newline as a line', () => {
+    expect(tail('a\nb\nc', 1)).toBe('c')
+    expect(tail('a\nb\nc', 2)).toBe('b\nc')
+  })
+
+  it('gives the whole file when it has fewer lines than asked', () => {
+    expect(tail('a\nb\n', 5)).toBe('a\nb\n')
+    expect(tail('only', 3)).toBe('only')
+  })
+
+  it('handles an empty file, a missing file and zero lines', () => {
+    expect(tail('', 3)).toBe('')
+    expect(tailOffset(path.join(dir, 'missing.log'), 3)).toBe(0)
+    expect(tail('a\nb\n', 0)).toBe('')
+  })
+
+  it('keeps empty lines as lines', () => {
+    expect(tail('a\n\n\nb\n', 3)).toBe('\n\nb\n')
+    expect(tail('\n\n', 1)).toBe('\n')
+  })
+
+  it('finds lines that span the 64 KiB read chunks', () => {
+    const long = 'x'.repeat(70 * 1024)
+    expect(tail(`first\n${long}\nlast\n`, 2)).toBe(`${long}\nlast\n`)
+    expect(tail(`first\n${long}\nlast\n`, 3)).toBe(`first\n${long}\nlast\n`)
+    // a newline sitting exactly on a chunk boundary
+    const edge = 'y'.repeat(64 * 1024 - 1)
+    expect(tail(`head\n${edge}\n${edge}\n`, 1)).toBe(`${edge}\n`)
+    expect(tail(`head\n${'z'.repeat(200 * 1024)}`, 1)).toBe('z'.repeat(200 * 1024))
+  })
+
+  it('agrees with counting lines by hand, for any content', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'bb', '\n', 'é', '\n\n')).map((parts) => parts.join('')), fc.nat(6), (content, lines) => {
+        expect(tail(content, lines)).toBe(reference(content, lines))
+      }),
+      {numRuns: 300},
+    )
+  })
+
+  it('never splits a multi-byte character', () => {
+    expect(tail('ä\nöü\n€\n', 2)).toBe('öü\n€\n')
+  })
+})
+
+describe('followTask', () => {
+  let stateDir: string
+  let record: TaskRecord
+  let output: string
+
+  const spec = {
+    command: ['true'], shell: null, name: null, cwd: '/', env: {}, agent: 'generic' as const,
+    policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},
+  }
+
+  // A running task whose "runner" is this test process, so reconcile sees it alive.
+  beforeEach(() => {
+    stateDir = path.join(dir, 'state')
+    mkdirSync(stateDir, {mode: 0o700})
+    ensureStateDir(stateDir)
+    const id = allocateTaskId(stateDir)
+    const paths = taskPaths(stateDir, id)
+    createTaskLayout(paths)
+    output = paths.output
+    record = transition(newRecord(id, spec), {status: 'running'})
+    writeRecord(stateDir, record)
+    writeFileAtomic(paths.runner, JSON.stringify({pid: process.pid, startTime: processStartTime(process.pid)}))
+  })
+
+  function follow(offset = 0) {
+    const chunks: string[] = []
+    const notices: string[] = []
+    const abort = new AbortController()
+    const done = followTask({
+      stateDir,
+      id: record.id,
+      offset,
+      write: (chunk) => void chunks.push(chunk.toString('utf8')),
+      notice: (message) => notices.push(message),
+      signal: abort.signal,
+      pollMs: 20,
+    })
+    return {text: () => chunks.join(''), chunks, notices, abort, done}
+  }
+
+  const end = (exitCode: number) =>
+    writeRecord(stateDir, transition(record, {status: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason: `exit ${exitCode}`}))
+
+  it('passes on every line in order, once, and returns the final record', async () => {
+    const f = follow()
+    let expected = ''
+    for (let batch = 0; batch < 20; batch++) {
+      let text = ''
+      for (let i = 0; i < 10; i++) text += `line ${batch * 10 + i}\n`
+      appendFileSync(output, text)
+      expected += text
+      if (batch % 5 === 0) await waitFor(() => f.text() === expected, {message: `batch ${batch}`})
+    }
+    end(4)
+    const result = await f.done
+    expect(result).toMatchObject({outcome: 'ended', record: {status: 'failed', exitCode: 4}})
+    expect(f.text()).toBe(expected)
+  })
+
+  it('holds back a partial last line until its newline arrives, and flushes it at the end', async () => {
+    const f = follow()
+    appendFileSync(output, 'whole\npart')
+    await waitFor(() => f.text() === 'whole\n', {message: 'the whole line'})
+    // many poll rounds later the partial line is still held back
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(f.text()).toBe('whole\n')
+    appendFileSync(output, 'ial\nlast without newline')
+    await waitFor(() => f.text() === 'whole\npartial\n', {message: 'the completed line'})
+    end(0)
+    await f.done
+    expect(f.text()).toBe('whole\npartial\nlast without newline')
+  })
+
+  it('starts at the given offset', async () => {
+    writeFileSync(output, 'old 1\nold 2\n')
+    const f = follow(tailOffset(output, 1))
+    appendFileSync(output, 'new\n')
+    end(0)
+    await f.done
+    expect(f.text()).toBe('old 2\nnew\n')
+  })
+
+  it('survives truncation: says so and reads the file again from the start', async () => {
+    const f = follow()
+    appendFileSync(output, 'before 1\nbefore 2\n')
+    await waitFor(() => f.text() === 'before 1\nbefore 2\n', {message: 'output before truncation'})
+    truncateSync(output, 0)
+    await waitFor(() => f.notices.some((n) => n.includes('truncated')), {message: 'truncation notice'})
+    appendFileSync(output, 'after\n')
+    await waitFor(() => f.text().endsWith('after\n'), {message: 'output after truncation'})
+    end(0)
+    await f.done
+    expect(f.text()).toBe('before 1\nbefore 2\nafter\n')
+  })
+
+  it('stops when aborted, and when the task folder is removed', async () => {
+    const f = follow()
+    f.abort.abort()
+    expect(await f.done).toEqual({outcome: 'aborted'})
+    const g = follow()
+    rmSync(taskPaths(stateDir, record.id).dir, {recursive: true})
+    expect(await g.done).toEqual({outcome: 'removed'})
+  })
+
+  it('ends as lost when the runner is gone, rather than waiting forever', async () => {
+    writeFileAtomic(taskPaths(stateDir, record.id).runner, JSON.stringify({pid: process.pid, startTime: 'not-ours'}))
+    const f = follow()
+    const result = await f.done
+    expect(result).toMatchObject({outcome: 'ended', record: {status: 'lost'}})
+  })
+})
