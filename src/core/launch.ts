@@ -105,7 +105,8 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
 
 function runnerEntry(): {script: string; execArgv: string[]} {
   const here = path.dirname(fileURLToPath(import.meta.url))
-  const built = path.join(here, '..', 'runner.js')
+  // The bundled CommonJS runner (see src/runner.ts for why it is bundled).
+  const built = path.join(here, '..', 'runner.cjs')
   if (existsSync(built)) return {script: built, execArgv: []}
   // Running from sources (bin/dev.js): the runner is TypeScript too.
   return {script: path.join(here, '..', 'runner.ts'), execArgv: ['--import', 'tsx']}

@@ -4,7 +4,6 @@
 
 import {execFileSync} from 'node:child_process'
 import {readFileSync, readdirSync} from 'node:fs'
-import {rm} from 'node:fs/promises'
 import {constants as osConstants} from 'node:os'
 
 export type OsName = 'linux' | 'darwin' | 'win32' | (string & {})
@@ -275,6 +274,8 @@ export async function retryOnBusy<T>(
  * (even the target itself) is unlinked, never descended into. A missing path is not an error.
  */
 export async function removeTree(target: string, ctx: PlatformContext = currentPlatform()): Promise<void> {
+  // Imported here, not at the top: the runner loads this module and never removes trees.
+  const {rm} = await import('node:fs/promises')
   await retryOnBusy(() => rm(target, {recursive: true, force: true}), ctx)
 }
 

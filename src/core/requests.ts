@@ -4,8 +4,7 @@
 
 import {readdirSync} from 'node:fs'
 import path from 'node:path'
-import {randomBytes} from 'node:crypto'
-import {readOwnFile, safeUnlink, writeFileAtomic, type TaskPaths} from './store.js'
+import {readOwnFile, safeUnlink, uniqueSuffix, writeFileAtomic, type TaskPaths} from './store.js'
 
 export type RequestKind = 'stop' | 'cancel' | 'drain'
 
@@ -28,7 +27,8 @@ export type NewRequest = Omit<StopRequest, 'requestId' | 'at' | 'by'>
 export function dropRequest(paths: TaskPaths, request: NewRequest): StopRequest {
   const full: StopRequest = {
     ...request,
-    requestId: `${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    // Sortable by time first, so the runner handles requests in arrival order.
+    requestId: `${Date.now()}-${uniqueSuffix()}`,
     at: new Date().toISOString(),
     by: process.pid,
   }

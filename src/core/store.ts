@@ -16,7 +16,6 @@ import {
   writeSync,
 } from 'node:fs'
 import path from 'node:path'
-import {randomBytes} from 'node:crypto'
 import {decodeRecord, encodeRecord, RecordError, type TaskRecord} from './record.js'
 
 // O_NOFOLLOW makes every open refuse a symlink planted in place of one of our
@@ -56,9 +55,19 @@ export function taskPaths(stateDir: string, id: number): TaskPaths {
   }
 }
 
+let uniqueCounter = 0
+/**
+ * A name part no other writer uses at the same time: pid + time + a counter.
+ * Not node:crypto — loading it costs the runner ~2 MB of RSS per live task.
+ */
+export function uniqueSuffix(): string {
+  uniqueCounter += 1
+  return `${process.pid}-${Date.now().toString(36)}-${uniqueCounter.toString(36)}${Math.floor(Math.random() * 0xffff).toString(36)}`
+}
+
 /** Write temp, fsync, rename: a reader sees the old file or the new one, never half of one. */
 export function writeFileAtomic(file: string, content: string): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${uniqueSuffix()}.tmp`)
   const fd = openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | NOFOLLOW, FILE_MODE)
   try {
     writeSync(fd, content)
