@@ -295,7 +295,8 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
   let release: Release | null = null
   if (!dryRun) {
     try {
-      release = await acquireLock(stateLockPath(stateDir, 'prune'), {waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS})
+      // A slow poll: twenty cron prunes waiting at once must not crowd the disk the holder is working on.
+      release = await acquireLock(stateLockPath(stateDir, 'prune'), {waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, pollMs: 200})
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw error
       const holder = error.holder ? ` (pid ${error.holder.pid})` : ''
