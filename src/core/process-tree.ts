@@ -2,7 +2,15 @@
 // the runner (which sees the worker exit directly) and by commands that must
 // act themselves when the runner is gone (which check identity instead).
 
-import {isSameProcess, listDescendants, signalIdentity, signalProcessGroup, type ProcessIdentity} from './platform.js'
+import {
+  currentPlatform,
+  isSameProcess,
+  listDescendants,
+  signalIdentity,
+  signalProcessGroup,
+  type PlatformContext,
+  type ProcessIdentity,
+} from './platform.js'
 import type {StopPlan} from './stop-plan.js'
 
 export class ProcessTree {
@@ -13,6 +21,8 @@ export class ProcessTree {
     readonly worker: ProcessIdentity,
     /** whether the worker itself has ended. */
     private readonly workerExited: () => boolean,
+    /** injected in tests to drive the Windows mapping (taskkill) from any OS. */
+    private readonly ctx: PlatformContext = currentPlatform(),
   ) {
     this.known.set(worker.pid, worker)
   }
@@ -20,13 +30,13 @@ export class ProcessTree {
   /** Remembers the current descendants, so ones that leave the group (setsid) can still be swept. */
   snapshot(): void {
     if (this.workerExited()) return
-    for (const identity of listDescendants(this.worker.pid)) this.known.set(identity.pid, identity)
+    for (const identity of listDescendants(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
   }
 
   gone(): boolean {
     if (!this.workerExited()) return false
     for (const identity of this.known.values()) {
-      if (identity.pid !== this.worker.pid && isSameProcess(identity)) return false
+      if (identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx)) return false
     }
     return true
   }
@@ -35,7 +45,7 @@ export class ProcessTree {
   signal(signal: 'SIGTERM' | 'SIGKILL'): void {
     if (!this.workerExited() || this.groupMayLive()) {
       try {
-        signalProcessGroup(this.worker.pid, signal)
+        signalProcessGroup(this.worker.pid, signal, this.ctx)
       } catch {
         // EPERM from a member that changed credentials: the sweep below still tries
       }
@@ -43,7 +53,7 @@ export class ProcessTree {
     for (const identity of this.known.values()) {
       if (identity.pid === this.worker.pid && this.workerExited()) continue
       try {
-        signalIdentity(identity, signal)
+        signalIdentity(identity, signal, this.ctx)
       } catch {
         // not ours to signal any more
       }
@@ -55,7 +65,7 @@ export class ProcessTree {
     for (const identity of this.known.values()) {
       if (identity.pid === this.worker.pid && this.workerExited()) continue
       try {
-        if (isSameProcess(identity)) signalIdentity(identity, 'SIGKILL')
+        if (isSameProcess(identity, this.ctx)) signalIdentity(identity, 'SIGKILL', this.ctx)
       } catch {
         // already gone or not ours
       }
@@ -65,7 +75,7 @@ export class ProcessTree {
   // After the leader exits, its pid (= pgid) stays reserved while any group
   // member lives, so the group id cannot name a stranger's group yet.
   private groupMayLive(): boolean {
-    for (const identity of this.known.values()) if (identity.pid !== this.worker.pid && isSameProcess(identity)) return true
+    for (const identity of this.known.values()) if (identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx)) return true
     return false
   }
 }
