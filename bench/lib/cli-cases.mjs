@@ -1,0 +1,165 @@
+// The short-command cases: CLI round trip (`--version`, `list --json` at
+// growing sizes), `start` until recorded running, and scale (`start` and
+// `status` with many tasks present). Samples of every command in a case are
+// interleaved round by round, so a burst of load elsewhere hits all alike.
+
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {row, skipped} from './report.mjs'
+import {BIN, drover, envFor, summary, timed, timeRun, waitFor} from './util.mjs'
+
+const node = process.execPath
+const FLOOR = '`node -e 0`'
+
+/**
+ * Times each named command once as a warm-up, then `runsFor(name)` times,
+ * one sample of each per round. Returns the summary per name.
+ */
+export async function interleaved(commands, runs, runsFor = () => runs) {
+  const names = Object.keys(commands)
+  for (const name of names) await commands[name]()
+  const samples = Object.fromEntries(names.map((n) => [n, []]))
+  const rounds = Math.max(...names.map((n) => runsFor(n)))
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names) if (round < runsFor(name)) samples[name].push(await commands[name]())
+  }
+  return Object.fromEntries(names.map((n) => [n, summary(samples[n])]))
+}
+
+const timeDrover = (stateDir, args) => () => timeRun(node, [BIN, ...args], {env: envFor(stateDir)})
+
+function recordOf(stateDir, id) {
+  try {
+    return JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(id), 'task.json'), 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'])
+
+/** Waits until the task's runner has recorded an end, so its work does not bleed into the next sample. */
+export async function waitFinal(stateDir, id, timeout = 20_000) {
+  return waitFor(() => {
+    const record = recordOf(stateDir, id)
+    return record && FINAL.has(record.status) ? record : null
+  }, {timeout, interval: 10, message: `task ${id} to end`})
+}
+
+/** Starts `true` and returns its id (start prints only the id). */
+function startedId(result) {
+  const id = Number(result.stdout.trim())
+  if (!Number.isSafeInteger(id) || id < 1) throw new Error(`start printed no id: ${result.stdout}${result.stderr}`)
+  return id
+}
+
+/** `drover start -- true`, timed, then waited to the end untimed. */
+function startTrue(stateDir) {
+  return async () => {
+    const result = timed(node, [BIN, 'start', '--', 'true'], {env: envFor(stateDir)})
+    await waitFinal(stateDir, startedId(result))
+    return result.ms
+  }
+}
+
+export async function roundTrip(ctx) {
+  const {peers, dirs, runs} = ctx
+  const commands = {
+    floor: () => timeRun(node, ['-e', '0']),
+    version: timeDrover(dirs.empty(), ['--version']),
+    list0: timeDrover(dirs.empty(), ['list', '--json']),
+    list1k: timeDrover(dirs.small(), ['list', '--json']),
+    listBig: timeDrover(dirs.big(), ['list', '--json']),
+  }
+  if (peers['task-spooler'].available) {
+    const tsp = ctx.sandbox('tsp')
+    commands.tsp = () => timeRun('tsp', ['-l'], {env: tsp.env})
+  }
+  if (peers.pm2.available) {
+    const pm2 = ctx.sandbox('pm2')
+    // The warm-up call starts the daemon; samples then time a warm `jlist`.
+    commands.pm2 = () => timeRun('pm2', ['jlist'], {env: pm2.env})
+  }
+  // Listing the big dir takes seconds: fewer samples keep the run short.
+  const heavyRuns = Math.max(3, Math.ceil(runs / 2))
+  const s = await interleaved(commands, runs, (name) => (name === 'listBig' ? heavyRuns : runs))
+  ctx.floor = s.floor.median
+  const big = ctx.sizes.big.toLocaleString('en-US')
+  const small = ctx.sizes.small.toLocaleString('en-US')
+  const rows = [
+    row(`round trip: ${FLOOR} (the floor)`, s.floor.median, null, null, 'ms'),
+    row('round trip: `drover --version`', s.version.median, FLOOR, s.floor.median, 'ms'),
+    row('round trip: `list --json`, 0 tasks', s.list0.median, FLOOR, s.floor.median, 'ms'),
+    row(`round trip: \`list --json\`, ${small} tasks`, s.list1k.median, FLOOR, s.floor.median, 'ms', ctx.sizes.small === 1000 ? {maxRatio: 2.5} : null),
+    row(`round trip: \`list --json\`, ${big} tasks`, s.listBig.median, FLOOR, s.floor.median, 'ms', ctx.sizes.big === 10_000 ? {maxRatio: 6} : null),
+  ]
+  rows.push(
+    s.tsp
+      ? row('round trip: `list --json`, 0 tasks, beside `tsp -l`', s.list0.median, '`tsp -l`', s.tsp.median, 'ms')
+      : skipped('round trip beside `tsp -l`', peers['task-spooler'].note),
+  )
+  rows.push(
+    s.pm2
+      ? row('round trip: `list --json`, 0 tasks, beside `pm2 jlist`', s.list0.median, '`pm2 jlist` (daemon up)', s.pm2.median, 'ms')
+      : skipped('round trip beside `pm2 jlist`', peers.pm2.note),
+  )
+  return rows
+}
+
+export async function start(ctx) {
+  const {peers, dirs, runs} = ctx
+  const commands = {
+    floor: () => timeRun(node, ['-e', '0']),
+    drover: startTrue(dirs.fresh('start')),
+  }
+  if (peers.nq.available) {
+    const nq = ctx.sandbox('nq')
+    commands.nq = () => timeRun('nq', ['true'], {env: nq.env})
+  }
+  if (peers['task-spooler'].available) {
+    const tsp = ctx.sandbox('tsp')
+    commands.tsp = () => timeRun('tsp', ['true'], {env: tsp.env})
+  }
+  if (peers.pm2.available) {
+    const pm2 = ctx.sandbox('pm2')
+    let n = 0
+    // Unique names: pm2 would otherwise restart the existing app.
+    commands.pm2 = () => timeRun('pm2', ['start', 'true', '--name', `bench-${++n}`, '--no-autorestart'], {env: pm2.env})
+  }
+  const s = await interleaved(commands, runs)
+  const rows = [row('start: `start -- true` until recorded running', s.drover.median, FLOOR, s.floor.median, 'ms', {maxRatio: 3})]
+  for (const [key, label, peer] of [
+    ['nq', '`nq true`', 'nq'],
+    ['tsp', '`tsp true`', 'task-spooler'],
+    ['pm2', '`pm2 start true` (daemon up)', 'pm2'],
+  ]) {
+    rows.push(s[key] ? row(`start: beside ${label}`, s.drover.median, label, s[key].median, 'ms') : skipped(`start beside ${label}`, peers[peer].note))
+  }
+  return rows
+}
+
+export async function scale(ctx) {
+  const {dirs, runs} = ctx
+  const empty = dirs.fresh('scale-empty')
+  const big = dirs.big()
+  // `status` of a real, finished task in each dir: the one thing that differs is how many others are there.
+  const emptyId = startedId(drover(empty, ['start', '--', 'true']))
+  const bigId = startedId(drover(big, ['start', '--', 'true']))
+  await waitFinal(empty, emptyId)
+  await waitFinal(big, bigId)
+  const s = await interleaved(
+    {
+      startEmpty: startTrue(empty),
+      startBig: startTrue(big),
+      statusEmpty: timeDrover(empty, ['status', String(emptyId)]),
+      statusBig: timeDrover(big, ['status', String(bigId)]),
+    },
+    runs,
+  )
+  const n = ctx.sizes.big.toLocaleString('en-US')
+  const goal = ctx.sizes.big === 10_000 ? {maxRatio: 1.1} : null
+  return [
+    row(`scale: \`start -- true\` with ${n} tasks present`, s.startBig.median, 'with none', s.startEmpty.median, 'ms', goal),
+    row(`scale: \`status <id>\` with ${n} tasks present`, s.statusBig.median, 'with none', s.statusEmpty.median, 'ms', goal),
+  ]
+}

@@ -1,0 +1,159 @@
+// Shared plumbing of the benchmark: where things live, private temp dirs,
+// timing a command with hrtime, statistics, polling with deadlines, and
+// reading a process's memory from /proc.
+
+import {spawnSync} from 'node:child_process'
+import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BIN = path.join(ROOT, 'bin', 'run.js')
+export const LIB = path.join(ROOT, 'bench', 'lib')
+// Inside the repo (gitignored) rather than os.tmpdir(): the throughput case
+// needs a real disk, and both sides of every comparison use the same one.
+export const TMP = path.join(ROOT, 'bench', '.tmp')
+
+const made = []
+
+/** A private (0700) directory for one case; removed by removeTempDirs(). */
+export function makeTempDir(prefix) {
+  mkdirSync(TMP, {recursive: true, mode: 0o700})
+  const dir = mkdtempSync(path.join(TMP, `${prefix}-`))
+  chmodSync(dir, 0o700)
+  made.push(dir)
+  return dir
+}
+
+export function removeTempDirs() {
+  for (const dir of made.splice(0)) rmSync(dir, {recursive: true, force: true})
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
+export const wallNow = () => performance.timeOrigin + performance.now()
+
+export async function waitFor(check, {timeout = 15_000, interval = 20, message = 'condition'} = {}) {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${message}`)
+    await sleep(interval)
+  }
+}
+
+export function envFor(stateDir, extra = {}) {
+  return {...process.env, DROVER_STATE_DIR: stateDir, NO_COLOR: '1', ...extra}
+}
+
+/** Runs a command to completion; throws with its stderr when it exits with a code not in `ok`. */
+export function run(file, args, {env = process.env, ok = [0], cwd = ROOT, input} = {}) {
+  const result = spawnSync(file, args, {env, cwd, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], maxBuffer: 1 << 30})
+  if (result.error) throw result.error
+  if (!ok.includes(result.status)) {
+    throw new Error(`${[file, ...args].join(' ')} exited ${result.status ?? result.signal}:\n${String(result.stderr).slice(-2000)}`)
+  }
+  return {stdout: String(result.stdout), stderr: String(result.stderr), status: result.status}
+}
+
+/** Milliseconds one run of the command took, start of spawn to exit. */
+export function timeRun(file, args, opts = {}) {
+  return timed(file, args, opts).ms
+}
+
+/** The run's result with `ms`, the milliseconds from spawn to exit. */
+export function timed(file, args, opts = {}) {
+  const begin = process.hrtime.bigint()
+  const result = run(file, args, opts)
+  return {...result, ms: Number(process.hrtime.bigint() - begin) / 1e6}
+}
+
+export function drover(stateDir, args, opts = {}) {
+  return run(process.execPath, [BIN, ...args], {...opts, env: envFor(stateDir, opts.env)})
+}
+
+export function droverJson(stateDir, args, opts = {}) {
+  return JSON.parse(drover(stateDir, [...args, '--json'], opts).stdout)
+}
+
+/**
+ * Times `once` `runs` times after one untimed warm-up (page cache, JIT caches
+ * of the node binary), and returns the median with the spread.
+ */
+export function measure(once, runs) {
+  once()
+  const samples = []
+  for (let i = 0; i < runs; i++) samples.push(once())
+  return summary(samples)
+}
+
+export function summary(samples) {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return {median: percentile(sorted, 50), min: sorted[0], max: sorted.at(-1), n: sorted.length, samples}
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN
+  if (p === 50 && sorted.length % 2 === 0) {
+    const mid = sorted.length / 2
+    return (sorted[mid - 1] + sorted[mid]) / 2
+  }
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
+}
+
+export const median = (values) => percentile([...values].sort((a, b) => a - b), 50)
+
+/** kB from /proc/<pid>/status (VmRSS) and /proc/<pid>/smaps_rollup (Pss), or null when gone. */
+export function memoryOf(pid) {
+  try {
+    const rss = /VmRSS:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    const pss = /^Pss:\s+(\d+)\s*kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))
+    return {rssKb: rss ? Number(rss[1]) : null, pssKb: pss ? Number(pss[1]) : null}
+  } catch {
+    return null
+  }
+}
+
+export function isAlive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return state !== 'Z' && state !== 'X'
+  } catch {
+    return false
+  }
+}
+
+/** Pids whose parent is `pid`, from /proc. */
+export function childrenOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** Sends `signal` to a pid or a process group (negative), ignoring one already gone. */
+export function kill(pid, signal = 'SIGTERM') {
+  try {
+    process.kill(pid, signal)
+  } catch {
+    // gone already: what we wanted
+  }
+}
+
+export function commandExists(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`], {stdio: 'ignore'}).status === 0
+}
+
+export function intEnv(name, fallback) {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`)
+  return n
+}

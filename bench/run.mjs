@@ -1,0 +1,122 @@
+// `npm run bench`: measures drover beside its peers and the floor in one run
+// and writes bench/RESULTS.md (medians, ratios, goals, machine, date, peer
+// versions). Knobs are environment variables, listed in bench/README.md.
+
+import {existsSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {roundTrip, scale, start} from './lib/cli-cases.mjs'
+import {drain} from './lib/drain.mjs'
+import {follow} from './lib/follow.mjs'
+import {memory} from './lib/memory.mjs'
+import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
+import {writeFinalTasks} from './lib/records.mjs'
+import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
+import {throughput} from './lib/throughput.mjs'
+import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
+
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale}
+
+const quick = process.env.BENCH_QUICK === '1'
+const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
+for (const name of selected) if (!(name in CASES)) throw new Error(`BENCH_CASES: unknown case '${name}' (one of ${Object.keys(CASES).join(', ')})`)
+const complete = !quick && selected.length === Object.keys(CASES).length
+const out = process.env.BENCH_OUT ?? (complete ? path.join(ROOT, 'bench', 'RESULTS.md') : path.join(TMP, 'RESULTS-partial.md'))
+
+if (!existsSync(path.join(ROOT, 'dist', 'commands'))) {
+  process.stderr.write('bench: no build found; run `npm run build` first\n')
+  process.exit(1)
+}
+
+const sizes = {
+  small: 1000,
+  big: intEnv('BENCH_SCALE_TASKS', quick ? 2000 : 10_000),
+  throughputMiB: intEnv('BENCH_THROUGHPUT_MB', quick ? 64 : 1024),
+  throughputRuns: intEnv('BENCH_THROUGHPUT_RUNS', quick ? 1 : 3),
+  followLines: intEnv('BENCH_FOLLOW_LINES', quick ? 60 : 200),
+  memTasks: intEnv('BENCH_MEM_TASKS', quick ? 3 : 10),
+  drainTasks: intEnv('BENCH_DRAIN_TASKS', quick ? 10 : 50),
+}
+const runs = intEnv('BENCH_RUNS', quick ? 5 : 15)
+
+const sandboxes = []
+const cached = {}
+const ctx = {
+  runs,
+  sizes,
+  peers: detectPeers(),
+  dirs: {
+    fresh: (prefix) => makeTempDir(`state-${prefix}`),
+    empty: () => (cached.empty ??= makeTempDir('state-empty')),
+    small: () => (cached.small ??= populated('small', sizes.small)),
+    big: () => (cached.big ??= populated('big', sizes.big)),
+  },
+  /** A private peer sandbox, closed (daemons killed) when the run ends. */
+  sandbox(kind) {
+    const box = {nq: nqSandbox, tsp: tspSandbox, pm2: pm2Sandbox}[kind]()
+    sandboxes.push(box)
+    return box
+  },
+}
+
+function populated(prefix, count) {
+  const dir = makeTempDir(`state-${prefix}`)
+  const began = Date.now()
+  writeFinalTasks(dir, count)
+  log(`  (wrote ${count} task records in ${Date.now() - began} ms)`)
+  return dir
+}
+
+function log(line) {
+  process.stderr.write(`${line}\n`)
+}
+
+function cleanup() {
+  for (const box of sandboxes.splice(0)) box.close?.()
+  removeTempDirs()
+}
+
+process.once('SIGINT', () => {
+  cleanup()
+  process.exit(130)
+})
+
+const began = Date.now()
+const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+const host = machine()
+const rows = []
+const notes = []
+try {
+  for (const name of selected) {
+    log(`bench: ${name} …`)
+    const caseBegan = Date.now()
+    try {
+      rows.push(...(await CASES[name](ctx)))
+    } catch (error) {
+      log(error.stack ?? String(error))
+      rows.push(skipped(name, `the case failed: ${String(error.message ?? error).split('\n')[0]}`))
+    }
+    log(`bench: ${name} took ${((Date.now() - caseBegan) / 1000).toFixed(1)} s`)
+  }
+} finally {
+  cleanup()
+}
+
+if (quick) notes.push('BENCH_QUICK=1: reduced sizes, so goals tied to a size (1,000 / 10,000 tasks) apply only where the size matches.')
+const settings = {
+  'runs per CLI case (BENCH_RUNS)': `${runs} (list at ${sizes.big.toLocaleString('en-US')} tasks: ${Math.max(3, Math.ceil(runs / 2))}), after one warm-up`,
+  'scale (BENCH_SCALE_TASKS)': `${sizes.big.toLocaleString('en-US')} tasks`,
+  'throughput (BENCH_THROUGHPUT_MB, BENCH_THROUGHPUT_RUNS)': `${sizes.throughputMiB} MiB × ${sizes.throughputRuns} runs`,
+  'follow latency (BENCH_FOLLOW_LINES)': `${sizes.followLines} lines`,
+  'memory (BENCH_MEM_TASKS)': `${sizes.memTasks} live tasks per group`,
+  'drain (BENCH_DRAIN_TASKS)': `${sizes.drainTasks} tasks`,
+  cases: selected.join(', '),
+}
+const markdown = resultsMarkdown({rows, machine: host, peers: ctx.peers, settings, date, durationMs: Date.now() - began, notes})
+writeFileSync(out, markdown)
+process.stdout.write(`\n${textTable(rows)}\n\n`)
+const missed = rows.filter((r) => r.raw.met === false).map((r) => r.case)
+process.stdout.write(missed.length ? `goals missed: ${missed.join('; ')}\n` : 'every goal met\n')
+process.stdout.write(`written: ${path.relative(process.cwd(), out)}\n`)
