@@ -12,6 +12,8 @@ export default class Cancel extends BaseCommand {
     {description: 'Abort two tasks and report as JSON', command: '<%= config.bin %> cancel 5 build-docs --json'},
   ]
 
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all']
+
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names'})}
 

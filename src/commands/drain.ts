@@ -20,6 +20,8 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     {description: 'Drain and collect resume references as JSON', command: '<%= config.bin %> drain --all --json'},
   ]
 
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all']
+
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names'})}
 

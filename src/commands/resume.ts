@@ -27,6 +27,8 @@ export default class Resume extends BaseCommand {
     {description: 'After a reboot (crontab)', command: '@reboot <%= config.bin %> resume --interrupted -q'},
   ]
 
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all | --interrupted']
+
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names'})}
 
@@ -56,7 +58,12 @@ export default class Resume extends BaseCommand {
     await Promise.all(
       chosen.map(async (task) => {
         // --all/--interrupted skip what cannot be resumed; named tasks are refused loudly.
-        if ((flags.all || flags.interrupted) && resumeRefusal(task)) return
+        const refusal = resumeRefusal(task)
+        if (refusal && (flags.all || flags.interrupted)) return
+        if (refusal) {
+          result.refused.push({id: task.id, reason: refusal, exitCode: ExitCode.conflict})
+          return
+        }
         try {
           const record = await resumeTask(stateDir, task.id, prompt)
           result.resumed.push(taskJson(record))

@@ -17,6 +17,8 @@ The task's runner carries the stop out, so it works from any shell; if the runne
     {description: 'Stop everything that runs, without waiting', command: '<%= config.bin %> stop --all --no-wait'},
   ]
 
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all']
+
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names'})}
 
