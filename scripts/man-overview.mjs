@@ -35,7 +35,7 @@ const STATE_DIR_PER_OS = [
   ['Windows', '%LOCALAPPDATA%\\drover\\Data'],
 ]
 
-const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written or is open to other users is refused (exit status 5). Everything in it is plain files: a person with ls and cat can see what every task is doing.`
+const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written or is writable by other users is refused (exit status 5). Everything in it is plain files: a person with ls and cat can see what every task is doing.`
 
 const FILES = [
   ['STATE_DIR/tasks/ID/', 'one folder per task; the id is taken with an atomic mkdir and never reused'],
@@ -50,7 +50,7 @@ const FILES = [
 
 const ENVIRONMENT = [
   ['DROVER_STATE_DIR', 'the state directory, unless `--state-dir` is given'],
-  ['NO_COLOR', 'when set to any value, output has no colour (`--color` overrides it)'],
+  ['NO_COLOR', 'when set to a non-empty value, output has no colour, even with `--color`; without either, colour is used only on a terminal'],
   ['DEBUG', 'when set, unexpected errors print their stack trace after the one-line message'],
 ]
 

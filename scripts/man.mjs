@@ -26,14 +26,23 @@ async function loadManifest(manifestFile) {
   return plugin.manifest
 }
 
+/** A word of a usage line as man pages set them: flags in bold, placeholders (TASK, ARG...) in italics. */
+function usageWord(word) {
+  return escapeText(word)
+    .replace(/^([[(|]*)(\\-\\-?[a-z][\w\\-]*)/, '$1\\fB$2\\fR')
+    .replace(/(^|[[(|])([A-Z][A-Z0-9_]*)(?![a-z])/, '$1\\fI$2\\fR')
+}
+
 function synopsis(command) {
   const words = command.id.split(/[: ]/).map(escapeText).join(' ')
   const usages = command.usage === undefined ? [] : [command.usage].flat()
   if (usages.length > 0) {
+    const id = command.id.replaceAll(':', ' ')
     return usages
       .map((usage) => {
-        const text = expandTemplates(usage, command.id).replace(/^drover\s+/, '')
-        return `\\fBdrover\\fR ${inline(text)}`
+        let text = expandTemplates(usage, command.id).trim().replace(/^drover\s+/, '')
+        if (text === id || text.startsWith(`${id} `)) text = text.slice(id.length).trim()
+        return [`\\fBdrover ${words}\\fR`, ...text.split(/\s+/).filter(Boolean).map(usageWord)].join(' ')
       })
       .join('\n.br\n')
   }
