@@ -28,6 +28,8 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
   ]
 
+  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
+
   static override args = {
     task: Args.string({description: 'id or name of a finished task to start again (instead of a command after --)'}),
   }
@@ -65,13 +67,16 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       record = await startTask(stateDir, spec)
     }
 
-    if (record.status === 'failed') {
+    // A worker that ran and already exited (a fast `exit 3`) did start: only a
+    // run that never got a worker (command not found, bad cwd) failed to start.
+    const failedToStart = record.status === 'failed' && record.worker === null
+    if (failedToStart) {
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
     } else if (!this.jsonEnabled()) {
       process.stdout.write(`${record.id}\n`)
     }
-    if (flags.follow && !this.jsonEnabled() && record.status !== 'failed') {
+    if (flags.follow && !this.jsonEnabled() && !failedToStart) {
       process.exitCode = await followToStdout(stateDir, record.id, 0)
     }
     return taskJson(record)
