@@ -9,6 +9,7 @@ import {fileURLToPath} from 'node:url'
 import {conflictError, DroverError, ExitCode} from './errors.js'
 import {acquireLock, stateLockPath, taskLockPath} from './lock.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
+import {clearRequests} from './requests.js'
 import {
   beginRun,
   isFinalStatus,
@@ -214,6 +215,9 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     const command = options.prepare(record)
     const next = beginRun(record, options.resumed, command)
     createTaskLayout(taskPaths(stateDir, id))
+    // A request meant for an earlier run (dropped as it ended, or left by a
+    // runner killed mid-stop) would stop or cancel this one the moment it starts.
+    clearRequests(taskPaths(stateDir, id))
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
   } finally {
