@@ -4,7 +4,7 @@
 
 import {spawn} from 'node:child_process'
 import {execa} from 'execa'
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
@@ -175,6 +175,53 @@ describe('names', () => {
     const second = await startOk(dir, ['--name', 'web', '--', node, fixture('sleeper.mjs')])
     expect(json(await drover(dir, ['status', 'web', '--json'])).id).toBe(second)
     expect(readTask(dir, second).name).toBe('web')
+  })
+  it('only one of several concurrent starts with the same name wins; the rest exit 4', async () => {
+    const dir = makeStateDir()
+    const results = await Promise.all(Array.from({length: 6}, () => drover(dir, ['start', '--name', 'solo', '--', node, fixture('sleeper.mjs')])))
+    expect(results.map((r) => r.exitCode).sort()).toEqual([0, 4, 4, 4, 4, 4])
+    const listed = json(await drover(dir, ['list', '--json']))
+    expect(listed.map((t: any) => [t.name, t.status])).toEqual([['solo', 'running']])
+  })
+})
+
+describe('the state dir', () => {
+  it('--state-dir beats DROVER_STATE_DIR; an unsafe or unusable dir exits 5 with the reason', async () => {
+    const envDir = makeStateDir()
+    const flagDir = path.join(makeStateDir(), 'nested', 'state')
+    const id = await startOk(envDir, ['--state-dir', flagDir, '--', 'true'])
+    expect(readTask(flagDir, id).command).toEqual(['true'])
+    expect(readdirSync(path.join(envDir))).toEqual([])
+    expect(statSync(flagDir).mode & 0o777).toBe(0o700)
+
+    chmodSync(flagDir, 0o777)
+    const unsafe = await drover(envDir, ['list', '--state-dir', flagDir])
+    expect(unsafe.exitCode).toBe(5)
+    expect(unsafe.stderr).toMatch(/writable by other users/)
+    const file = path.join(envDir, 'a-file')
+    writeFileSync(file, '')
+    const notDir = await drover(envDir, ['status', '1', '--json'], {env: {DROVER_STATE_DIR: file}})
+    expect(notDir.exitCode).toBe(5)
+    expect(json(notDir)).toMatchObject({error: {exitCode: 5, message: expect.stringContaining('not a directory')}})
+  })
+
+  it('keeps every file 0600 and every dir 0700 when drover runs under umask 000', async () => {
+    const dir = path.join(makeStateDir(), 'state')
+    const script = `umask 000; exec "$0" "$@"`
+    const result = await execa('sh', ['-c', script, node, BIN, 'start', '--name', 'open', '--', 'sh', '-c', 'echo hi'], {
+      env: {DROVER_STATE_DIR: dir, NO_COLOR: '1'}, reject: false, stdin: 'ignore',
+    })
+    expect(result.exitCode, String(result.stderr)).toBe(0)
+    await waitFinal(dir, 1)
+    const wrong: string[] = []
+    const walk = (p: string) => {
+      const st = statSync(p)
+      const want = st.isDirectory() ? 0o700 : 0o600
+      if ((st.mode & 0o777) !== want) wrong.push(`${path.relative(dir, p) || '.'} ${(st.mode & 0o777).toString(8)}`)
+      if (st.isDirectory()) for (const name of readdirSync(p)) walk(path.join(p, name))
+    }
+    walk(dir)
+    expect(wrong).toEqual([])
   })
 })
 
