@@ -2,6 +2,7 @@
 // checks whether that runner still lives and, when it vanished without
 // recording an end, finalises the task as `lost` — once, under the task lock.
 
+import {statSync} from 'node:fs'
 import {isSameProcess} from './platform.js'
 import {isFinalStatus, transition, type ProcessIdentity, type TaskRecord} from './record.js'
 import {appendEvent, readOwnFile, readRecord, safeUnlink, taskPaths, writeRecord} from './store.js'
@@ -26,11 +27,23 @@ export function runnerState(stateDir: string, record: TaskRecord): RunnerState {
   const runner = readRunnerIdentity(stateDir, record.id)
   if (runner) return isSameProcess(runner) ? 'alive' : 'gone'
   if (record.status === 'starting') {
-    const opened = Date.parse(record.runs.at(-1)?.startedAt ?? record.createdAt)
-    const since = Date.parse(record.endedAt ?? '') || opened
-    if (Date.now() - Math.max(opened, since || 0) < STARTUP_GRACE_MS) return 'starting'
+    // A resumed or restarted run has no time of its own until its runner
+    // records `running`, and createdAt may be days old. Nothing rewrites a
+    // `starting` record after the run was opened, so the file's mtime is when
+    // this run began: without it a second `resume` racing the first would take
+    // the run still starting for abandoned and start another.
+    const opened = Math.max(Date.parse(record.createdAt) || 0, recordWrittenAt(stateDir, record.id))
+    if (Date.now() - opened < STARTUP_GRACE_MS) return 'starting'
   }
   return 'gone'
+}
+
+function recordWrittenAt(stateDir: string, id: number): number {
+  try {
+    return statSync(taskPaths(stateDir, id).record).mtimeMs
+  } catch {
+    return 0
+  }
 }
 
 /**

@@ -122,6 +122,14 @@ export class Runner {
       writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${new Date().toISOString()} ──\n`)
     }
     this.agentOffset = fstatSync(outFd).size
+    // A new run consumes the last checkpoint, and turns, cost and tokens
+    // describe this run, as the agent's own result event does. Only the session
+    // id carries over, and this run's stream may replace it: a stale checkpoint
+    // must not send a later resume back to an older conversation.
+    if (this.run.run > 1) {
+      const sessionId = this.record.agentInfo?.sessionId ?? this.record.checkpoint?.sessionId ?? null
+      this.record = {...this.record, checkpoint: null, agentInfo: sessionId === null ? null : {...emptyAgentInfo(), sessionId}}
+    }
     this.lastSize = this.agentOffset
 
     const started = await this.spawnWorker(outFd)
