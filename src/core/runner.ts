@@ -54,6 +54,8 @@ export class Runner {
   private runStartedAt = 0
   private lastGrowthAt = 0
   private lastSize = 0
+  /** output.log's size when this run began: the output cap is per run, not per task. */
+  private runOutputStart = 0
   private agentOffset = 0
   private agentRemainder = ''
   private agentWrittenAt = 0
@@ -131,6 +133,7 @@ export class Runner {
       this.record = {...this.record, checkpoint: null, agentInfo: sessionId === null ? null : {...emptyAgentInfo(), sessionId}}
     }
     this.lastSize = this.agentOffset
+    this.runOutputStart = this.agentOffset
 
     const started = await this.spawnWorker(outFd)
     closeSync(outFd)
@@ -304,7 +307,9 @@ export class Runner {
     const {timeoutMs, idleTimeoutMs, maxOutputBytes} = this.record.policies
     if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
     else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
-    else if (maxOutputBytes !== null && size > maxOutputBytes) this.policyStop('output')
+    // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
+    // (or restarted often) would be stopped again the moment each new run began.
+    else if (maxOutputBytes !== null && size - this.runOutputStart > maxOutputBytes) this.policyStop('output')
   }
 
   private policyStop(cause: StopCause): void {

@@ -2,7 +2,7 @@
 // and `start ID|NAME`: a stopped, failed or lost task run again as a new run
 // with the same command, cwd and env, its output appended after a separator.
 
-import {mkdtempSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -65,6 +65,24 @@ describe('policies', () => {
     expect(record.policies.maxOutputBytes).toBe(2048)
     expect(statSync(path.join(dir, 'tasks', String(id), 'output.log')).size).toBeGreaterThan(2048)
     expect(readOutput(dir, id)).not.toContain('line 1000000\n')
+  })
+
+  it('--max-output is per run: a task stopped by it can be started again', async () => {
+    const dir = makeStateDir()
+    // Floods only in its first run; later runs print one line and wait.
+    const script = "const run = process.env.DROVER_RUN; process.stdout.write((run === '1' ? 'x'.repeat(8192) : '') + `\\nrun ${run} up\\n`); setInterval(() => {}, 60000)"
+    const id = await startTask(dir, [node, '-e', script], ['--max-output', '2KiB'])
+    expect(await waitFinal(dir, id)).toMatchObject({status: 'failed', reason: 'output limit'})
+    const again = await drover(dir, ['start', String(id), '--json'])
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(json(again)).toMatchObject({status: 'running', run: 2})
+    // The runner checks its policies once before it first looks at requests, so by the time
+    // this stop is taken the output cap has been weighed: no policy may have fired for run 2.
+    const stop = json(await drover(dir, ['stop', String(id), '-t', '1', '--json'])).results[0]
+    expect(stop).toMatchObject({status: 'stopped', reason: 'stopped by request'})
+    const events = readFileSync(path.join(dir, 'tasks', String(id), 'events.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    expect(events.filter((e) => e.run === 2 && e.event === 'policy')).toEqual([])
+    expect(events.filter((e) => e.run === 1 && e.event === 'policy')).toEqual([expect.objectContaining({cause: 'output'})])
   })
 
   it('--max-output defaults to 1 GiB, and 0 means no limit', async () => {
@@ -146,7 +164,7 @@ describe('start ID|NAME: a new run of a finished task', () => {
     const dir = makeStateDir()
     const id = await startTask(dir, [node, fixture('sleeper.mjs')])
     const {worker} = readTask(dir, id)
-    const runner = JSON.parse((await import('node:fs')).readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8'))
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8'))
     process.kill(runner.pid, 'SIGKILL')
     await waitFor(() => !isAlive(runner.pid), {timeout: 10_000, message: 'the runner to die'})
 
