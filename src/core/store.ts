@@ -150,7 +150,10 @@ export function listTaskIds(stateDir: string): number[] {
 }
 
 export function readAllRecords(stateDir: string): RecordRead[] {
-  return listTaskIds(stateDir).map((id) => readRecord(stateDir, id))
+  // A folder pruned between the listing and the read is gone, not corrupt.
+  return listTaskIds(stateDir)
+    .map((id) => readRecord(stateDir, id))
+    .filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
 }
 
 // The high-water mark survives prune: prune raises it (under its lock) before it
