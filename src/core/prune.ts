@@ -150,7 +150,6 @@ async function trueRecord(stateDir: string, record: TaskRecord, dryRun: boolean)
  * then skipped whatever picked them. Non-final tasks are never candidates.
  */
 async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContext): Promise<Plan> {
-  const now = options.now ?? Date.now()
   const allowed = new Set(options.statuses ?? FINAL_STATUSES)
   const reads = readAllRecords(stateDir)
   const candidates: Candidate[] = []
@@ -160,13 +159,15 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
     if (!isFinalStatus(record.status) || !allowed.has(record.status)) continue
     candidates.push({record, protectedBy: protection(stateDir, record, options.includeCheckpoints ?? false, ctx), bytes: null})
   }
+  // Taken after reconciling, so a task this very prune found lost counts as ended by now (--older-than 0s).
+  const now = options.now ?? Date.now()
   // Newest first; the id breaks ties so the order never depends on the file system.
   candidates.sort((a, b) => endedMs(b.record) - endedMs(a.record) || b.record.id - a.record.id)
 
   const picked = new Set<Candidate>()
   if (options.keep !== undefined) for (const c of candidates.slice(options.keep)) picked.add(c)
   if (options.olderThanMs !== undefined) {
-    for (const c of candidates) if (endedMs(c.record) < now - options.olderThanMs) picked.add(c)
+    for (const c of candidates) if (endedMs(c.record) <= now - options.olderThanMs) picked.add(c)
   }
   const skipped = new Map<Candidate, string>()
   if (options.maxTotalBytes !== undefined) {

@@ -3,28 +3,18 @@
 // follows a symlink, and that Windows' busy files are retried (platform injected).
 
 import {spawn, type ChildProcess} from 'node:child_process'
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {DroverError} from '../../src/core/errors.js'
-import {newRecord} from '../../src/core/launch.js'
 import {acquireLock, stateLockPath, taskLockPath} from '../../src/core/lock.js'
 import {processStartTime, type PlatformContext} from '../../src/core/platform.js'
 import {hasCriterion, parsePruneStatuses, prune, treeBytes, type PruneOptions} from '../../src/core/prune.js'
-import {transition, type TaskRecord, type TaskStatus} from '../../src/core/record.js'
+import type {TaskStatus} from '../../src/core/record.js'
 import {ensureStateDir} from '../../src/core/statedir.js'
-import {allocateTaskId, createTaskLayout, listTaskIds, readRecord, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
+import {allocateTaskId, listTaskIds, readRecord, taskPaths, writeFileAtomic} from '../../src/core/store.js'
+import {makeTask as makeStateTask, snapshot, type TaskSetup} from '../fixtures/prune-state.js'
 import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
 
 const children: ChildProcess[] = []
@@ -37,75 +27,21 @@ const NOW = Date.parse('2030-06-15T12:00:00Z')
 const DAY = 86_400_000
 const ago = (ms: number) => new Date(NOW - ms).toISOString()
 
-interface TaskSetup {
-  status: TaskStatus
-  endedAgo?: number
-  checkpoint?: boolean
-  outputBytes?: number
-  /** a live process named in runner.json (a runner, as far as prune can tell). */
-  liveRunner?: ChildProcess
-  worker?: {pid: number; startTime: string}
-}
-
 function newState(): string {
   const dir = makeStateDir()
   ensureStateDir(dir)
   return dir
 }
 
-/** Writes a task the way drover does (real record functions, real layout). */
-function makeTask(stateDir: string, setup: TaskSetup): number {
-  const id = allocateTaskId(stateDir)
-  const created = ago((setup.endedAgo ?? 0) + 60_000)
-  let record: TaskRecord = newRecord(
-    id,
-    {command: ['node', 'job.mjs'], shell: null, name: `job${id}`, cwd: '/', env: {}, agent: 'generic', policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null}},
-    created,
-  )
-  const paths = taskPaths(stateDir, id)
-  createTaskLayout(paths)
-  if (setup.status !== 'starting') record = transition(record, {status: 'running', at: created})
-  if (setup.status !== 'starting' && setup.status !== 'running') {
-    record = transition(record, {status: setup.status, at: ago(setup.endedAgo ?? 0), reason: 'test'})
-  }
-  if (setup.checkpoint) {
-    record = {...record, checkpoint: {profile: 'generic', sessionId: null, sessionDir: paths.session, forced: false, at: record.endedAt ?? created}}
-    writeFileSync(path.join(paths.session, 'state.json'), '{"step": 3}')
-  }
-  if (setup.worker) record = {...record, worker: setup.worker}
-  writeRecord(stateDir, record)
-  writeFileSync(paths.output, 'x'.repeat(setup.outputBytes ?? 100))
-  if (setup.liveRunner) {
-    const pid = setup.liveRunner.pid!
-    writeFileAtomic(paths.runner, JSON.stringify({pid, startTime: processStartTime(pid)}))
-  }
-  return id
-}
+/** Tasks by age relative to the fixed NOW the prunes below are told. */
+const makeTask = (stateDir: string, setup: Omit<TaskSetup, 'endedAt' | 'runnerPid'> & {endedAgo?: number; liveRunner?: ChildProcess}) =>
+  makeStateTask(stateDir, {...setup, endedAt: ago(setup.endedAgo ?? 0), runnerPid: setup.liveRunner?.pid})
 
 async function liveProcess(): Promise<ChildProcess> {
   const child = spawn(process.execPath, [fixture('sleeper.mjs'), '120'], {stdio: 'ignore'})
   children.push(child)
   await waitFor(() => processStartTime(child.pid!) !== null, {message: 'sleeper up'})
   return child
-}
-
-/** Every path under dir with its content (files), target (links) or kind (dirs). */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const full = path.join(current, name)
-      const rel = path.relative(dir, full)
-      const stats = lstatSync(full)
-      if (stats.isSymbolicLink()) out[rel] = `link:${readlinkSync(full)}`
-      else if (stats.isDirectory()) {
-        out[rel] = `dir:${(stats.mode & 0o777).toString(8)}`
-        walk(full)
-      } else out[rel] = `file:${(stats.mode & 0o777).toString(8)}:${readFileSync(full).toString('base64')}`
-    }
-  }
-  walk(dir)
-  return out
 }
 
 const ids = (result: {removed: {id: number}[]}) => result.removed.map((t) => t.id).sort((a, b) => a - b)
