@@ -4,7 +4,7 @@
 
 import {Command, Flags, Interfaces} from '@oclif/core'
 import {DroverError, ExitCode} from './core/errors.js'
-import {ensureStateDir, resolveStateDir} from './core/statedir.js'
+import {describeFsError, ensureStateDir, resolveStateDir} from './core/statedir.js'
 import {colorEnabled} from './render/color.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -61,17 +61,38 @@ export abstract class BaseCommand extends Command {
   }
 }
 
+const STATE_DIR_ERRNOS = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'])
+
+/**
+ * oclif's parse errors span lines ("Parsing --keep\n\tExpected an integer … -1\nSee more
+ * help"): the first alone says nothing, so the detail lines are joined onto it.
+ */
+function oneLine(message: string): string {
+  const parts = message
+    .split('\n')
+    .map((line) => line.trim().replace(/\s{2,}/g, ': '))
+    .filter((line) => line !== '' && !/^See more help/.test(line))
+  return parts.reduce((text, part) => (text === '' ? part : text.endsWith(':') ? `${text} ${part}` : `${text}: ${part}`), '')
+}
+
 function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): {
   message: string
   exitCode: number
   data: Record<string, unknown>
 } {
   if (error instanceof DroverError) return {message: error.message, exitCode: error.exitCode, data: error.data ?? {}}
+  // A file-system error that escaped a command is about the state dir (the only
+  // place drover writes): read-only, full or forbidden makes it unusable, exit 5.
+  const errno = (error as NodeJS.ErrnoException).code
+  if (errno !== undefined && STATE_DIR_ERRNOS.has(errno)) {
+    const where = (error as NodeJS.ErrnoException).path
+    return {message: `state dir unusable: ${describeFsError(error)}${where ? ` (${where})` : ''}`, exitCode: ExitCode.stateDir, data: {}}
+  }
   // oclif's own errors: flag and argument parsing failures are usage errors.
   const oclifExit = error.oclif?.exit
   const firstLine = (error.message ?? String(error)).split('\n')[0].replace(/\s+$/, '')
   if (oclifExit === 2 || /flag|argument|expected|missing/i.test(error.name + firstLine)) {
-    return {message: firstLine, exitCode: ExitCode.usage, data: {}}
+    return {message: oneLine(error.message ?? firstLine), exitCode: ExitCode.usage, data: {}}
   }
   return {message: `${firstLine} (set DEBUG=1 for details)`, exitCode: oclifExit ?? ExitCode.failed, data: {}}
 }

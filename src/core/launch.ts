@@ -7,7 +7,7 @@ import {closeSync, existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {conflictError, DroverError, ExitCode} from './errors.js'
-import {acquireLock, stateLockPath, taskLockPath} from './lock.js'
+import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from './lock.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from './requests.js'
 import {
@@ -196,7 +196,9 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   let release
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
-  } catch {
+  } catch (error) {
+    // Only a held lock is a conflict; a read-only or full state dir must say so.
+    if (!(error instanceof LockBusyError)) throw error
     throw conflictError(`task ${id} is being changed by another drover command; try again`, {id})
   }
   try {

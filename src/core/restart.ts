@@ -7,7 +7,16 @@ import {findTask} from './lookup.js'
 import type {TaskRecord} from './record.js'
 
 export async function restartTask(stateDir: string, ref: string): Promise<TaskRecord> {
-  const read = findTask(stateDir, ref)
+  let read
+  try {
+    read = findTask(stateDir, ref)
+  } catch (error) {
+    // `drover start sleep` (the `--` forgotten) lands here: say how to run a command.
+    if (error instanceof DroverError && error.exitCode === ExitCode.notFound && !/^[0-9]+$/.test(ref)) {
+      throw new DroverError(`${error.message} (to run a command, put it after --: drover start -- ${ref} …)`, ExitCode.notFound, error.data)
+    }
+    throw error
+  }
   if (!read.ok) throw new DroverError(`task ${read.id} cannot be started again: ${read.error}`, ExitCode.failed)
   return startNewRun(stateDir, read.id, {
     resumed: false,

@@ -2,7 +2,7 @@
 // (--state-dir, DROVER_STATE_DIR, the per-OS data dir from env-paths), creation
 // with private permissions, and refusal of a directory others could tamper with.
 
-import {mkdirSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {stateDirError} from './errors.js'
 
@@ -37,7 +37,7 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' && create) {
       try {
-        mkdirSync(dir, {recursive: true, mode: 0o700})
+        makeDirs(dir)
       } catch (mkdirError) {
         throw stateDirError(`cannot create state dir ${dir}: ${describeFsError(mkdirError)}`)
       }
@@ -66,6 +66,26 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EEXIST') continue
       throw stateDirError(`cannot use state dir ${dir}: ${describeFsError(error)}`)
+    }
+  }
+}
+
+/**
+ * mkdir -p one level at a time, each new level 0700. Node's recursive mkdir
+ * reports ENOENT when the parent is on a read-only file system; a plain mkdir
+ * tells the real reason (EROFS, EACCES), which is what the user must read.
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = []
+  for (let level = dir; !existsSync(level); level = path.dirname(level)) {
+    missing.unshift(level)
+    if (path.dirname(level) === level) break
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level, {mode: 0o700})
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
   }
 }
