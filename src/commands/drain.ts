@@ -1,12 +1,19 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
+import type {ControlResult} from '../core/control.js'
 import {parseDuration} from '../core/parse.js'
+import type {Checkpoint} from '../core/record.js'
 import {selectTasks} from '../core/select.js'
+import {readRecord} from '../core/store.js'
 import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS} from '../core/stop-plan.js'
 import {controlAll, controlExitCode, printControlReport, type ControlReport} from '../render/control-report.js'
 
 // The promise drain makes: it returns within grace + kill-after + this, whatever the workers do.
 const DRAIN_BOUND_SLACK_MS = 2000
+
+/** One task's outcome, with what it takes to continue it when it ended drained. */
+export type DrainResult = ControlResult & {checkpoint: Checkpoint | null; resume: string | null}
+export type DrainReport = Omit<ControlReport, 'results'> & {results: DrainResult[]}
 
 export default class Drain extends BaseCommand {
   static override summary = 'Checkpoint running tasks so they can be resumed later.'
@@ -32,7 +39,7 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
   }
 
-  async run(): Promise<ControlReport> {
+  async run(): Promise<DrainReport> {
     const {argv, flags} = await this.parse(Drain)
     const graceMs = flags.grace === undefined ? DEFAULT_DRAIN_GRACE_MS : parseDuration(flags.grace, '--grace', {allowZero: true})
     const killAfterMs =
@@ -46,13 +53,24 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
       {kind: 'drain', graceMs, killAfterMs},
       {wait: true, progress, verb: 'draining', timeoutMs: graceMs + killAfterMs + DRAIN_BOUND_SLACK_MS},
     )
+    const drained: DrainReport = {...report, results: report.results.map((r) => withCheckpoint(stateDir, r, this.config.bin))}
     if (!this.jsonEnabled()) {
       printControlReport(report, {quiet: flags.quiet, printed: progress})
-      if (!flags.quiet) {
-        for (const r of report.results) if (r.status === 'drained') process.stdout.write(`  resume with: drover resume ${r.id}\n`)
-      }
+      if (!flags.quiet) for (const r of drained.results) if (r.resume) process.stdout.write(`  resume with: ${r.resume}${checkpointNote(r.checkpoint)}\n`)
     }
     process.exitCode = controlExitCode(report, true)
-    return report
+    return drained
   }
+}
+
+function withCheckpoint(stateDir: string, result: ControlResult, bin: string): DrainResult {
+  if (result.status !== 'drained') return {...result, checkpoint: null, resume: null}
+  const read = readRecord(stateDir, result.id)
+  return {...result, checkpoint: read.ok ? read.record.checkpoint : null, resume: `${bin} resume ${result.id}`}
+}
+
+function checkpointNote(checkpoint: Checkpoint | null): string {
+  if (!checkpoint) return ''
+  const notes = [checkpoint.sessionId ? `${checkpoint.profile} session ${checkpoint.sessionId}` : '', checkpoint.forced ? 'forced' : ''].filter(Boolean)
+  return notes.length > 0 ? ` (${notes.join(', ')})` : ''
 }

@@ -70,15 +70,18 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
   if (!isFinalStatus(ended.status)) {
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
   }
-  return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${ended.status}${ended.reason ? ` (${ended.reason})` : ''}`})
+  return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${outcome(ended)}`})
 }
 
 function finalMessage(record: TaskRecord): string {
   const worker = record.worker
   const stranger = record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
   const note = stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
-  return `task ${record.id} already ended: ${record.status}${record.reason ? ` (${record.reason})` : ''}${note}`
+  return `task ${record.id} already ended: ${outcome(record)}${note}`
 }
+
+// "drained (drained)" says nothing twice: the reason is shown only when it adds to the status.
+const outcome = (record: TaskRecord) => (record.reason && record.reason !== record.status ? `${record.status} (${record.reason})` : record.status)
 
 function processExists(pid: number): boolean {
   try {

@@ -139,17 +139,24 @@ export function resumeCommand(record: TaskRecord, prompt: string): ResumePlan {
   switch (record.agent) {
     case 'claude': {
       if (!sessionId) throw new ResumeRefused('no claude session id was recorded (was it run with --output-format stream-json --verbose?)')
-      const flags = keepFlags(args, CLAUDE_VALUE_FLAGS, CLAUDE_SESSION_FLAGS, CLAUDE_SESSION_SWITCHES)
+      // Started through a launcher with --agent claude (`node cli.js -p …`,
+      // `npx pkg -p …`): what precedes -p belongs to the launcher and stays.
+      const printAt = Math.max(args.lastIndexOf('-p'), args.lastIndexOf('--print'))
+      const launcher = detectProfile([program]) === 'claude' || printAt === -1 ? [] : args.slice(0, printAt)
+      const flags = keepFlags(args.slice(launcher.length), CLAUDE_VALUE_FLAGS, CLAUDE_SESSION_FLAGS, CLAUDE_SESSION_SWITCHES)
       const withPrint = flags.includes('-p') || flags.includes('--print') ? flags : ['-p', ...flags]
-      return {command: [program, ...withPrint, '--resume', sessionId, prompt], env: {}}
+      return {command: [program, ...launcher, ...withPrint, '--resume', sessionId, prompt], env: {}}
     }
     case 'codex': {
       if (!sessionId) throw new ResumeRefused('no codex thread id was recorded (was it run with exec --json?)')
       const execAt = args.indexOf('exec')
+      // What precedes `exec` stays: codex's global flags, or a launcher
+      // (`node codex.js`, `npx @openai/codex`) when started with --agent codex.
+      const head = execAt === -1 ? [] : args.slice(0, execAt)
       const rest = execAt === -1 ? args : args.slice(execAt + 1)
       const flags = keepFlags(rest, CODEX_VALUE_FLAGS, CODEX_DROPPED_VALUE_FLAGS, new Set(['resume', '--last']))
       const withJson = flags.includes('--json') ? flags : ['--json', ...flags]
-      return {command: [program, 'exec', ...withJson, 'resume', sessionId, prompt], env: {}}
+      return {command: [program, ...head, 'exec', ...withJson, 'resume', sessionId, prompt], env: {}}
     }
     default:
       return {command: record.command, env: {DROVER_RESUME: '1'}}

@@ -3,7 +3,7 @@
 // goes on, original cwd); refusals; two racing resumes; and a simulated reboot
 // that `resume --interrupted` recovers from.
 
-import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -175,6 +175,53 @@ describe('resume continues a drained agent from its checkpoint', () => {
     ])
     expect(readTask(stateDir, id).runs[1].command).toBeNull()
   })
+})
+
+describe('agent profiles on start', () => {
+  it('--agent must name a known profile; the program name decides otherwise, whatever its directory', async () => {
+    const stateDir = makeStateDir()
+    const env = agentEnv(tempDir('drover-home-'))
+    const bad = await drover(stateDir, ['start', '--agent', 'gpt', '--', 'claude', '-p', 'x'], {env})
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/--agent/)
+    expect(existsSync(path.join(stateDir, 'tasks', '1'))).toBe(false)
+
+    const byPath = await drover(stateDir, ['start', '--', path.join(FAKE_BIN, 'claude'), '-p', 'x', '--output-format', 'stream-json', '--verbose'], {env})
+    const forced = await drover(stateDir, ['start', '--agent', 'generic', '--', 'codex', 'exec', '--json', 'x'], {env})
+    const plain = await drover(stateDir, ['start', '--', process.execPath, fixture('counter.mjs'), '1', '10'], {env})
+    const agents = [byPath, forced, plain].map((r) => readTask(stateDir, Number(r.stdout.trim())).agent)
+    expect(agents).toEqual(['claude', 'generic', 'generic'])
+    await waitTurns(stateDir, Number(byPath.stdout.trim()), 1)
+    expect(readTask(stateDir, Number(forced.stdout.trim())).agentInfo).toBeNull()
+  })
+
+  // --agent is for agents started through a launcher (node script.js, npx pkg):
+  // the resume must keep the launcher and continue the same conversation.
+  for (const kind of ['claude', 'codex'] as const) {
+    it(`--agent ${kind} through a launcher resumes the same conversation`, async () => {
+      const stateDir = makeStateDir()
+      const home = tempDir('drover-home-')
+      const env = agentEnv(home)
+      const args = kind === 'claude' ? ['-p', 'count', '--output-format', 'stream-json', '--verbose'] : ['exec', '--json', 'count']
+      const started = await drover(stateDir, ['start', '--agent', kind, '--', process.execPath, fixture(`agent-${kind}.mjs`), ...args], {env})
+      expect(started.exitCode, started.stderr).toBe(0)
+      const id = Number(started.stdout.trim())
+      const sessionId = (await waitTurns(stateDir, id, 2)).agentInfo.sessionId
+      await drain(stateDir, env, id)
+      const turnsAtDrain = conversation(home, kind).turns
+      const resumed = await drover(stateDir, ['resume', String(id)], {env})
+      expect(resumed.exitCode, resumed.stderr).toBe(0)
+      await waitFor(() => conversation(home, kind).turns >= turnsAtDrain + 2, {
+        timeout: 20_000,
+        message: `resumed turns (${readOutput(stateDir, id).split('\n').slice(-3).join(' | ')})`,
+      })
+      await drain(stateDir, env, id)
+      const conv = conversation(home, kind)
+      expect(conv.sessionId ?? conv.threadId).toBe(sessionId)
+      expect(consecutive(assistantTurns(conv))).toBe(true)
+      expect(readTask(stateDir, id).runs[1].command.slice(0, 2)).toEqual([process.execPath, fixture(`agent-${kind}.mjs`)])
+    })
+  }
 })
 
 describe('resume refuses what it cannot continue', () => {
