@@ -26,6 +26,7 @@ import {
   openAppend,
   readAllRecords,
   readRecord,
+  safeUnlink,
   taskPaths,
   writeRecord,
 } from './store.js'
@@ -220,6 +221,10 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     // A request meant for an earlier run (dropped as it ended, or left by a
     // runner killed mid-stop) would stop or cancel this one the moment it starts.
     clearRequests(taskPaths(stateDir, id))
+    // A runner killed without cleaning up leaves its runner.json behind; until
+    // the new runner writes its own, reconcile would read the dead identity and
+    // finalise the run still starting as lost (and the new runner then fail).
+    safeUnlink(taskPaths(stateDir, id).runner)
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
   } finally {

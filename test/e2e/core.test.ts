@@ -373,6 +373,24 @@ describe('concurrency and lost runners', () => {
     expect(json(await drover(dir, ['status', String(id), '--json']))).toMatchObject({status: 'lost', reason: 'runner vanished without recording an end', runnerAlive: false})
   })
 
+  it('a run still starting is not taken for lost, even when a killed runner left its runner.json', async () => {
+    const dir = makeStateDir()
+    const id = await startOk(dir, ['--', node, fixture('sleeper.mjs')])
+    const first = readTask(dir, id)
+    process.kill(JSON.parse(readFileSync(taskPaths(dir, id).runner, 'utf8')).pid, 'SIGKILL')
+    process.kill(-first.worker.pid, 'SIGKILL')
+    await waitFor(() => !isAlive(first.worker.pid), {timeout: 10_000, message: 'worker to die'})
+
+    // Start it again with its runner held back, and look while the new run is starting.
+    const slow = {NODE_OPTIONS: `--require ${fixture('core-slow-runner.cjs')}`, CORE_RUNNER_DELAY_MS: '8000'}
+    const restart = drover(dir, ['start', String(id)], {env: slow})
+    await waitFor(() => readTask(dir, id).runs.length === 2, {message: 'the new run to open'})
+    expect(json(await drover(dir, ['list', '--json']))[0]).toMatchObject({id, status: 'starting'})
+    const started = await restart
+    expect([started.exitCode, started.stderr]).toEqual([0, ''])
+    expect(readTask(dir, id)).toMatchObject({status: 'running', runs: [{status: 'lost'}, {status: 'running'}]})
+  })
+
   it('a record naming a live unrelated pid with another start time is not mistaken for ours', async () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
