@@ -138,10 +138,37 @@ export function decodeRecord(text: string): TaskRecord {
   check(isStringOrNull(r.startedAt) && isStringOrNull(r.endedAt), 'startedAt/endedAt')
   check(r.worker === null || isIdentity(r.worker), 'worker')
   check(Array.isArray(r.runs) && r.runs.every(isRunEntry), 'runs')
-  check(r.agentInfo === null || isObject(r.agentInfo), 'agentInfo')
-  check(r.checkpoint === null || isObject(r.checkpoint), 'checkpoint')
+  check(r.agentInfo === null || isAgentInfo(r.agentInfo), 'agentInfo')
+  check(r.checkpoint === null || isCheckpoint(r.checkpoint), 'checkpoint')
   return r as unknown as TaskRecord
 }
+
+// Every field is checked, nested ones too: `status` renders them all, and a
+// record that decodes must never make a command crash later (costUsd.toFixed).
+function isAgentInfo(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    isStringOrNull(v.sessionId) &&
+    Number.isSafeInteger(v.turns) &&
+    isStringOrNull(v.lastEvent) &&
+    (v.costUsd === null || (typeof v.costUsd === 'number' && Number.isFinite(v.costUsd))) &&
+    isIntOrNull(v.inputTokens) &&
+    isIntOrNull(v.outputTokens)
+  )
+}
+
+function isCheckpoint(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    AGENT_PROFILES.includes(v.profile as AgentProfileName) &&
+    isStringOrNull(v.sessionId) &&
+    typeof v.sessionDir === 'string' &&
+    typeof v.forced === 'boolean' &&
+    typeof v.at === 'string'
+  )
+}
+
+const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
 
 function isIdentity(v: unknown): boolean {
   return isObject(v) && Number.isSafeInteger(v.pid) && (v.pid as number) > 0 && typeof v.startTime === 'string'
@@ -151,9 +178,14 @@ function isRunEntry(v: unknown): boolean {
   return (
     isObject(v) &&
     Number.isSafeInteger(v.run) &&
+    isStringOrNull(v.startedAt) &&
+    isStringOrNull(v.endedAt) &&
     TASK_STATUSES.includes(v.status as TaskStatus) &&
     isIntOrNull(v.exitCode) &&
-    isStringOrNull(v.reason)
+    isStringOrNull(v.signal) &&
+    isStringOrNull(v.reason) &&
+    typeof v.resumed === 'boolean' &&
+    (v.command === null || isArgv(v.command))
   )
 }
 

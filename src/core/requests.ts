@@ -49,9 +49,9 @@ export function readRequests(paths: TaskPaths): {file: string; request: StopRequ
     if (name.startsWith('.') || !name.endsWith('.json')) continue
     const file = path.join(paths.requests, name)
     try {
-      const request = JSON.parse(readOwnFile(file)) as StopRequest
-      if (request.kind === 'stop' || request.kind === 'cancel' || request.kind === 'drain') {
-        out.push({file, request: {...request, graceMs: Number(request.graceMs) || 0}})
+      const request = wellFormed(JSON.parse(readOwnFile(file)), name)
+      if (request) {
+        out.push({file, request})
         continue
       }
     } catch {
@@ -60,6 +60,29 @@ export function readRequests(paths: TaskPaths): {file: string; request: StopRequ
     safeUnlink(file)
   }
   return out
+}
+
+const isWait = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
+
+/**
+ * The request as the runner may act on it, or null. Only drover writes these files,
+ * but a torn or hand-edited one must not give the runner a schedule it cannot keep:
+ * a grace of Infinity or "x" would make a stop wait for ever.
+ */
+function wellFormed(value: unknown, name: string): StopRequest | null {
+  if (typeof value !== 'object' || value === null) return null
+  const r = value as Record<string, unknown>
+  if (r.kind !== 'stop' && r.kind !== 'cancel' && r.kind !== 'drain') return null
+  return {
+    ...r,
+    kind: r.kind,
+    requestId: typeof r.requestId === 'string' && r.requestId !== '' ? r.requestId : name,
+    at: typeof r.at === 'string' ? r.at : '',
+    by: Number.isSafeInteger(r.by) ? (r.by as number) : 0,
+    graceMs: isWait(r.graceMs) ? r.graceMs : 0,
+    wrapUp: r.wrapUp === true,
+    killAfterMs: isWait(r.killAfterMs) ? r.killAfterMs : undefined,
+  }
 }
 
 export function clearRequests(paths: TaskPaths): void {

@@ -254,7 +254,8 @@ export function readEvents(paths: TaskPaths): TaskEvent[] {
   for (const line of text.split('\n')) {
     if (!line) continue
     try {
-      events.push(JSON.parse(line) as TaskEvent)
+      const event = JSON.parse(line) as TaskEvent | null
+      if (event !== null && typeof event === 'object' && typeof event.event === 'string') events.push(event)
     } catch {
       // a torn last line after a crash: skip it, keep the rest
     }
