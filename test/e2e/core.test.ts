@@ -4,7 +4,7 @@
 
 import {spawn} from 'node:child_process'
 import {execa} from 'execa'
-import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
@@ -88,8 +88,9 @@ describe('start, status, logs', () => {
 
   it('a failing command ends failed with its exit code, and status shows its last output', async () => {
     const dir = makeStateDir()
-    const id = await startOk(dir, ['--', node, fixture('counter.mjs'), '3', '10', '3'])
-    expect(await waitFinal(dir, id)).toMatchObject({status: 'failed', exitCode: 3, reason: 'exit 3'})
+    const id = await startOk(dir, ['--', node, fixture('counter.mjs'), '3', '200', '3'])
+    expect((await drover(dir, ['status', '--wait', String(id)])).exitCode).toBe(3)
+    expect(readTask(dir, id)).toMatchObject({status: 'failed', exitCode: 3, reason: 'exit 3'})
     const status = await drover(dir, ['status', String(id)])
     expect(status.stdout).toMatch(/^exit code\s+3$/m)
     expect(status.stdout).toContain('line 3')
@@ -344,6 +345,15 @@ describe('corrupt records', () => {
     expect(status.stderr).toMatch(/task 2 is corrupt: .*not valid JSON/)
     const field = await drover(dir, ['status', '3', '--json'])
     expect(json(field)).toMatchObject({id: 3, found: true, status: 'corrupt', error: expect.stringContaining("field 'status'")})
+  })
+  it('a task folder still being created is not shown as corrupt; one left without a record for long is', async () => {
+    const dir = makeStateDir()
+    ensureStateDir(dir)
+    const creating = allocateTaskId(dir) // what a concurrent start has done just before writing task.json
+    expect(json(await drover(dir, ['list', '--json']))).toEqual([])
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(taskPaths(dir, creating).dir, old, old)
+    expect(json(await drover(dir, ['list', '--json']))).toEqual([{id: creating, status: 'corrupt', error: 'task.json is missing'}])
   })
 })
 
