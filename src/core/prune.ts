@@ -223,55 +223,62 @@ function defaultIo(): RemovalIo {
   }
 }
 
-type Outcome = {removed: true; bytes: number; error?: string} | {removed: false; reason?: string; error?: string}
+type Claim = {trash: string; bytes: number} | {reason?: string; error?: string}
 
 /**
- * Removes one task, whole. Under the task lock (which `start <id>` and
+ * Takes one task out of sight. Under the task lock (which `start <id>` and
  * `resume` also take) it re-reads the record, so a task restarted since the
  * plan is left alone; it then renames the folder to a dot-name — one atomic
- * step, after which `list` no longer sees it — and deletes the renamed tree.
+ * step, after which `list` no longer sees it. Deleting the renamed tree is
+ * the caller's (discard), so it can overlap with claiming the next task.
  */
-async function removeTask(stateDir: string, planned: TaskRecord, io: RemovalIo, ctx: PlatformContext): Promise<Outcome> {
+async function claimTask(stateDir: string, planned: TaskRecord, io: RemovalIo, ctx: PlatformContext): Promise<Claim> {
   const id = planned.id
   const dir = taskDirPath(stateDir, id)
   let release: Release
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 0})
   } catch (error) {
-    if (error instanceof LockBusyError) return {removed: false, reason: 'another drover command is changing it'}
+    if (error instanceof LockBusyError) return {reason: 'another drover command is changing it'}
     throw error
   }
-  let trash: string
   try {
     // Never read through a symlink planted in place of the folder: open() would follow it.
-    if (!lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()) return {removed: false, reason: 'its folder is gone or not a directory'}
+    if (!lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()) return {reason: 'its folder is gone or not a directory'}
     const fresh = readRecord(stateDir, id)
-    if (!fresh.ok) return {removed: false, reason: fresh.missing ? 'its record is gone' : fresh.error}
+    if (!fresh.ok) return {reason: fresh.missing ? 'its record is gone' : fresh.error}
     const record = fresh.record
-    if (!isFinalStatus(record.status)) return {removed: false, reason: `its record says ${record.status}`}
+    if (!isFinalStatus(record.status)) return {reason: `its record says ${record.status}`}
     if (record.runs.length !== planned.runs.length || endedAtOf(record) !== endedAtOf(planned)) {
-      return {removed: false, reason: 'it changed while pruning'}
+      return {reason: 'it changed while pruning'}
     }
     const guard = protection(stateDir, record, true, ctx)
-    if (guard) return {removed: false, reason: guard}
-    trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${randomBytes(4).toString('hex')}`)
+    if (guard) return {reason: guard}
+    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${randomBytes(4).toString('hex')}`)
     try {
       await retryOnBusy(() => io.rename(dir, trash), ctx)
     } catch (error) {
-      return {removed: false, error: `cannot remove task ${id}: ${(error as Error).message}`}
+      return {error: `cannot remove task ${id}: ${(error as Error).message}`}
     }
+    return {trash, bytes: treeBytes(trash)}
   } finally {
     release()
   }
-  const bytes = treeBytes(trash)
+}
+
+/** Deletes a claimed tree; on failure it stays out of sight (a dot-name) and the next prune clears it. */
+async function discard(id: number, trash: string, io: RemovalIo, ctx: PlatformContext): Promise<string | null> {
   try {
     await retryOnBusy(() => io.removeTree(trash), ctx)
+    return null
   } catch (error) {
-    // Out of sight already (a dot-name); the next prune clears what is left.
-    return {removed: true, bytes, error: `task ${id} removed from the list, but some files could not be deleted yet: ${(error as Error).message}`}
+    return `task ${id} removed from the list, but some files could not be deleted yet: ${(error as Error).message}`
   }
-  return {removed: true, bytes}
 }
+
+// Deletions in flight while the next tasks are claimed: deletion waits on the
+// disk, claiming mostly on the lock, so overlapping them roughly halves a big prune.
+const DISCARDS_IN_FLIGHT = 8
 
 async function clearDebris(stateDir: string, names: string[], io: RemovalIo, ctx: PlatformContext, errors: PruneResult['errors']) {
   for (const name of names) {
@@ -312,20 +319,30 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
     // Ids are never reused: allocation reads this mark after listing the folders.
     if (!dryRun && remove.length > 0) raiseHighWater(stateDir, Math.max(...remove.map((c) => c.record.id)))
     const removeAll = async (step: () => void) => {
+      const inFlight = new Set<Promise<void>>()
       for (const c of remove) {
-        const outcome: Outcome = dryRun
-          ? {removed: true, bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, c.record.id))}
-          : await removeTask(stateDir, c.record, io, ctx)
-        if (outcome.error) result.errors.push({id: c.record.id, error: outcome.error})
-        if (outcome.removed) {
-          const {id, name, status} = c.record
-          result.removed.push({id, name, status, endedAt: endedAtOf(c.record), bytes: outcome.bytes})
-          result.bytesReclaimed += outcome.bytes
-        } else if (outcome.reason) {
-          result.skipped.push({id: c.record.id, reason: outcome.reason})
+        const {id, name, status} = c.record
+        const claim: Claim = dryRun
+          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id))}
+          : await claimTask(stateDir, c.record, io, ctx)
+        if ('trash' in claim) {
+          result.removed.push({id, name, status, endedAt: endedAtOf(c.record), bytes: claim.bytes})
+          result.bytesReclaimed += claim.bytes
+          if (!dryRun) {
+            const pending: Promise<void> = discard(id, claim.trash, io, ctx).then((error) => {
+              if (error) result.errors.push({id, error})
+              inFlight.delete(pending)
+            })
+            inFlight.add(pending)
+            if (inFlight.size >= DISCARDS_IN_FLIGHT) await Promise.race(inFlight)
+          }
+        } else {
+          if (claim.error) result.errors.push({id, error: claim.error})
+          if (claim.reason) result.skipped.push({id, reason: claim.reason})
         }
         step()
       }
+      await Promise.all(inFlight)
     }
     if (options.around && remove.length > 0) await options.around(remove.length, removeAll)
     else await removeAll(() => {})
