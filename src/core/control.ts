@@ -3,7 +3,6 @@
 // worker still lives, the command carries out the graded stop itself — only
 // after checking the worker is still the process we started.
 
-import {writeFileSync} from 'node:fs'
 import {acquireLock, taskLockPath} from './lock.js'
 import {isSameProcess} from './platform.js'
 import {executeStopPlan, ProcessTree} from './process-tree.js'
@@ -11,7 +10,7 @@ import {reconcile, runnerState} from './reconcile.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
 import {dropRequest, type NewRequest} from './requests.js'
 import {planFor, stopReason} from './stop-plan.js'
-import {appendEvent, readRecord, safeUnlink, taskPaths, writeRecord} from './store.js'
+import {appendEvent, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from './store.js'
 import {waitForFinal} from './wait.js'
 
 export interface ControlResult {
@@ -116,7 +115,8 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
       currentPlan: () => plan,
       writeControl: (word) => {
         try {
-          writeFileSync(paths.control, `${word}\n`, {mode: 0o600})
+          // Temp + rename replaces a symlink planted on the path instead of writing through it.
+          writeFileAtomic(paths.control, `${word}\n`)
         } catch {
           // the signals still follow
         }

@@ -2,7 +2,7 @@
 // small JSON file dropped atomically into the task's requests/ folder; only the
 // runner acts on it, so the runner stays the single writer of the record.
 
-import {readdirSync} from 'node:fs'
+import {lstatSync, mkdirSync, readdirSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {readOwnFile, safeUnlink, uniqueSuffix, writeFileAtomic, type TaskPaths} from './store.js'
 
@@ -32,14 +32,28 @@ export function dropRequest(paths: TaskPaths, request: NewRequest): StopRequest 
     at: new Date().toISOString(),
     by: process.pid,
   }
+  ownRequestsDir(paths)
   writeFileAtomic(path.join(paths.requests, `${full.requestId}.${full.kind}.json`), JSON.stringify(full) + '\n')
   return full
+}
+
+/**
+ * Makes sure requests/ is a real folder of ours. One replaced by a symlink would
+ * have requests written into, read from and deleted in whatever folder it names,
+ * so the link is removed (never followed) and a private folder made in its place.
+ */
+function ownRequestsDir(paths: TaskPaths): void {
+  const stats = lstatSync(paths.requests, {throwIfNoEntry: false})
+  if (stats?.isDirectory()) return
+  if (stats) unlinkSync(paths.requests)
+  mkdirSync(paths.requests, {mode: 0o700})
 }
 
 /** Pending requests, oldest first. A file that does not parse is dropped: it cannot be acted on. */
 export function readRequests(paths: TaskPaths): {file: string; request: StopRequest}[] {
   let names: string[]
   try {
+    ownRequestsDir(paths)
     names = readdirSync(paths.requests)
   } catch {
     return []

@@ -113,6 +113,11 @@ export type RecordRead =
   | {ok: false; id: number; missing: boolean; error: string}
 
 export function readRecord(stateDir: string, id: number): RecordRead {
+  // A task folder planted as a symlink is not a task: O_NOFOLLOW guards only the
+  // last path component, so reading (and later writing) through it must stop here.
+  if (lstatSync(taskPaths(stateDir, id).dir, {throwIfNoEntry: false})?.isSymbolicLink()) {
+    return {ok: false, id, missing: true, error: 'the task folder is a symlink (refused)'}
+  }
   let text: string
   try {
     text = readOwnFile(taskPaths(stateDir, id).record)
