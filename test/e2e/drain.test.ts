@@ -3,11 +3,12 @@
 // bound; the checkpoint and resume reference of each; plain output, --json,
 // refusals, and a task whose runner is gone.
 
-import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {execa} from 'execa'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
 
 const homes: string[] = []
 
@@ -162,6 +163,25 @@ describe('drain', () => {
 
     const quiet = await drover(stateDir, ['drain', String(agent), '-q'], {env})
     expect(quiet).toMatchObject({exitCode: 0, stdout: ''})
+  })
+
+  // `script` gives the CLI a terminal, so listr2 renders the progress instead of plain lines.
+  it.runIf(process.platform === 'linux' && existsSync('/usr/bin/script'))('on a terminal, shows listr2 progress per task', async () => {
+    const stateDir = makeStateDir()
+    const env = agentEnv()
+    const ids = [await startTask(stateDir, env, CLAUDE), await startTask(stateDir, env, GENERIC)]
+    for (const id of ids) await waitWorking(stateDir, id)
+    const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+    const command = ['stty cols 100;', ...[process.execPath, BIN, 'drain', ...ids.map(String), '--grace', '10s'].map(quote)].join(' ')
+    const r = await execa('/usr/bin/script', ['-qec', command, '/dev/null'], {env: {...env, DROVER_STATE_DIR: stateDir, NO_COLOR: '1'}, reject: false, stdin: 'ignore', timeout: 60_000})
+    expect(r.exitCode, String(r.stdout)).toBe(0)
+    const out = String(r.stdout).replace(/\r/g, '')
+    expect(out).toContain('\x1b[?25l') // listr2 hides the cursor while it renders
+    for (const id of ids) {
+      expect(out).toMatch(new RegExp(`✔ task ${id} drained\n`))
+      expect(out).toContain(`resume with: drover resume ${id}`)
+      expect(readTask(stateDir, id).status).toBe('drained')
+    }
   })
 
   it('drains a task whose runner is gone by stopping its worker directly', async () => {

@@ -129,6 +129,10 @@ describe('resume continues a drained agent from its checkpoint', () => {
     expect(running.agent).toBe('codex')
     const threadId = running.agentInfo.sessionId as string
     expect(running.agentInfo.inputTokens).toBeGreaterThanOrEqual(2000)
+    // codex reports tokens per turn: status shows them while it runs
+    const status = await drover(stateDir, ['status', String(id)], {env})
+    expect(status.stdout).toMatch(new RegExp(`session\\s+${threadId}`))
+    expect(status.stdout).toMatch(/progress\s+\d+ turns?, last event [\w.]+, \d+ tokens in, \d+ out/)
 
     const drained = await drain(stateDir, env, id)
     expect(drained.checkpoint).toMatchObject({profile: 'codex', sessionId: threadId, forced: false})
