@@ -9,13 +9,15 @@ import {closeSync, fstatSync, openSync, readSync, statSync, watch, writeSync, ty
 import {processStartTime, signalProcessGroup, workerSpawnOptions, type ProcessIdentity} from './platform.js'
 import {executeStopPlan, ProcessTree, type StopOutcome} from './process-tree.js'
 import {emptyAgentInfo, readAgentLine} from './profiles.js'
-import {transition, type TaskRecord, type TaskStatus} from './record.js'
+import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
+import {DiskReserve, diskFull} from './reserve.js'
 import {readRequests, type StopRequest} from './requests.js'
 import {outranks, planFor, stopReason, type StopCause, type StopPlan} from './stop-plan.js'
 import {
   appendEvent,
   createTaskLayout,
   openAppend,
+  readOwnFile,
   readRecord,
   safeUnlink,
   taskPaths,
@@ -63,6 +65,8 @@ export class Runner {
   private handled = new Set<string>()
   private handledFiles = new Set<string>()
   private finishing = false
+  /** Ballast for writing the record on a full disk; made once main() has the task folder. */
+  private reserve = DiskReserve.none()
 
   constructor(private readonly options: RunnerOptions) {
     this.paths = taskPaths(options.stateDir, options.id)
@@ -77,7 +81,8 @@ export class Runner {
 
   private commit(next: TaskRecord): void {
     this.record = next
-    writeRecord(this.options.stateDir, next)
+    this.reserve.write(() => writeRecord(this.options.stateDir, next))
+    if (isFinalStatus(next.status)) this.reserve.release()
   }
 
   private event(event: string, extra: Record<string, unknown> = {}): void {
@@ -102,6 +107,7 @@ export class Runner {
     const me = processStartTime(process.pid)
     writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown'}) + '\n')
     createTaskLayout(this.paths)
+    this.reserve = DiskReserve.create(this.paths.dir)
     writeFileAtomic(this.paths.control, '')
 
     // A cancel that arrived while we were starting wins before the worker exists.
@@ -392,8 +398,10 @@ export class Runner {
       return
     }
     if (exitCode === 0) this.finish('succeeded', {reason: 'exit 0', exitCode})
-    else if (exitCode !== null) this.finish('failed', {reason: `exit ${exitCode}`, exitCode})
-    else this.finish('failed', {reason: `killed by ${signal}`, exitCode: null, signal})
+    // A worker that failed on a full disk most likely failed because of it: say so.
+    const full = diskFull(this.paths.dir) ? ' (no space left on device)' : ''
+    if (exitCode !== null) this.finish('failed', {reason: `exit ${exitCode}${full}`, exitCode})
+    else this.finish('failed', {reason: `killed by ${signal}${full}`, exitCode: null, signal})
   }
 
   private finish(
@@ -404,14 +412,26 @@ export class Runner {
     this.finishing = true
     if (this.timer) clearInterval(this.timer)
     this.watcher?.close()
-    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
-    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    // Cleaned up before the final status shows: from then on `start ID` may open a
+    // new run, whose runner writes its own control file and gets its own requests.
     safeUnlink(this.paths.control)
     for (const file of this.handledFiles) safeUnlink(file)
     // Requests that arrived after the end are moot: the record answers them.
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
-    safeUnlink(this.paths.runner)
+    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
+    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    // runner.json must outlive the final status (a reader in between would take the
+    // task for lost), so it may already name the next run's runner: leave that one.
+    if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
+  }
+
+  private namedInRunnerFile(): boolean {
+    try {
+      return (JSON.parse(readOwnFile(this.paths.runner)) as {pid?: unknown}).pid === process.pid
+    } catch {
+      return false
+    }
   }
 
   /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */

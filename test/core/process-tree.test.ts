@@ -38,12 +38,14 @@ function tempDir(): string {
   return dir
 }
 
-function spawnGroup(args: string[], env: NodeJS.ProcessEnv = {}): {child: ChildProcess; identity: ProcessIdentity} {
-  const child = spawn(process.execPath, args, {detached: true, stdio: 'ignore', env: {...process.env, ...env}})
+function spawnGroup(args: string[], env: NodeJS.ProcessEnv = {}): {child: ChildProcess; identity: ProcessIdentity; output: () => string} {
+  const child = spawn(process.execPath, args, {detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: {...process.env, ...env}})
   groups.push(child.pid!)
+  let text = ''
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()))
   const startTime = processStartTime(child.pid!)
   if (!startTime) throw new Error('worker died at once')
-  return {child, identity: {pid: child.pid!, startTime}}
+  return {child, identity: {pid: child.pid!, startTime}, output: () => text}
 }
 
 /** Starts control-tree.mjs and waits until its child and setsid grandchild are in place. */
@@ -118,7 +120,9 @@ describe.runIf(onLinux)('ProcessTree on real processes', () => {
   })
 
   it('a stronger plan that replaces the current one starts from its own first step', async () => {
-    const {identity} = spawnGroup([fixture('control-word.mjs'), 'never'], {DROVER_CONTROL_FILE: path.join(tempDir(), 'control')})
+    const {identity, output} = spawnGroup([fixture('control-word.mjs'), 'never'], {DROVER_CONTROL_FILE: path.join(tempDir(), 'control')})
+    // It prints its first line only after its SIGTERM handler is in place.
+    await waitFor(() => output().includes('listening'), {timeout: 15_000, message: 'the listener to be up'})
     const processTree = new ProcessTree(identity, () => !isSameProcess(identity))
     let plan = planFor('drain', {graceMs: 60_000})
     let replaced = false
