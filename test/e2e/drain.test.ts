@@ -126,7 +126,7 @@ describe('drain', () => {
 
     for (const bad of [['--grace', 'soon'], ['--kill-after', '-1s'], ['--all', String(id)]]) {
       const r = await drover(stateDir, ['drain', ...bad], {env})
-      expect(r.exitCode, bad.join(' ')).toBe(2)
+      expect(r.exitCode, `${bad.join(' ')}: ${r.stderr}`).toBe(2)
     }
     expect(readTask(stateDir, id).status).toBe('running')
   })
