@@ -3,7 +3,7 @@
 // so `drover start … && drover logs -f ID` never races.
 
 import {spawn} from 'node:child_process'
-import {closeSync, existsSync, readFileSync} from 'node:fs'
+import {closeSync, existsSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {conflictError, DroverError, ExitCode} from './errors.js'
@@ -77,8 +77,15 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   const id = allocateTaskId(stateDir)
   const record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
-  createTaskLayout(paths)
-  writeRecord(stateDir, record)
+  try {
+    createTaskLayout(paths)
+    writeRecord(stateDir, record)
+  } catch (error) {
+    // A full or read-only disk: no half-made task folder (list would call it corrupt).
+    // The id stays used (last-id), as every id handed out does.
+    rmSync(paths.dir, {recursive: true, force: true})
+    throw error
+  }
   appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: spec.cwd})
   return record
 }

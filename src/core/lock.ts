@@ -64,7 +64,13 @@ function tryCreate(lockPath: string): Release | null {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null
     throw error
   }
-  writeFileAtomic(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity()) + '\n')
+  try {
+    writeFileAtomic(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity()) + '\n')
+  } catch (error) {
+    // A full or failing disk: leave no ownerless lock behind to block others for its grace.
+    removeLockDir(lockPath)
+    throw error
+  }
   let released = false
   return () => {
     if (released) return

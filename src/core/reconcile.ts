@@ -7,6 +7,7 @@ import {isSameProcess} from './platform.js'
 import {isFinalStatus, transition, type ProcessIdentity, type TaskRecord} from './record.js'
 import {appendEvent, readOwnFile, readRecord, safeUnlink, taskPaths, writeRecord} from './store.js'
 import {acquireLock, taskLockPath} from './lock.js'
+import {reservePath} from './reserve.js'
 
 // A runner is given this long to write runner.json after `start` created the
 // record; past it, a `starting` task without a runner was never launched.
@@ -70,6 +71,8 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
       safeUnlink(taskPaths(stateDir, record.id).runner)
+      // The dead runner's disk-full ballast is nobody's now.
+      safeUnlink(reservePath(taskPaths(stateDir, record.id).dir))
     } catch {
       // read-only or full: report the truth without persisting it
     }

@@ -70,7 +70,10 @@ export function writeFileAtomic(file: string, content: string): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${uniqueSuffix()}.tmp`)
   const fd = openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | NOFOLLOW, FILE_MODE)
   try {
-    writeSync(fd, content)
+    // writeSync may write less than asked (a nearly full disk): loop, or the
+    // rename would publish a truncated record.
+    const bytes = Buffer.from(content)
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done)
     fsyncSync(fd)
   } catch (error) {
     closeSync(fd)
