@@ -120,6 +120,7 @@ export function cleanupStateDirs(): void {
         }
       }
     }
-    rmSync(dir, {recursive: true, force: true})
+    // A killed worker may still be flushing into its folder: retry ENOTEMPTY.
+    rmSync(dir, {recursive: true, force: true, maxRetries: 5, retryDelay: 100})
   }
 }
