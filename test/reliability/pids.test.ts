@@ -1,0 +1,88 @@
+// Pids that are not ours: a record naming a live process with the same pid but another
+// start time (a pid recycled after our worker ended). stop, cancel, drain and prune —
+// by id and with --all — must never signal it, nor the process group it leads.
+
+import {afterEach, describe, expect, it} from 'vitest'
+import {processStartTime, type ProcessIdentity} from '../../src/core/platform.js'
+import {cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask} from '../helpers/cli.js'
+import {deadIdentity, fabricateTask, impostor, killStrangers, spawnStranger} from '../fixtures/rel-state.js'
+
+afterEach(() => {
+  killStrangers()
+  cleanupStateDirs()
+})
+
+function expectUntouched(stranger: ProcessIdentity, after: string): void {
+  expect(isAlive(stranger.pid), `stranger killed by ${after}`).toBe(true)
+  expect(processStartTime(stranger.pid), `stranger replaced after ${after}`).toBe(stranger.startTime)
+}
+
+describe('a live stranger behind a recorded pid', () => {
+  it('stop, cancel, drain and prune leave it alive, whatever state the record is in', {timeout: 120_000}, async () => {
+    // The stranger leads its own process group, so a kill(-pgid) would reach it as surely as a kill(pid).
+    const stranger = await spawnStranger()
+    const recycled = impostor(stranger)
+    const dir = makeStateDir()
+    // Each command gets tasks of its own, so each meets the stranger in every state:
+    // running with its runner gone (reconciled to lost first), already lost, stopping
+    // with a runner.json that also names the stranger, and starting long ago.
+    const make = () => [
+      fabricateTask(dir, {status: 'running', worker: recycled, runner: deadIdentity()}),
+      fabricateTask(dir, {status: 'lost', worker: recycled}),
+      fabricateTask(dir, {status: 'stopping', worker: recycled, runner: recycled}),
+    ]
+    const forStop = make()
+    const forCancel = make()
+    const forDrain = make()
+    const forPrune = make()
+
+    const stop = await drover(dir, ['stop', '-t', '1', ...forStop.map(String)])
+    expect(stop.exitCode, stop.stderr).toBe(0)
+    expectUntouched(stranger, 'stop')
+    // What was found is said plainly: the pid is someone else's and was left alone.
+    expect(stop.stdout).toContain(`pid ${stranger.pid} now belongs to another process (different start time), not signalled`)
+
+    const cancel = await drover(dir, ['cancel', ...forCancel.map(String)])
+    expect(cancel.exitCode, cancel.stderr).toBe(0)
+    expectUntouched(stranger, 'cancel')
+
+    const drain = await drover(dir, ['drain', '--grace', '1', '--kill-after', '1', ...forDrain.map(String)])
+    expect(drain.exitCode, drain.stderr).toBe(0)
+    expectUntouched(stranger, 'drain')
+
+    for (const id of [...forStop, ...forCancel, ...forDrain]) {
+      expect(readTask(dir, id)).toMatchObject({status: 'lost', worker: recycled})
+    }
+
+    // --all reaches tasks through listing and reconciling rather than by id.
+    const more = make()
+    for (const args of [['stop', '--all', '-t', '1'], ['cancel', '--all'], ['drain', '--all', '--grace', '1', '--kill-after', '1']]) {
+      const result = await drover(dir, args)
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+      expectUntouched(stranger, args.join(' '))
+    }
+    for (const id of more) expect(readTask(dir, id).status).toBe('lost')
+
+    // The stranger does not make its tasks look live: prune removes them, signalling nothing.
+    const prune = await drover(dir, ['prune', '--older-than', '0s', '--json'])
+    expect(prune.exitCode, prune.stderr).toBe(0)
+    expect(json(prune).removed.map((t: any) => t.id).sort((a: number, b: number) => a - b)).toEqual(
+      [...forStop, ...forCancel, ...forDrain, ...forPrune, ...more].sort((a, b) => a - b),
+    )
+    expectUntouched(stranger, 'prune')
+  })
+
+  it('a restart of a task whose recorded worker pid was recycled starts a new worker and leaves the stranger be', {timeout: 60_000}, async () => {
+    const stranger = await spawnStranger()
+    const dir = makeStateDir()
+    const id = fabricateTask(dir, {status: 'lost', worker: impostor(stranger), command: ['sleep', '300']})
+    const start = await drover(dir, ['start', String(id), '--json'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    const worker = json(start).pid as number
+    expect(worker).not.toBe(stranger.pid)
+    const cancel = await drover(dir, ['cancel', String(id)])
+    expect(cancel.exitCode, cancel.stderr).toBe(0)
+    expect(readTask(dir, id).status).toBe('cancelled')
+    expectUntouched(stranger, 'restart and cancel')
+  })
+})
