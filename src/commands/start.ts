@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {statSync} from 'node:fs'
 import path from 'node:path'
 import {BaseCommand} from '../base-command.js'
 import {usageError} from '../core/errors.js'
@@ -7,7 +8,9 @@ import {shellCommand} from '../core/platform.js'
 import {detectProfile} from '../core/profiles.js'
 import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../core/record.js'
 import {startTask, type TaskSpec} from '../core/launch.js'
+import {findTask} from '../core/lookup.js'
 import {restartTask} from '../core/restart.js'
+import {taskPaths} from '../core/store.js'
 import {followToStdout} from '../render/follow-stdout.js'
 import {taskJson} from '../render/task-json.js'
 
@@ -56,11 +59,15 @@ With a task id or name instead of a command, starts that stopped, failed or lost
 
     const stateDir = await this.openStateDir(flags['state-dir'])
     let record: TaskRecord
+    // --follow of a task started again shows this run, not the earlier ones above it.
+    let followFrom = 0
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
       for (const flag of ['name', 'cwd', 'env', 'agent', 'timeout', 'idle-timeout', 'max-output'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
+      const previous = findTask(stateDir, args.task)
+      followFrom = outputSize(taskPaths(stateDir, previous.id).output)
       record = await restartTask(stateDir, args.task)
     } else {
       const spec = buildSpec(command, flags)
@@ -77,9 +84,17 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       process.stdout.write(`${record.id}\n`)
     }
     if (flags.follow && !this.jsonEnabled() && !failedToStart) {
-      process.exitCode = await followToStdout(stateDir, record.id, 0)
+      process.exitCode = await followToStdout(stateDir, record.id, followFrom)
     }
     return taskJson(record)
+  }
+}
+
+function outputSize(file: string): number {
+  try {
+    return statSync(file).size
+  } catch {
+    return 0
   }
 }
 

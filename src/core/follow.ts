@@ -12,6 +12,8 @@ const CHUNK = 64 * 1024
 // A line longer than this is passed on without waiting for its newline:
 // holding back partial lines must never mean holding back unbounded memory.
 const MAX_HELD = 1024 * 1024
+// Reads are bounded so following a multi-gigabyte log never allocates it whole.
+const MAX_READ = 4 * 1024 * 1024
 
 /** Byte offset where the last `lines` lines of the file begin (0 when it has fewer). */
 export function tailOffset(file: string, lines: number): number {
@@ -77,12 +79,16 @@ interface ReadState {
  * the last newline, leaving a partial line for the next read. Returns what it
  * noticed about the file so the caller can tell the user.
  */
-function readNew(file: string, state: ReadState, whole: boolean): {data: Buffer | null; reset: 'truncated' | 'replaced' | null} {
+function readNew(
+  file: string,
+  state: ReadState,
+  whole: boolean,
+): {data: Buffer | null; reset: 'truncated' | 'replaced' | null; more: boolean} {
   let fd: number
   try {
     fd = openSync(file, 'r')
   } catch {
-    return {data: null, reset: null}
+    return {data: null, reset: null, more: false}
   }
   try {
     const stats = fstatSync(fd)
@@ -96,16 +102,18 @@ function readNew(file: string, state: ReadState, whole: boolean): {data: Buffer 
     }
     state.inode = stats.ino
     const available = stats.size - state.offset
-    if (available <= 0) return {data: null, reset}
-    const buffer = Buffer.alloc(available)
-    const read = readSync(fd, buffer, 0, available, state.offset)
+    if (available <= 0) return {data: null, reset, more: false}
+    const length = Math.min(available, MAX_READ)
+    const buffer = Buffer.alloc(length)
+    const read = readSync(fd, buffer, 0, length, state.offset)
     let usable = read
-    if (!whole) {
+    // A bounded read that stops short of the end may split a line: cut it like a live one.
+    if (!whole || length < available) {
       const lastNewline = buffer.lastIndexOf(10, read - 1)
       usable = lastNewline === -1 ? (read > MAX_HELD ? read : 0) : lastNewline + 1
     }
     state.offset += usable
-    return {data: usable > 0 ? buffer.subarray(0, usable) : null, reset}
+    return {data: usable > 0 ? buffer.subarray(0, usable) : null, reset, more: usable > 0 && state.offset < stats.size}
   } finally {
     closeSync(fd)
   }
@@ -155,9 +163,12 @@ export async function followTask(options: FollowOptions): Promise<FollowEnd> {
   options.signal?.addEventListener('abort', nudge)
   let lastRunnerCheck = Date.now()
   const emit = async (whole: boolean) => {
-    const {data, reset} = readNew(paths.output, state, whole)
-    if (reset) options.notice?.(`output.log was ${reset}; reading it from the start`)
-    if (data) await options.write(data)
+    for (;;) {
+      const {data, reset, more} = readNew(paths.output, state, whole)
+      if (reset) options.notice?.(`output.log was ${reset}; reading it from the start`)
+      if (data) await options.write(data)
+      if (!more) return
+    }
   }
   try {
     for (;;) {
