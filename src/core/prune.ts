@@ -9,7 +9,7 @@ import {randomBytes} from 'node:crypto'
 import {conflictError, usageError} from './errors.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, type Release} from './lock.js'
 import {currentPlatform, isSameProcess, retryOnBusy, type PlatformContext} from './platform.js'
-import {readRunnerIdentity, reconcile, runnerState, workerAlive} from './reconcile.js'
+import {readRunnerIdentity, reconcile, runnerState} from './reconcile.js'
 import {FINAL_STATUSES, isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
 import {raiseHighWater, readAllRecords, readRecord, tasksDir} from './store.js'
 
@@ -215,6 +215,8 @@ function findDebris(stateDir: string): string[] {
     .sort()
 }
 
+// platform.removeTree without its own retry: the callers wrap each step in
+// retryOnBusy with the (injectable) platform, so the retry is what tests see.
 function defaultIo(): RemovalIo {
   return {
     rename: (from, to) => rename(from, to),
