@@ -16,6 +16,9 @@ function read() {
   }
 }
 
+// Never outlive a benchmark that failed before draining us.
+setTimeout(() => process.exit(3), 120_000).unref()
+
 const timer = setInterval(() => {
   if (!read().includes('STOP')) return
   clearInterval(timer)

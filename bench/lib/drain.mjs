@@ -6,7 +6,8 @@ import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {row, skipped} from './report.mjs'
-import {BIN, LIB, drover, droverJson, envFor, timed, wallNow} from './util.mjs'
+import {stopAll} from './memory.mjs'
+import {BIN, LIB, droverJson, envFor, timed, wallNow} from './util.mjs'
 
 const GRACE = '10s'
 
@@ -25,13 +26,20 @@ function startAsync(stateDir, args) {
 async function startWorkers(stateDir, count, exitsFile) {
   const ids = []
   let next = 0
+  let failure = null
   const lane = async () => {
-    while (next < count) {
+    while (next < count && !failure) {
       next += 1
-      ids.push(await startAsync(stateDir, ['--', process.execPath, path.join(LIB, 'coop-worker.mjs'), exitsFile]))
+      try {
+        ids.push(await startAsync(stateDir, ['--', process.execPath, path.join(LIB, 'coop-worker.mjs'), exitsFile]))
+      } catch (error) {
+        failure ??= error
+      }
     }
   }
+  // Every lane settles before a failure is reported, so cleanup sees every task that was started.
   await Promise.all([lane(), lane(), lane()])
+  if (failure) throw failure
   return ids
 }
 
@@ -59,6 +67,6 @@ export async function drain(ctx) {
     const note = `grace given: ${GRACE}${problems.length ? `; ${problems.join('; ')}` : ''}`
     return [row(name, wall, "slowest worker's own exit", slowest, 'ms', {maxExtra: 2000}, note)]
   } finally {
-    drover(stateDir, ['stop', '--all', '--time', '1s', '-q'], {ok: [0, 1]})
+    stopAll(stateDir)
   }
 }

@@ -7,7 +7,7 @@ import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {row, skipped} from './report.mjs'
-import {childrenOf, drover, isAlive, kill, median, memoryOf, run, sleep, waitFor} from './util.mjs'
+import {childrenOf, drover, kill, median, memoryOf, reapTasks, run, sleep, waitFor} from './util.mjs'
 
 // Long enough for a runner's start-up garbage to be collected or settled.
 const SETTLE_MS = 2000
@@ -16,6 +16,15 @@ function sample(pids) {
   const mems = pids.map(memoryOf).filter(Boolean)
   if (mems.length < pids.length) throw new Error('a process to measure vanished')
   return {rssKb: median(mems.map((m) => m.rssKb)), pssKb: median(mems.map((m) => m.pssKb))}
+}
+
+/** The polite way first; whatever it leaves (or a broken build) is killed. */
+export function stopAll(stateDir) {
+  try {
+    drover(stateDir, ['stop', '--all', '--time', '2s', '-q'], {ok: [0, 1]})
+  } finally {
+    reapTasks(stateDir)
+  }
 }
 
 async function droverRunners(ctx, count) {
@@ -27,12 +36,7 @@ async function droverRunners(ctx, count) {
     await sleep(SETTLE_MS)
     return sample(pids)
   } finally {
-    drover(stateDir, ['stop', '--all', '--time', '2s', '-q'], {ok: [0, 1]})
-    for (const id of ids) {
-      const record = JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(id), 'task.json'), 'utf8'))
-      if (record.worker && isAlive(record.worker.pid)) kill(-record.worker.pid, 'SIGKILL')
-    }
-    for (const pid of pids) if (isAlive(pid)) kill(pid, 'SIGKILL')
+    stopAll(stateDir)
   }
 }
 

@@ -29,7 +29,8 @@ export function row(name, drover, besideLabel, beside, unit, goal = null, note =
   const ratio = drover !== null && beside !== null && beside > 0 ? drover / beside : null
   let goalText = '—'
   let met = null
-  let ratioText = ratio === null ? '—' : `${ratio.toFixed(2)}×`
+  // Three decimals near 1, so a ratio just past its goal never prints as equal to it.
+  let ratioText = ratio === null ? '—' : `${ratio.toFixed(ratio < 2 ? 3 : 2)}×`
   if (goal?.maxRatio !== undefined) {
     goalText = `≤ ${goal.maxRatio}×`
     met = ratio === null ? null : ratio <= goal.maxRatio

@@ -6,8 +6,8 @@
 import {readFileSync, rmSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {waitFinal} from './cli-cases.mjs'
-import {row} from './report.mjs'
-import {BIN, LIB, envFor, median, timed, wallNow} from './util.mjs'
+import {row, skipped} from './report.mjs'
+import {BIN, LIB, commandExists, envFor, median, timed, wallNow} from './util.mjs'
 
 const WRITER = path.join(LIB, 'writer.mjs')
 
@@ -38,9 +38,14 @@ async function underDrover(stateDir, mib, timesFile) {
   return {wall, pace: writerPace(timesFile)}
 }
 
-function redirected(dir, mib, timesFile) {
+// `detached` mimics how the runner spawns a worker (its own session, stdout
+// and stderr appended to one file, no stdin), to tell drover's own cost apart
+// from what a new session costs on a busy machine (its own scheduler autogroup).
+function redirected(dir, mib, timesFile, detached = false) {
   const file = path.join(dir, 'redirect.out')
-  const result = timed('sh', ['-c', 'exec "$0" "$1" "$2" "$3" > "$4"', process.execPath, WRITER, String(mib), timesFile, file])
+  const script = detached ? 'exec "$0" "$1" "$2" "$3" >> "$4" 2>&1 < /dev/null' : 'exec "$0" "$1" "$2" "$3" > "$4"'
+  const argv = ['sh', '-c', script, process.execPath, WRITER, String(mib), timesFile, file]
+  const result = detached ? timed('setsid', ['-w', ...argv]) : timed(argv[0], argv.slice(1))
   checkSize(file, mib, 'redirect')
   rmSync(file)
   return {wall: result.ms, pace: writerPace(timesFile)}
@@ -53,22 +58,27 @@ export async function throughput(ctx) {
   const times = path.join(stateDir, 'writer-times')
   await underDrover(stateDir, 16, times)
   redirected(stateDir, 16, times)
+  if (commandExists('setsid')) redirected(stateDir, 16, times, true)
+  const setsid = commandExists('setsid')
   const d = []
   const r = []
+  const s = []
   for (let i = 0; i < runs; i++) {
-    // Alternate which goes first, so page-cache writeback left by one run burdens both alike.
-    if (i % 2 === 0) {
-      d.push(await underDrover(stateDir, mib, times))
-      r.push(redirected(stateDir, mib, times))
-    } else {
-      r.push(redirected(stateDir, mib, times))
-      d.push(await underDrover(stateDir, mib, times))
-    }
+    // Rotate which goes first, so whatever one run leaves behind (page-cache writeback) burdens each alike.
+    const sides = [
+      async () => d.push(await underDrover(stateDir, mib, times)),
+      async () => r.push(redirected(stateDir, mib, times)),
+      async () => setsid && s.push(redirected(stateDir, mib, times, true)),
+    ]
+    for (let k = 0; k < sides.length; k++) await sides[(i + k) % sides.length]()
   }
   const rate = (ms) => mib / (ms / 1000)
   const size = mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`
   return [
     row(`throughput: ${size} to stdout, \`start\` until final`, rate(median(d.map((x) => x.wall))), '`sh -c "… > file"`', rate(median(r.map((x) => x.wall))), 'MiB/s', {minRatio: 0.95}, `${runs} runs each`),
     row(`throughput: the worker's own write pace`, rate(median(d.map((x) => x.pace))), 'the same under `sh > file`', rate(median(r.map((x) => x.pace))), 'MiB/s'),
+    setsid
+      ? row(`throughput: the worker's own write pace, beside a detached redirect`, rate(median(d.map((x) => x.pace))), '`setsid sh -c "… >> file 2>&1"`', rate(median(s.map((x) => x.pace))), 'MiB/s')
+      : skipped('throughput beside a detached redirect', '`setsid` not found (util-linux)'),
   ]
 }

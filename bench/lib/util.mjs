@@ -3,7 +3,7 @@
 // reading a process's memory from /proc.
 
 import {spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -25,8 +25,52 @@ export function makeTempDir(prefix) {
   return dir
 }
 
+/**
+ * Ends whatever tasks in our state dirs are still alive (a case that failed
+ * half-way may leave some), then removes the dirs. A runner finishing at that
+ * moment may still be writing, hence the retries; a dir that stays is only
+ * reported, never fatal.
+ */
 export function removeTempDirs() {
-  for (const dir of made.splice(0)) rmSync(dir, {recursive: true, force: true})
+  for (const dir of made.splice(0)) {
+    reapTasks(dir)
+    try {
+      rmSync(dir, {recursive: true, force: true, maxRetries: 5, retryDelay: 200})
+    } catch (error) {
+      process.stderr.write(`bench: could not remove ${dir}: ${error.message}\n`)
+    }
+  }
+}
+
+/** `/proc/<pid>/stat` start time, the same field drover records to recognise its processes. */
+function startTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return null
+  }
+}
+
+/** SIGKILLs the runner and worker group of every task in a state dir whose recorded identity still matches. */
+export function reapTasks(stateDir) {
+  let ids
+  try {
+    ids = readdirSync(path.join(stateDir, 'tasks')).filter((name) => /^\d+$/.test(name))
+  } catch {
+    return
+  }
+  for (const id of ids) {
+    for (const [file, group] of [['runner.json', false], ['task.json', true]]) {
+      try {
+        const data = JSON.parse(readFileSync(path.join(stateDir, 'tasks', id, file), 'utf8'))
+        const identity = group ? data.worker : data
+        if (identity?.pid && startTimeOf(identity.pid) === identity.startTime) kill(group ? -identity.pid : identity.pid, 'SIGKILL')
+      } catch {
+        // no such file, or not JSON: nothing of ours to end
+      }
+    }
+  }
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
