@@ -55,6 +55,7 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
   const record = await reconcile(stateDir, start)
   if (isFinalStatus(record.status)) {
     if (record.worker && isSameProcess(record.worker) && record.status === 'lost') return actDirectly(stateDir, record, request)
+    if (record.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, record, request)
     return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
   }
   dropRequest(taskPaths(stateDir, record.id), request)
@@ -88,6 +89,30 @@ function processExists(pid: number): boolean {
     return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * A lost task whose worker is gone too: nothing to signal, but the user's
+ * intent still counts — a stopped or cancelled task must not come back with
+ * `resume --interrupted` after the next reboot.
+ */
+async function settleLost(stateDir: string, lost: TaskRecord, request: NewRequest): Promise<ControlResult> {
+  const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: 10_000})
+  try {
+    const read = readRecord(stateDir, lost.id)
+    if (!read.ok || read.record.status !== 'lost' || (read.record.worker && isSameProcess(read.record.worker))) {
+      const current = read.ok ? read.record : lost
+      return result(current, {accepted: false, via: 'none', final: isFinalStatus(current.status), message: finalMessage(current)})
+    }
+    const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
+    const reason = `${status} by request (runner and worker were already gone)`
+    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
+    writeRecord(stateDir, next)
+    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)`})
+  } finally {
+    release()
   }
 }
 

@@ -3,7 +3,7 @@
 // two reads is never mangled, and re-opens the file on every read so a
 // truncated or replaced log is noticed.
 
-import {closeSync, fstatSync, openSync, readSync, watch, type FSWatcher} from 'node:fs'
+import {closeSync, existsSync, fstatSync, openSync, readSync, watch, type FSWatcher} from 'node:fs'
 import {isFinalStatus, type TaskRecord} from './record.js'
 import {reconcile} from './reconcile.js'
 import {readRecord, taskPaths} from './store.js'
@@ -179,6 +179,8 @@ export async function followTask(options: FollowOptions): Promise<FollowEnd> {
       if (record && !isFinalStatus(record.status) && Date.now() - lastRunnerCheck >= RUNNER_CHECK_MS) {
         lastRunnerCheck = Date.now()
         record = await reconcile(options.stateDir, record)
+        // reconcile of a task pruned meanwhile reports it lost in memory: it is gone.
+        if (!existsSync(paths.record)) return {outcome: 'removed'}
       }
       if (record && isFinalStatus(record.status)) {
         await emit(true)
