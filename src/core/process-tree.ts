@@ -13,6 +13,8 @@ import {
 } from './platform.js'
 import type {StopPlan} from './stop-plan.js'
 
+const SCAN_INTERVAL_MS = 250
+
 export class ProcessTree {
   /** every process ever seen in the tree, with its start time, so a pid reused later is never signalled. */
   private readonly known = new Map<number, ProcessIdentity>()
@@ -27,9 +29,18 @@ export class ProcessTree {
     this.known.set(worker.pid, worker)
   }
 
-  /** Remembers the current descendants, so ones that leave the group (setsid) can still be swept. */
-  snapshot(): void {
+  private lastScan = 0
+
+  /**
+   * Remembers the current descendants, so ones that leave the group (setsid)
+   * can still be swept. A scan reads the whole process table (a few ms), so
+   * while waiting it runs at most every SCAN_INTERVAL_MS; `force` scans now.
+   */
+  snapshot(force = true): void {
     if (this.workerExited()) return
+    const now = Date.now()
+    if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return
+    this.lastScan = now
     for (const identity of listDescendants(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
   }
 
@@ -129,7 +140,7 @@ export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Prom
       tree.signal(current.signal)
     }
     const gone = () => {
-      tree.snapshot()
+      tree.snapshot(false)
       return tree.gone()
     }
     const outcome = hooks.waitReplaced ? await hooks.waitReplaced(current.waitMs, gone) : await waitGone(current.waitMs, gone)
