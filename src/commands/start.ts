@@ -8,8 +8,7 @@ import {shellCommand} from '../core/platform.js'
 import {detectProfile} from '../core/profiles.js'
 import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../core/record.js'
 import {startTask, type TaskSpec} from '../core/launch.js'
-import {findTask} from '../core/lookup.js'
-import {restartTask} from '../core/restart.js'
+import {findTaskToRestart, restartTask} from '../core/restart.js'
 import {taskPaths} from '../core/store.js'
 import {followToStdout} from '../render/follow-stdout.js'
 import {taskJson} from '../render/task-json.js'
@@ -66,7 +65,7 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       for (const flag of ['name', 'cwd', 'env', 'agent', 'timeout', 'idle-timeout', 'max-output'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
-      const previous = findTask(stateDir, args.task)
+      const previous = findTaskToRestart(stateDir, args.task)
       followFrom = outputSize(taskPaths(stateDir, previous.id).output)
       record = await restartTask(stateDir, args.task)
     } else {

@@ -5,11 +5,12 @@ import {conflictError, DroverError, ExitCode} from './errors.js'
 import {startNewRun} from './launch.js'
 import {findTask} from './lookup.js'
 import type {TaskRecord} from './record.js'
+import type {RecordRead} from './store.js'
 
-export async function restartTask(stateDir: string, ref: string): Promise<TaskRecord> {
-  let read
+/** The task `start <ref>` means; for an unknown name, a hint that the `--` may be missing. */
+export function findTaskToRestart(stateDir: string, ref: string): RecordRead {
   try {
-    read = findTask(stateDir, ref)
+    return findTask(stateDir, ref)
   } catch (error) {
     // `drover start sleep` (the `--` forgotten) lands here: say how to run a command.
     if (error instanceof DroverError && error.exitCode === ExitCode.notFound && !/^[0-9]+$/.test(ref)) {
@@ -17,6 +18,10 @@ export async function restartTask(stateDir: string, ref: string): Promise<TaskRe
     }
     throw error
   }
+}
+
+export async function restartTask(stateDir: string, ref: string): Promise<TaskRecord> {
+  const read = findTaskToRestart(stateDir, ref)
   if (!read.ok) throw new DroverError(`task ${read.id} cannot be started again: ${read.error}`, ExitCode.failed)
   return startNewRun(stateDir, read.id, {
     resumed: false,
