@@ -9,7 +9,9 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {newRecord} from '../../src/core/launch.js'
-import {formatDuration} from '../../src/core/parse.js'
+import {DroverError} from '../../src/core/errors.js'
+import {formatDuration, parseDuration, parseEnvAssignment, parseSize, parseTaskName, parseTaskRef} from '../../src/core/parse.js'
+import {parsePruneStatuses} from '../../src/core/prune.js'
 import {beginRun, decodeRecord, encodeRecord, isFinalStatus, RecordError, transition, type TaskRecord} from '../../src/core/record.js'
 import {readRequests} from '../../src/core/requests.js'
 import {planFor} from '../../src/core/stop-plan.js'
@@ -170,6 +172,40 @@ describe('record decoding', () => {
       const result = await drover(dir, args)
       expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0)
     }
+  })
+})
+
+describe('command-line parsers', () => {
+  // parse.test.ts checks each parser's grammar in depth; this is the suite-wide promise:
+  // for any string at all, every parser a command uses answers a value or a usage error.
+  it('durations, sizes, ids, names, -e and prune statuses: a value or a DroverError (exit 2), nothing else', () => {
+    const parsers: [string, (s: string) => unknown][] = [
+      ['parseDuration', (s) => parseDuration(s, '--timeout')],
+      ['parseDuration allowZero', (s) => parseDuration(s, '--time', {allowZero: true})],
+      ['parseSize', (s) => parseSize(s, '--max-output', {allowZero: true})],
+      ['parseTaskRef', parseTaskRef],
+      ['parseTaskName', parseTaskName],
+      ['parseEnvAssignment', parseEnvAssignment],
+      ['parsePruneStatuses', (s) => parsePruneStatuses([s])],
+    ]
+    const input = fc.oneof(
+      fc.string(),
+      fc.string({unit: 'binary', maxLength: 40}),
+      fc.stringMatching(/^[-+ .0-9eE]{0,12}(ms|s|m|h|d|w|k|kb|KiB|M|g|T|x)?[0-9a-z]{0,3}$/),
+      fc.constantFrom('', ' ', '-5s', '5x', '1e309s', '0', '99999999999999999999T', '../x', '..', '-1', '0x1', '1e9', 'NaN', 'Infinity', 'A=B=C', '\u0000'),
+    )
+    fc.assert(
+      fc.property(input, (text) => {
+        for (const [name, parse] of parsers) {
+          try {
+            parse(text)
+          } catch (error) {
+            if (!(error instanceof DroverError) || error.exitCode !== 2) throw new Error(`${name}(${JSON.stringify(text)}) threw ${String(error)}`)
+          }
+        }
+      }),
+      {numRuns: 3000},
+    )
   })
 })
 
