@@ -34,7 +34,7 @@ const sizes = {
   small: 1000,
   big: intEnv('BENCH_SCALE_TASKS', quick ? 2000 : 10_000),
   throughputMiB: intEnv('BENCH_THROUGHPUT_MB', quick ? 64 : 1024),
-  throughputRuns: intEnv('BENCH_THROUGHPUT_RUNS', quick ? 1 : 3),
+  throughputRuns: intEnv('BENCH_THROUGHPUT_RUNS', quick ? 1 : 5),
   followLines: intEnv('BENCH_FOLLOW_LINES', quick ? 60 : 200),
   memTasks: intEnv('BENCH_MEM_TASKS', quick ? 3 : 10),
   drainTasks: intEnv('BENCH_DRAIN_TASKS', quick ? 10 : 50),

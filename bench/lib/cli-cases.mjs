@@ -39,11 +39,11 @@ function recordOf(stateDir, id) {
 const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'])
 
 /** Waits until the task's runner has recorded an end, so its work does not bleed into the next sample. */
-export async function waitFinal(stateDir, id, timeout = 20_000) {
+export async function waitFinal(stateDir, id, timeout = 20_000, interval = 10) {
   return waitFor(() => {
     const record = recordOf(stateDir, id)
     return record && FINAL.has(record.status) ? record : null
-  }, {timeout, interval: 10, message: `task ${id} to end`})
+  }, {timeout, interval, message: `task ${id} to end`})
 }
 
 /** Starts `true` and returns its id (start prints only the id). */
@@ -62,8 +62,18 @@ function startTrue(stateDir) {
   }
 }
 
+/** The generated records must read as valid tasks, or the list timings would measure error paths. */
+function checkGenerated(stateDir, count) {
+  const tasks = JSON.parse(drover(stateDir, ['list', '--json']).stdout)
+  const corrupt = tasks.filter((t) => t.status === 'corrupt')
+  if (tasks.length !== count || corrupt.length > 0) {
+    throw new Error(`generated state dir lists ${tasks.length} tasks, ${corrupt.length} corrupt (${corrupt[0]?.error}); bench/lib/records.mjs is out of step with src/core/record.ts`)
+  }
+}
+
 export async function roundTrip(ctx) {
   const {peers, dirs, runs} = ctx
+  checkGenerated(dirs.small(), ctx.sizes.small)
   const commands = {
     floor: () => timeRun(node, ['-e', '0']),
     version: timeDrover(dirs.empty(), ['--version']),
