@@ -74,10 +74,14 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
 }
 
 function finalMessage(record: TaskRecord): string {
+  return `task ${record.id} already ended: ${outcome(record)}${strangerNote(record)}`
+}
+
+/** A lost task's recorded pid now naming someone else's process is worth saying: it was left alone. */
+function strangerNote(record: TaskRecord): string {
   const worker = record.worker
   const stranger = record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
-  const note = stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
-  return `task ${record.id} already ended: ${outcome(record)}${note}`
+  return stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
 }
 
 // "drained (drained)" says nothing twice: the reason is shown only when it adds to the status.
@@ -105,12 +109,13 @@ async function settleLost(stateDir: string, lost: TaskRecord, request: NewReques
       const current = read.ok ? read.record : lost
       return result(current, {accepted: false, via: 'none', final: isFinalStatus(current.status), message: finalMessage(current)})
     }
+    const note = strangerNote(read.record)
     const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
     const reason = `${status} by request (runner and worker were already gone)`
     const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)`})
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)${note}`})
   } finally {
     release()
   }

@@ -71,8 +71,10 @@ describe('the runner SIGKILLed at each stage', () => {
     const listed = json(await drover(dir, ['list', '--json']))
     expect(listed).toMatchObject([{id, status: 'lost', pid: null}])
     expect(workerPids(dir, id)).toEqual([])
+    // Nothing to signal, but the intent is recorded: stopped, and startable again.
     const stop = await drover(dir, ['stop', String(id)])
-    expect([stop.exitCode, stop.stdout]).toEqual([0, `task ${id} already ended: lost (runner never started)`])
+    expect([stop.exitCode, stop.stdout]).toEqual([0, `task ${id} stopped (was lost; nothing was running)`])
+    expect(readTask(dir, id).status).toBe('stopped')
 
     rmSync(paths.output)
     const again = await drover(dir, ['start', String(id), '--json'])
@@ -148,11 +150,11 @@ describe('the runner SIGKILLed at each stage', () => {
 
     const listed = json(await drover(dir, ['list', '--json']))
     expect(listed.map((t: any) => [t.id, t.status])).toEqual([[before, 'lost'], [after, 'succeeded']])
-    for (const id of [before, after]) {
-      expect(() => decodeRecord(readFileSync(taskPaths(dir, id).record, 'utf8'))).not.toThrow()
-      const stop = await drover(dir, ['stop', String(id)])
-      expect([stop.exitCode, stop.stdout]).toEqual([0, expect.stringMatching(/already ended/)])
-    }
+    for (const id of [before, after]) expect(() => decodeRecord(readFileSync(taskPaths(dir, id).record, 'utf8'))).not.toThrow()
+    const stopBefore = await drover(dir, ['stop', String(before)])
+    expect([stopBefore.exitCode, stopBefore.stdout]).toEqual([0, `task ${before} stopped (was lost; nothing was running)`])
+    const stopAfter = await drover(dir, ['stop', String(after)])
+    expect([stopAfter.exitCode, stopAfter.stdout]).toEqual([0, `task ${after} already ended: succeeded (fabricated)`])
     expect(readFileSync(taskPaths(dir, after).record, 'utf8')).toBe(finalRecord)
     const prune = await drover(dir, ['prune', '--older-than', '0s', '--json'])
     expect(prune.exitCode, prune.stderr).toBe(0)
