@@ -234,6 +234,11 @@ describe('disk full', () => {
     expect(start.stderr.trim()).toMatch(/^drover: state dir unusable: no space left on device/)
     expect(start.stderr.trim().split('\n')).toHaveLength(1)
     expect(readdirSync(path.join(dir, 'tasks'))).toEqual([String(id)])
+    // prune cannot even take its lock on a disk full to the brim: it says so and changes nothing.
+    const fullPrune = await drover(dir, ['prune', '--older-than', '0s'])
+    expect(fullPrune.exitCode).toBe(5)
+    expect(fullPrune.stderr.trim()).toMatch(/^drover: state dir unusable: no space left on device/)
+    expect(readdirSync(path.join(dir, 'tasks'))).toEqual([String(id)])
     const records = readdirSync(path.join(dir, 'tasks')).map((t) => readFileSync(path.join(dir, 'tasks', t, 'task.json'), 'utf8'))
     for (const text of records) expect(() => decodeRecord(text)).not.toThrow()
     expect(readdirSync(taskPaths(dir, id).dir).filter((f) => f.endsWith('.tmp'))).toEqual([])
