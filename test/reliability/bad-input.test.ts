@@ -117,9 +117,10 @@ describe('durations and sizes', () => {
       {args: ['prune', '--max-total-size=1e309'], code: 2},
       {args: ['prune', '--max-total-size='], code: 2},
       {args: ['start', '--max-output=99999999999999999999T', '--', 'true'], code: 2},
-      {args: ['prune', '--keep=-1'], code: 2},
+      // oclif's own messages keep their detail line: which flag, and what was wrong with it.
+      {args: ['prune', '--keep=-1'], code: 2, stderr: /--keep: .*received: -1$/},
       {args: ['prune', '--keep=1.5'], code: 2},
-      {args: ['logs', '1', '-n=x'], code: 2},
+      {args: ['logs', '1', '-n=x'], code: 2, stderr: /--tail: Expected an integer but received: x$/},
     ])
   })
 
@@ -151,7 +152,7 @@ describe('usage', () => {
       {args: ['start', '--agent', 'gpt', '--', 'true'], code: 2},
       {args: ['list', '1'], code: 2},
       {args: ['--json', 'list'], code: 2},
-      {args: ['status'], code: 2},
+      {args: ['status'], code: 2, stderr: /Missing 1 required arg: task/},
       {args: ['status', '1', '2'], code: 2},
       {args: ['stop'], code: 2},
       {args: ['stop', '--all', '1'], code: 2},
