@@ -190,7 +190,9 @@ describe('state dir', () => {
     }
   })
 
-  it("another user's state dir (no permission for us in real life) is refused with exit 5", async () => {
+  // Root passes every permission check, so "no permission" is a dir another uid owns (chown needs root).
+  const root = process.getuid?.() === 0
+  it.skipIf(!root)("another user's state dir (no permission for us in real life) is refused with exit 5" + (root ? '' : ' [skipped: chown needs root]'), async () => {
     const own = makeStateDir()
     fabricateTask(own, {status: 'succeeded'})
     chownSync(own, 65534, 65534)
@@ -233,7 +235,9 @@ describe('state dir', () => {
   })
 
   const mountable = canMountTmpfs()
-  it.skipIf(!mountable)('on a read-only mount: list and status work; start, restart, resume and prune exit 5 and write nothing', async () => {
+  // Says why in the test's own name when it cannot run (not root, or no right to mount).
+  const needsMount = mountable ? '' : ' [skipped: needs root and permission to mount a tmpfs]'
+  it.skipIf(!mountable)('on a read-only mount: list and status work; start, restart, resume and prune exit 5 and write nothing' + needsMount, async () => {
     const mount = mountTmpfs('4m')
     const state = freshDir(mount, 'state')
     fabricateTask(state, {status: 'succeeded'})
@@ -255,7 +259,7 @@ describe('state dir', () => {
     expect(snapshot(state)).toEqual(was)
   })
 
-  it.skipIf(!mountable)('a missing state dir on a read-only mount cannot be created: exit 5', async () => {
+  it.skipIf(!mountable)('a missing state dir on a read-only mount cannot be created: exit 5' + needsMount, async () => {
     const mount = mountTmpfs('1m')
     remount(mount, 'ro')
     const result = await cli(path.join(mount, 'state'), ['list'])

@@ -205,7 +205,9 @@ describe('reboot', () => {
 
 describe('disk full', () => {
   const mountable = canMountTmpfs()
-  it.skipIf(!mountable)('a worker fills the state dir\'s disk: failed with the reason, records valid, everything works once space is freed', {timeout: 90_000}, async () => {
+  // Says why in the test's own name when it cannot run (not root, or no right to mount).
+  const needsMount = mountable ? '' : ' [skipped: needs root and permission to mount a tmpfs]'
+  it.skipIf(!mountable)('a worker fills the state dir\'s disk: failed with the reason, records valid, everything works once space is freed' + needsMount, {timeout: 90_000}, async () => {
     const mount = mountTmpfs('2m')
     const dir = freshDir(mount, 'state')
     // Space someone else holds on the same disk, freed at the end.
