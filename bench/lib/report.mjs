@@ -69,7 +69,8 @@ export function machine() {
   const osRelease = /PRETTY_NAME="?([^"\n]+)"?/.exec(safeRead('/etc/os-release'))?.[1] ?? `${os.type()} ${os.release()}`
   let fs = 'unknown'
   try {
-    fs = execSync('stat -f -c %T .', {encoding: 'utf8'}).trim()
+    // findmnt names ext4 as such; `stat -f` reports it as "ext2/ext3".
+    fs = execSync('findmnt -n -o FSTYPE -T . 2>/dev/null || stat -f -c %T .', {encoding: 'utf8'}).trim()
   } catch {
     // informative only
   }
