@@ -312,24 +312,32 @@ describe('when the runner is gone', () => {
     strays.push(stranger.pid!)
     const realStart = await waitFor(() => processStartTime(stranger.pid!), {message: 'the stranger'})
     const notItsStart = String(Number(realStart) - 1)
-    const id = allocateTaskId(dir)
-    const spec = {command: [node, 'gone.mjs'], shell: null, name: null, cwd: dir, env: {}, agent: 'generic' as const}
-    const created = newRecord(id, {...spec, policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null}})
-    createTaskLayout(taskPaths(dir, id))
-    writeRecord(dir, {...transition(created, {status: 'running'}), worker: {pid: stranger.pid!, startTime: notItsStart}})
-    // Its runner's pid was recycled too.
-    writeFileAtomic(taskPaths(dir, id).runner, JSON.stringify({pid: stranger.pid, startTime: notItsStart}))
+    // Two fabricated tasks, one for each command: the first one's stop settles it.
+    const fabricate = () => {
+      const id = allocateTaskId(dir)
+      const spec = {command: [node, 'gone.mjs'], shell: null, name: null, cwd: dir, env: {}, agent: 'generic' as const}
+      const created = newRecord(id, {...spec, policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null}})
+      createTaskLayout(taskPaths(dir, id))
+      writeRecord(dir, {...transition(created, {status: 'running'}), worker: {pid: stranger.pid!, startTime: notItsStart}})
+      // Its runner's pid was recycled too.
+      writeFileAtomic(taskPaths(dir, id).runner, JSON.stringify({pid: stranger.pid, startTime: notItsStart}))
+      return id
+    }
+    const stopped = fabricate()
+    const cancelled = fabricate()
 
-    const stop = await drover(dir, ['stop', String(id), '-t', '1'])
+    const stop = await drover(dir, ['stop', String(stopped), '-t', '1'])
     expect(stop.exitCode, stop.stderr).toBe(0)
     expect(stop.stdout).toContain(`pid ${stranger.pid} now belongs to another process (different start time), not signalled`)
     expect(isAlive(stranger.pid!)).toBe(true)
-    const cancel = await drover(dir, ['cancel', String(id), '--json'])
-    expect(result(cancel)).toMatchObject({accepted: false, status: 'lost'})
+    const cancel = await drover(dir, ['cancel', String(cancelled), '--json'])
+    expect(result(cancel)).toMatchObject({via: 'direct', status: 'cancelled'})
     expect(result(cancel).message).toContain('not signalled')
     expect(isAlive(stranger.pid!)).toBe(true)
     expect(processStartTime(stranger.pid!)).toBe(realStart)
-    expect(readTask(dir, id).status).toBe('lost')
+    // Nothing ran, but the user's intent is recorded: neither comes back with resume --interrupted.
+    expect(readTask(dir, stopped)).toMatchObject({status: 'stopped', desired: 'stopped'})
+    expect(readTask(dir, cancelled)).toMatchObject({status: 'cancelled', desired: 'stopped'})
   })
 })
 
