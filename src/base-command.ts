@@ -42,11 +42,12 @@ export abstract class BaseCommand extends Command {
 
   /**
    * Plain JSON, never colourised: oclif's colorizeJson tokenises the output
-   * with regexes, which costs ~100 ms for `list --json` at 1,000 tasks, and
-   * scripts want the bytes as they are anyway.
+   * with regexes, which costs ~100 ms for `list --json` at 1,000 tasks.
+   * Indented for a person at a terminal, compact for the scripts that read a
+   * pipe (the same data either way; a quarter of the bytes at 10,000 tasks).
    */
   override logJson(json: unknown): void {
-    process.stdout.write(JSON.stringify(json, null, 2) + '\n')
+    process.stdout.write(JSON.stringify(json, null, process.stdout.isTTY ? 2 : undefined) + '\n')
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
