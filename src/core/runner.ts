@@ -4,11 +4,12 @@
 // whole tree, and is the only writer of the task record while it lives.
 // Node builtins only: this process is the product's per-task footprint.
 
-import {spawn, type ChildProcess} from 'node:child_process'
-import {closeSync, fstatSync, openSync, readSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {processStartTime, signalProcessGroup, workerSpawnOptions, type ProcessIdentity} from './platform.js'
+import {closeSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
+import {processStartTime, signalProcessGroup, type ProcessIdentity} from './platform.js'
 import {executeStopPlan, ProcessTree, type StopOutcome} from './process-tree.js'
-import {emptyAgentInfo, readAgentLine} from './profiles.js'
+import {AgentStream} from './agent-stream.js'
+import {checkCwd, launchWorker, workerEnv} from './worker.js'
+import {emptyAgentInfo} from './profiles.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {readRequests, type StopRequest} from './requests.js'
@@ -30,7 +31,6 @@ const TICK_MS = 250
 // Agent info other than the session id is written at most this often: a chatty
 // agent must not turn into a stream of record rewrites.
 const AGENT_INFO_WRITE_MS = 1000
-const AGENT_READ_CHUNK = 4 * 1024 * 1024
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -44,7 +44,6 @@ export interface RunnerOptions {
 export class Runner {
   private readonly paths: TaskPaths
   private record: TaskRecord
-  private worker: ChildProcess | null = null
   private workerIdentity: ProcessIdentity | null = null
   private exit: {code: number | null; signal: NodeJS.Signals | null} | null = null
   private exitWaiters: (() => void)[] = []
@@ -58,8 +57,7 @@ export class Runner {
   private lastSize = 0
   /** output.log's size when this run began: the output cap is per run, not per task. */
   private runOutputStart = 0
-  private agentOffset = 0
-  private agentRemainder = ''
+  private agentStream: AgentStream | null = null
   private agentWrittenAt = 0
   private agentDirty = false
   private handled = new Set<string>()
@@ -129,7 +127,8 @@ export class Runner {
       const kind = this.run.resumed ? 'resume' : 'restart'
       writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${new Date().toISOString()} ──\n`)
     }
-    this.agentOffset = fstatSync(outFd).size
+    this.runOutputStart = fstatSync(outFd).size
+    if (this.record.agent !== 'generic') this.agentStream = new AgentStream(this.paths.output, this.record.agent, this.runOutputStart)
     // A new run consumes the last checkpoint, and turns, cost and tokens
     // describe this run, as the agent's own result event does. Only the session
     // id carries over, and this run's stream may replace it: a stale checkpoint
@@ -138,8 +137,7 @@ export class Runner {
       const sessionId = this.record.agentInfo?.sessionId ?? this.record.checkpoint?.sessionId ?? null
       this.record = {...this.record, checkpoint: null, agentInfo: sessionId === null ? null : {...emptyAgentInfo(), sessionId}}
     }
-    this.lastSize = this.agentOffset
-    this.runOutputStart = this.agentOffset
+    this.lastSize = this.runOutputStart
 
     const started = await this.spawnWorker(outFd)
     closeSync(outFd)
@@ -164,40 +162,17 @@ export class Runner {
 
   private planDone: Promise<void> = Promise.resolve()
 
-  private spawnWorker(outFd: number): Promise<{ok: true} | {ok: false; reason: string}> {
-    const [file, ...args] = this.run.command ?? this.record.command
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...this.record.env,
-      DROVER_TASK_ID: String(this.record.id),
-      DROVER_STATE_DIR: this.options.stateDir,
-      DROVER_CONTROL_FILE: this.paths.control,
-      DROVER_SESSION_DIR: this.paths.session,
-      DROVER_RUN: String(this.run.run),
-    }
-    if (this.run.resumed) env.DROVER_RESUME = '1'
-    else delete env.DROVER_RESUME
-    return new Promise((resolve) => {
-      let child: ChildProcess
-      try {
-        child = spawn(file, args, {cwd: this.record.cwd, env, stdio: ['ignore', outFd, outFd], ...workerSpawnOptions()})
-      } catch (error) {
-        resolve({ok: false, reason: spawnFailure(file, error)})
-        return
-      }
-      child.once('error', (error) => resolve({ok: false, reason: spawnFailure(file, error)}))
-      child.once('spawn', () => {
-        this.worker = child
-        const pid = child.pid!
-        this.workerIdentity = {pid, startTime: processStartTime(pid) ?? 'unknown'}
-        this.tree = new ProcessTree(this.workerIdentity, () => this.exit !== null)
-        child.once('exit', (code, signal) => {
-          this.exit = {code, signal}
-          for (const wake of this.exitWaiters.splice(0)) wake()
-        })
-        resolve({ok: true})
-      })
+  private async spawnWorker(outFd: number): Promise<{ok: true} | {ok: false; reason: string}> {
+    const env = workerEnv(this.options.stateDir, this.record, this.run, this.paths)
+    const launch = await launchWorker(this.run.command ?? this.record.command, this.record.cwd, env, outFd)
+    if (!launch.ok) return launch
+    this.workerIdentity = launch.identity
+    this.tree = new ProcessTree(launch.identity, () => this.exit !== null)
+    launch.child.once('exit', (code, signal) => {
+      this.exit = {code, signal}
+      for (const wake of this.exitWaiters.splice(0)) wake()
     })
+    return {ok: true}
   }
 
   private waitForExit(): Promise<void> {
@@ -326,38 +301,13 @@ export class Runner {
 
   /** Reads new output lines for the agent profile: session id, turns, cost. */
   private readAgentOutput(size: number): void {
-    if (size < this.agentOffset) {
-      this.agentOffset = 0 // truncated by someone: start over
-      this.agentRemainder = ''
-    }
-    if (size > this.agentOffset) {
-      const length = Math.min(size - this.agentOffset, AGENT_READ_CHUNK)
-      const buffer = Buffer.alloc(length)
-      let fd: number
-      try {
-        fd = openSync(this.paths.output, 'r')
-      } catch {
-        return
-      }
-      let read = 0
-      try {
-        read = readSync(fd, buffer, 0, length, this.agentOffset)
-      } finally {
-        closeSync(fd)
-      }
-      this.agentOffset += read
-      const lines = (this.agentRemainder + buffer.toString('utf8', 0, read)).split('\n')
-      this.agentRemainder = lines.pop() ?? ''
-      if (this.agentRemainder.length > AGENT_READ_CHUNK) this.agentRemainder = ''
-      let info = this.record.agentInfo ?? emptyAgentInfo()
-      const before = info.sessionId
-      for (const line of lines) info = readAgentLine(this.record.agent, line.trim(), info) ?? info
-      if (info !== (this.record.agentInfo ?? null)) {
-        this.record = {...this.record, agentInfo: info}
-        this.agentDirty = true
-        // The session id is what makes a task resumable: store it at once.
-        if (info.sessionId !== before) this.flushAgentInfo(true)
-      }
+    const before = this.record.agentInfo
+    const info = this.agentStream?.read(size, before) ?? null
+    if (info) {
+      this.record = {...this.record, agentInfo: info}
+      this.agentDirty = true
+      // The session id is what makes a task resumable: store it at once.
+      if (info.sessionId !== (before?.sessionId ?? null)) this.flushAgentInfo(true)
     }
     this.flushAgentInfo(false)
   }
@@ -471,20 +421,4 @@ export class Runner {
     }
     this.signalReady()
   }
-}
-
-function checkCwd(cwd: string): string | null {
-  try {
-    if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`
-    return null
-  } catch {
-    return `working directory does not exist: ${cwd}`
-  }
-}
-
-function spawnFailure(file: string, error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code
-  if (code === 'ENOENT') return `command not found: ${file}`
-  if (code === 'EACCES') return `permission denied (not executable?): ${file}`
-  return `cannot start ${file}: ${(error as Error).message}`
 }
