@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {statSync} from 'node:fs'
 import path from 'node:path'
 import {BaseCommand} from '../base-command.js'
 import {usageError} from '../core/errors.js'
@@ -9,7 +8,7 @@ import {detectProfile} from '../core/profiles.js'
 import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../core/record.js'
 import {startTask, type TaskSpec} from '../core/launch.js'
 import {findTaskToRestart, restartTask} from '../core/restart.js'
-import {taskPaths} from '../core/store.js'
+import {fileSize, taskPaths} from '../core/store.js'
 import {followToStdout} from '../render/follow-stdout.js'
 import {taskJson} from '../render/task-json.js'
 
@@ -66,7 +65,7 @@ With a task id or name instead of a command, starts that stopped, failed or lost
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       const previous = findTaskToRestart(stateDir, args.task)
-      followFrom = outputSize(taskPaths(stateDir, previous.id).output)
+      followFrom = fileSize(taskPaths(stateDir, previous.id).output) ?? 0
       record = await restartTask(stateDir, args.task)
     } else {
       const spec = buildSpec(command, flags)
@@ -86,14 +85,6 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       process.exitCode = await followToStdout(stateDir, record.id, followFrom)
     }
     return taskJson(record)
-  }
-}
-
-function outputSize(file: string): number {
-  try {
-    return statSync(file).size
-  } catch {
-    return 0
   }
 }
 

@@ -3,10 +3,11 @@
 // two reads is never mangled, and re-opens the file on every read so a
 // truncated or replaced log is noticed.
 
-import {closeSync, existsSync, fstatSync, openSync, readSync, watch, type FSWatcher} from 'node:fs'
+import {closeSync, existsSync, fstatSync, openSync, readSync} from 'node:fs'
 import {isFinalStatus, type TaskRecord} from './record.js'
 import {reconcile} from './reconcile.js'
-import {readRecord, taskPaths} from './store.js'
+import {fileSize, readRecord, taskPaths} from './store.js'
+import {Wakeup} from './wakeup.js'
 
 const CHUNK = 64 * 1024
 // A line longer than this is passed on without waiting for its newline:
@@ -17,7 +18,7 @@ const MAX_READ = 4 * 1024 * 1024
 
 /** Byte offset where the last `lines` lines of the file begin (0 when it has fewer). */
 export function tailOffset(file: string, lines: number): number {
-  if (lines <= 0) return sizeOf(file)
+  if (lines <= 0) return fileSize(file) ?? 0
   let fd: number
   try {
     fd = openSync(file, 'r')
@@ -51,19 +52,6 @@ export function tailOffset(file: string, lines: number): number {
     return 0
   } finally {
     closeSync(fd)
-  }
-}
-
-function sizeOf(file: string): number {
-  try {
-    const fd = openSync(file, 'r')
-    try {
-      return fstatSync(fd).size
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return 0
   }
 }
 
@@ -148,19 +136,8 @@ export async function followTask(options: FollowOptions): Promise<FollowEnd> {
   const paths = taskPaths(options.stateDir, options.id)
   const state: ReadState = {offset: options.offset, inode: null}
   const pollMs = options.pollMs ?? 100
-  let wake: (() => void) | null = null
-  const nudge = () => wake?.()
-  const watchers: FSWatcher[] = []
-  for (const target of [paths.output, paths.dir]) {
-    try {
-      const watcher = watch(target, nudge)
-      watcher.on('error', () => watcher.close())
-      watchers.push(watcher)
-    } catch {
-      // the poll covers it
-    }
-  }
-  options.signal?.addEventListener('abort', nudge)
+  const wakeup = new Wakeup().watch([paths.output, paths.dir])
+  options.signal?.addEventListener('abort', wakeup.wake)
   let lastRunnerCheck = Date.now()
   const emit = async (whole: boolean) => {
     for (;;) {
@@ -187,18 +164,10 @@ export async function followTask(options: FollowOptions): Promise<FollowEnd> {
         return {outcome: 'ended', record}
       }
       await emit(false)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollMs)
-        function done() {
-          clearTimeout(timer)
-          wake = null
-          resolve()
-        }
-        wake = done
-      })
+      await wakeup.sleep(pollMs)
     }
   } finally {
-    for (const watcher of watchers) watcher.close()
-    options.signal?.removeEventListener('abort', nudge)
+    wakeup.close()
+    options.signal?.removeEventListener('abort', wakeup.wake)
   }
 }

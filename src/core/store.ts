@@ -12,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs'
@@ -102,6 +103,15 @@ export function safeUnlink(file: string): void {
     unlinkSync(file)
   } catch {
     // already gone: the goal is reached
+  }
+}
+
+/** Size of a file, or null when it cannot be read (missing, no permission). */
+export function fileSize(file: string): number | null {
+  try {
+    return statSync(file).size
+  } catch {
+    return null
   }
 }
 

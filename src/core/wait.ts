@@ -2,11 +2,11 @@
 // fs.watch of the task folder (task.json is replaced by rename) and polls as a
 // safety net, reconciling now and then so a dead runner cannot make it hang.
 
-import {watch, type FSWatcher} from 'node:fs'
 import {DroverError, ExitCode} from './errors.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
 import {readRecord, taskPaths} from './store.js'
+import {Wakeup} from './wakeup.js'
 
 export async function waitForFinal(
   stateDir: string,
@@ -16,14 +16,7 @@ export async function waitForFinal(
   const until = opts.until ?? ((record: TaskRecord) => isFinalStatus(record.status))
   const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs
   const pollMs = opts.pollMs ?? 100
-  let wake: (() => void) | null = null
-  let watcher: FSWatcher | null = null
-  try {
-    watcher = watch(taskPaths(stateDir, id).dir, () => wake?.())
-    watcher.on('error', () => watcher?.close())
-  } catch {
-    watcher = null
-  }
+  const wakeup = new Wakeup().watch([taskPaths(stateDir, id).dir])
   let lastReconcile = 0
   try {
     for (;;) {
@@ -44,17 +37,9 @@ export async function waitForFinal(
         if (last.ok) return last.record
         throw new DroverError(`task ${id}: ${last.ok ? '' : last.error}`, ExitCode.failed)
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(pollMs, Math.max(1, deadline - Date.now())))
-        function done() {
-          clearTimeout(timer)
-          wake = null
-          resolve()
-        }
-        wake = done
-      })
+      await wakeup.sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())))
     }
   } finally {
-    watcher?.close()
+    wakeup.close()
   }
 }

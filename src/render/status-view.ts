@@ -4,6 +4,7 @@
 import {closeSync, openSync, readSync, fstatSync} from 'node:fs'
 import {tailOffset} from '../core/follow.js'
 import {formatBytes, formatDuration} from '../core/parse.js'
+import {fileSize} from '../core/store.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
 import {commandLine, quoteArg, type TaskDetailJson} from './task-json.js'
@@ -24,19 +25,6 @@ function readTail(file: string, lines: number): string {
     }
   } catch {
     return ''
-  }
-}
-
-function sizeOf(file: string): number | null {
-  try {
-    const fd = openSync(file, 'r')
-    try {
-      return fstatSync(fd).size
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return null
   }
 }
 
@@ -95,7 +83,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (task.runs.length > 1) {
     add('runs', task.runs.map((r) => `#${r.run} ${r.status}${r.resumed ? ' (resume)' : ''}${r.reason ? ` — ${r.reason}` : ''}`).join('; '))
   }
-  const size = sizeOf(task.paths.output)
+  const size = fileSize(task.paths.output)
   add('output', `${task.paths.output}${size !== null ? ` (${formatBytes(size)})` : ''}`)
   add('events', task.paths.events)
   add('session dir', task.paths.session)
