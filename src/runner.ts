@@ -1,13 +1,19 @@
-// Entry of the detached runner process: `node runner.cjs <state dir> <task id>`.
-// Started by `start`, `resume` and restarts; never by users directly. The
-// build bundles it into one CommonJS file: an ESM module graph costs the runner
-// megabytes of RSS per live task, and that memory is the product's footprint.
+// Entry of the detached runner process: `node runner.cjs <state dir> <task id>`,
+// or `node runner.cjs --standby` to boot first and read "<state dir>\n<id>\n"
+// from stdin (see core/runner-process.ts). Started by `start`, `resume` and
+// restarts; never by users directly. The build bundles it into one CommonJS
+// file: an ESM module graph costs the runner megabytes of RSS per live task,
+// and that memory is the product's footprint.
 
-import {fstatSync} from 'node:fs'
+import {fstatSync, writeSync} from 'node:fs'
 import {Runner} from './core/runner.js'
+import {openAppend, taskPaths} from './core/store.js'
 
-function main(): void {
-  const [stateDir, idText] = process.argv.slice(2)
+// Same literal as STANDBY_FLAG in core/runner-process.ts, which the runner does
+// not import (it is the launcher's side and pulls in more than builtins).
+const STANDBY_FLAG = '--standby'
+
+function main(stateDir: string | undefined, idText: string | undefined): void {
   const id = Number(idText)
   if (!stateDir || !Number.isSafeInteger(id)) {
     process.stderr.write('usage: runner <state dir> <task id>\n')
@@ -48,4 +54,32 @@ function main(): void {
   runner.main().then(() => process.exit(0), crash)
 }
 
-main()
+/** Waits for the task on stdin; a closed pipe with nothing on it means "not needed". */
+function standby(): void {
+  let input = ''
+  process.stdin.setEncoding('utf8')
+  process.stdin.on('data', (chunk: string) => {
+    input += chunk
+  })
+  process.stdin.on('end', () => {
+    const [stateDir, idText] = input.split('\n')
+    if (!stateDir || !idText) process.exit(0)
+    // Launched before the task existed, this runner's stderr is nowhere: point
+    // its messages at the task's runner.log, as a directly spawned runner's are.
+    try {
+      const logFd = openAppend(taskPaths(stateDir, Number(idText)).runnerLog)
+      process.stderr.write = ((chunk: string | Uint8Array) => {
+        if (typeof chunk === "string") writeSync(logFd, chunk)
+        else writeSync(logFd, chunk)
+        return true
+      }) as typeof process.stderr.write
+    } catch {
+      // no log: errors still end up in the record's reason
+    }
+    main(stateDir, idText)
+  })
+}
+
+const [first, second] = process.argv.slice(2)
+if (first === STANDBY_FLAG) standby()
+else main(first, second)

@@ -2,11 +2,9 @@
 // new run, returning only once the runner has recorded `running` or a failure,
 // so `drover start … && drover logs -f ID` never races.
 
-import {spawn} from 'node:child_process'
-import {closeSync, existsSync, readFileSync, rmSync} from 'node:fs'
-import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from './errors.js'
+import {spawnRunner} from './runner-process.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from './lock.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from './requests.js'
@@ -23,7 +21,6 @@ import {
   allocateTaskId,
   appendEvent,
   createTaskLayout,
-  openAppend,
   readAllRecords,
   readRecord,
   safeUnlink,
@@ -112,15 +109,6 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
   }
 }
 
-function runnerEntry(): {script: string; execArgv: string[]} {
-  const here = path.dirname(fileURLToPath(import.meta.url))
-  // The bundled CommonJS runner (see src/runner.ts for why it is bundled).
-  const built = path.join(here, '..', 'runner.cjs')
-  if (existsSync(built)) return {script: built, execArgv: []}
-  // Running from sources (bin/dev.js): the runner is TypeScript too.
-  return {script: path.join(here, '..', 'runner.ts'), execArgv: ['--import', 'tsx']}
-}
-
 /**
  * Spawns the detached runner and waits for it to close its readiness pipe
  * (fd 3), which it does right after recording `running` or the failure. The
@@ -128,16 +116,7 @@ function runnerEntry(): {script: string; execArgv: string[]} {
  * than after a timeout.
  */
 export async function launchRunner(stateDir: string, id: number): Promise<TaskRecord> {
-  const paths = taskPaths(stateDir, id)
-  const logFd = openAppend(paths.runnerLog)
-  const {script, execArgv} = runnerEntry()
-  const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
-    detached: true,
-    stdio: ['ignore', 'ignore', logFd, 'pipe'],
-    windowsHide: true,
-  })
-  closeSync(logFd)
-  const ready = child.stdio[3]!
+  const {child, ready} = spawnRunner(stateDir, id)
   await new Promise<void>((resolve) => {
     let done = false
     const finish = () => {

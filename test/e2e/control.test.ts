@@ -201,7 +201,8 @@ describe('requests', () => {
     const requests = taskPaths(dir, id).requests
     // The watcher follows the old folder's inode; only polling by path finds the new one.
     renameSync(requests, `${requests}.old`)
-    mkdirSync(requests, {mode: 0o700})
+    // The runner may have re-created it already (it keeps a private requests/ in place).
+    mkdirSync(requests, {mode: 0o700, recursive: true})
     const dropped = dropByHand(dir, id, 'unseen')
     await waitFor(() => readTask(dir, id).status === 'stopped', {timeout: 20_000, message: 'the stop'})
     expect(actedAt(dir, id) - dropped).toBeLessThan(500)

@@ -1,0 +1,85 @@
+// Starting runner processes. A runner is a Node process of its own, and its
+// start-up is most of what `start` waits for; so `bin/run.js` boots one on
+// standby while oclif loads (the two overlap on a second core), and the first
+// launch hands it its task through a pipe instead of spawning a new one.
+
+import {spawn, type ChildProcess} from 'node:child_process'
+import {closeSync, existsSync} from 'node:fs'
+import path from 'node:path'
+import type {Readable, Writable} from 'node:stream'
+import {fileURLToPath} from 'node:url'
+import {openAppend, taskPaths} from './store.js'
+
+export const STANDBY_FLAG = '--standby'
+
+function runnerEntry(): {script: string; execArgv: string[]} {
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  // The bundled CommonJS runner (see src/runner.ts for why it is bundled).
+  const built = path.join(here, '..', 'runner.cjs')
+  if (existsSync(built)) return {script: built, execArgv: []}
+  // Running from sources (bin/dev.js): the runner is TypeScript too.
+  return {script: path.join(here, '..', 'runner.ts'), execArgv: ['--import', 'tsx']}
+}
+
+export interface RunnerHandle {
+  child: ChildProcess
+  /** closed by the runner once it has recorded `running` or the failure. */
+  ready: Readable
+}
+
+let standby: (RunnerHandle & {assign: Writable}) | null = null
+
+/**
+ * Boots a runner that waits for its task on stdin. If nothing is ever handed to
+ * it (bad flags, --help), the pipe closes when this process exits and the
+ * runner exits too, having done nothing.
+ */
+export function prespawnRunner(): void {
+  if (standby) return
+  const {script, execArgv} = runnerEntry()
+  try {
+    const child = spawn(process.execPath, [...execArgv, script, STANDBY_FLAG], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore', 'pipe'],
+      windowsHide: true,
+    })
+    child.once('error', () => {
+      standby = null
+    })
+    // Never keep this process alive for a runner it did not use.
+    child.unref()
+    const assign = child.stdio[0] as Writable & {unref?: () => void}
+    const ready = child.stdio[3] as Readable & {unref?: () => void}
+    assign.on('error', () => {})
+    assign.unref?.()
+    ready.unref?.()
+    standby = {child, ready, assign}
+  } catch {
+    standby = null
+  }
+}
+
+/** A runner for this task: the standby one when it is still there, else a new one. */
+export function spawnRunner(stateDir: string, id: number): RunnerHandle {
+  const waiting = standby
+  standby = null
+  if (waiting && waiting.child.exitCode === null && waiting.child.signalCode === null && !waiting.assign.destroyed) {
+    // Now this process does wait for it: hold the event loop until it is ready.
+    ;(waiting.ready as Readable & {ref?: () => void}).ref?.()
+    waiting.child.ref()
+    waiting.assign.end(`${stateDir}\n${id}\n`)
+    return {child: waiting.child, ready: waiting.ready}
+  }
+  const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
+  const {script, execArgv} = runnerEntry()
+  try {
+    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+      detached: true,
+      stdio: ['ignore', 'ignore', logFd, 'pipe'],
+      windowsHide: true,
+    })
+    return {child, ready: child.stdio[3] as Readable}
+  } finally {
+    closeSync(logFd)
+  }
+}
