@@ -1,0 +1,50 @@
+// The standby runner `bin/run.js` boots for `start`: it must be the one that
+// runs the task, and it must never outlive a `start` that did not need it.
+
+import {readdirSync, readFileSync} from 'node:fs'
+import {afterEach, describe, expect, it} from 'vitest'
+import {cleanupStateDirs, drover, makeStateDir, readTask, ROOT, waitFor} from '../helpers/cli.js'
+
+afterEach(() => cleanupStateDirs())
+
+/** Runner processes of this checkout that are still waiting for a task. */
+function standbyRunners(): number[] {
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      if (argv.some((arg) => arg.startsWith(ROOT) && arg.endsWith('runner.cjs')) && argv.includes('--standby')) found.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+
+describe.skipIf(process.platform !== 'linux')('standby runner', () => {
+  it('runs the task: the runner of a started task is the one booted on standby', async () => {
+    const dir = makeStateDir()
+    const start = await drover(dir, ['start', '--', process.execPath, '-e', 'setTimeout(() => {}, 30000)'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    const id = Number(start.stdout.trim())
+    expect(readTask(dir, id).status).toBe('running')
+    const runner = JSON.parse(readFileSync(`${dir}/tasks/${id}/runner.json`, 'utf8')) as {pid: number}
+    expect(cmdline(runner.pid)).toContain('--standby')
+    const stop = await drover(dir, ['cancel', String(id)])
+    expect(stop.exitCode, stop.stderr).toBe(0)
+  })
+
+  it('exits with a start that fails before it needs a runner, touching nothing', async () => {
+    const dir = makeStateDir()
+    const before = new Set(standbyRunners())
+    const bad = await drover(dir, ['start', '--no-such-flag', '--', 'true'])
+    expect(bad.exitCode).toBe(2)
+    const usage = await drover(dir, ['start'])
+    expect(usage.exitCode).toBe(2)
+    await waitFor(() => standbyRunners().every((pid) => before.has(pid)), {timeout: 10_000, message: 'standby runners to exit'})
+    expect(readdirSync(`${dir}/tasks`)).toEqual([])
+  })
+})
