@@ -5,8 +5,8 @@
 // file: an ESM module graph costs the runner megabytes of RSS per live task,
 // and that memory is the product's footprint.
 
-import {fstatSync, writeSync} from 'node:fs'
-import {Runner} from './core/runner.js'
+import {fstatSync, readSync} from 'node:fs'
+import {logRunnerError, Runner, setRunnerErrorLog} from './core/runner.js'
 import {openAppend, taskPaths} from './core/store.js'
 
 // Same literal as STANDBY_FLAG in core/runner-process.ts, which the runner does
@@ -16,7 +16,7 @@ const STANDBY_FLAG = '--standby'
 function main(stateDir: string | undefined, idText: string | undefined): void {
   const id = Number(idText)
   if (!stateDir || !Number.isSafeInteger(id)) {
-    process.stderr.write('usage: runner <state dir> <task id>\n')
+    logRunnerError('usage: runner <state dir> <task id>\n')
     process.exit(2)
   }
 
@@ -33,7 +33,7 @@ function main(stateDir: string | undefined, idText: string | undefined): void {
   try {
     runner = new Runner({stateDir, id, readyFd})
   } catch (error) {
-    process.stderr.write(`drover runner: ${(error as Error).message}\n`)
+    logRunnerError(`drover runner: ${(error as Error).message}\n`)
     process.exit(1)
   }
 
@@ -54,30 +54,46 @@ function main(stateDir: string | undefined, idText: string | undefined): void {
   runner.main().then(() => process.exit(0), crash)
 }
 
+/**
+ * Reads the whole assignment from stdin with blocking reads: a standby runner
+ * has nothing else to do, and a stdin stream would load Node's socket and
+ * stream machinery, which stays resident for the runner's whole life.
+ */
+function readAssignment(): string {
+  const chunks: Buffer[] = []
+  const buffer = Buffer.alloc(4096)
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    let read: number
+    try {
+      read = readSync(0, buffer, 0, buffer.length, null)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 5)
+        continue
+      }
+      if (code === 'EOF') break
+      throw error
+    }
+    if (read === 0) break
+    chunks.push(Buffer.from(buffer.subarray(0, read)))
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
 /** Waits for the task on stdin; a closed pipe with nothing on it means "not needed". */
 function standby(): void {
-  let input = ''
-  process.stdin.setEncoding('utf8')
-  process.stdin.on('data', (chunk: string) => {
-    input += chunk
-  })
-  process.stdin.on('end', () => {
-    const [stateDir, idText] = input.split('\n')
-    if (!stateDir || !idText) process.exit(0)
-    // Launched before the task existed, this runner's stderr is nowhere: point
-    // its messages at the task's runner.log, as a directly spawned runner's are.
-    try {
-      const logFd = openAppend(taskPaths(stateDir, Number(idText)).runnerLog)
-      process.stderr.write = ((chunk: string | Uint8Array) => {
-        if (typeof chunk === "string") writeSync(logFd, chunk)
-        else writeSync(logFd, chunk)
-        return true
-      }) as typeof process.stderr.write
-    } catch {
-      // no log: errors still end up in the record's reason
-    }
-    main(stateDir, idText)
-  })
+  const [stateDir, idText] = readAssignment().split('\n')
+  if (!stateDir || !idText) process.exit(0)
+  // Launched before the task existed, this runner's stderr is nowhere: point
+  // its messages at the task's runner.log, as a directly spawned runner's are.
+  try {
+    setRunnerErrorLog(openAppend(taskPaths(stateDir, Number(idText)).runnerLog))
+  } catch {
+    // no log: errors still end up in the record's reason
+  }
+  main(stateDir, idText)
 }
 
 const [first, second] = process.argv.slice(2)

@@ -12,13 +12,17 @@ import {openAppend, taskPaths} from './store.js'
 
 export const STANDBY_FLAG = '--standby'
 
+// V8's lite mode (no optimising compiler) saves ~0.8 MB of RSS per runner; a
+// runner mostly sleeps, and the little it parses goes through JSON.parse.
+const RUNNER_NODE_FLAGS = ['--lite-mode']
+
 function runnerEntry(): {script: string; execArgv: string[]} {
   const here = path.dirname(fileURLToPath(import.meta.url))
   // The bundled CommonJS runner (see src/runner.ts for why it is bundled).
   const built = path.join(here, '..', 'runner.cjs')
-  if (existsSync(built)) return {script: built, execArgv: []}
+  if (existsSync(built)) return {script: built, execArgv: RUNNER_NODE_FLAGS}
   // Running from sources (bin/dev.js): the runner is TypeScript too.
-  return {script: path.join(here, '..', 'runner.ts'), execArgv: ['--import', 'tsx']}
+  return {script: path.join(here, '..', 'runner.ts'), execArgv: [...RUNNER_NODE_FLAGS, '--import', 'tsx']}
 }
 
 export interface RunnerHandle {

@@ -34,6 +34,24 @@ const AGENT_INFO_WRITE_MS = 1000
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+// Where the runner's own errors go: fd 2 is runner.log for a runner spawned for
+// its task; a standby runner points this at runner.log once it has a task.
+// Written with writeSync rather than process.stderr, whose stream machinery
+// would stay resident in every runner.
+let errorFd = 2
+
+export function setRunnerErrorLog(fd: number): void {
+  errorFd = fd
+}
+
+export function logRunnerError(text: string): void {
+  try {
+    writeSync(errorFd, text)
+  } catch {
+    // nowhere to say it: the record's reason still does
+  }
+}
+
 export interface RunnerOptions {
   stateDir: string
   id: number
@@ -404,7 +422,7 @@ export class Runner {
   /** A bug in the runner must not leave the worker unwatched: stop it and say why. */
   fail(error: unknown): void {
     const message = error instanceof Error ? error.message : String(error)
-    process.stderr.write(`drover runner: ${error instanceof Error ? error.stack : message}\n`)
+    logRunnerError(`drover runner: ${error instanceof Error ? error.stack : message}\n`)
     if (this.workerIdentity && !this.exit) {
       try {
         signalProcessGroup(this.workerIdentity.pid, 'SIGKILL')
