@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, s
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {killLeftovers} from '../helpers/cli.js'
 import {
   type CommandRunner,
   type PlatformContext,
@@ -49,16 +50,7 @@ const childrenOf = (ppid: number): number[] =>
 const groups: number[] = []
 const pids: number[] = []
 afterEach(() => {
-  for (const pgid of groups.splice(0)) {
-    try {
-      process.kill(-pgid, 'SIGKILL')
-    } catch {}
-  }
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {}
-  }
+  killLeftovers(pids, groups)
 })
 
 function spawnDetached(file: string, args: string[], stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {

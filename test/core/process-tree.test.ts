@@ -11,7 +11,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {isSameProcess, processStartTime, type CommandRunner, type PlatformContext, type ProcessIdentity} from '../../src/core/platform.js'
 import {executeStopPlan, ProcessTree, type StopHooks} from '../../src/core/process-tree.js'
 import {planFor, type StopPlan} from '../../src/core/stop-plan.js'
-import {fixture, isAlive, waitFor} from '../helpers/cli.js'
+import {fixture, isAlive, killLeftovers, waitFor} from '../helpers/cli.js'
 
 const onLinux = process.platform === 'linux'
 
@@ -19,16 +19,7 @@ const groups: number[] = []
 const pids: number[] = []
 const dirs: string[] = []
 afterEach(() => {
-  for (const pgid of groups.splice(0)) {
-    try {
-      process.kill(-pgid, 'SIGKILL')
-    } catch {}
-  }
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {}
-  }
+  killLeftovers(pids, groups)
   for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
 })
 

@@ -14,19 +14,13 @@ import {processStartTime} from '../../src/core/platform.js'
 import {transition} from '../../src/core/record.js'
 import {ensureStateDir} from '../../src/core/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, ROOT, waitFor, type CliResult} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, ROOT, type CliResult, waitFor} from '../helpers/cli.js'
 
 const node = process.execPath
 const strays: number[] = []
 
 afterEach(() => {
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // gone already
-    }
-  }
+  killLeftovers(strays)
   cleanupStateDirs()
 })
 

@@ -13,7 +13,7 @@ import {processStartTime} from '../../src/core/platform.js'
 import {transition} from '../../src/core/record.js'
 import {ensureStateDir} from '../../src/core/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
-import {BIN, cleanupStateDirs, fixture, isAlive, json, makeStateDir, type CliResult, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, type CliResult, waitFor} from '../helpers/cli.js'
 
 const node = process.execPath
 const ESC = '\u001B'
@@ -23,13 +23,7 @@ const strays: number[] = []
 vi.setConfig({testTimeout: 150_000})
 
 afterEach(() => {
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // gone already
-    }
-  }
+  killLeftovers(strays)
   cleanupStateDirs()
 })
 

@@ -100,6 +100,12 @@ function killQuietly(pid: number, group: boolean): void {
   }
 }
 
+/** SIGKILLs, then forgets, every pid and process group a test left behind. */
+export function killLeftovers(pids: number[], groups: number[] = []): void {
+  for (const pgid of groups.splice(0)) killQuietly(pgid, true)
+  for (const pid of pids.splice(0)) killQuietly(pid, false)
+}
+
 /** Kills every runner and worker group recorded in the state dirs this test file made, then removes them. */
 export function cleanupStateDirs(): void {
   for (const dir of made.splice(0)) {

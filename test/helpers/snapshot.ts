@@ -1,0 +1,29 @@
+// A byte-for-byte picture of a directory tree, for "nothing changed on disk" checks.
+
+import {lstatSync, readdirSync, readFileSync, readlinkSync} from 'node:fs'
+import path from 'node:path'
+
+/**
+ * Every path under dir with its type, mode, size, mtime and content (files) or target
+ * (links): equal snapshots mean nothing was created, removed, written or even touched.
+ */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const full = path.join(current, name)
+      const rel = path.relative(dir, full)
+      const s = lstatSync(full)
+      const mode = (s.mode & 0o7777).toString(8)
+      if (s.isSymbolicLink()) out[rel] = `link ${readlinkSync(full)}`
+      else if (s.isDirectory()) {
+        out[rel] = `dir ${mode}`
+        walk(full)
+      } else out[rel] = `file ${mode} ${s.size} ${s.mtimeMs} ${readFileSync(full).toString('base64')}`
+    }
+  }
+  const top = lstatSync(dir)
+  out['.'] = `dir ${(top.mode & 0o7777).toString(8)} uid ${top.uid}`
+  walk(dir)
+  return out
+}
