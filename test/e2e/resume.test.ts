@@ -228,16 +228,21 @@ describe('agent profiles on start', () => {
   }
 })
 
+/** `drover start` with the fake agents' environment; returns the new task's id. */
+function starter(stateDir: string, env: Record<string, string>) {
+  return async (args: string[], extra: Record<string, string> = {}) => {
+    const r = await drover(stateDir, ['start', ...args], {env: {...env, ...extra}})
+    expect(r.exitCode, r.stderr).toBe(0)
+    return Number(r.stdout.trim())
+  }
+}
+
 describe('resume refuses what it cannot continue', () => {
   it('a running task, a cancelled one, a claude task without a session id, an unknown id', async () => {
     const stateDir = makeStateDir()
     const home = tempDir('drover-home-')
     const env = agentEnv(home)
-    const start = async (args: string[], extra: Record<string, string> = {}) => {
-      const r = await drover(stateDir, ['start', ...args], {env: {...env, ...extra}})
-      expect(r.exitCode, r.stderr).toBe(0)
-      return Number(r.stdout.trim())
-    }
+    const start = starter(stateDir, env)
     const running = await start(['--', process.execPath, fixture('agent-generic.mjs')])
     const cancelled = await start(['--', process.execPath, fixture('agent-generic.mjs')])
     expect((await drover(stateDir, ['cancel', String(cancelled)], {env})).exitCode).toBe(0)
@@ -298,11 +303,7 @@ describe('after a reboot', () => {
     const stateDir = makeStateDir()
     const home = tempDir('drover-home-')
     const env = agentEnv(home)
-    const start = async (args: string[], extra: Record<string, string> = {}) => {
-      const r = await drover(stateDir, ['start', ...args], {env: {...env, ...extra}})
-      expect(r.exitCode, r.stderr).toBe(0)
-      return Number(r.stdout.trim())
-    }
+    const start = starter(stateDir, env)
     const generic = ['--', process.execPath, fixture('agent-generic.mjs')]
     const [runningA, runningB, agent, stopped, stopping, finished] = await Promise.all([
       start(['--name', 'a', ...generic]),
