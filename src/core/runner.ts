@@ -365,7 +365,10 @@ export class Runner {
       this.finish(plan.status, {reason: stopReason(plan, killedAfterMs), exitCode, signal}, extra)
       return
     }
-    if (exitCode === 0) this.finish('succeeded', {reason: 'exit 0', exitCode})
+    if (exitCode === 0) {
+      this.finish('succeeded', {reason: 'exit 0', exitCode})
+      return
+    }
     // A worker that failed on a full disk most likely failed because of it: say so.
     const full = diskFull(this.paths.dir) ? ' (no space left on device)' : ''
     if (exitCode !== null) this.finish('failed', {reason: `exit ${exitCode}${full}`, exitCode})
