@@ -12,8 +12,9 @@ import {openAppend, taskPaths} from './core/store.js'
 // Same literal as STANDBY_FLAG in core/runner-process.ts, which the runner does
 // not import (it is the launcher's side and pulls in more than builtins).
 const STANDBY_FLAG = '--standby'
+const ADOPT_FLAG = '--adopt'
 
-function main(stateDir: string | undefined, idText: string | undefined): void {
+function main(stateDir: string | undefined, idText: string | undefined, adopt = false): void {
   const id = Number(idText)
   if (!stateDir || !Number.isSafeInteger(id)) {
     logRunnerError('usage: runner <state dir> <task id>\n')
@@ -31,7 +32,7 @@ function main(stateDir: string | undefined, idText: string | undefined): void {
 
   let runner: Runner
   try {
-    runner = new Runner({stateDir, id, readyFd})
+    runner = new Runner({stateDir, id, readyFd, adopt})
   } catch (error) {
     logRunnerError(`drover runner: ${(error as Error).message}\n`)
     process.exit(1)
@@ -96,6 +97,6 @@ function standby(): void {
   main(stateDir, idText)
 }
 
-const [first, second] = process.argv.slice(2)
+const [first, second, third] = process.argv.slice(2)
 if (first === STANDBY_FLAG) standby()
-else main(first, second)
+else main(first, second, third === ADOPT_FLAG)

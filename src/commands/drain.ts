@@ -1,8 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
 import type {ControlResult} from '../core/control.js'
-import {parseDuration} from '../core/parse.js'
-import type {Checkpoint} from '../core/record.js'
+import {formatDuration, parseDuration} from '../core/parse.js'
+
+import {sessionRefusal} from '../core/profiles.js'
+import type {Checkpoint, DrainMode} from '../core/record.js'
 import {selectTasks} from '../core/select.js'
 import {readRecord} from '../core/store.js'
 import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS} from '../core/stop-plan.js'
@@ -11,8 +13,12 @@ import {controlAll, controlExitCode, printControlReport, type ControlReport} fro
 // The promise drain makes: it returns within grace + kill-after + this, whatever the workers do.
 const DRAIN_BOUND_SLACK_MS = 2000
 
-/** One task's outcome, with what it takes to continue it when it ended drained. */
-export type DrainResult = ControlResult & {checkpoint: Checkpoint | null; resume: string | null}
+/**
+ * One task's outcome, with what it takes to continue it when it ended drained:
+ * `resume` is the command that continues it, or null with `resumeRefused`
+ * saying why it cannot be (no session yet, a run that saved none).
+ */
+export type DrainResult = ControlResult & {checkpoint: Checkpoint | null; resume: string | null; resumeRefused: string | null}
 export type DrainReport = Omit<ControlReport, 'results'> & {results: DrainResult[]}
 
 export default class Drain extends BaseCommand {
@@ -56,7 +62,7 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     const drained: DrainReport = {...report, results: report.results.map((r) => withCheckpoint(stateDir, r, this.config.bin))}
     if (!this.jsonEnabled()) {
       printControlReport(report, {quiet: flags.quiet, printed: progress})
-      if (!flags.quiet) for (const r of drained.results) if (r.resume) process.stdout.write(`  resume with: ${r.resume}${checkpointNote(r.checkpoint)}\n`)
+      if (!flags.quiet) for (const r of drained.results) if (r.checkpoint) process.stdout.write(`  ${checkpointLine(r)}\n`)
     }
     process.exitCode = controlExitCode(report, true)
     return drained
@@ -64,13 +70,20 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
 }
 
 function withCheckpoint(stateDir: string, result: ControlResult, bin: string): DrainResult {
-  if (result.status !== 'drained') return {...result, checkpoint: null, resume: null}
+  if (result.status !== 'drained') return {...result, checkpoint: null, resume: null, resumeRefused: null}
   const read = readRecord(stateDir, result.id)
-  return {...result, checkpoint: read.ok ? read.record.checkpoint : null, resume: `${bin} resume ${result.id}`}
+  if (!read.ok) return {...result, checkpoint: null, resume: null, resumeRefused: read.error}
+  // The same check `resume` makes: a hint printed here is one that works.
+  const refusal = sessionRefusal(read.record)
+  return {...result, checkpoint: read.record.checkpoint, resume: refusal ? null : `${bin} resume ${result.id}`, resumeRefused: refusal}
 }
 
-function checkpointNote(checkpoint: Checkpoint | null): string {
-  if (!checkpoint) return ''
-  const notes = [checkpoint.sessionId ? `${checkpoint.profile} session ${checkpoint.sessionId}` : '', checkpoint.forced ? 'forced' : ''].filter(Boolean)
-  return notes.length > 0 ? ` (${notes.join(', ')})` : ''
+const HOW: Record<DrainMode, string> = {cooperative: 'ended on its own', 'safe-point': 'signalled between tool calls', forced: 'forced'}
+
+/** One line per drained task, the command to paste last. */
+function checkpointLine(r: DrainResult): string {
+  const c = r.checkpoint!
+  const facts = [c.sessionId ? `${c.profile} session ${c.sessionId}` : '', `${HOW[c.mode]}${c.tookMs !== null ? ` after ${formatDuration(c.tookMs)}` : ''}`]
+  const head = `task ${r.id}: ${facts.filter(Boolean).join(', ')}`
+  return r.resume ? `${head}; resume with: ${r.resume}` : `${head}; not resumable: ${r.resumeRefused}`
 }

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
 import {DroverError, ExitCode, usageError} from '../core/errors.js'
 import type {TaskRecord} from '../core/record.js'
-import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask} from '../core/resume.js'
+import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask, wasInterrupted} from '../core/resume.js'
 import {selectTasks} from '../core/select.js'
 import {taskJson, type TaskJson} from '../render/task-json.js'
 
@@ -46,10 +46,10 @@ export default class Resume extends BaseCommand {
     const refs = argv as string[]
     if (flags.interrupted && refs.length > 0) throw usageError('give task ids or --interrupted, not both')
     const stateDir = await this.openStateDir(flags['state-dir'])
-    const selection = await selectTasks(stateDir, refs, {all: flags.all || flags.interrupted, allStatuses: ['drained', 'lost'], what: 'resume'})
+    const selection = await selectTasks(stateDir, refs, {all: flags.all || flags.interrupted, allStatuses: ['drained', 'lost', 'failed'], what: 'resume'})
     const chosen = selection.tasks.filter((task) => {
-      if (flags.interrupted) return task.status === 'lost' && task.desired === 'running'
-      if (flags.all) return task.status === 'drained' || (task.status === 'lost' && task.desired === 'running')
+      if (flags.interrupted) return wasInterrupted(task)
+      if (flags.all) return task.status === 'drained' || wasInterrupted(task)
       return true
     })
     const prompt = flags.prompt ?? DEFAULT_RESUME_PROMPT
@@ -57,15 +57,15 @@ export default class Resume extends BaseCommand {
     // Concurrently: a machine coming back from a reboot resumes all its agents at once.
     await Promise.all(
       chosen.map(async (task) => {
-        // --all/--interrupted skip what cannot be resumed; named tasks are refused loudly.
+        // Refused loudly, --all and --interrupted too: a task that was meant to be
+        // running and cannot come back is exactly what a cron job's mail is for.
         const refusal = resumeRefusal(task)
-        if (refusal && (flags.all || flags.interrupted)) return
         if (refusal) {
           result.refused.push({id: task.id, reason: refusal, exitCode: ExitCode.conflict})
           return
         }
         try {
-          const record = await resumeTask(stateDir, task.id, prompt)
+          const record = await resumeTask(stateDir, task, prompt)
           result.resumed.push(taskJson(record))
           this.report(record, flags.quiet)
         } catch (error) {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import {BaseCommand} from '../base-command.js'
 import {usageError} from '../core/errors.js'
 import {parseDuration, parseEnvAssignment, parseSize, parseTaskName} from '../core/parse.js'
-import {shellCommand} from '../core/platform.js'
+import {resolveExecutable, shellCommand} from '../core/platform.js'
 import {detectProfile} from '../core/profiles.js'
 import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../core/record.js'
 import {startTask, type TaskSpec} from '../core/launch.js'
@@ -42,6 +42,11 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
     follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code'}),
     agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES]}),
+    'agent-hooks': Flags.boolean({
+      description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
+      default: true,
+      allowNo: true,
+    }),
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
@@ -63,6 +68,9 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
       for (const flag of ['name', 'cwd', 'env', 'agent', 'timeout', 'idle-timeout', 'max-output'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
+      }
+      if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
+        throw usageError('--agent-hooks cannot change a task that is started again; start a new task instead')
       }
       const previous = findTaskToRestart(stateDir, args.task)
       followFrom = fileSize(taskPaths(stateDir, previous.id).output) ?? 0
@@ -90,7 +98,17 @@ With a task id or name instead of a command, starts that stopped, failed or lost
 
 function buildSpec(
   command: string[],
-  flags: {name?: string; cwd?: string; env?: string[]; shell?: string; agent?: string; timeout?: string; 'idle-timeout'?: string; 'max-output'?: string},
+  flags: {
+    name?: string
+    cwd?: string
+    env?: string[]
+    shell?: string
+    agent?: string
+    'agent-hooks': boolean
+    timeout?: string
+    'idle-timeout'?: string
+    'max-output'?: string
+  },
 ): TaskSpec {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
   if (flags.shell === undefined && command.length === 0) {
@@ -98,6 +116,11 @@ function buildSpec(
   }
   if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
   if (command.length > 0 && command[0] === '') throw usageError('the command name is empty')
+  if (flags.shell !== undefined && (flags.agent === 'claude' || flags.agent === 'codex')) {
+    throw usageError(
+      `--agent ${flags.agent} needs the command after --, not --shell: drover rewrites the agent's own command line to resume it, which a shell script does not allow`,
+    )
+  }
   const argv = flags.shell !== undefined ? shellCommand(flags.shell) : command
   const env: Record<string, string> = {}
   for (const assignment of flags.env ?? []) {
@@ -105,11 +128,18 @@ function buildSpec(
     env[key] = value
   }
   const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
+  const cwd = path.resolve(flags.cwd ?? process.cwd())
+  // Resolved now, with the PATH this start sees: a later resume from cron
+  // (PATH=/usr/bin:/bin) runs the same program with the same PATH.
+  const pathEnv = env.PATH ?? process.env.PATH ?? null
   return {
     command: argv,
+    executable: resolveExecutable(argv[0], {pathEnv: pathEnv ?? undefined, cwd, pathExt: process.env.PATHEXT}),
+    pathEnv,
+    agentHooks: flags['agent-hooks'],
     shell: flags.shell ?? null,
     name: flags.name === undefined ? null : parseTaskName(flags.name),
-    cwd: path.resolve(flags.cwd ?? process.cwd()),
+    cwd,
     env,
     agent: (flags.agent as AgentProfileName | undefined) ?? (flags.shell === undefined ? detectProfile(command) : 'generic'),
     policies: {

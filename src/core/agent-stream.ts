@@ -4,23 +4,39 @@
 // the runner or costs it memory.
 
 import {closeSync, openSync, readSync} from 'node:fs'
-import {emptyAgentInfo, readAgentLine} from './profiles.js'
-import type {AgentInfo, AgentProfileName} from './record.js'
+import {AgentEventReader} from './agent-events.js'
+import type {AgentInfo, AgentProfileName, AgentUsage} from './record.js'
 
 const READ_CHUNK = 4 * 1024 * 1024
 
 export class AgentStream {
   private remainder = ''
+  private readonly reader: AgentEventReader
 
   constructor(
     private readonly file: string,
-    private readonly profile: AgentProfileName,
+    profile: AgentProfileName,
     /** where this run's output starts: earlier runs belong to earlier sessions. */
     private offset: number,
-  ) {}
+    /** the session's totals before this run, and its id so far. */
+    base: AgentUsage | null,
+    sessionId: string | null,
+  ) {
+    this.reader = new AgentEventReader(profile, base, sessionId)
+  }
 
-  /** Folds the lines written since the last call into `info`; null when nothing changed. */
-  read(size: number, info: AgentInfo | null): AgentInfo | null {
+  /** What has been read so far (before anything: the session id and totals it started with). */
+  current(): AgentInfo {
+    return this.reader.current()
+  }
+
+  /** A tool call has started and not finished, as far as the stream has been read. */
+  toolInFlight(): boolean {
+    return this.reader.toolInFlight()
+  }
+
+  /** Folds the lines written since the last call; returns the new info, or null when nothing changed. */
+  read(size: number): AgentInfo | null {
     if (size < this.offset) {
       this.offset = 0 // truncated by someone: start over
       this.remainder = ''
@@ -45,8 +61,8 @@ export class AgentStream {
     this.remainder = lines.pop() ?? ''
     // A "line" longer than a chunk is no event we could use: drop it rather than grow.
     if (this.remainder.length > READ_CHUNK) this.remainder = ''
-    let next: AgentInfo | null = null
-    for (const line of lines) next = readAgentLine(this.profile, line.trim(), next ?? info ?? emptyAgentInfo()) ?? next
-    return next
+    let changed = false
+    for (const line of lines) changed = this.reader.fold(line.trim()) || changed
+    return changed ? this.reader.current() : null
   }
 }

@@ -5,7 +5,7 @@
 
 import {acquireLock, taskLockPath} from './lock.js'
 import {isSameProcess} from './platform.js'
-import {executeStopPlan, ProcessTree} from './process-tree.js'
+import {drainCheckpoint, executeStopPlan, ProcessTree} from './process-tree.js'
 import {reconcile, runnerState} from './reconcile.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
 import {dropRequest, type NewRequest} from './requests.js'
@@ -154,10 +154,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
       event: (name, extra) => appendEvent(paths, {event: name, run: record.runs.length, ...extra}),
     })
     const reason = `${stopReason(outcome.plan, outcome.killedAfterMs)} (runner was gone)`
-    const checkpoint =
-      plan.cause === 'drain'
-        ? {profile: record.agent, sessionId: record.agentInfo?.sessionId ?? null, sessionDir: paths.session, forced: outcome.forced, at: new Date().toISOString()}
-        : record.checkpoint
+    const checkpoint = plan.cause === 'drain' ? drainCheckpoint(record, paths.session, outcome) : record.checkpoint
     const next: TaskRecord = {
       ...transition(record, {status: plan.status, reason}),
       desired: plan.cause === 'drain' ? record.desired : 'stopped',

@@ -4,7 +4,7 @@
 
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from './errors.js'
-import {spawnRunner} from './runner-process.js'
+import {startRunner} from './runner-process.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from './lock.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from './requests.js'
@@ -36,6 +36,11 @@ export interface TaskSpec {
   env: Record<string, string>
   agent: AgentProfileName
   policies: Policies
+  /** the program resolved at start (absolute), and the PATH it was found with. */
+  executable?: string | null
+  pathEnv?: string | null
+  /** claude: add drover's drain hook (default true). */
+  agentHooks?: boolean
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -58,9 +63,12 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     startedAt: null,
     endedAt: null,
     worker: null,
-    runs: [{run: 1, startedAt: null, endedAt: null, status: 'starting', exitCode: null, signal: null, reason: null, resumed: false, command: null}],
+    runs: [{run: 1, startedAt: null, endedAt: null, status: 'starting', exitCode: null, signal: null, reason: null, resumed: false, command: null, outputOffset: null}],
     agentInfo: null,
     checkpoint: null,
+    executable: spec.executable ?? null,
+    pathEnv: spec.pathEnv ?? null,
+    agentHooks: spec.agentHooks ?? true,
   }
 }
 
@@ -116,22 +124,7 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
  * than after a timeout.
  */
 export async function launchRunner(stateDir: string, id: number): Promise<TaskRecord> {
-  const {child, ready} = spawnRunner(stateDir, id)
-  await new Promise<void>((resolve) => {
-    let done = false
-    const finish = () => {
-      if (done) return
-      done = true
-      resolve()
-    }
-    ready.on('data', () => {})
-    ready.once('close', finish)
-    ready.once('error', finish)
-    child.once('error', finish)
-    child.once('exit', finish)
-  })
-  ready.destroy()
-  child.unref()
+  await startRunner(stateDir, id)
 
   const read = readRecord(stateDir, id)
   if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)

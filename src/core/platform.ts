@@ -3,7 +3,8 @@
 // The detached runner imports this module, so it may import Node builtins only.
 
 import {execFileSync} from 'node:child_process'
-import {readFileSync, readdirSync} from 'node:fs'
+import {accessSync, constants as fsConstants, readFileSync, readdirSync, statSync} from 'node:fs'
+import path from 'node:path'
 import {constants as osConstants} from 'node:os'
 
 export type OsName = 'linux' | 'darwin' | 'win32' | (string & {})
@@ -293,4 +294,43 @@ export function signalNumber(signal: string): number {
 export function shellCommand(script: string, env: NodeJS.ProcessEnv = process.env, ctx: PlatformContext = currentPlatform()): string[] {
   if (ctx.os === 'win32') return [env.ComSpec || 'cmd.exe', '/d', '/s', '/c', script]
   return [env.SHELL || '/bin/sh', '-c', script]
+}
+
+/** Whether a file exists and may be run; injected in tests for the platforms we cannot run. */
+export type ExecutableCheck = (file: string) => boolean
+
+const isRunnableFile: ExecutableCheck = (file) => {
+  try {
+    if (!statSync(file).isFile()) return false
+    accessSync(file, fsConstants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The absolute path a program name runs as, searched the way the OS would
+ * (PATH; on Windows also PATHEXT and `;`), or null when nothing matches. A name
+ * with a directory part is resolved against `cwd`, as spawn would.
+ */
+export function resolveExecutable(
+  name: string,
+  opts: {pathEnv: string | undefined; cwd: string; pathExt?: string},
+  ctx: PlatformContext = currentPlatform(),
+  runnable: ExecutableCheck = isRunnableFile,
+): string | null {
+  const p = ctx.os === 'win32' ? path.win32 : path.posix
+  const extensions = ctx.os === 'win32' ? ['', ...(opts.pathExt || '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)] : ['']
+  const candidates = (base: string) => extensions.map((ext) => base + ext)
+  const hasDir = ctx.os === 'win32' ? /[\\/]/.test(name) : name.includes('/')
+  if (hasDir) return candidates(p.resolve(opts.cwd, name)).find(runnable) ?? null
+  const delimiter = ctx.os === 'win32' ? ';' : ':'
+  for (const dir of (opts.pathEnv ?? '').split(delimiter)) {
+    // An empty PATH entry means the current directory, as in every shell.
+    const base = p.resolve(opts.cwd, dir === '' ? '.' : dir, name)
+    const found = candidates(base).find(runnable)
+    if (found) return found
+  }
+  return null
 }

@@ -11,6 +11,7 @@ import {
   type PlatformContext,
   type ProcessIdentity,
 } from './platform.js'
+import type {Checkpoint, DrainMode, TaskRecord} from './record.js'
 import type {StopPlan} from './stop-plan.js'
 
 const SCAN_INTERVAL_MS = 250
@@ -97,6 +98,30 @@ export interface StopOutcome {
   killedAfterMs: number | null
   /** a signal had to be sent (the worker did not stop on the control word alone). */
   forced: boolean
+  /** the first signal went out at a safe point, not because a step's time ran out. */
+  atSafePoint: boolean
+  /** ms from the start of the stop until the tree was gone (or the plan gave up). */
+  tookMs: number
+}
+
+/** The checkpoint a drain leaves: what resume continues, and how the worker was ended. */
+export function drainCheckpoint(record: TaskRecord, sessionDir: string, outcome: StopOutcome): Checkpoint {
+  const mode = drainMode(outcome)
+  return {
+    profile: record.agent,
+    sessionId: record.agentInfo?.sessionId ?? null,
+    sessionDir,
+    forced: mode === 'forced',
+    mode,
+    tookMs: outcome.tookMs,
+    at: new Date().toISOString(),
+  }
+}
+
+/** How a drain ended its worker, for the checkpoint. */
+export function drainMode(outcome: StopOutcome): DrainMode {
+  if (!outcome.forced) return 'cooperative'
+  return outcome.atSafePoint && outcome.killedAfterMs === null ? 'safe-point' : 'forced'
 }
 
 export interface StopHooks {
@@ -106,6 +131,8 @@ export interface StopHooks {
   currentPlan: () => StopPlan
   /** resolves 'replaced' early when currentPlan() changed. */
   waitReplaced?: (ms: number, gone: () => boolean) => Promise<'gone' | 'timeout' | 'replaced'>
+  /** whether the worker is at a safe point to be signalled (see StopStep.untilSafePoint). */
+  safePoint?: () => boolean
 }
 
 const POLL_MS = 50
@@ -127,6 +154,8 @@ export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Prom
   const began = Date.now()
   let killedAt: number | null = null
   let forced = false
+  let safe = false
+  let atSafePoint = false
   let plan = hooks.currentPlan()
   let step = 0
   while (step < plan.steps.length) {
@@ -134,24 +163,29 @@ export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Prom
     tree.snapshot()
     if (current.control) hooks.writeControl(current.control)
     if (current.signal) {
+      if (!forced) atSafePoint = safe
       forced = true
       if (current.signal === 'SIGKILL') killedAt = Date.now()
-      hooks.event?.('signal', {signal: current.signal})
+      hooks.event?.('signal', {signal: current.signal, ...(safe && current.signal === 'SIGTERM' ? {safePoint: true} : {})})
       tree.signal(current.signal)
     }
     const gone = () => {
       tree.snapshot(false)
       return tree.gone()
     }
-    const outcome = hooks.waitReplaced ? await hooks.waitReplaced(current.waitMs, gone) : await waitGone(current.waitMs, gone)
-    if (outcome === 'gone') break
+    const safePoint = () => current.untilSafePoint === true && hooks.safePoint?.() === true
+    const wake = () => gone() || safePoint()
+    const outcome = hooks.waitReplaced ? await hooks.waitReplaced(current.waitMs, wake) : await waitGone(current.waitMs, wake)
+    if (outcome === 'gone' && tree.gone()) break
     if (outcome === 'replaced') {
       plan = hooks.currentPlan()
       step = 0
       continue
     }
+    // Woken at a safe point: the next step's signal goes out now, not when the time runs out.
+    safe = outcome === 'gone'
     step++
   }
   tree.sweep()
-  return {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced}
+  return {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced, atSafePoint, tookMs: Date.now() - began}
 }

@@ -1,6 +1,8 @@
 // Reconcile on read: a record says what its runner last wrote; this module
-// checks whether that runner still lives and, when it vanished without
-// recording an end, finalises the task as `lost` — once, under the task lock.
+// checks whether that runner still lives. When it vanished without recording
+// an end, a worker that still runs (same pid and start time) gets a new runner
+// that adopts it — supervision survives a runner crash — and only work that is
+// really gone is finalised as `lost`. Either happens once, under the task lock.
 
 import {statSync} from 'node:fs'
 import {isSameProcess} from './platform.js'
@@ -8,6 +10,7 @@ import {isFinalStatus, transition, type ProcessIdentity, type TaskRecord} from '
 import {appendEvent, readOwnFile, readRecord, safeUnlink, taskPaths, writeRecord} from './store.js'
 import {acquireLock, taskLockPath} from './lock.js'
 import {reservePath} from './reserve.js'
+import {startRunner} from './runner-process.js'
 
 // A runner is given this long to write runner.json after `start` created the
 // record; past it, a `starting` task without a runner was never launched.
@@ -66,6 +69,10 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
     const fresh = readRecord(stateDir, record.id)
     if (!fresh.ok) return markLost(record)
     if (isFinalStatus(fresh.record.status) || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
+    if (fresh.record.status !== 'starting' && workerAlive(fresh.record)) {
+      const adopted = await adoptWorker(stateDir, fresh.record)
+      if (adopted) return adopted
+    }
     const lost = markLost(fresh.record)
     try {
       writeRecord(stateDir, lost)
@@ -80,6 +87,21 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
   } finally {
     release()
   }
+}
+
+/** A new runner for a live worker whose runner died; the record as it then is, or null if it could not take over. */
+async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRecord | null> {
+  const paths = taskPaths(stateDir, record.id)
+  // The dead runner's identity file would make the new runner look dead too until it writes its own.
+  safeUnlink(paths.runner)
+  try {
+    await startRunner(stateDir, record.id, {adopt: true})
+  } catch {
+    return null
+  }
+  const read = readRecord(stateDir, record.id)
+  if (!read.ok) return null
+  return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
 function markLost(record: TaskRecord): TaskRecord {

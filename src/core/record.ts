@@ -37,6 +37,12 @@ export interface RunEntry {
   resumed: boolean
   /** argv of this run when it differs from the task's (an agent resume), else null. */
   command: string[] | null
+  /**
+   * output.log's size when this run's worker started, or null before then. A
+   * runner that adopts the worker of a dead one reads the agent's stream again
+   * from here, and the output cap counts from here.
+   */
+  outputOffset: number | null
 }
 
 export interface Policies {
@@ -45,22 +51,46 @@ export interface Policies {
   maxOutputBytes: number | null
 }
 
+/**
+ * How a drain ended the worker: it exited on its own after STOP
+ * (`cooperative`), it was signalled at a moment no tool call was running
+ * (`safe-point`), or the grace ran out and it was signalled mid-work (`forced`).
+ */
+export type DrainMode = 'cooperative' | 'safe-point' | 'forced'
+export const DRAIN_MODES: readonly DrainMode[] = ['cooperative', 'safe-point', 'forced']
+
 export interface Checkpoint {
   profile: AgentProfileName
   sessionId: string | null
   sessionDir: string
+  /** mode === 'forced', kept for readers of the first schema. */
   forced: boolean
+  mode: DrainMode
+  /** ms from the drain's start until the worker's tree was gone. */
+  tookMs: number | null
   at: string
 }
 
-/** What the agent's own stream told us (claude stream-json, codex JSONL). */
-export interface AgentInfo {
-  sessionId: string | null
+/** Turns, cost and tokens, either of one run or of a whole agent session. */
+export interface AgentUsage {
+  /** model responses (claude: assistant messages; codex: completed turns). */
   turns: number
-  lastEvent: string | null
   costUsd: number | null
   inputTokens: number | null
   outputTokens: number | null
+}
+
+/**
+ * What the agent's own stream told us (claude stream-json, codex JSONL). The
+ * top-level figures are this run's; `session` holds the conversation's totals
+ * across every run that continued it (resumes included).
+ */
+export interface AgentInfo extends AgentUsage {
+  sessionId: string | null
+  lastEvent: string | null
+  session: AgentUsage | null
+  /** what the agent itself reported as going wrong (an error result, a failed turn). */
+  error: string | null
 }
 
 export interface TaskRecord {
@@ -89,6 +119,15 @@ export interface TaskRecord {
   runs: RunEntry[]
   agentInfo: AgentInfo | null
   checkpoint: Checkpoint | null
+  /**
+   * The program resolved to an absolute path at start, and the PATH it was
+   * found with: later runs (resume from cron, @reboot) use both, whatever the
+   * caller's environment. null when it could not be resolved at start.
+   */
+  executable: string | null
+  pathEnv: string | null
+  /** claude only: add drover's hooks (`--settings`) so a drain is cooperative. */
+  agentHooks: boolean
 }
 
 export class RecordError extends Error {
@@ -140,20 +179,53 @@ export function decodeRecord(text: string): TaskRecord {
   check(Array.isArray(r.runs) && r.runs.every(isRunEntry), 'runs')
   check(r.agentInfo === null || isAgentInfo(r.agentInfo), 'agentInfo')
   check(r.checkpoint === null || isCheckpoint(r.checkpoint), 'checkpoint')
-  return r as unknown as TaskRecord
+  check(r.executable === undefined || isStringOrNull(r.executable), 'executable')
+  check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
+  check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
+  return withDefaults(r as unknown as TaskRecord)
+}
+
+/**
+ * Fields added after schema 1 was first written are optional on disk: a record
+ * written by an earlier drover still decodes, to the value that reproduces what
+ * that drover did.
+ */
+function withDefaults(r: TaskRecord): TaskRecord {
+  const record = r as TaskRecord & Record<string, unknown>
+  record.executable ??= null
+  record.pathEnv ??= null
+  record.agentHooks ??= true
+  for (const run of record.runs) run.outputOffset ??= null
+  if (record.agentInfo) {
+    record.agentInfo.session ??= null
+    record.agentInfo.error ??= null
+  }
+  if (record.checkpoint) {
+    record.checkpoint.mode ??= record.checkpoint.forced ? 'forced' : 'cooperative'
+    record.checkpoint.tookMs ??= null
+  }
+  return record
 }
 
 // Every field is checked, nested ones too: `status` renders them all, and a
 // record that decodes must never make a command crash later (costUsd.toFixed).
-function isAgentInfo(v: unknown): boolean {
+function isAgentUsage(v: unknown): v is Record<string, unknown> {
   return (
     isObject(v) &&
-    isStringOrNull(v.sessionId) &&
     Number.isSafeInteger(v.turns) &&
-    isStringOrNull(v.lastEvent) &&
     (v.costUsd === null || (typeof v.costUsd === 'number' && Number.isFinite(v.costUsd))) &&
     isIntOrNull(v.inputTokens) &&
     isIntOrNull(v.outputTokens)
+  )
+}
+
+function isAgentInfo(v: unknown): boolean {
+  return (
+    isAgentUsage(v) &&
+    isStringOrNull(v.sessionId) &&
+    isStringOrNull(v.lastEvent) &&
+    (v.session === undefined || v.session === null || isAgentUsage(v.session)) &&
+    (v.error === undefined || isStringOrNull(v.error))
   )
 }
 
@@ -164,6 +236,8 @@ function isCheckpoint(v: unknown): boolean {
     isStringOrNull(v.sessionId) &&
     typeof v.sessionDir === 'string' &&
     typeof v.forced === 'boolean' &&
+    (v.mode === undefined || DRAIN_MODES.includes(v.mode as DrainMode)) &&
+    (v.tookMs === undefined || isIntOrNull(v.tookMs)) &&
     typeof v.at === 'string'
   )
 }
@@ -185,7 +259,8 @@ function isRunEntry(v: unknown): boolean {
     isStringOrNull(v.signal) &&
     isStringOrNull(v.reason) &&
     typeof v.resumed === 'boolean' &&
-    (v.command === null || isArgv(v.command))
+    (v.command === null || isArgv(v.command)) &&
+    (v.outputOffset === undefined || isIntOrNull(v.outputOffset))
   )
 }
 
@@ -284,6 +359,7 @@ export function beginRun(
         reason: null,
         resumed,
         command,
+        outputOffset: null,
       },
     ],
   }

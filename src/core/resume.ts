@@ -1,33 +1,36 @@
 // `resume`: a new run that continues a task's persisted session — the agent's
 // own conversation for claude and codex, the session dir for anything else.
 
-import {conflictError} from './errors.js'
+import type {FlagTable} from './agent-flags.js'
+import {FlagLearningError, learnFlags} from './agent-flags-cache.js'
+import {conflictError, DroverError, ExitCode} from './errors.js'
 import {startNewRun} from './launch.js'
-import {DEFAULT_RESUME_PROMPT, ResumeRefused, resumeCommand} from './profiles.js'
+import {DEFAULT_RESUME_PROMPT, flagHelpArgv, resumeCommand, sessionRefusal} from './profiles.js'
+import {resumeRefusal} from './resumable.js'
 import type {TaskRecord} from './record.js'
+import {laterRunEnv} from './worker.js'
 
 export {DEFAULT_RESUME_PROMPT}
+export {resumeRefusal, wasInterrupted} from './resumable.js'
 
-/** Why a task cannot be resumed, or null when it can. */
-export function resumeRefusal(record: TaskRecord): string | null {
-  if (record.status === 'cancelled') return `task ${record.id} was cancelled; cancelled tasks are final`
-  if (['starting', 'running', 'stopping'].includes(record.status)) return `task ${record.id} is ${record.status}; it cannot be resumed while it runs`
-  try {
-    resumeCommand(record, DEFAULT_RESUME_PROMPT)
-    return null
-  } catch (error) {
-    if (error instanceof ResumeRefused) return `task ${record.id} has no session to continue: ${error.message}`
-    throw error
+export async function resumeTask(stateDir: string, record: TaskRecord, prompt: string): Promise<TaskRecord> {
+  // The agent's grammar is read before taking the task lock: `--help` of a
+  // cold agent binary can take a second, and nobody else should wait for that.
+  let flags: FlagTable | null = null
+  if (record.agent !== 'generic' && sessionRefusal(record) === null) {
+    try {
+      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd: record.cwd})
+    } catch (error) {
+      if (!(error instanceof FlagLearningError)) throw error
+      throw new DroverError(`task ${record.id} was not resumed: ${record.agent} ${error.message}`, ExitCode.failed, {id: record.id})
+    }
   }
-}
-
-export async function resumeTask(stateDir: string, id: number, prompt: string): Promise<TaskRecord> {
-  return startNewRun(stateDir, id, {
+  return startNewRun(stateDir, record.id, {
     resumed: true,
-    prepare(record) {
-      const refusal = resumeRefusal(record)
-      if (refusal) throw conflictError(refusal, {id: record.id, status: record.status})
-      return record.agent === 'generic' ? null : resumeCommand(record, prompt).command
+    prepare(current) {
+      const refusal = resumeRefusal(current)
+      if (refusal) throw conflictError(refusal, {id: current.id, status: current.status})
+      return current.agent === 'generic' ? null : resumeCommand(current, prompt, flags).command
     },
   })
 }

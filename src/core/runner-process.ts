@@ -11,6 +11,8 @@ import {fileURLToPath} from 'node:url'
 import {openAppend, taskPaths} from './store.js'
 
 export const STANDBY_FLAG = '--standby'
+/** After `<state dir> <id>`: take over the live worker of a runner that died. */
+export const ADOPT_FLAG = '--adopt'
 
 // V8's lite mode (no optimising compiler) saves ~0.8 MB of RSS per runner; a
 // runner mostly sleeps, and the little it parses goes through JSON.parse.
@@ -63,10 +65,13 @@ export function prespawnRunner(): void {
   }
 }
 
-/** A runner for this task: the standby one when it is still there, else a new one. */
-export function spawnRunner(stateDir: string, id: number): RunnerHandle {
-  const waiting = standby
-  standby = null
+/**
+ * A runner for this task: the standby one when it is still there, else a new
+ * one. With `adopt`, a new one that takes over the live worker of a dead runner.
+ */
+export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean} = {}): RunnerHandle {
+  const waiting = opts.adopt ? null : standby
+  if (!opts.adopt) standby = null
   if (waiting && waiting.child.exitCode === null && waiting.child.signalCode === null && !waiting.assign.destroyed) {
     // Now this process does wait for it: hold the event loop until it is ready.
     ;(waiting.ready as Readable & {ref?: () => void}).ref?.()
@@ -77,7 +82,7 @@ export function spawnRunner(stateDir: string, id: number): RunnerHandle {
   const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
   const {script, execArgv} = runnerEntry()
   try {
-    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id), ...(opts.adopt ? [ADOPT_FLAG] : [])], {
       detached: true,
       stdio: ['ignore', 'ignore', logFd, 'pipe'],
       windowsHide: true,
@@ -86,4 +91,28 @@ export function spawnRunner(stateDir: string, id: number): RunnerHandle {
   } finally {
     closeSync(logFd)
   }
+}
+
+/**
+ * Spawns a runner and resolves once it is ready: it closes fd 3 right after
+ * recording `running` or the failure (or, adopting, right after taking over).
+ * The pipe also closes when the runner dies, so a crash is noticed at once.
+ */
+export async function startRunner(stateDir: string, id: number, opts: {adopt?: boolean} = {}): Promise<void> {
+  const {child, ready} = spawnRunner(stateDir, id, opts)
+  await new Promise<void>((resolve) => {
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      resolve()
+    }
+    ready.on('data', () => {})
+    ready.once('close', finish)
+    ready.once('error', finish)
+    child.once('error', finish)
+    child.once('exit', finish)
+  })
+  ready.destroy()
+  child.unref()
 }

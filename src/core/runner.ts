@@ -4,13 +4,14 @@
 // whole tree, and is the only writer of the task record while it lives.
 // Node builtins only: this process is the product's per-task footprint.
 
-import {closeSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {processStartTime, signalProcessGroup, type ProcessIdentity} from './platform.js'
-import {executeStopPlan, ProcessTree, type StopOutcome} from './process-tree.js'
+import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
+import {isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from './platform.js'
+import {drainCheckpoint, executeStopPlan, ProcessTree, type StopOutcome} from './process-tree.js'
+import {sessionBase} from './agent-events.js'
+import {withDrainHooks} from './agent-hooks.js'
 import {AgentStream} from './agent-stream.js'
 import {checkCwd, launchWorker, workerEnv} from './worker.js'
-import {emptyAgentInfo} from './profiles.js'
-import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
+import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from './record.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {readRequests, type StopRequest} from './requests.js'
 import {outranks, planFor, stopReason, type StopCause, type StopPlan} from './stop-plan.js'
@@ -57,7 +58,15 @@ export interface RunnerOptions {
   id: number
   /** fd the launcher waits on; closed once `running` (or the failure) is recorded. */
   readyFd?: number
+  /**
+   * Take over the live worker of a runner that died, instead of starting one:
+   * watch its identity, follow its output, carry out requests and record its end.
+   */
+  adopt?: boolean
 }
+
+/** Said of a worker's end seen by a runner that is not its parent: no exit status reaches it. */
+export const UNKNOWN_EXIT = 'exit code unknown: its runner had died, and the runner that adopted it is not its parent'
 
 export class Runner {
   private readonly paths: TaskPaths
@@ -81,6 +90,10 @@ export class Runner {
   private handled = new Set<string>()
   private handledFiles = new Set<string>()
   private finishing = false
+  /** the worker will stop on its own when told to (claude with drover's hook), so a drain waits for it. */
+  private cooperative = false
+  /** adopted from a dead runner: its end is seen by identity, with no exit status. */
+  private adopted = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
 
@@ -124,6 +137,10 @@ export class Runner {
     writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown'}) + '\n')
     createTaskLayout(this.paths)
     this.reserve = DiskReserve.create(this.paths.dir)
+    if (this.options.adopt) {
+      await this.adopt()
+      return
+    }
     writeFileAtomic(this.paths.control, '')
 
     // A cancel that arrived while we were starting wins before the worker exists.
@@ -146,14 +163,18 @@ export class Runner {
       writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${new Date().toISOString()} ──\n`)
     }
     this.runOutputStart = fstatSync(outFd).size
-    if (this.record.agent !== 'generic') this.agentStream = new AgentStream(this.paths.output, this.record.agent, this.runOutputStart)
     // A new run consumes the last checkpoint, and turns, cost and tokens
-    // describe this run, as the agent's own result event does. Only the session
-    // id carries over, and this run's stream may replace it: a stale checkpoint
-    // must not send a later resume back to an older conversation.
+    // describe this run, as the agent's own result event does; the session's
+    // totals carry on from the runs before. The session id carries over too,
+    // and this run's stream may replace it: a stale checkpoint must not send a
+    // later resume back to an older conversation.
     if (this.run.run > 1) {
       const sessionId = this.record.agentInfo?.sessionId ?? this.record.checkpoint?.sessionId ?? null
-      this.record = {...this.record, checkpoint: null, agentInfo: sessionId === null ? null : {...emptyAgentInfo(), sessionId}}
+      const session = this.record.agentInfo?.session ?? null
+      this.record = {...this.record, checkpoint: null}
+      this.followAgent(this.runOutputStart, session, sessionId)
+    } else {
+      this.followAgent(this.runOutputStart, null, null)
     }
     this.lastSize = this.runOutputStart
 
@@ -166,10 +187,22 @@ export class Runner {
 
     this.runStartedAt = Date.now()
     this.lastGrowthAt = this.runStartedAt
-    this.commit({...transition(this.record, {status: 'running'}), worker: this.workerIdentity})
-    this.event('started', {pid: this.workerIdentity!.pid, command: this.run.command ?? this.record.command})
+    const running = transition(this.record, {status: 'running'})
+    running.runs[running.runs.length - 1] = {...running.runs.at(-1)!, outputOffset: this.runOutputStart}
+    this.commit({...running, worker: this.workerIdentity})
+    this.event('started', {pid: this.workerIdentity!.pid, command: started.argv})
     this.signalReady()
+    await this.supervise()
+  }
 
+  private followAgent(offset: number, base: AgentUsage | null, sessionId: string | null): void {
+    if (this.record.agent === 'generic') return
+    this.agentStream = new AgentStream(this.paths.output, this.record.agent, offset, base, sessionId)
+    this.record = {...this.record, agentInfo: this.agentStream.current()}
+  }
+
+  /** From a running worker to its recorded end: requests, policies, the agent's stream. */
+  private async supervise(): Promise<void> {
     this.watchRequests()
     this.timer = setInterval(() => this.tick(), TICK_MS)
     this.tick()
@@ -178,11 +211,46 @@ export class Runner {
     this.finishAfterExit()
   }
 
+  /**
+   * The task's runner died and its worker lives on. This runner takes the
+   * worker over where it is: the same record, the run's output read again from
+   * where the run began (so turns and tool calls in flight are known), pending
+   * requests acted on, and the end recorded — without an exit status, since
+   * only a parent gets one.
+   */
+  private async adopt(): Promise<void> {
+    const worker = this.record.worker
+    this.adopted = true
+    this.workerIdentity = worker
+    const exited = () => worker === null || !isSameProcess(worker)
+    if (exited()) this.exit = {code: null, signal: null}
+    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited()) : null
+    this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
+    let size = 0
+    try {
+      size = statSync(this.paths.output).size
+    } catch {
+      // no output yet
+    }
+    this.runOutputStart = this.run.outputOffset ?? size
+    this.lastSize = size
+    this.followAgent(this.runOutputStart, sessionBase(this.record.agentInfo), this.record.agentInfo?.sessionId ?? null)
+    this.runStartedAt = Date.parse(this.run.startedAt ?? '') || Date.now()
+    this.lastGrowthAt = Date.now()
+    this.event('adopted', {pid: worker?.pid ?? null})
+    this.signalReady()
+    await this.supervise()
+  }
+
   private planDone: Promise<void> = Promise.resolve()
 
-  private async spawnWorker(outFd: number): Promise<{ok: true} | {ok: false; reason: string}> {
+  private async spawnWorker(outFd: number): Promise<{ok: true; argv: string[]} | {ok: false; reason: string}> {
     const env = workerEnv(this.options.stateDir, this.record, this.run, this.paths)
-    const launch = await launchWorker(this.run.command ?? this.record.command, this.record.cwd, env, outFd)
+    const command = this.run.command ?? [this.record.executable ?? this.record.command[0], ...this.record.command.slice(1)]
+    const hooked = withDrainHooks(this.record, command, this.paths.agentSettings)
+    if (hooked.note) this.event('agent-hooks', {note: hooked.note})
+    this.cooperative = hooked.argv !== command && !command.includes('--bare') && !command.includes('--safe-mode')
+    const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
     this.tree = new ProcessTree(launch.identity, () => this.exit !== null)
@@ -190,7 +258,7 @@ export class Runner {
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })
-    return {ok: true}
+    return {ok: true, argv: hooked.argv}
   }
 
   private waitForExit(): Promise<void> {
@@ -255,10 +323,27 @@ export class Runner {
       writeControl: (word) => this.writeControl(word),
       event: (name, extra) => this.event(name, extra),
       waitReplaced: (ms, gone) => this.waitTreeGone(ms, gone),
+      safePoint: () => this.atSafePoint(),
     })
   }
 
   private stopResult: StopOutcome | null = null
+
+  /**
+   * An agent that cannot cooperate with a drain (codex; claude without
+   * drover's hook) is at a safe point when no tool call of its own is running:
+   * signalled there it loses at most the reply being written, never a tool's
+   * work half done. A cooperative agent is left to end its turn itself.
+   */
+  private atSafePoint(): boolean {
+    if (this.cooperative || !this.agentStream) return false
+    try {
+      this.readAgentOutput(statSync(this.paths.output).size)
+    } catch {
+      return false
+    }
+    return !this.agentStream.toolInFlight()
+  }
 
   private waitTreeGone(ms: number, gone: () => boolean): Promise<'gone' | 'timeout' | 'replaced'> {
     return new Promise((resolve) => {
@@ -288,6 +373,10 @@ export class Runner {
   }
 
   private tick(): void {
+    if (this.adopted && !this.exit && (this.workerIdentity === null || !isSameProcess(this.workerIdentity))) {
+      this.exit = {code: null, signal: null}
+      for (const wake of this.exitWaiters.splice(0)) wake()
+    }
     if (this.finishing) return
     this.checkRequests()
     let size = this.lastSize
@@ -320,7 +409,7 @@ export class Runner {
   /** Reads new output lines for the agent profile: session id, turns, cost. */
   private readAgentOutput(size: number): void {
     const before = this.record.agentInfo
-    const info = this.agentStream?.read(size, before) ?? null
+    const info = this.agentStream?.read(size) ?? null
     if (info) {
       this.record = {...this.record, agentInfo: info}
       this.agentDirty = true
@@ -351,18 +440,17 @@ export class Runner {
     const exitCode = exit.code
     const signal = exit.signal
     if (this.stopResult) {
-      const {plan, killedAfterMs, forced} = this.stopResult
+      const {plan, killedAfterMs} = this.stopResult
       const extra: Partial<TaskRecord> = {}
-      if (plan.cause === 'drain') {
-        extra.checkpoint = {
-          profile: this.record.agent,
-          sessionId: this.record.agentInfo?.sessionId ?? null,
-          sessionDir: this.paths.session,
-          forced,
-          at: new Date().toISOString(),
-        }
-      }
+      if (plan.cause === 'drain') extra.checkpoint = drainCheckpoint(this.record, this.paths.session, this.stopResult)
       this.finish(plan.status, {reason: stopReason(plan, killedAfterMs), exitCode, signal}, extra)
+      return
+    }
+    if (this.adopted) {
+      // No exit status reaches a runner that is not the worker's parent; an
+      // agent's own final event is the best witness of how it ended.
+      const succeeded = ['result/success', 'turn.completed'].includes(this.record.agentInfo?.lastEvent ?? '') && !this.record.agentInfo?.error
+      this.finish(succeeded ? 'succeeded' : 'failed', {reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null})
       return
     }
     if (exitCode === 0) {
@@ -443,3 +531,4 @@ export class Runner {
     this.signalReady()
   }
 }
+

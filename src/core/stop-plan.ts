@@ -13,6 +13,12 @@ export interface StopStep {
   signal?: Extract<StopSignal, 'SIGTERM' | 'SIGKILL'>
   /** how long to wait for the tree to die before the next step. */
   waitMs: number
+  /**
+   * Move on to the next step early, the moment the worker is at a safe point
+   * (an agent that cannot cooperate, between tool calls): a drain then signals
+   * it there rather than mid-tool when the grace runs out.
+   */
+  untilSafePoint?: boolean
 }
 
 export interface StopPlan {
@@ -53,7 +59,7 @@ export function planFor(
         status: 'drained',
         requestIds,
         steps: [
-          {control: 'STOP', waitMs: opts.graceMs ?? DEFAULT_DRAIN_GRACE_MS},
+          {control: 'STOP', waitMs: opts.graceMs ?? DEFAULT_DRAIN_GRACE_MS, untilSafePoint: true},
           {signal: 'SIGTERM', waitMs: opts.killAfterMs ?? DEFAULT_DRAIN_KILL_AFTER_MS},
           kill,
         ],

@@ -35,6 +35,8 @@ export interface TaskPaths {
   session: string
   runner: string
   runnerLog: string
+  /** claude's `--settings` file with drover's drain hook (written at each launch). */
+  agentSettings: string
 }
 
 // The tasks dir of the last state dir asked for: every command uses one state
@@ -61,6 +63,7 @@ export function taskPaths(stateDir: string, id: number): TaskPaths {
     session: at('session'),
     runner: at('runner.json'),
     runnerLog: at('runner.log'),
+    agentSettings: at('claude-settings.json'),
   }
 }
 

@@ -9,10 +9,21 @@ import {processStartTime, workerSpawnOptions, type ProcessIdentity} from './plat
 import type {RunEntry, TaskRecord} from './record.js'
 import type {TaskPaths} from './store.js'
 
+/**
+ * The launching environment with the task's -e variables, and the PATH the
+ * task was started with: a resume from cron or @reboot (PATH=/usr/bin:/bin)
+ * must still find what the agent itself runs (`#!/usr/bin/env node`, git, …).
+ */
+export function laterRunEnv(record: TaskRecord, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...base, ...record.env}
+  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH'
+  if (record.pathEnv !== null && !Object.keys(record.env).some((key) => key.toUpperCase() === 'PATH')) env[pathKey] = record.pathEnv
+  return env
+}
+
 export function workerEnv(stateDir: string, record: TaskRecord, run: RunEntry, paths: TaskPaths): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...record.env,
+    ...laterRunEnv(record),
     DROVER_TASK_ID: String(record.id),
     DROVER_STATE_DIR: stateDir,
     DROVER_CONTROL_FILE: paths.control,

@@ -7,7 +7,8 @@ import {formatBytes, formatDuration} from '../core/parse.js'
 import {fileSize} from '../core/store.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
-import {commandLine, quoteArg, type TaskDetailJson} from './task-json.js'
+import type {AgentUsage} from '../core/record.js'
+import {commandLine, escapeControls, quoteArg, type TaskDetailJson} from './task-json.js'
 
 function readTail(file: string, lines: number): string {
   if (lines <= 0) return ''
@@ -26,6 +27,23 @@ function readTail(file: string, lines: number): string {
   } catch {
     return ''
   }
+}
+
+function usageText(u: AgentUsage): string {
+  return [
+    `${u.turns} turn${u.turns === 1 ? '' : 's'}`,
+    u.costUsd !== null ? `$${u.costUsd.toFixed(4)}` : '',
+    u.inputTokens !== null ? `${u.inputTokens} tokens in` : '',
+    u.outputTokens !== null ? `${u.outputTokens} out` : '',
+  ]
+    .filter(Boolean)
+    .join(', ')
+}
+
+/** The last lines that are not JSON events (the agent's stderr, drover's separators). */
+function plainLines(text: string, count: number): string {
+  const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('{'))
+  return lines.length === 0 ? '' : lines.slice(-count).join('\n') + '\n'
 }
 
 export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLines: number}): string {
@@ -66,20 +84,17 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   const info = task.agentInfo
   if (info) {
     add('session', info.sessionId)
-    const progress = [
-      `${info.turns} turn${info.turns === 1 ? '' : 's'}`,
-      info.lastEvent ? `last event ${info.lastEvent}` : '',
-      info.costUsd !== null ? `$${info.costUsd.toFixed(4)}` : '',
-      info.inputTokens !== null ? `${info.inputTokens} tokens in` : '',
-      info.outputTokens !== null ? `${info.outputTokens} out` : '',
-    ].filter(Boolean)
-    add('progress', progress.join(', '))
+    add('this run', [usageText(info), info.lastEvent ? `last event ${info.lastEvent}` : ''].filter(Boolean).join(', '))
+    if (info.session && task.runs.length > 1) add('session total', usageText(info.session))
+    add('agent error', info.error === null ? null : escapeControls(info.error))
   }
   if (task.checkpoint) {
     const c = task.checkpoint
-    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}${c.forced ? ' (forced)' : ''} at ${c.at}`)
-    add('resume', `drover resume ${task.id}`)
+    const how = `${c.mode === 'safe-point' ? 'signalled at a safe point' : c.mode}${c.tookMs !== null ? ` after ${formatDuration(c.tookMs)}` : ''}`
+    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}, drain ${how}, at ${c.at}`)
   }
+  if (task.resume) add('resume', task.resume)
+  else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)
   if (task.runs.length > 1) {
     add('runs', task.runs.map((r) => `#${r.run} ${r.status}${r.resumed ? ' (resume)' : ''}${r.reason ? ` — ${r.reason}` : ''}`).join('; '))
   }
@@ -92,7 +107,9 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   const width = Math.max(...rows.map(([k]) => k.length))
   let text = rows.map(([k, v]) => `${paint('dim', k.padEnd(width))}  ${v}`).join('\n') + '\n'
   if (['failed', 'lost'].includes(task.status) && opts.tailLines > 0) {
-    const tail = readTail(task.paths.output, opts.tailLines)
+    // An agent's output is its event stream: what went wrong is in its error
+    // (above) and its stderr lines, not in a 3 KB init event.
+    const tail = task.agent === 'generic' ? readTail(task.paths.output, opts.tailLines) : plainLines(readTail(task.paths.output, 200), opts.tailLines)
     if (tail.trim() !== '') {
       text += `\n${paint('dim', `last ${opts.tailLines} lines of output:`)}\n${tail.endsWith('\n') ? tail : tail + '\n'}`
     }

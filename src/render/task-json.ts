@@ -1,6 +1,7 @@
 // The stable --json shapes of a task, and the redaction of secrets in what
 // drover shows. Human views render from these same objects.
 
+import {resumeRefusal, wasInterrupted} from '../core/resumable.js'
 import type {RecordRead} from '../core/store.js'
 import {taskPaths, type TaskPaths} from '../core/store.js'
 import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../core/record.js'
@@ -90,6 +91,9 @@ export type TaskDetailJson = TaskJson & {
   found: true
   runnerAlive: boolean
   workerAlive: boolean
+  /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
+  resume: string | null
+  resumeRefused: string | null
   paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
 }
 
@@ -99,16 +103,42 @@ export function taskDetailJson(
   live: {runnerAlive: boolean; workerAlive: boolean},
   opts: {showEnv?: boolean} = {},
 ): TaskDetailJson {
-  return {...taskJson(record, opts), found: true, ...live, paths: taskPaths(stateDir, record.id)}
+  const offered = record.status === 'drained' || wasInterrupted(record)
+  const refusal = offered ? resumeRefusal(record) : null
+  return {
+    ...taskJson(record, opts),
+    found: true,
+    ...live,
+    resume: offered && refusal === null ? `drover resume ${record.id}` : null,
+    resumeRefused: refusal,
+    paths: taskPaths(stateDir, record.id),
+  }
 }
 
-/** How a command line is shown: argv quoted only where needed, or the --shell script. */
+/**
+ * How a command line is shown: argv quoted only where needed, or the --shell
+ * script — always on one line, so a multi-line prompt cannot break a table row
+ * or a status line.
+ */
 export function commandLine(record: Pick<TaskRecord, 'command' | 'shell'>): string {
-  if (record.shell !== null) return record.shell
+  if (record.shell !== null) return escapeControls(record.shell)
   return record.command.map(quoteArg).join(' ')
 }
 
+// C0 controls and DEL: a newline or a carriage return would break the line.
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+const ESCAPES: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
+
+/** Control characters as their backslash escapes (`\n`, `\t`, `\x1b`). */
+export function escapeControls(text: string): string {
+  if (!CONTROL.test(text)) return text
+  return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) => (c === '\\' ? '\\\\' : ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))
+}
+
+/** Quoted the way a POSIX shell reads it back; with control characters, as bash/zsh $'…' so it stays one line. */
 export function quoteArg(arg: string): string {
   if (arg !== '' && /^[\w@%+=:,./-]+$/.test(arg)) return arg
+  if (CONTROL.test(arg)) return `$'${escapeControls(arg).replace(/'/g, "\\'")}'`
   return `'${arg.replace(/'/g, `'\\''`)}'`
 }

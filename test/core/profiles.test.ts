@@ -1,30 +1,25 @@
-// Agent profiles: what drover reads from claude stream-json and codex JSONL (session id,
-// turns, cost, tokens), that noise never breaks it, and how a resume command is rebuilt
-// (flags kept, the old prompt and the old session flags dropped).
+// How a resume command is rebuilt from the original: every token kept verbatim
+// and in order except the prompt and the flags that pick a session, whatever
+// flags the installed agent has (grammar from its real --help), the new prompt
+// after `--`; and which tasks cannot be continued, said before anything runs.
 
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 
+import {classifyArgs, type FlagTable} from '../../src/core/agent-flags.js'
+import {emptyAgentInfo} from '../../src/core/agent-events.js'
 import {newRecord} from '../../src/core/launch.js'
-import {detectProfile, emptyAgentInfo, readAgentLine, resumeCommand, ResumeRefused} from '../../src/core/profiles.js'
-import type {AgentInfo, AgentProfileName, TaskRecord} from '../../src/core/record.js'
+import {detectProfile, flagHelpArgv, resumeCommand, sessionRefusal} from '../../src/core/profiles.js'
+import type {AgentProfileName, TaskRecord} from '../../src/core/record.js'
+import {claudeFlags, codexFlags} from '../helpers/agent-help.js'
 
-function fold(profile: AgentProfileName, lines: unknown[]): AgentInfo {
-  let info = emptyAgentInfo()
-  for (const line of lines) {
-    const text = typeof line === 'string' ? line : JSON.stringify(line)
-    info = readAgentLine(profile, text, info) ?? info
-  }
-  return info
+function task(command: string[], agent: AgentProfileName, sessionId: string | null, extra: Partial<TaskRecord> = {}): TaskRecord {
+  const record = newRecord(3, {command, shell: null, name: null, cwd: '/repo', env: {}, agent, policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null}})
+  return {...record, status: 'drained', agentInfo: {...emptyAgentInfo(), sessionId}, ...extra}
 }
 
-function task(command: string[], agent: AgentProfileName, sessionId: string | null): TaskRecord {
-  const record = newRecord(3, {
-    command, shell: null, name: null, cwd: '/repo', env: {}, agent,
-    policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},
-  })
-  return {...record, status: 'drained', agentInfo: {...emptyAgentInfo(), sessionId}}
-}
+const claude = claudeFlags()
+const codex = codexFlags()
 
 describe('detectProfile', () => {
   it('goes by the program name, ignoring its directory, case and a Windows extension', () => {
@@ -37,130 +32,107 @@ describe('detectProfile', () => {
   })
 })
 
-describe('readAgentLine: claude stream-json', () => {
-  const session = 'a1b2c3d4-0000-4000-8000-000000000001'
-  const stream = [
-    {type: 'system', subtype: 'init', session_id: session, tools: [], model: 'claude'},
-    {type: 'assistant', message: {content: [{type: 'text', text: 'working'}]}, session_id: session},
-    {type: 'user', message: {content: [{type: 'tool_result'}]}, session_id: session},
-    {type: 'assistant', message: {content: [{type: 'text', text: 'done'}]}, session_id: session},
-    {
-      type: 'result', subtype: 'success', is_error: false, session_id: session, num_turns: 6,
-      total_cost_usd: 0.0123, usage: {input_tokens: 1500, output_tokens: 320, cache_read_input_tokens: 9000},
-    },
-  ]
-
-  it('takes the session id from system/init', () => {
-    const info = fold('claude', stream.slice(0, 1))
-    expect(info).toMatchObject({sessionId: session, lastEvent: 'system/init', turns: 0})
-  })
-
-  it('counts assistant messages as turns until the result says otherwise', () => {
-    expect(fold('claude', stream.slice(0, 4))).toMatchObject({turns: 2, lastEvent: 'assistant'})
-  })
-
-  it('takes cost, turns and usage from the result', () => {
-    expect(fold('claude', stream)).toEqual({
-      sessionId: session, turns: 6, lastEvent: 'result/success', costUsd: 0.0123, inputTokens: 1500, outputTokens: 320,
-    })
-  })
-
-  it('keeps the latest session id (a resume may fork a new one)', () => {
-    const info = fold('claude', [...stream, {type: 'system', subtype: 'init', session_id: 'forked'}])
-    expect(info.sessionId).toBe('forked')
-  })
-
-  it('accepts the older cost_usd field and keeps earlier values when a result lacks them', () => {
-    const info = fold('claude', [stream[4], {type: 'result', subtype: 'error_max_turns', cost_usd: 0.5, session_id: session}])
-    expect(info).toMatchObject({costUsd: 0.5, turns: 6, inputTokens: 1500, outputTokens: 320})
-  })
-
-  it('ignores lines that are not JSON objects with a type, returning null for them', () => {
-    const info = emptyAgentInfo()
-    for (const noise of ['', 'plain progress text', '[1,2]', '{"no": "type"}', '{"type": 5}', '{broken json', 'null', '"str"']) {
-      expect(readAgentLine('claude', noise, info)).toBeNull()
-    }
-  })
-
-  it('never throws, whatever a line holds', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({type: 'result', usage: v, total_cost_usd: v}))), (line) => {
-        for (const profile of ['claude', 'codex', 'generic'] as const) readAgentLine(profile, line, emptyAgentInfo())
-      }),
-    )
-  })
-
-  it('the generic profile reads nothing', () => {
-    expect(readAgentLine('generic', JSON.stringify(stream[0]), emptyAgentInfo())).toBeNull()
-  })
-})
-
-describe('readAgentLine: codex JSONL', () => {
-  const stream = [
-    {type: 'thread.started', thread_id: '0199a213-81c0-7800-8aa1-bbab2a035a53'},
-    {type: 'turn.started'},
-    {type: 'item.completed', item: {id: 'item_0', type: 'agent_message', text: 'hi'}},
-    {type: 'turn.completed', usage: {input_tokens: 24763, cached_input_tokens: 24448, output_tokens: 122}},
-    {type: 'turn.started'},
-    {type: 'turn.completed', usage: {input_tokens: 1000, output_tokens: 10}},
-  ]
-
-  it('takes the thread id from thread.started', () => {
-    expect(fold('codex', stream.slice(0, 1))).toMatchObject({sessionId: '0199a213-81c0-7800-8aa1-bbab2a035a53', lastEvent: 'thread.started'})
-  })
-
-  it('counts completed turns and adds up their token usage', () => {
-    expect(fold('codex', stream)).toEqual({
-      sessionId: '0199a213-81c0-7800-8aa1-bbab2a035a53', turns: 2, lastEvent: 'turn.completed', costUsd: null, inputTokens: 25763, outputTokens: 132,
-    })
-  })
-
-  it('a turn without usage still counts, and leaves the totals alone', () => {
-    expect(fold('codex', [{type: 'turn.completed'}])).toMatchObject({turns: 1, inputTokens: null, outputTokens: null})
-  })
-})
-
-describe('resumeCommand', () => {
-  it('claude: keeps flags and their values, drops the old prompt and --resume/--session-id/--continue', () => {
-    const record = task(
-      ['claude', '-p', 'fix the tests', '--output-format', 'stream-json', '--verbose', '--model', 'opus',
-        '--session-id', 'old-uuid', '--resume', 'older', '--continue', '--allowedTools=Bash,Edit', '--max-turns', '5'],
-      'claude', 'sess-1',
-    )
-    expect(resumeCommand(record, 'go on').command).toEqual([
-      'claude', '-p', '--output-format', 'stream-json', '--verbose', '--model', 'opus', '--allowedTools=Bash,Edit',
-      '--max-turns', '5', '--resume', 'sess-1', 'go on',
+describe('resumeCommand: claude', () => {
+  it('keeps value and variadic flags whole: --effort high, --allowedTools Bash Read', () => {
+    const record = task(['claude', '-p', 'task', '--effort', 'high', '--allowedTools', 'Bash', 'Read', '--output-format', 'stream-json', '--verbose'], 'claude', 'S')
+    expect(resumeCommand(record, 'go on', claude).command).toEqual([
+      'claude', '-p', '--effort', 'high', '--allowedTools', 'Bash', 'Read', '--output-format', 'stream-json', '--verbose', '--resume', 'S', '--', 'go on',
     ])
   })
 
-  it('claude: a flag value that looks like a prompt stays with its flag', () => {
-    const record = task(['claude', '--append-system-prompt', 'be brief', '-p', 'task text', '--session-id=abc'], 'claude', 's2')
-    expect(resumeCommand(record, 'next').command).toEqual(['claude', '--append-system-prompt', 'be brief', '-p', '--resume', 's2', 'next'])
+  it('drops the old prompt and every session flag in any spelling, keeps the rest in order', () => {
+    const record = task(
+      ['claude', '-p', 'fix the tests', '--model', 'opus', '--session-id', 'old-uuid', '-r', 'older', '--continue', '-c', '--fork-session',
+        '--allowedTools=Bash,Edit', '--add-dir', 'a', 'b', '--name', 'x', '--file', 'f1:a', 'f2:b'],
+      'claude', 'sess-1',
+    )
+    expect(resumeCommand(record, 'next', claude).command).toEqual([
+      'claude', '-p', '--model', 'opus', '--allowedTools=Bash,Edit', '--add-dir', 'a', 'b', '--name', 'x', '--file', 'f1:a', 'f2:b', '--resume', 'sess-1', '--', 'next',
+    ])
   })
 
-  it('claude: adds -p when the original had none, and prefers the checkpoint session id', () => {
-    const record = {...task(['claude', 'hello', '--output-format', 'stream-json'], 'claude', 'from-info'), checkpoint: {profile: 'claude' as const, sessionId: 'from-checkpoint', sessionDir: '/s', forced: false, at: 'now'}}
-    expect(resumeCommand(record, 'p').command).toEqual(['claude', '-p', '--output-format', 'stream-json', '--resume', 'from-checkpoint', 'p'])
+  it('a prompt after -- is the prompt; the new one goes there too, even if it starts with a dash', () => {
+    const record = task(['claude', '-p', '--tools', 'Bash', '--', '--old prompt--'], 'claude', 'S')
+    expect(resumeCommand(record, '- list the rest', claude).command).toEqual(['claude', '-p', '--tools', 'Bash', '--resume', 'S', '--', '- list the rest'])
   })
 
-  it('codex: rebuilds exec --json resume <thread>, keeping flags and dropping -C and the prompt', () => {
-    const record = task(['codex', 'exec', '--json', '-m', 'gpt-5', '-C', '/repo', '--full-auto', 'write the docs'], 'codex', 'thread-9')
-    expect(resumeCommand(record, 'continue').command).toEqual(['codex', 'exec', '--json', '-m', 'gpt-5', '--full-auto', 'resume', 'thread-9', 'continue'])
+  it('adds -p when the original had none, and runs the program resolved at start', () => {
+    const record = task(['claude', 'hello', '--output-format', 'stream-json'], 'claude', 'S', {executable: '/opt/agents/bin/claude'})
+    expect(resumeCommand(record, 'p', claude).command).toEqual(['/opt/agents/bin/claude', '-p', '--output-format', 'stream-json', '--resume', 'S', '--', 'p'])
   })
 
-  it('codex: adds --json when missing', () => {
-    const record = task(['codex', 'exec', 'prompt'], 'codex', 't1')
-    expect(resumeCommand(record, 'c').command).toEqual(['codex', 'exec', '--json', 'resume', 't1', 'c'])
+  it('keeps a launcher before the agent: node script, npx package, node flags', () => {
+    const record = task(['node', '--max-old-space-size=4096', 'cli.js', '-p', 'old prompt', '--model', 'opus'], 'claude', 's')
+    expect(resumeCommand(record, 'next', claude).command).toEqual(['node', '--max-old-space-size=4096', 'cli.js', '-p', '--model', 'opus', '--resume', 's', '--', 'next'])
+    expect(flagHelpArgv(record)).toEqual(['node', '--max-old-space-size=4096', 'cli.js', '--help'])
+  })
+})
+
+describe('resumeCommand: codex', () => {
+  it('keeps -C DIR before resume, and value flags it has that drover never listed (--thread-source user)', () => {
+    const record = task(['codex', 'exec', '--json', '-C', '/work dir', '--thread-source', 'user', '-m', 'gpt-5', 'write the docs'], 'codex', 'th-9')
+    expect(resumeCommand(record, 'continue', codex).command).toEqual([
+      'codex', 'exec', '--json', '-C', '/work dir', '--thread-source', 'user', '-m', 'gpt-5', 'resume', 'th-9', '--', 'continue',
+    ])
   })
 
-  it('refuses an agent resume without a recorded session id, saying why', () => {
-    expect(() => resumeCommand(task(['claude', '-p', 'x'], 'claude', null), 'c')).toThrow(ResumeRefused)
-    expect(() => resumeCommand(task(['claude', '-p', 'x'], 'claude', null), 'c')).toThrow(/stream-json/)
-    expect(() => resumeCommand(task(['codex', 'exec', 'x'], 'codex', null), 'c')).toThrow(/thread id/)
+  it('adds --json when missing; keeps a launcher and global flags before exec; drops an old `resume <id>`', () => {
+    expect(resumeCommand(task(['codex', 'exec', 'prompt'], 'codex', 't1'), 'c', codex).command).toEqual(['codex', 'exec', '--json', 'resume', 't1', '--', 'c'])
+    const record = task(['npx', '-y', '@openai/codex', 'exec', '--json', '-m', 'o3', 'resume', 'older', 'old prompt'], 'codex', 't')
+    expect(resumeCommand(record, 'next', codex).command).toEqual(['npx', '-y', '@openai/codex', 'exec', '--json', '-m', 'o3', 'resume', 't', '--', 'next'])
+    expect(flagHelpArgv(record)).toEqual(['npx', '-y', '@openai/codex', 'exec', '--help'])
+  })
+})
+
+describe('resumeCommand keeps the command line whole (any flags, any order)', () => {
+  function property(flags: FlagTable, agent: 'claude' | 'codex') {
+    const specs = flags.specs.filter((s) => !['--resume', '--session-id', '--continue', '--fork-session', '--help', '--version', '--last', '--all'].some((n) => s.names.includes(n)))
+    const value = fc.stringMatching(/^[A-Za-z0-9_.:/ ]{1,12}$/)
+    const piece = fc.oneof(
+      fc.tuple(fc.constantFrom(...specs), fc.array(value, {minLength: 1, maxLength: 3})).map(([spec, values]) => {
+        const name = spec.names.at(-1)!
+        if (spec.arity === 'switch') return [name]
+        if (spec.arity === 'variadic') return [name, ...values]
+        return [name, values[0]]
+      }),
+    )
+    return fc.property(fc.array(piece, {maxLength: 8}), value, (pieces, prompt) => {
+      const head = agent === 'claude' ? ['claude', '-p'] : ['codex', 'exec']
+      const original = [...head, ...pieces.flat(), '--', 'OLD PROMPT']
+      const resumed = resumeCommand(task(original, agent, 'NEW'), prompt, flags).command
+      expect(resumed.slice(-2)).toEqual(['--', prompt])
+      // The kept flags and values are the original's, token for token, in order.
+      const kept = (argv: string[]) => classifyArgs(argv, flags).filter((t) => t.role === 'flag' || t.role === 'value').map((t) => t.text)
+      const before = kept(original.slice(2))
+      const after = kept(resumed.slice(2, agent === 'codex' ? resumed.indexOf('resume') : -4))
+      expect(after.filter((t) => t !== '--json')).toEqual(before.filter((t) => t !== '--json'))
+      expect(resumed).not.toContain('OLD PROMPT')
+    })
+  }
+
+  it('claude', () => fc.assert(property(claude, 'claude'), {numRuns: 300}))
+  it('codex', () => fc.assert(property(codex, 'codex'), {numRuns: 300}))
+})
+
+describe('sessionRefusal: resume is offered only when it can work', () => {
+  it('no session id yet (drained before the first event) points at `drover start N`', () => {
+    expect(sessionRefusal(task(['claude', '-p', 'x'], 'claude', null))).toMatch(/reported no session id.*`drover start 3` runs the original prompt again/)
+    expect(sessionRefusal(task(['codex', 'exec', 'x'], 'codex', null))).toMatch(/codex exec --json/)
   })
 
-  it('generic: the same command with DROVER_RESUME=1', () => {
-    const plan = resumeCommand(task(['./agent.sh', '--fast', 'job'], 'generic', null), 'ignored')
-    expect(plan).toEqual({command: ['./agent.sh', '--fast', 'job'], env: {DROVER_RESUME: '1'}})
+  it('runs that saved nothing: claude --no-session-persistence, codex --ephemeral', () => {
+    expect(sessionRefusal(task(['claude', '-p', 'x', '--no-session-persistence'], 'claude', 'S'))).toMatch(/--no-session-persistence, so claude saved no session/)
+    expect(sessionRefusal(task(['codex', 'exec', '--ephemeral', 'x'], 'codex', 'T'))).toMatch(/--ephemeral/)
+    // the same word inside the prompt is no flag
+    expect(sessionRefusal(task(['claude', '-p', '--', '--no-session-persistence'], 'claude', 'S'))).toBeNull()
+  })
+
+  it('an agent run through --shell (records of an older drover) cannot be rewritten', () => {
+    expect(sessionRefusal(task(['/bin/sh', '-c', 'claude -p x'], 'claude', 'S', {shell: 'claude -p x'}))).toMatch(/through --shell/)
+  })
+
+  it('generic tasks always can (the same command runs again)', () => {
+    expect(sessionRefusal(task(['./job.sh'], 'generic', null))).toBeNull()
+    expect(resumeCommand(task(['./job.sh', 'a'], 'generic', null), 'ignored', null).command).toEqual(['./job.sh', 'a'])
   })
 })

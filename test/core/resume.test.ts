@@ -3,17 +3,18 @@
 // launcher before the agent survives, and that a run still being opened by a
 // resume is not mistaken for an abandoned one however old its task is.
 
-import fc from 'fast-check'
 import {utimesSync} from 'node:fs'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {DroverError, ExitCode} from '../../src/core/errors.js'
 import {newRecord} from '../../src/core/launch.js'
 import {processStartTime} from '../../src/core/platform.js'
-import {emptyAgentInfo, resumeCommand} from '../../src/core/profiles.js'
+import {emptyAgentInfo} from '../../src/core/agent-events.js'
+import {resumeCommand} from '../../src/core/profiles.js'
+import {claudeFlags, codexFlags} from '../helpers/agent-help.js'
 import {runnerState} from '../../src/core/reconcile.js'
 import {beginRun, type AgentProfileName, type TaskRecord, type TaskStatus} from '../../src/core/record.js'
-import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask} from '../../src/core/resume.js'
+import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask, wasInterrupted} from '../../src/core/resume.js'
 import {ensureStateDir} from '../../src/core/statedir.js'
 import {createTaskLayout, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
@@ -34,7 +35,9 @@ function task(
     HOUR_AGO,
   )
   const checkpoint =
-    opts.checkpointId === undefined ? null : {profile: agent, sessionId: opts.checkpointId, sessionDir: '/s', forced: false, at: HOUR_AGO}
+    opts.checkpointId === undefined
+      ? null
+      : {profile: agent, sessionId: opts.checkpointId, sessionDir: '/s', forced: false, mode: 'cooperative' as const, tookMs: 10, at: HOUR_AGO}
   const agentInfo = opts.sessionId === undefined ? null : {...emptyAgentInfo(), sessionId: opts.sessionId}
   return {...record, status, agentInfo, checkpoint}
 }
@@ -51,8 +54,8 @@ describe('resumeRefusal', () => {
   })
 
   it('refuses an agent task that never reported a session id', () => {
-    expect(resumeRefusal(task('claude', 'drained', {checkpointId: null}))).toMatch(/^task 7 has no session to continue: no claude session id/)
-    expect(resumeRefusal(task('codex', 'lost'))).toMatch(/^task 7 has no session to continue: no codex thread id/)
+    expect(resumeRefusal(task('claude', 'drained', {checkpointId: null}))).toMatch(/^task 7 cannot be resumed: claude reported no session id/)
+    expect(resumeRefusal(task('codex', 'lost'))).toMatch(/^task 7 cannot be resumed: codex reported no session id/)
   })
 
   it('accepts every other ended task: drained with a checkpoint, lost with only the streamed id, generic in any final state', () => {
@@ -66,43 +69,13 @@ describe('resumeRefusal', () => {
 
 describe('which session a resume continues', () => {
   it('a drained task continues the checkpoint, a lost one the id streamed before the crash', () => {
-    expect(resumeCommand(task('claude', 'drained', {checkpointId: 'saved'}), 'go').command.slice(-3)).toEqual(['--resume', 'saved', 'go'])
-    expect(resumeCommand(task('codex', 'lost', {sessionId: 'thread-2'}), 'go').command).toEqual(['codex', 'exec', '--json', 'resume', 'thread-2', 'go'])
+    expect(resumeCommand(task('claude', 'drained', {checkpointId: 'saved'}), 'go', claudeFlags()).command.slice(-4)).toEqual(['--resume', 'saved', '--', 'go'])
+    expect(resumeCommand(task('codex', 'lost', {sessionId: 'thread-2'}), 'go', codexFlags()).command).toEqual(['codex', 'exec', '--json', 'resume', 'thread-2', '--', 'go'])
   })
 
-  it('keeps a launcher before the agent: node script, npx package, node flags', () => {
-    const claude = task('claude', 'drained', {sessionId: 's', command: ['node', '--max-old-space-size=4096', 'cli.js', '-p', 'old prompt', '--model', 'opus']})
-    expect(resumeCommand(claude, 'next').command).toEqual(['node', '--max-old-space-size=4096', 'cli.js', '-p', '--model', 'opus', '--resume', 's', 'next'])
-    const codex = task('codex', 'drained', {sessionId: 't', command: ['npx', '-y', '@openai/codex', 'exec', '--json', '-m', 'o3', 'old prompt']})
-    expect(resumeCommand(codex, 'next').command).toEqual(['npx', '-y', '@openai/codex', 'exec', '--json', '-m', 'o3', 'resume', 't', 'next'])
-  })
-
-  it('never carries the old prompt or an old session flag, and always ends with the new prompt (any flag order)', () => {
-    const piece = fc.oneof(
-      fc.constant(['--output-format', 'stream-json']),
-      fc.constant(['--verbose']),
-      fc.constant(['--model', 'opus']),
-      fc.constant(['--permission-mode', 'acceptEdits']),
-      fc.constant(['--session-id', 'OLD-SESSION']),
-      fc.constant(['--resume', 'OLD-SESSION']),
-      fc.constant(['--continue']),
-      fc.constant(['OLD PROMPT']),
-    )
-    fc.assert(
-      fc.property(fc.array(piece, {maxLength: 8}), fc.boolean(), (pieces, launcher) => {
-        const args = ['-p', ...pieces.flat()]
-        const command = launcher ? ['node', 'cli.js', ...args] : ['claude', ...args]
-        const resumed = resumeCommand(task('claude', 'drained', {sessionId: 'NEW', command}), 'NEXT').command
-        expect(resumed.slice(-3)).toEqual(['--resume', 'NEW', 'NEXT'])
-        expect(resumed).not.toContain('OLD PROMPT')
-        expect(resumed).not.toContain('OLD-SESSION')
-        expect(resumed).not.toContain('--continue')
-        expect(resumed.slice(0, launcher ? 2 : 1)).toEqual(launcher ? ['node', 'cli.js'] : ['claude'])
-        for (const [flag, value] of [['--model', 'opus'], ['--permission-mode', 'acceptEdits'], ['--output-format', 'stream-json']]) {
-          if (args.includes(flag)) expect(resumed[resumed.indexOf(flag) + 1]).toBe(value)
-        }
-      }),
-    )
+  it('a new run\'s session id (streamed) wins over an older checkpoint', () => {
+    const record = {...task('claude', 'lost', {sessionId: 'newer', checkpointId: 'older'})}
+    expect(resumeCommand(record, 'go', claudeFlags()).command.slice(-4)).toEqual(['--resume', 'newer', '--', 'go'])
   })
 })
 
@@ -118,7 +91,7 @@ describe('resumeTask', () => {
   it('refuses with exit 4 and leaves the record as it was', async () => {
     for (const record of [task('generic', 'cancelled'), task('claude', 'drained', {checkpointId: null})]) {
       const stateDir = stored(record)
-      const error = await resumeTask(stateDir, record.id, DEFAULT_RESUME_PROMPT).catch((e: unknown) => e)
+      const error = await resumeTask(stateDir, record, DEFAULT_RESUME_PROMPT).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(DroverError)
       expect((error as DroverError).exitCode).toBe(ExitCode.conflict)
       const after = readRecord(stateDir, record.id)
@@ -133,7 +106,7 @@ describe('resumeTask', () => {
     const runnerFile = taskPaths(stateDir, record.id).runner
     writeFileAtomic(runnerFile, JSON.stringify({pid: process.pid, startTime: processStartTime(process.pid)}))
     try {
-      await expect(resumeTask(stateDir, record.id, 'x')).rejects.toMatchObject({exitCode: ExitCode.conflict, message: 'task 7 is running; stop it first'})
+      await expect(resumeTask(stateDir, record, 'x')).rejects.toMatchObject({exitCode: ExitCode.conflict, message: 'task 7 is running; stop it first'})
     } finally {
       safeUnlink(runnerFile)
     }
@@ -153,5 +126,18 @@ describe('a run being opened is not abandoned', () => {
     const longAgo = new Date(Date.now() - 60_000)
     utimesSync(taskPaths(stateDir, opened.id).record, longAgo, longAgo)
     expect(runnerState(stateDir, opened)).toBe('gone')
+  })
+})
+
+describe('wasInterrupted: what resume --interrupted takes', () => {
+  it('a lost task meant to run, and a resume of one that could not launch; nothing stopped on purpose', () => {
+    expect(wasInterrupted(task('claude', 'lost', {sessionId: 's'}))).toBe(true)
+    expect(wasInterrupted({...task('claude', 'lost', {sessionId: 's'}), desired: 'stopped'})).toBe(false)
+    const resumed = beginRun(task('claude', 'lost', {sessionId: 's'}), true)
+    const neverLaunched = {...resumed, status: 'failed' as const, reason: 'command not found: claude'}
+    expect(wasInterrupted(neverLaunched)).toBe(true)
+    // a resumed run that did launch and then failed is an ordinary failure
+    expect(wasInterrupted({...neverLaunched, worker: {pid: 42, startTime: '1'}})).toBe(false)
+    for (const status of ['drained', 'stopped', 'succeeded', 'cancelled'] as const) expect(wasInterrupted(task('generic', status))).toBe(false)
   })
 })

@@ -36,8 +36,9 @@ function conversation(home: string, kind: 'claude' | 'codex'): any {
   return JSON.parse(readFileSync(path.join(files[0].parentPath, files[0].name), 'utf8'))
 }
 
+// The numbered work turns; a closing note (claude ending its turn on a drain) is not one.
 const assistantTurns = (conv: any): number[] =>
-  conv.messages.filter((m: any) => m.role === 'assistant').map((m: any) => Number(/^turn (\d+):/.exec(m.text)![1]))
+  conv.messages.filter((m: any) => m.role === 'assistant' && /^turn \d+:/.test(m.text)).map((m: any) => Number(/^turn (\d+):/.exec(m.text)![1]))
 
 const consecutive = (turns: number[]) => turns.every((n, i) => n === i + 1)
 
@@ -76,12 +77,12 @@ describe('resume continues a drained agent from its checkpoint', () => {
     // status shows the session and the stream's progress while it runs
     const status = await drover(stateDir, ['status', String(id)], {env})
     expect(status.stdout).toMatch(new RegExp(`session\\s+${sessionId}`))
-    expect(status.stdout).toMatch(/progress\s+\d+ turns?, last event assistant/)
+    expect(status.stdout).toMatch(/this run\s+\d+ turns?, .*last event (assistant|user)/)
 
     const drained = await drain(stateDir, env, id)
     expect(drained.status).toBe('drained')
-    expect(drained.checkpoint).toMatchObject({profile: 'claude', sessionId, forced: false, sessionDir: path.join(stateDir, 'tasks', String(id), 'session')})
-    // the fake ended on STOP by itself, with its result event read into the record
+    expect(drained.checkpoint).toMatchObject({profile: 'claude', sessionId, forced: false, mode: 'cooperative', sessionDir: path.join(stateDir, 'tasks', String(id), 'session')})
+    // drover's hook refused the next tool call; the agent ended its turn by itself, its result event read into the record
     expect(drained.agentInfo.lastEvent).toBe('result/success')
     expect(drained.agentInfo.costUsd).toBeGreaterThan(0)
     const before = conversation(home, 'claude')
@@ -132,10 +133,11 @@ describe('resume continues a drained agent from its checkpoint', () => {
     // codex reports tokens per turn: status shows them while it runs
     const status = await drover(stateDir, ['status', String(id)], {env})
     expect(status.stdout).toMatch(new RegExp(`session\\s+${threadId}`))
-    expect(status.stdout).toMatch(/progress\s+\d+ turns?, last event [\w.]+, \d+ tokens in, \d+ out/)
+    expect(status.stdout).toMatch(/this run\s+\d+ turns?, \d+ tokens in, \d+ out, last event [\w.]+/)
 
     const drained = await drain(stateDir, env, id)
-    expect(drained.checkpoint).toMatchObject({profile: 'codex', sessionId: threadId, forced: false})
+    // codex cannot cooperate: it is signalled between tool calls, never mid-command
+    expect(drained.checkpoint).toMatchObject({profile: 'codex', sessionId: threadId, mode: 'safe-point', forced: false})
     const turnsAtDrain = conversation(home, 'codex').turns
 
     const resumed = await drover(stateDir, ['resume', String(id), '--prompt', 'now the changelog'], {env})
@@ -148,7 +150,8 @@ describe('resume continues a drained agent from its checkpoint', () => {
     expect(thread.threadId).toBe(threadId)
     expect(consecutive(assistantTurns(thread))).toBe(true)
     expect(thread.runs[1]).toMatchObject({cwd: work, resumed: true, json: true, model: 'gpt-5-codex', prompt: 'now the changelog'})
-    expect(readTask(stateDir, id).runs[1].command.slice(0, 3)).toEqual(['codex', 'exec', '--json'])
+    // the program found at start, by its absolute path: a resume does not depend on the caller's PATH
+    expect(readTask(stateDir, id).runs[1].command.slice(0, 3)).toEqual([path.join(FAKE_BIN, 'codex'), 'exec', '--json'])
   })
 
   it('generic: the same command again with DROVER_RESUME=1 and the same session dir', async () => {
@@ -253,7 +256,7 @@ describe('resume refuses what it cannot continue', () => {
     const cases: [number, RegExp][] = [
       [running, /task \d+ is running/],
       [cancelled, /was cancelled/],
-      [silent, /no session to continue: no claude session id was recorded/],
+      [silent, /cannot be resumed: claude reported no session id.*drover start \d+/],
     ]
     for (const [id, reason] of cases) {
       const r = await drover(stateDir, ['resume', String(id)], {env})
