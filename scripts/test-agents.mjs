@@ -43,9 +43,9 @@ try {
 }
 
 const vitest = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
-// "$0" is node and "$1" the vitest entry: passed as arguments, so no path is
-// ever parsed by the shell.
-const inner = 'ip link set lo up && exec "$0" "$1" run --project agents "$@"'
+// "$0" is node and "$1" the vitest entry, the rest go to vitest: passed as
+// arguments, so no path is ever parsed by the shell.
+const inner = 'ip link set lo up && entry="$1" && shift && exec "$0" "$entry" run --project agents "$@"'
 const unshareArgs = process.getuid?.() === 0 ? ['-n'] : ['-r', '-n']
 const result = spawnSync('unshare', [...unshareArgs, 'sh', '-c', inner, process.execPath, vitest, ...process.argv.slice(2)], {
   cwd: ROOT,

@@ -7,11 +7,11 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, json, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
 import {cleanupAgentDirs, agentTempDir} from './harness/env.js'
 import type {FakeModelServer} from './harness/fake-server.js'
 import {killProcessesOf, processesOf} from './harness/processes.js'
-import {AGENTS, type RealAgent} from './harness/real-agents.js'
+import {AGENTS, jsonLines, type RealAgent} from './harness/real-agents.js'
 
 const stateDirs: string[] = []
 
@@ -104,10 +104,13 @@ describe.each(AGENTS)('real $kind under drover', (agent: RealAgent) => {
     const dir = stateDir()
     const env = agent.env(server)
     const marker = `drover-smoke-${verb}-${process.pid}-${Date.now()}`
-    const id = await start(dir, env, agent.command(`[[tool: sleep 120; echo ${marker}]]`), agentTempDir('drover-work-'))
-    // the tool's shell is running: the agent is mid-tool
-    await waitFor(() => processesOf(dir, marker).some((p) => p.cmdline.includes(`echo ${marker}`)), {timeout: 60_000, message: 'the tool command to run'})
-    expect(processesOf(dir, marker).length).toBeGreaterThanOrEqual(2)
+    // Not `sleep 120`: claude refuses a long leading sleep as a tool command.
+    const id = await start(dir, env, agent.command(`[[tool: timeout 120 tail -f /dev/null; echo ${marker}]]`), agentTempDir('drover-work-'))
+    // mid-tool: the agent's stream says a tool started, and its command runs
+    await waitFor(
+      () => agent.toolsInFlight(jsonLines(readOutput(dir, id))).length === 1 && processesOf(dir).some((p) => p.cmdline.startsWith('tail -f /dev/null')),
+      {timeout: 60_000, message: 'the tool command to run'},
+    )
 
     const r = await drover(dir, [verb, String(id), ...(verb === 'stop' ? ['--time', '5s'] : [])], {env})
     expect(r.exitCode, r.stderr).toBe(0)
