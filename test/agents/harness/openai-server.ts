@@ -80,7 +80,7 @@ async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, sig
   emit('response.created', {response})
   emit('response.in_progress', {response})
   const output: any[] = []
-  const text = reply.kind === 'text' ? reply.text : reply.text
+  const text = reply.text
   if (text) {
     const index = output.length
     const id = randomId('msg_')
