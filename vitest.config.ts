@@ -2,6 +2,9 @@ import {defineConfig} from 'vitest/config'
 
 // Unit tests run in parallel; e2e and reliability tests start real detached
 // processes and signal them, so they run one file at a time on the 2-core machines.
+// The agents project runs the real claude and codex against fake model servers:
+// only through scripts/test-agents.mjs, inside a loopback-only network namespace
+// (its setup file fails every file otherwise).
 export default defineConfig({
   test: {
     projects: [
@@ -13,6 +16,16 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'agents',
+          include: ['test/agents/**/*.test.ts'],
+          setupFiles: ['test/agents/harness/setup.ts'],
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
         },
       },
     ],
