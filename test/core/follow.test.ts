@@ -220,6 +220,13 @@ describe('followTask', () => {
     expect(f.text()).toBe('before 1\nbefore 2\nafter\n')
   })
 
+  it('ends with the error of a failing write rather than swallowing it', async () => {
+    writeFileSync(output, 'first\n')
+    const broken = Object.assign(new Error('write EPIPE'), {code: 'EPIPE'})
+    const done = followTask({stateDir, id: record.id, offset: 0, pollMs: 20, write: () => Promise.reject(broken)})
+    await expect(done).rejects.toBe(broken)
+  })
+
   it('stops when aborted, and when the task folder is removed', async () => {
     const f = follow()
     f.abort.abort()
