@@ -3,11 +3,12 @@
 // task's code (128 + signal), showing a prompt or progress bar without its newline,
 // surviving truncation, saying why a lost task exits 1, and leaving the task running on Ctrl-C.
 
+import {execa} from 'execa'
 import {readFileSync, truncateSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
-import {cleanupStateDirs, fixture, isAlive, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, fixture, isAlive, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
 import {drover, follow, gated, killFollowers, spawnDrover, startOk, waitFinal} from '../helpers/follow.js'
 
 const node = process.execPath
@@ -105,6 +106,30 @@ describe('logs -f', () => {
     const result = await f.child
     expect(result.exitCode).toBe(3)
     expect(String(result.stdout)).toBe('complete\nContinue? yes\n10%\r20%\rno newline at the end')
+  })
+
+  it('shows a prompt on a terminal too (a pseudo-terminal made by script)', async () => {
+    const dir = makeStateDir()
+    const worker = gated(dir)
+    const id = await startOk(dir, worker.command)
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const child = execa('script', ['-qfec', [node, BIN, 'logs', '-f', String(id)].map(quote).join(' '), '/dev/null'], {
+      env: {DROVER_STATE_DIR: dir, NO_COLOR: '1'},
+      reject: false,
+      stdin: 'ignore',
+      timeout: 90_000,
+    })
+    let screen = ''
+    child.stdout!.on('data', (chunk) => (screen += chunk))
+    try {
+      await worker.next({write: 'Continue? '})
+      await waitFor(() => screen.includes('Continue? '), {timeout: 5000, message: 'the prompt on the terminal'})
+      await worker.next({write: 'yes\n', exit: 0})
+      expect((await child).exitCode).toBe(0)
+      expect(screen.replaceAll('\r\n', '\n')).toBe('Continue? yes\n')
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 
   it('survives output.log being truncated while following', async () => {
