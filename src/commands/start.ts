@@ -18,6 +18,8 @@ export default class Start extends BaseCommand {
   static override summary = 'Start a command in the background, or start a finished task again.'
   static override description = `Runs CMD detached from this shell under a small runner of its own, with stdout and stderr appended to the task's output.log. Returns once the task is running (or has failed to start) and prints its id, so \`drover start … && drover logs -f ID\` never races.
 
+With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
+
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
 With a task id or name instead of a command, starts that stopped, failed or lost task again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
@@ -40,7 +42,7 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     cwd: Flags.string({description: 'working directory of the command (default: the current one)'}),
     env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
-    follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code'}),
+    follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code (the id goes to stderr)'}),
     agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES]}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
@@ -52,7 +54,7 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
   }
 
-  async run(): Promise<TaskRecord | ReturnType<typeof taskJson>> {
+  async run(): Promise<ReturnType<typeof taskJson> | void> {
     // Everything after `--` is the command, verbatim: oclif must not see it
     // (it would take the command's own flags for ours, and reorder repeats).
     const dash = this.argv.indexOf('--')
@@ -86,12 +88,14 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     if (failedToStart) {
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
-    } else if (!this.jsonEnabled()) {
-      process.stdout.write(`${record.id}\n`)
     }
-    if (flags.follow && !this.jsonEnabled() && !failedToStart) {
-      process.exitCode = await followToStdout(stateDir, record.id, followFrom)
+    if (flags.follow) {
+      // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
+      if (!failedToStart) this.note(`drover: task ${record.id} started; following it (Ctrl-C stops following, not the task)`)
+      process.exitCode = await followToStdout(stateDir, record.id, followFrom, {json: this.jsonEnabled(), started: record})
+      return
     }
+    if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
     return taskJson(record)
   }
 }

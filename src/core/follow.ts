@@ -55,7 +55,19 @@ export function tailOffset(file: string, lines: number): number {
   }
 }
 
-export type Sink = (chunk: Buffer) => Promise<void> | void
+/** Receives output in order; `offset` is where the chunk starts in output.log. A rejection ends following with that error. */
+export type Sink = (chunk: Buffer, offset: number) => Promise<void> | void
+
+export type ResetReason = 'truncated' | 'replaced'
+
+/**
+ * How long a line without its newline is held back. Most partial reads are a
+ * line caught mid-write whose end follows within a millisecond, and holding
+ * them keeps lines whole for `--json` readers; a prompt (`Continue? `) or a
+ * `\r` progress bar never completes, so after this it is shown as it is. With
+ * the 100 ms poll as the worst-case wake-up, a partial line shows within 150 ms.
+ */
+export const PARTIAL_LINE_MS = 50
 
 interface ReadState {
   offset: number
@@ -63,24 +75,43 @@ interface ReadState {
 }
 
 /**
- * Reads what was appended since `state.offset`. With `whole` false it stops at
- * the last newline, leaving a partial line for the next read. Returns what it
- * noticed about the file so the caller can tell the user.
+ * How much of what was read to pass on: `lines` stops after the last newline
+ * (a partial line waits for the next read), `partial` takes everything but a
+ * multi-byte character cut in two, `all` takes every byte (the task has ended).
+ */
+type ReadMode = 'lines' | 'partial' | 'all'
+
+/** Length of `buffer` without a trailing UTF-8 sequence that is not complete yet. */
+function completeUtf8Length(buffer: Buffer, length: number): number {
+  // Walk back over at most three continuation bytes to the lead byte of the last character.
+  for (let i = length - 1; i >= Math.max(0, length - 4); i--) {
+    const byte = buffer[i]
+    if ((byte & 0xc0) === 0x80) continue
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+    return length - i >= needed ? length : i
+  }
+  return length
+}
+
+/**
+ * Reads what was appended since `state.offset`, as `mode` says. Returns the
+ * data with the offset where it starts, what it noticed about the file (so the
+ * caller can tell the user), and how many bytes it left for later.
  */
 function readNew(
   file: string,
   state: ReadState,
-  whole: boolean,
-): {data: Buffer | null; reset: 'truncated' | 'replaced' | null; more: boolean} {
+  mode: ReadMode,
+): {data: Buffer | null; start: number; reset: ResetReason | null; left: number} {
   let fd: number
   try {
     fd = openSync(file, 'r')
   } catch {
-    return {data: null, reset: null, more: false}
+    return {data: null, start: state.offset, reset: null, left: 0}
   }
   try {
     const stats = fstatSync(fd)
-    let reset: 'truncated' | 'replaced' | null = null
+    let reset: ResetReason | null = null
     if (state.inode !== null && stats.ino !== state.inode) {
       reset = 'replaced'
       state.offset = 0
@@ -89,19 +120,22 @@ function readNew(
       state.offset = 0
     }
     state.inode = stats.ino
-    const available = stats.size - state.offset
-    if (available <= 0) return {data: null, reset, more: false}
+    const start = state.offset
+    const available = stats.size - start
+    if (available <= 0) return {data: null, start, reset, left: 0}
     const length = Math.min(available, MAX_READ)
     const buffer = Buffer.alloc(length)
-    const read = readSync(fd, buffer, 0, length, state.offset)
+    const read = readSync(fd, buffer, 0, length, start)
     let usable = read
     // A bounded read that stops short of the end may split a line: cut it like a live one.
-    if (!whole || length < available) {
+    if (mode === 'lines' || (mode === 'partial' && length < available)) {
       const lastNewline = buffer.lastIndexOf(10, read - 1)
-      usable = lastNewline === -1 ? (read > MAX_HELD ? read : 0) : lastNewline + 1
+      usable = lastNewline !== -1 ? lastNewline + 1 : read > MAX_HELD ? completeUtf8Length(buffer, read) : 0
+    } else if (mode === 'partial' || length < available) {
+      usable = completeUtf8Length(buffer, read)
     }
     state.offset += usable
-    return {data: usable > 0 ? buffer.subarray(0, usable) : null, reset, more: usable > 0 && state.offset < stats.size}
+    return {data: usable > 0 ? buffer.subarray(0, usable) : null, start, reset, left: stats.size - state.offset}
   } finally {
     closeSync(fd)
   }
@@ -118,10 +152,12 @@ export interface FollowOptions {
   /** byte offset to start from (see tailOffset). */
   offset: number
   write: Sink
-  /** told when the log was truncated or replaced under us. */
-  notice?: (message: string) => void
+  /** told when the log was truncated or replaced under us; offsets start again at 0. */
+  onReset?: (reason: ResetReason) => Promise<void> | void
   signal?: AbortSignal
   pollMs?: number
+  /** see PARTIAL_LINE_MS. */
+  partialLineMs?: number
 }
 
 const RUNNER_CHECK_MS = 1000
@@ -130,21 +166,26 @@ const RUNNER_CHECK_MS = 1000
  * Follows output until the task reaches a final status, then does one last
  * read (the worker is gone by then, so nothing more will come) and returns.
  * Wakes on fs.watch for low latency and on a short timer because fs.watch
- * misses events and follows the inode rather than the name.
+ * misses events and follows the inode rather than the name. A failing write
+ * is never caught here: it ends following and reaches the caller.
  */
 export async function followTask(options: FollowOptions): Promise<FollowEnd> {
   const paths = taskPaths(options.stateDir, options.id)
   const state: ReadState = {offset: options.offset, inode: null}
   const pollMs = options.pollMs ?? 100
+  const partialLineMs = options.partialLineMs ?? PARTIAL_LINE_MS
   const wakeup = new Wakeup().watch([paths.output, paths.dir])
   options.signal?.addEventListener('abort', wakeup.wake)
   let lastRunnerCheck = Date.now()
-  const emit = async (whole: boolean) => {
+  // The partial line held back: where it starts and since when it waits.
+  let held = null as {offset: number; since: number} | null
+  /** Passes on what `mode` allows; returns how many bytes it left for later. */
+  const emit = async (mode: ReadMode): Promise<number> => {
     for (;;) {
-      const {data, reset, more} = readNew(paths.output, state, whole)
-      if (reset) options.notice?.(`output.log was ${reset}; reading it from the start`)
-      if (data) await options.write(data)
-      if (!more) return
+      const {data, start, reset, left} = readNew(paths.output, state, mode)
+      if (reset) await options.onReset?.(reset)
+      if (data) await options.write(data, start)
+      if (!data || left === 0) return left
     }
   }
   try {
@@ -160,11 +201,19 @@ export async function followTask(options: FollowOptions): Promise<FollowEnd> {
         if (!existsSync(paths.record)) return {outcome: 'removed'}
       }
       if (record && isFinalStatus(record.status)) {
-        await emit(true)
+        await emit('all')
         return {outcome: 'ended', record}
       }
-      await emit(false)
-      await wakeup.sleep(pollMs)
+      const left = await emit('lines')
+      if (left === 0) held = null
+      else if (held === null || held.offset !== state.offset) held = {offset: state.offset, since: Date.now()}
+      else if (Date.now() - held.since >= partialLineMs) {
+        // A prompt or progress bar: show it now. The rest of its line is read
+        // from the new offset later, so nothing is shown twice.
+        await emit('partial')
+        held = null
+      }
+      await wakeup.sleep(held === null ? pollMs : Math.min(pollMs, Math.max(1, held.since + partialLineMs - Date.now())))
     }
   } finally {
     wakeup.close()

@@ -1,6 +1,7 @@
 // Reading a task's output: tailOffset's edge cases (no trailing newline, fewer lines
 // than asked, empty file, lines spanning the 64 KiB read chunks), and followTask on a
-// real file: order without duplicates, partial lines held back, truncation survived.
+// real file: order without duplicates, byte offsets, a partial line shown after a
+// moment and never twice, a character never cut in two, truncation survived.
 
 import {appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
@@ -116,19 +117,19 @@ describe('followTask', () => {
   })
 
   function follow(offset = 0) {
-    const chunks: string[] = []
-    const notices: string[] = []
+    const chunks: {text: string; offset: number; bytes: number}[] = []
+    const resets: string[] = []
     const abort = new AbortController()
     const done = followTask({
       stateDir,
       id: record.id,
       offset,
-      write: (chunk) => void chunks.push(chunk.toString('utf8')),
-      notice: (message) => notices.push(message),
+      write: (chunk, at) => void chunks.push({text: chunk.toString('utf8'), offset: at, bytes: chunk.length}),
+      onReset: (reason) => void resets.push(reason),
       signal: abort.signal,
       pollMs: 20,
     })
-    return {text: () => chunks.join(''), chunks, notices, abort, done}
+    return {text: () => chunks.map((c) => c.text).join(''), chunks, resets, abort, done}
   }
 
   const end = (exitCode: number) =>
@@ -150,18 +151,51 @@ describe('followTask', () => {
     expect(f.text()).toBe(expected)
   })
 
-  it('holds back a partial last line until its newline arrives, and flushes it at the end', async () => {
+  it('shows a partial line after a moment, never twice, and flushes an unfinished one at the end', async () => {
     const f = follow()
-    appendFileSync(output, 'whole\npart')
-    await waitFor(() => f.text() === 'whole\n', {message: 'the whole line'})
-    // many poll rounds later the partial line is still held back
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(f.text()).toBe('whole\n')
-    appendFileSync(output, 'ial\nlast without newline')
-    await waitFor(() => f.text() === 'whole\npartial\n', {message: 'the completed line'})
+    appendFileSync(output, 'whole\nContinue? ')
+    const written = Date.now()
+    await waitFor(() => f.text() === 'whole\nContinue? ', {message: 'the prompt without its newline', interval: 5})
+    // The bound is 200 ms; the margin is for a loaded machine.
+    expect(Date.now() - written).toBeLessThan(1000)
+    appendFileSync(output, 'yes\n10%\r')
+    await waitFor(() => f.text().endsWith('10%\r'), {message: 'the first progress step'})
+    appendFileSync(output, '20%\r')
+    await waitFor(() => f.text().endsWith('20%\r'), {message: 'the second progress step'})
+    appendFileSync(output, 'done\nlast without newline')
+    await waitFor(() => f.text().endsWith('done\n'), {message: 'the completed line'})
     end(0)
     await f.done
-    expect(f.text()).toBe('whole\npartial\nlast without newline')
+    expect(f.text()).toBe('whole\nContinue? yes\n10%\r20%\rdone\nlast without newline')
+  })
+
+  it('gives each chunk its byte offset, with no gap and no overlap', async () => {
+    const f = follow()
+    const parts = ['a\n', 'bé\n', 'partial ', 'line\n', '€€\n']
+    for (const part of parts) {
+      appendFileSync(output, part)
+      await waitFor(() => f.text() === parts.slice(0, parts.indexOf(part) + 1).join(''), {message: part})
+    }
+    end(0)
+    await f.done
+    let next = 0
+    for (const chunk of f.chunks) {
+      expect(chunk.offset).toBe(next)
+      next += chunk.bytes
+    }
+    expect(next).toBe(Buffer.byteLength(parts.join('')))
+  })
+
+  it('never cuts a multi-byte character when it shows a partial line', async () => {
+    const f = follow()
+    const euro = Buffer.from('€')
+    appendFileSync(output, Buffer.concat([Buffer.from('price: '), euro.subarray(0, 2)]))
+    await waitFor(() => f.text() === 'price: ', {message: 'the partial line up to the cut character'})
+    appendFileSync(output, Buffer.concat([euro.subarray(2), Buffer.from('5\n')]))
+    await waitFor(() => f.text() === 'price: €5\n', {message: 'the rest of the line'})
+    end(0)
+    await f.done
+    expect(f.chunks.map((c) => c.text).join('')).not.toContain('\ufffd')
   })
 
   it('starts at the given offset', async () => {
@@ -178,12 +212,19 @@ describe('followTask', () => {
     appendFileSync(output, 'before 1\nbefore 2\n')
     await waitFor(() => f.text() === 'before 1\nbefore 2\n', {message: 'output before truncation'})
     truncateSync(output, 0)
-    await waitFor(() => f.notices.some((n) => n.includes('truncated')), {message: 'truncation notice'})
+    await waitFor(() => f.resets.includes('truncated'), {message: 'truncation notice'})
     appendFileSync(output, 'after\n')
     await waitFor(() => f.text().endsWith('after\n'), {message: 'output after truncation'})
     end(0)
     await f.done
     expect(f.text()).toBe('before 1\nbefore 2\nafter\n')
+  })
+
+  it('ends with the error of a failing write rather than swallowing it', async () => {
+    writeFileSync(output, 'first\n')
+    const broken = Object.assign(new Error('write EPIPE'), {code: 'EPIPE'})
+    const done = followTask({stateDir, id: record.id, offset: 0, pollMs: 20, write: () => Promise.reject(broken)})
+    await expect(done).rejects.toBe(broken)
   })
 
   it('stops when aborted, and when the task folder is removed', async () => {

@@ -225,14 +225,16 @@ describe('start --follow', () => {
     const dir = makeStateDir()
     const result = await drover(dir, ['start', '--follow', '--', node, fixture('counter.mjs'), '5', '20', '3'])
     expect(result.exitCode).toBe(3)
-    expect(result.stdout).toBe('1\nline 1\nline 2\nline 3\nline 4\nline 5\n')
+    // stdout is the task's output alone: the id went to stderr.
+    expect(result.stdout).toBe('line 1\nline 2\nline 3\nline 4\nline 5\n')
+    expect(result.stderr).toMatch(/task 1 started/)
   })
 
   it('also for a command that ends before start returns', async () => {
     const dir = makeStateDir()
     const result = await drover(dir, ['start', '-f', '--', 'sh', '-c', 'echo quick; exit 6'])
     expect(result.exitCode).toBe(6)
-    expect(result.stdout).toBe('1\nquick\n')
+    expect(result.stdout).toBe('quick\n')
   })
 })
 

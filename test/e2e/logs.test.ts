@@ -1,93 +1,59 @@
-// `drover logs` end to end against real workers: -n N, and -f seeing every line once and
-// in order, exiting with the task's code (128 + signal), holding back a partial line,
-// surviving truncation, and leaving the task running on Ctrl-C.
+// `drover logs` end to end against real workers: the whole log by default (with -f too,
+// into a file), -n N and -n all; -f seeing every line once and in order, exiting with the
+// task's code (128 + signal), showing a prompt or progress bar without its newline,
+// surviving truncation, saying why a lost task exits 1, and leaving the task running on Ctrl-C.
 
-import {execa, type ResultPromise} from 'execa'
-import {existsSync, mkdirSync, truncateSync, writeFileSync} from 'node:fs'
+import {execa} from 'execa'
+import {readFileSync, truncateSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
-import {BIN, cleanupStateDirs, fixture, isAlive, makeStateDir, readOutput, readTask, waitFor, type CliResult} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, fixture, isAlive, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {drover, follow, gated, killFollowers, spawnDrover, startOk, waitFinal} from '../helpers/follow.js'
 
 const node = process.execPath
-const FINAL = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
 vi.setConfig({testTimeout: 120_000})
 
-const followers: ResultPromise[] = []
 afterEach(() => {
-  for (const follower of followers.splice(0)) follower.kill('SIGKILL')
+  killFollowers()
   cleanupStateDirs()
 })
 
-/** Runs the CLI keeping stdout byte for byte (execa would strip a final newline). */
-function spawnDrover(stateDir: string, args: string[]): ResultPromise {
-  const child = execa(node, [BIN, ...args], {
-    env: {DROVER_STATE_DIR: stateDir, NO_COLOR: '1'},
-    reject: false,
-    stripFinalNewline: false,
-    timeout: 90_000,
-    stdin: 'ignore',
-    buffer: true,
-  })
-  followers.push(child)
-  return child
-}
-
-async function drover(stateDir: string, args: string[]): Promise<CliResult> {
-  const result = await spawnDrover(stateDir, args)
-  return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1}
-}
-
-/** A follower whose output so far can be read while it runs. */
-function follow(stateDir: string, args: string[]) {
-  const child = spawnDrover(stateDir, args)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk) => (stdout += chunk))
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  return {child, stdout: () => stdout, stderr: () => stderr}
-}
-
-async function startOk(stateDir: string, args: string[]): Promise<number> {
-  const result = await drover(stateDir, ['start', ...args])
-  expect(result.exitCode, result.stderr).toBe(0)
-  return Number(result.stdout)
-}
-
-/** A worker driven step by step (see core-steps.mjs); each step returns once the worker has done it. */
-function gated(stateDir: string) {
-  const dir = path.join(stateDir, 'gate')
-  mkdirSync(dir, {recursive: true})
-  let step = 0
-  return {
-    command: ['--', node, fixture('core-steps.mjs'), dir],
-    next: async (order: {write?: string; exit?: number; signal?: string}) => {
-      const n = ++step
-      writeFileSync(path.join(dir, String(n)), JSON.stringify(order))
-      if (order.exit === undefined && !order.signal) {
-        await waitFor(() => existsSync(path.join(dir, `${n}.done`)), {message: `worker step ${n}`})
-      }
-    },
-  }
-}
-
-const waitFinal = (stateDir: string, id: number) =>
-  waitFor(() => FINAL.includes(readTask(stateDir, id).status) && readTask(stateDir, id), {timeout: 20_000, message: `task ${id} to end`})
-
 describe('logs -n', () => {
-  it('prints the whole log, or only the last N lines', async () => {
+  it('prints the whole log by default, with -f too, or only the last N lines', async () => {
     const dir = makeStateDir()
-    const id = await startOk(dir, ['--', node, fixture('counter.mjs'), '10', '1', '0'])
+    const id = await startOk(dir, ['--', node, fixture('counter.mjs'), '60', '1', '0'])
     await waitFinal(dir, id)
-    const all = Array.from({length: 10}, (_, i) => `line ${i + 1}\n`).join('')
+    const all = Array.from({length: 60}, (_, i) => `line ${i + 1}\n`).join('')
     expect((await drover(dir, ['logs', String(id)])).stdout).toBe(all)
-    expect((await drover(dir, ['logs', String(id), '-n', '3'])).stdout).toBe('line 8\nline 9\nline 10\n')
-    expect((await drover(dir, ['logs', String(id), '--tail', '1'])).stdout).toBe('line 10\n')
+    expect((await drover(dir, ['logs', String(id), '-n', 'all'])).stdout).toBe(all)
+    expect((await drover(dir, ['logs', String(id), '-n', '3'])).stdout).toBe('line 58\nline 59\nline 60\n')
+    expect((await drover(dir, ['logs', String(id), '--tail', '1'])).stdout).toBe('line 60\n')
     expect((await drover(dir, ['logs', String(id), '-n', '0'])).stdout).toBe('')
-    expect((await drover(dir, ['logs', String(id), '-n', '50'])).stdout).toBe(all)
-    const followEnded = await drover(dir, ['logs', String(id), '-f', '-n', '2'])
-    expect(followEnded).toMatchObject({exitCode: 0, stdout: 'line 9\nline 10\n'})
-    expect((await drover(dir, ['logs', String(id), '-n', '-1'])).exitCode).toBe(2)
+    expect((await drover(dir, ['logs', String(id), '-n', '80'])).stdout).toBe(all)
+    expect(await drover(dir, ['logs', String(id), '-f'])).toMatchObject({exitCode: 0, stdout: all})
+    expect(await drover(dir, ['logs', String(id), '-f', '-n', 'all'])).toMatchObject({exitCode: 0, stdout: all})
+    expect(await drover(dir, ['logs', String(id), '-f', '-n', '2'])).toMatchObject({exitCode: 0, stdout: 'line 59\nline 60\n'})
+    for (const bad of ['-1', 'some', '2x']) {
+      const result = await drover(dir, ['logs', String(id), '-n', bad])
+      expect(result.exitCode, `-n ${bad}`).toBe(2)
+      expect(result.stderr, `-n ${bad}`).toContain('expected a number of lines or "all"')
+    }
+  })
+
+  it('-f > file keeps the start of a running task\'s log', async () => {
+    const dir = makeStateDir()
+    const worker = gated(dir)
+    const id = await startOk(dir, worker.command)
+    let early = ''
+    for (let i = 1; i <= 120; i++) early += `early ${i}\n`
+    await worker.next({write: early})
+    const file = path.join(makeStateDir(), 'build.log')
+    const child = spawnDrover(dir, ['logs', '-f', String(id)], {stdout: {file}})
+    await waitFor(() => readFileSync(file, 'utf8') === early, {message: 'the early output in build.log'})
+    await worker.next({write: 'late\n', exit: 0})
+    expect((await child).exitCode).toBe(0)
+    expect(readFileSync(file, 'utf8')).toBe(`${early}late\n`)
   })
 })
 
@@ -125,22 +91,45 @@ describe('logs -f', () => {
     expect(readTask(dir, id)).toMatchObject({status: 'failed', signal: 'SIGTERM', exitCode: null})
   })
 
-  it('holds back a partial last line until it is complete, and prints an unfinished one at the end', async () => {
+  it('shows a prompt and a progress bar without waiting for a newline, and never repeats them', async () => {
     const dir = makeStateDir()
     const worker = gated(dir)
     const id = await startOk(dir, worker.command)
     const f = follow(dir, ['logs', '-f', String(id)])
-    // One write: the read that finds "complete" also finds "part", so it must hold "part" back.
-    await worker.next({write: 'complete\npart'})
-    await waitFor(() => f.stdout().includes('complete'), {message: 'the complete line'})
-    expect(f.stdout()).toBe('complete\n')
-    await worker.next({write: 'ial\n'})
-    await waitFor(() => f.stdout().includes('partial'), {message: 'the completed line'})
-    expect(f.stdout()).toBe('complete\npartial\n')
+    await worker.next({write: 'complete\nContinue? '})
+    await waitFor(() => f.stdout() === 'complete\nContinue? ', {timeout: 5000, message: 'the prompt without its newline'})
+    await worker.next({write: 'yes\n10%\r'})
+    await waitFor(() => f.stdout().endsWith('yes\n10%\r'), {timeout: 5000, message: 'the first progress step'})
+    await worker.next({write: '20%\r'})
+    await waitFor(() => f.stdout().endsWith('10%\r20%\r'), {timeout: 5000, message: 'the second progress step'})
     await worker.next({write: 'no newline at the end', exit: 3})
     const result = await f.child
     expect(result.exitCode).toBe(3)
-    expect(String(result.stdout)).toBe('complete\npartial\nno newline at the end')
+    expect(String(result.stdout)).toBe('complete\nContinue? yes\n10%\r20%\rno newline at the end')
+  })
+
+  it('shows a prompt on a terminal too (a pseudo-terminal made by script)', async () => {
+    const dir = makeStateDir()
+    const worker = gated(dir)
+    const id = await startOk(dir, worker.command)
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const child = execa('script', ['-qfec', [node, BIN, 'logs', '-f', String(id)].map(quote).join(' '), '/dev/null'], {
+      env: {DROVER_STATE_DIR: dir, NO_COLOR: '1'},
+      reject: false,
+      stdin: 'ignore',
+      timeout: 90_000,
+    })
+    let screen = ''
+    child.stdout!.on('data', (chunk) => (screen += chunk))
+    try {
+      await worker.next({write: 'Continue? '})
+      await waitFor(() => screen.includes('Continue? '), {timeout: 5000, message: 'the prompt on the terminal'})
+      await worker.next({write: 'yes\n', exit: 0})
+      expect((await child).exitCode).toBe(0)
+      expect(screen.replaceAll('\r\n', '\n')).toBe('Continue? yes\n')
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 
   it('survives output.log being truncated while following', async () => {
@@ -178,5 +167,24 @@ describe('logs -f', () => {
     // and the task still finishes normally afterwards
     await worker.next({exit: 0})
     expect(await waitFinal(dir, id)).toMatchObject({status: 'succeeded'})
+  })
+
+  it('says on stderr, in one line, why it exits 1 when the task is lost', async () => {
+    const dir = makeStateDir()
+    const worker = gated(dir)
+    const id = await startOk(dir, worker.command)
+    const f = follow(dir, ['logs', '-f', String(id)])
+    await worker.next({write: 'working\n'})
+    await waitFor(() => f.stdout().includes('working'), {message: 'output in logs -f'})
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8'))
+    process.kill(runner.pid, 'SIGKILL')
+    const result = await f.child
+    expect(result.exitCode).toBe(1)
+    expect(readTask(dir, id).status).toBe('lost')
+    const stderr = String(result.stderr).trim()
+    expect(stderr.split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(new RegExp(`^drover: task ${id} is lost: runner vanished`))
+    expect(stderr).toContain(`pid ${readTask(dir, id).worker.pid}`)
+    expect(stderr).toContain(`drover status ${id}`)
   })
 })
