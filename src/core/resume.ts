@@ -1,6 +1,7 @@
 // `resume`: a new run that continues a task's persisted session — the agent's
 // own conversation for claude and codex, the session dir for anything else.
 
+import {existsSync} from 'node:fs'
 import type {FlagTable} from './agent-flags.js'
 import {FlagLearningError, learnFlags} from './agent-flags-cache.js'
 import {conflictError, DroverError, ExitCode} from './errors.js'
@@ -19,7 +20,10 @@ export async function resumeTask(stateDir: string, record: TaskRecord, prompt: s
   let flags: FlagTable | null = null
   if (record.agent !== 'generic' && sessionRefusal(record) === null) {
     try {
-      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd: record.cwd})
+      // In the task's cwd, where a relative launcher (`node cli.js`) resolves; a
+      // vanished cwd is the run's to report, not a reason to refuse here.
+      const cwd = existsSync(record.cwd) ? record.cwd : process.cwd()
+      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd})
     } catch (error) {
       if (!(error instanceof FlagLearningError)) throw error
       throw new DroverError(`task ${record.id} was not resumed: ${record.agent} ${error.message}`, ExitCode.failed, {id: record.id})

@@ -1,0 +1,93 @@
+// Supervision survives a runner crash: when a task's runner is killed and its
+// worker lives on, the next drover command of any kind starts a runner that
+// adopts the worker — the task stays running, requests and policies still
+// apply, and its end is recorded (without an exit status: only a parent gets
+// one). `lost` is left for work that is really gone.
+
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+
+afterEach(() => cleanupStateDirs())
+
+const runnerPid = (stateDir: string, id: number): number | null => {
+  try {
+    return JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
+  } catch {
+    return null
+  }
+}
+
+const events = (stateDir: string, id: number) =>
+  readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+
+async function startRunning(stateDir: string, args: string[]): Promise<{id: number; worker: number; runner: number}> {
+  const r = await drover(stateDir, ['start', ...args])
+  expect(r.exitCode, r.stderr).toBe(0)
+  const id = Number(r.stdout.trim())
+  const task = await waitFor(() => (readTask(stateDir, id).status === 'running' ? readTask(stateDir, id) : null))
+  return {id, worker: task.worker.pid, runner: runnerPid(stateDir, id)!}
+}
+
+async function killRunner(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL')
+  await waitFor(() => !isAlive(pid), {timeout: 10_000, message: 'runner gone'})
+}
+
+describe('a worker whose runner died', () => {
+  it('is adopted by the next command (list): still running, and a stop goes through the new runner', async () => {
+    const stateDir = makeStateDir()
+    const {id, worker, runner} = await startRunning(stateDir, ['--', 'sleep', '300'])
+    await killRunner(runner)
+
+    const listed = json<any[]>(await drover(stateDir, ['list', '--json']))
+    expect(listed.find((t) => t.id === id)).toMatchObject({status: 'running', pid: worker})
+    const adopter = runnerPid(stateDir, id)
+    expect(adopter).not.toBeNull()
+    expect(adopter).not.toBe(runner)
+    expect(isAlive(adopter!)).toBe(true)
+    expect(events(stateDir, id).some((e) => e.event === 'adopted' && e.pid === worker)).toBe(true)
+    expect(readTask(stateDir, id).status).toBe('running')
+
+    const stopped = json(await drover(stateDir, ['stop', String(id), '--json']))
+    expect(stopped.results).toMatchObject([{id, status: 'stopped', via: 'runner', final: true}])
+    expect(isAlive(worker)).toBe(false)
+    await waitFor(() => !isAlive(adopter!), {timeout: 10_000, message: 'adopting runner to end'})
+  })
+
+  it('records the end of an adopted worker, saying the exit code is unknown', async () => {
+    const stateDir = makeStateDir()
+    const {id, worker, runner} = await startRunning(stateDir, ['--', process.execPath, fixture('counter.mjs'), '8', '250'])
+    await killRunner(runner)
+    const status = json(await drover(stateDir, ['status', String(id), '--json']))
+    expect(status).toMatchObject({status: 'running', runnerAlive: true, workerAlive: true})
+
+    const ended = await waitFor(() => (readTask(stateDir, id).status === 'running' ? null : readTask(stateDir, id)), {timeout: 20_000, message: 'the end'})
+    expect(ended).toMatchObject({status: 'failed', exitCode: null})
+    expect(ended.reason).toMatch(/exit code unknown/)
+    expect(isAlive(worker)).toBe(false)
+    await waitFor(() => runnerPid(stateDir, id) === null, {message: 'runner.json removed'})
+  })
+
+  it('still has its limits enforced: a --timeout stops it after the adoption', async () => {
+    const stateDir = makeStateDir()
+    const {id, worker, runner} = await startRunning(stateDir, ['--timeout', '3s', '--', 'sleep', '300'])
+    await killRunner(runner)
+    expect((await drover(stateDir, ['status', String(id)])).exitCode).toBe(0)
+    const ended = await waitFor(() => (readTask(stateDir, id).status === 'failed' ? readTask(stateDir, id) : null), {timeout: 20_000, message: 'timeout'})
+    expect(ended.reason).toMatch(/^timeout/)
+    expect(isAlive(worker)).toBe(false)
+  })
+
+  it('is lost only when the worker is gone too', async () => {
+    const stateDir = makeStateDir()
+    const {id, worker, runner} = await startRunning(stateDir, ['--', 'sleep', '300'])
+    process.kill(worker, 'SIGKILL')
+    await killRunner(runner)
+    await waitFor(() => !isAlive(worker), {timeout: 10_000, message: 'worker gone'})
+    const listed = json<any[]>(await drover(stateDir, ['list', '--json']))
+    expect(listed.find((t) => t.id === id)).toMatchObject({status: 'lost'})
+    expect(runnerPid(stateDir, id)).toBeNull()
+  })
+})
