@@ -173,6 +173,10 @@ export interface NewRunOptions {
  * the second finds the task no longer final and is refused.
  */
 export async function startNewRun(stateDir: string, id: number, options: NewRunOptions): Promise<TaskRecord> {
+  // A worker whose runner died is adopted first (reconcile takes the lock
+  // itself), so it is refused below as running rather than started twice.
+  const before = readRecord(stateDir, id)
+  if (before.ok) await reconcile(stateDir, before.record)
   let release
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})

@@ -14,7 +14,7 @@ import {checkCwd, launchWorker, workerEnv} from './worker.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from './record.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {readRequests, type StopRequest} from './requests.js'
-import {outranks, planFor, stopReason, type StopCause, type StopPlan} from './stop-plan.js'
+import {planFor, stopReason, supersedes, type StopCause, type StopPlan} from './stop-plan.js'
 import {
   appendEvent,
   createTaskLayout,
@@ -299,7 +299,7 @@ export class Runner {
 
   private startPlan(plan: StopPlan): void {
     if (this.finishing) return
-    if (this.plan && !outranks(plan.cause, this.plan.cause)) {
+    if (this.plan && !supersedes(plan, this.plan)) {
       this.plan.requestIds.push(...plan.requestIds)
       return
     }

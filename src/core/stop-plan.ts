@@ -44,6 +44,17 @@ export function outranks(next: StopCause, current: StopCause): boolean {
   return RANK[next] > RANK[current]
 }
 
+const scheduleOf = (plan: StopPlan) => plan.steps.reduce((sum, step) => sum + step.waitMs, 0)
+
+/**
+ * Whether a new plan replaces the one under way: a stronger cause, or the same
+ * cause on a shorter schedule (`stop -t 30`, then an impatient `stop -t 1`; or a
+ * runner adopting a worker, which starts the plan of a request again).
+ */
+export function supersedes(next: StopPlan, current: StopPlan): boolean {
+  return outranks(next.cause, current.cause) || (next.cause === current.cause && scheduleOf(next) < scheduleOf(current))
+}
+
 export function planFor(
   cause: StopCause,
   opts: {graceMs?: number; wrapUp?: boolean; killAfterMs?: number; requestId?: string} = {},

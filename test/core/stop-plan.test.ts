@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {scheduleMs} from '../../src/core/control.js'
 import {
   CANCEL_GRACE_MS,
+  supersedes,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_DRAIN_KILL_AFTER_MS,
   DEFAULT_STOP_GRACE_MS,
@@ -161,5 +162,15 @@ describe('scheduleMs (how long a requester waits for the runner)', () => {
     expect(scheduleMs({kind: 'stop', graceMs: 1000, wrapUp: true})).toBe(stop + 1000)
     expect(scheduleMs({kind: 'cancel', graceMs: 0})).toBeGreaterThan(CANCEL_GRACE_MS)
     expect(scheduleMs({kind: 'drain', graceMs: 3000, killAfterMs: 500})).toBeGreaterThan(3500)
+  })
+})
+
+describe('supersedes', () => {
+  it('a stronger cause, or the same cause on a shorter schedule, replaces the plan under way', () => {
+    expect(supersedes(planFor('cancel'), planFor('stop'))).toBe(true)
+    expect(supersedes(planFor('stop', {graceMs: 1000}), planFor('stop', {graceMs: 30_000}))).toBe(true)
+    expect(supersedes(planFor('stop', {graceMs: 30_000}), planFor('stop', {graceMs: 1000}))).toBe(false)
+    expect(supersedes(planFor('stop'), planFor('stop'))).toBe(false)
+    expect(supersedes(planFor('drain', {graceMs: 1000}), planFor('stop'))).toBe(false)
   })
 })

@@ -62,6 +62,16 @@ async function killRunner(dir: string, id: number): Promise<void> {
   await waitFor(() => !isAlive(runner.pid), {timeout: 10_000, message: 'the runner to die'})
 }
 
+/**
+ * A task recorded `lost` while its worker lives on: what an older drover's
+ * reconcile left, or a runner that could not be started to adopt the worker.
+ * Commands then act on the orphaned worker themselves.
+ */
+async function orphan(dir: string, id: number): Promise<void> {
+  await killRunner(dir, id)
+  writeRecord(dir, transition(readTask(dir, id), {status: 'lost', reason: 'runner vanished without recording an end'}))
+}
+
 describe('stop', () => {
   it('leaves nothing of the tree alive: a child ignoring SIGTERM, a grandchild gone setsid', async () => {
     const dir = makeStateDir()
@@ -260,10 +270,23 @@ describe('racing requesters', () => {
 })
 
 describe('when the runner is gone', () => {
-  it('stop checks the worker is still ours, stops its whole tree and finalises the record', async () => {
+  it('a new runner adopts the worker and carries out the stop over the whole tree', async () => {
     const dir = makeStateDir()
     const {id, pids} = await startTree(dir)
     await killRunner(dir, id)
+    expect(isAlive(pids.worker)).toBe(true)
+    const run = await drover(dir, ['stop', String(id), '-t', '1', '--json'])
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(result(run)).toMatchObject({status: 'stopped', via: 'runner', accepted: true, final: true})
+    for (const pid of Object.values(pids)) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+    expect(readTask(dir, id)).toMatchObject({status: 'stopped', desired: 'stopped'})
+    expect(events(dir, id).some((e) => e.event === 'adopted')).toBe(true)
+  })
+
+  it('a lost task whose worker lives: stop checks the worker is still ours, stops its whole tree and finalises the record', async () => {
+    const dir = makeStateDir()
+    const {id, pids} = await startTree(dir)
+    await orphan(dir, id)
     expect(isAlive(pids.worker)).toBe(true)
     const run = await drover(dir, ['stop', String(id), '-t', '1', '--json'])
     expect(run.exitCode, run.stderr).toBe(0)
@@ -279,7 +302,7 @@ describe('when the runner is gone', () => {
     const dir = makeStateDir()
     const id = await startListener(dir, 'never')
     const pid = readTask(dir, id).worker.pid
-    await killRunner(dir, id)
+    await orphan(dir, id)
     const runs = await Promise.all([drover(dir, ['cancel', String(id), '--json']), drover(dir, ['cancel', String(id), '--json'])])
     for (const run of runs) expect(result(run)).toMatchObject({status: 'cancelled', final: true})
     expect(runs.map((run) => result(run).via).sort()).toEqual(['direct', 'none'])
@@ -288,7 +311,7 @@ describe('when the runner is gone', () => {
     expect(exits(dir, id)).toHaveLength(1)
   })
 
-  it('a runner killed in the middle of a stop: the waiting requester takes over', async () => {
+  it('a runner killed in the middle of a stop: a new runner adopts the worker and finishes the stop', async () => {
     const dir = makeStateDir()
     const id = await startListener(dir, 'never')
     const pid = readTask(dir, id).worker.pid
@@ -296,8 +319,9 @@ describe('when the runner is gone', () => {
     await waitFor(() => readTask(dir, id).status === 'stopping', {timeout: 20_000, message: 'stopping'})
     await killRunner(dir, id)
     const run = await stopping
-    expect(result(run)).toMatchObject({status: 'stopped', via: 'direct', final: true})
+    expect(result(run)).toMatchObject({status: 'stopped', via: 'runner', final: true})
     expect(isAlive(pid)).toBe(false)
+    expect(events(dir, id).some((e) => e.event === 'adopted')).toBe(true)
   })
 
   it('a record naming a live unrelated process (other start time): stop and cancel leave it alive and say why', async () => {
@@ -384,7 +408,7 @@ describe('requests left from an earlier run', () => {
     const stopping = drover(dir, ['stop', String(id), '-t', '3', '--json'])
     await waitFor(() => readTask(dir, id).status === 'stopping', {timeout: 20_000, message: 'stopping'})
     await killRunner(dir, id)
-    expect(result(await stopping)).toMatchObject({status: 'stopped', via: 'direct'})
+    expect(result(await stopping)).toMatchObject({status: 'stopped', via: 'runner'})
 
     const again = await drover(dir, ['start', String(id), '--json'])
     expect(again.exitCode, again.stderr).toBe(0)

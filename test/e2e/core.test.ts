@@ -368,12 +368,14 @@ describe('concurrency and lost runners', () => {
     expect(outputs).toEqual(Array.from({length: 30}, (_, i) => String(i)))
   }, 180_000)
 
-  it('a runner killed with SIGKILL shows as lost', async () => {
+  it('a runner and its worker killed with SIGKILL show as lost', async () => {
     const dir = makeStateDir()
     const id = await startOk(dir, ['--', node, fixture('sleeper.mjs')])
     const runner = JSON.parse(readFileSync(taskPaths(dir, id).runner, 'utf8'))
+    const worker = readTask(dir, id).worker.pid
     process.kill(runner.pid, 'SIGKILL')
-    await waitFor(() => !isAlive(runner.pid), {timeout: 10_000, message: 'runner to die'})
+    process.kill(-worker, 'SIGKILL')
+    await waitFor(() => !isAlive(runner.pid) && !isAlive(worker), {timeout: 10_000, message: 'runner and worker to die'})
     const listed = await drover(dir, ['list'])
     expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+lost\\s`, 'm'))
     expect(json(await drover(dir, ['status', String(id), '--json']))).toMatchObject({status: 'lost', reason: 'runner vanished without recording an end', runnerAlive: false})

@@ -160,20 +160,25 @@ describe('start ID|NAME: a new run of a finished task', () => {
     expect(readOutput(dir, id)).toMatch(/^line 1\n\n── drover: run 2 \(restart\) started \S+ ──\nline 1\n$/)
   })
 
-  it('runs a lost task again once its worker is gone, and refuses while the orphaned worker lives', async () => {
+  it('runs a lost task again once its worker is gone, and refuses while its worker lives on (adopted)', async () => {
     const dir = makeStateDir()
     const id = await startTask(dir, [node, fixture('sleeper.mjs')])
     const {worker} = readTask(dir, id)
-    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8'))
-    process.kill(runner.pid, 'SIGKILL')
-    await waitFor(() => !isAlive(runner.pid), {timeout: 10_000, message: 'the runner to die'})
+    const runnerPid = () => JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid as number
+    const first = runnerPid()
+    process.kill(first, 'SIGKILL')
+    await waitFor(() => !isAlive(first), {timeout: 10_000, message: 'the runner to die'})
 
+    // The worker still runs: a new runner adopts it, and it cannot be started again.
     const refused = await drover(dir, ['start', String(id)])
     expect(refused.exitCode).toBe(4)
-    expect(refused.stderr).toContain(`pid ${worker.pid}`)
-    expect(json(await drover(dir, ['status', String(id), '--json']))).toMatchObject({status: 'lost', workerAlive: true})
+    expect(refused.stderr).toContain(`task ${id} is running`)
+    expect(json(await drover(dir, ['status', String(id), '--json']))).toMatchObject({status: 'running', workerAlive: true, runnerAlive: true})
 
+    const adopter = runnerPid()
+    process.kill(adopter, 'SIGKILL')
     process.kill(-worker.pid, 'SIGKILL')
+    await waitFor(() => !isAlive(adopter), {timeout: 10_000, message: 'the adopting runner to die'})
     await waitFor(() => !isAlive(worker.pid), {timeout: 10_000, message: 'the worker to die'})
     const again = await drover(dir, ['start', String(id), '--json'])
     expect(again.exitCode, again.stderr).toBe(0)

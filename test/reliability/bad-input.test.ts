@@ -120,7 +120,7 @@ describe('durations and sizes', () => {
       // oclif's own messages keep their detail line: which flag, and what was wrong with it.
       {args: ['prune', '--keep=-1'], code: 2, stderr: /--keep: .*received: -1$/},
       {args: ['prune', '--keep=1.5'], code: 2},
-      {args: ['logs', '1', '-n=x'], code: 2, stderr: /--tail: Expected an integer but received: x$/},
+      {args: ['logs', '1', '-n=x'], code: 2, stderr: /--tail: expected a number of lines or "all", got "x"$/},
     ])
   })
 
