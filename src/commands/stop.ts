@@ -32,7 +32,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
 
   async run(): Promise<ControlReport> {
     const {argv, flags} = await this.parse(Stop)
-    const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true})
+    const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true, bareSeconds: true})
     const stateDir = await this.openStateDir(flags['state-dir'])
     const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'stop'})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet

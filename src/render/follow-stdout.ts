@@ -4,6 +4,7 @@
 import {followTask} from '../core/follow.js'
 import {signalNumber} from '../core/platform.js'
 import {taskExitCode} from '../core/record.js'
+import {exitWhenReaderLeaves} from './reader-watch.js'
 
 async function writeOut(chunk: Buffer): Promise<void> {
   if (process.stdout.write(chunk)) return
@@ -15,10 +16,8 @@ export async function followToStdout(stateDir: string, id: number, offset: numbe
   const abort = new AbortController()
   const onInterrupt = () => abort.abort()
   process.once('SIGINT', onInterrupt)
-  // A closed pipe (`drover logs -f 3 | head`) ends following quietly.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') abort.abort()
-  })
+  // A closed pipe (`drover logs -f 3 | head`) ends drover quietly, even while the task is silent.
+  const stopWatching = exitWhenReaderLeaves()
   try {
     const end = await followTask({
       stateDir,
@@ -41,6 +40,7 @@ export async function followToStdout(stateDir: string, id: number, offset: numbe
         return 130
     }
   } finally {
+    stopWatching()
     process.removeListener('SIGINT', onInterrupt)
   }
 }
