@@ -7,37 +7,42 @@
 import {statSync} from 'node:fs'
 import path from 'node:path'
 
-const exists = (file: string) => {
+type Kind = 'file' | 'directory' | null
+
+const kindOf = (file: string): Kind => {
   try {
-    statSync(file)
-    return true
+    return statSync(file).isDirectory() ? 'directory' : 'file'
   } catch {
-    return false
+    return null
   }
 }
 
-const isDirectory = (file: string) => {
-  try {
-    return statSync(file).isDirectory()
-  } catch {
-    return false
-  }
-}
+const hasSeparator = (name: string) => name.includes('/') || name.includes(path.sep)
 
-/** Whether `name` names a file the way exec does: a path (relative to cwd) when it has a separator, else a PATH lookup. */
-function findsFile(name: string, cwd: string, env: NodeJS.ProcessEnv): boolean {
-  if (name.includes('/') || name.includes(path.sep)) return exists(path.resolve(cwd, name))
-  return (env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && exists(path.join(dir, name)))
+/**
+ * What exec would find for `name`: the path itself (relative to cwd) when it
+ * has a separator, else the first file of that name on PATH — a directory on
+ * PATH ('.' is in every one) is passed over, as execvp does.
+ */
+function resolve(name: string, cwd: string, env: NodeJS.ProcessEnv): Kind {
+  if (hasSeparator(name)) return kindOf(path.resolve(cwd, name))
+  let found: Kind = null
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue
+    const kind = kindOf(path.join(dir, name))
+    if (kind === 'file') return 'file'
+    found ??= kind
+  }
+  return found ?? (kindOf(path.resolve(cwd, name)) === 'directory' ? 'directory' : null)
 }
 
 /** A one-line reason the command cannot be what the user meant, or null. */
 export function commandProblem(command: string[], cwd: string, env: NodeJS.ProcessEnv): string | null {
   const [program] = command
   if (program === undefined) return null
-  if ((program.includes('/') || program.includes(path.sep)) && isDirectory(path.resolve(cwd, program))) {
-    return `'${program}' is a directory, not a command`
-  }
-  if (command.length === 1 && /\s/.test(program) && !findsFile(program, cwd, env)) {
+  const kind = resolve(program, cwd, env)
+  if (kind === 'directory') return `'${program}' is a directory, not a command`
+  if (command.length === 1 && /\s/.test(program) && kind === null) {
     const words = program.trim().split(/\s+/).join(' ')
     return `no program is named '${program}' (the whole line is one argument): split it, drover start -- ${words}, or run it through your shell: drover start --shell '${program}'`
   }
