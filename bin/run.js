@@ -1,9 +1,29 @@
 #!/usr/bin/env node
+// A reader that goes away (`drover list | head -1`) ends drover at once and
+// quietly, with the status a shell reports for a process killed by SIGPIPE
+// (128 + 13 = 141), as cat, git and docker end; Node itself ignores SIGPIPE and
+// would print a stack instead. Once here, for every command and for help.
+const onStreamError = (error) => {
+  if (error.code === 'EPIPE') process.exit(141)
+  throw error
+}
+process.stdout.on('error', onStreamError)
+process.stderr.on('error', onStreamError)
+
+let argv = process.argv.slice(2)
+let asksForHelp = () => false
+try {
+  const cli = await import('../dist/argv.js')
+  argv = cli.hoistGlobalFlags(argv)
+  asksForHelp = cli.asksForHelp
+} catch {
+  // not built yet: oclif reports that itself
+}
+
 // `start` ends by waiting for a runner — a second Node process — to boot. Booting
 // it now, while oclif loads, lets the two start-ups overlap (see
 // dist/core/runner-process.js); anything else goes straight to oclif.
-const [command, ...rest] = process.argv.slice(2)
-if (command === 'start' && !rest.some((arg) => arg === '--help' || arg === '-h')) {
+if (argv[0] === 'start' && !asksForHelp(argv)) {
   try {
     const {prespawnRunner} = await import('../dist/core/runner-process.js')
     prespawnRunner()
@@ -13,4 +33,4 @@ if (command === 'start' && !rest.some((arg) => arg === '--help' || arg === '-h')
 }
 
 const {execute} = await import('@oclif/core')
-await execute({dir: import.meta.url})
+await execute({args: argv, dir: import.meta.url})

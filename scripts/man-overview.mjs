@@ -13,7 +13,7 @@ const DESCRIPTION = `drover runs long jobs, above all AI coding agents such as \
 
 The runner starts the command in a process group of its own, appends its stdout and stderr straight to the task's output.log (the command keeps writing even if the runner dies), acts on requests that other drover invocations drop for it (stop, cancel, drain), and records how the command ended.
 
-A task has a small integer id that is never reused and, optionally, a unique name given with \`start --name\`; every command that takes a task accepts either. Every command accepts \`--json\` (stdout then holds JSON only and diagnostics go to stderr) and \`--state-dir\`. Each command has its own page, drover-COMMAND(1); \`drover COMMAND --help\` shows the same text.`
+A task has a small integer id that is never reused and, optionally, a unique name given with \`start --name\`; every command that takes a task accepts either. Every command accepts \`--json\` (stdout then holds JSON only and diagnostics go to stderr) and \`--state-dir\`, before or after the command word. No command reads its standard input, so drover is safe inside \`while read\` loops; a task's own standard input is /dev/null. Durations take a unit (90s, 30m, 2h, 7d, 1h30m): a bare number is refused, except 0 and the seconds of \`stop -t\`. Each command has its own page, drover-COMMAND(1); \`drover COMMAND --help\` shows the same text.`
 
 const STATUSES = [
   ['starting', 'the runner is being launched'],
@@ -35,7 +35,7 @@ const STATE_DIR_PER_OS = [
   ['Windows', '%LOCALAPPDATA%\\drover\\Data'],
 ]
 
-const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written or is writable by other users is refused (exit status 5). Everything in it is plain files: a person with ls and cat can see what every task is doing.`
+const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written or is writable by other users is refused (exit status 5); for a shared directory such as /tmp drover suggests a private subdirectory of it, never a chmod. Everything in it is plain files: a person with ls and cat can see what every task is doing.`
 
 const FILES = [
   ['STATE_DIR/tasks/ID/', 'one folder per task; the id is taken with an atomic mkdir and never reused'],
@@ -50,7 +50,7 @@ const FILES = [
 
 const ENVIRONMENT = [
   ['DROVER_STATE_DIR', 'the state directory, unless `--state-dir` is given'],
-  ['NO_COLOR', 'when set to a non-empty value, output has no colour, even with `--color`; without either, colour is used only on a terminal'],
+  ['NO_COLOR', 'when set to a non-empty value, output has no colour unless `--color` is given; without either, colour is used only on a terminal'],
   ['DEBUG', 'when set, unexpected errors print their stack trace after the one-line message'],
 ]
 
@@ -72,7 +72,9 @@ const EXIT_STATUS = [
   ['5', 'the state directory is unusable: not a directory, no permission, unsafe permissions'],
 ]
 
-const EXIT_STATUS_AFTER = `\`drover logs -f\`, \`drover start --follow\` and \`drover status --wait\` instead exit with the task's own exit code, or 128 plus the signal number when a signal ended it, so a script can wait for a task and use its result.`
+const EXIT_STATUS_AFTER = `\`drover logs -f\`, \`drover start --follow\` and \`drover status --wait\` instead exit with the task's own exit code, or 128 plus the signal number when a signal ended it, so a script can wait for a task and use its result.
+
+Two more follow the shell's conventions. 130: Ctrl-C; following stops and the task runs on, and \`stop\`, \`drain\` and \`cancel\` stop waiting while their requests carry on (\`drover status ID\` shows how it ends). 141: the reader of drover's output went away (\`drover logs -f 3 | head -1\`); drover ends at once and quietly, as a process killed by SIGPIPE does, and the task runs on.`
 
 const COMPLETION = `\`drover autocomplete\` prints how to set up completion for the current shell; \`drover autocomplete bash\`, \`drover autocomplete zsh\` and \`drover autocomplete powershell\` for a given one. It completes command names and flags (and, in zsh, the values of flags that take a fixed set of values such as \`start --agent\`). Task ids and names are not completed.`
 

@@ -6,6 +6,7 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 import {DroverError, ExitCode} from './core/errors.js'
 import {describeFsError, ensureStateDir, resolveStateDir} from './core/statedir.js'
 import {colorEnabled} from './render/color.js'
+import {suggest} from './suggest.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -18,10 +19,28 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
     color: Flags.boolean({
-      description: 'colour output (default: only on a terminal, never with NO_COLOR)',
+      description: 'colour output, or not with --no-color; either wins over NO_COLOR (default: only on a terminal, never with NO_COLOR)',
       allowNo: true,
       helpGroup: 'GLOBAL',
     }),
+  }
+
+  /**
+   * oclif fills a missing positional argument from piped stdin — so in
+   * `… | while read f; do drover start -- echo "$f"; done` start would eat the
+   * loop's input, and `echo s1 | drover cancel` would cancel s1. No drover
+   * command reads stdin unless a flag asks for it: every argument is marked
+   * ignoreStdin here, once, for every command.
+   */
+  protected override async parse<F extends Interfaces.OutputFlags<any>, B extends Interfaces.OutputFlags<any>, A extends Interfaces.OutputArgs<any>>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const ctor = (options ?? this.ctor) as Interfaces.Input<F, B, A> & {baseFlags?: unknown; enableJsonFlag?: boolean}
+    const args = Object.fromEntries(Object.entries(ctor.args ?? {}).map(([name, arg]) => [name, {...arg, ignoreStdin: true}]))
+    // oclif reads these statics off the class; a plain object must carry the inherited ones itself.
+    const input = {...ctor, strict: ctor.strict, flags: ctor.flags, baseFlags: ctor.baseFlags, enableJsonFlag: ctor.enableJsonFlag, args}
+    return super.parse(input as Interfaces.Input<F, B, A>, argv)
   }
 
   /** Resolves and checks the state dir; `create: false` for read-only commands on a missing dir. */
@@ -51,7 +70,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
-    const {message, exitCode, data} = describe(error)
+    const {message, exitCode, data} = describe(error, this.flagNames())
     process.exitCode = exitCode
     if (this.jsonEnabled()) {
       process.stdout.write(JSON.stringify({error: {message, exitCode}, ...data}) + '\n')
@@ -59,6 +78,18 @@ export abstract class BaseCommand extends Command {
       process.stderr.write(`drover: ${message}\n`)
     }
     if (process.env.DEBUG && !(error instanceof DroverError)) process.stderr.write(`${error.stack}\n`)
+  }
+
+  /** Every flag this command takes, as typed: '--status', '-q', '--no-wait'. */
+  private flagNames(): string[] {
+    const ctor = this.ctor as typeof BaseCommand
+    const names: string[] = ['--json']
+    for (const [name, flag] of Object.entries({...ctor.baseFlags, ...ctor.flags})) {
+      names.push(`--${name}`)
+      if (flag.char) names.push(`-${flag.char}`)
+      if ((flag as {allowNo?: boolean}).allowNo) names.push(`--no-${name}`)
+    }
+    return names
   }
 }
 
@@ -76,7 +107,18 @@ function oneLine(message: string): string {
   return parts.reduce((text, part) => (text === '' ? part : text.endsWith(':') ? `${text} ${part}` : `${text}: ${part}`), '')
 }
 
-function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): {
+/** oclif's "Nonexistent flag: --staus" with the flag the user most likely meant. */
+function unknownFlagMessage(typed: string[], known: string[]): string {
+  const parts = typed.map((flag) => {
+    const name = flag.split('=')[0]
+    // A one-letter flag is one edit from every other: only long ones get a guess.
+    const close = name.startsWith('--') ? suggest(name, known.filter((k) => k.startsWith('--'))) : null
+    return close ? `${name} (did you mean ${close}?)` : name
+  })
+  return `unknown flag${parts.length === 1 ? '' : 's'}: ${parts.join(', ')}`
+}
+
+function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; flags?: string[]}, knownFlags: string[]): {
   message: string
   exitCode: number
   data: Record<string, unknown>
@@ -90,6 +132,9 @@ function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): 
     return {message: `state dir unusable: ${describeFsError(error)}${where ? ` (${where})` : ''}`, exitCode: ExitCode.stateDir, data: {}}
   }
   // oclif's own errors: flag and argument parsing failures are usage errors.
+  if (error.constructor.name === 'NonExistentFlagsError' && Array.isArray(error.flags)) {
+    return {message: unknownFlagMessage(error.flags, knownFlags), exitCode: ExitCode.usage, data: {}}
+  }
   const oclifExit = error.oclif?.exit
   const firstLine = (error.message ?? String(error)).split('\n')[0].replace(/\s+$/, '')
   if (oclifExit === 2 || /flag|argument|expected|missing/i.test(error.name + firstLine)) {

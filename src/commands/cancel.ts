@@ -5,7 +5,7 @@ import {controlAll, controlExitCode, printControlReport, type ControlReport} fro
 
 export default class Cancel extends BaseCommand {
   static override summary = 'Abort tasks now; cancelled tasks are final.'
-  static override description = `Sends SIGTERM to each task's whole process tree and SIGKILL 2 s later. The final status is "cancelled": the task cannot be started again or resumed (use stop for that). A task that is still starting is cancelled before its command runs. Acts at once on every task given, and by default waits for the final status.`
+  static override description = `Sends SIGTERM to each task's whole process tree and SIGKILL 2 s later. The final status is "cancelled": the task cannot be started again or resumed (use stop for that). A task that is still starting is cancelled before its command runs. Acts at once on every task given, and by default waits for the final status; Ctrl-C ends the wait, not the cancel (exit 130).`
 
   static override examples = [
     {description: 'Abort a runaway agent', command: '<%= config.bin %> cancel 5'},

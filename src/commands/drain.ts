@@ -23,7 +23,7 @@ export type DrainReport = Omit<ControlReport, 'results'> & {results: DrainResult
 
 export default class Drain extends BaseCommand {
   static override summary = 'Checkpoint running tasks so they can be resumed later.'
-  static override description = `For every selected task at once: writes STOP into its control file and waits up to --grace for the worker to save what it has and exit, then SIGTERM to the whole tree, then SIGKILL after --kill-after. Returns within grace + kill-after + 2 s, whatever the workers do.
+  static override description = `For every selected task at once: writes STOP into its control file and waits up to --grace for the worker to save what it has and exit, then SIGTERM to the whole tree, then SIGKILL after --kill-after. Returns within grace + kill-after + 2 s, whatever the workers do; Ctrl-C ends the wait, not the drain (exit 130).
 
 Each task ends "drained" with a checkpoint — its session dir, the agent's session id (claude, codex), and forced: true when it had to be killed — and drover prints how to resume it. Use it before a reboot or to free a machine without losing agents' work.`
 
@@ -40,8 +40,8 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'drain every running task'}),
-    grace: Flags.string({description: `how long workers get to exit after STOP (default ${DEFAULT_DRAIN_GRACE_MS / 1000}s)`}),
-    'kill-after': Flags.string({description: `after SIGTERM, how long until SIGKILL (default ${DEFAULT_DRAIN_KILL_AFTER_MS / 1000}s)`}),
+    grace: Flags.string({description: `how long workers get to exit after STOP, e.g. 90s or 5m (default ${DEFAULT_DRAIN_GRACE_MS / 1000}s)`}),
+    'kill-after': Flags.string({description: `after SIGTERM, how long until SIGKILL, e.g. 30s (default ${DEFAULT_DRAIN_KILL_AFTER_MS / 1000}s)`}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
   }
 

@@ -33,7 +33,7 @@ Ready crontab lines (crontab -e):
     'include-checkpoints': Flags.boolean({description: 'also remove drained and lost tasks that still have a checkpoint'}),
     'dry-run': Flags.boolean({description: 'print what would be removed and remove nothing'}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
-    'lock-wait': Flags.string({description: `how long to wait for another prune to finish (default ${DEFAULT_LOCK_WAIT_MS / 1000}s)`}),
+    'lock-wait': Flags.string({description: `how long to wait for another prune to finish, e.g. 2m (default ${DEFAULT_LOCK_WAIT_MS / 1000}s)`}),
   }
 
   async run(): Promise<PruneResult> {

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import path from 'node:path'
 import {BaseCommand} from '../base-command.js'
+import {commandProblem} from '../core/command-check.js'
 import {usageError} from '../core/errors.js'
 import {parseDuration, parseEnvAssignment, parseSize, parseTaskName} from '../core/parse.js'
 import {resolveExecutable, shellCommand} from '../core/platform.js'
@@ -50,7 +51,7 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       allowNo: true,
     }),
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
-    'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long'}),
+    'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
   }
 
@@ -60,12 +61,10 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     const dash = this.argv.indexOf('--')
     const ours = dash === -1 ? this.argv : this.argv.slice(0, dash)
     const command = dash === -1 ? [] : this.argv.slice(dash + 1)
-    const {args, flags} = await this.parse(Start, ours)
-
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    let record: TaskRecord
-    // --follow of a task started again shows this run, not the earlier ones above it.
-    let followFrom = 0
+    const {args, flags} = await this.parse(Start, ours).catch((error: Error) => {
+      throw dash === -1 ? (forgottenDashes(ours, error) ?? error) : error
+    })
+    // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
       for (const flag of ['name', 'cwd', 'env', 'agent', 'timeout', 'idle-timeout', 'max-output'] as const) {
@@ -74,12 +73,19 @@ With a task id or name instead of a command, starts that stopped, failed or lost
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
         throw usageError('--agent-hooks cannot change a task that is started again; start a new task instead')
       }
+    }
+    const spec = args.task === undefined ? buildSpec(command, flags) : null
+
+    const stateDir = await this.openStateDir(flags['state-dir'])
+    let record: TaskRecord
+    // --follow of a task started again shows this run, not the earlier ones above it.
+    let followFrom = 0
+    if (args.task !== undefined) {
       const previous = findTaskToRestart(stateDir, args.task)
       followFrom = fileSize(taskPaths(stateDir, previous.id).output) ?? 0
       record = await restartTask(stateDir, args.task)
     } else {
-      const spec = buildSpec(command, flags)
-      record = await startTask(stateDir, spec)
+      record = await startTask(stateDir, spec!)
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a
@@ -98,6 +104,23 @@ With a task id or name instead of a command, starts that stopped, failed or lost
     if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
     return taskJson(record)
   }
+}
+
+/**
+ * `drover start make build`: the `--` was forgotten, and oclif saw a second
+ * argument (or the command's own flag, `make -j8`). Say how to write it.
+ */
+function forgottenDashes(argv: string[], error: Error): Error | null {
+  if (!['UnexpectedArgsError', 'NonExistentFlagsError'].includes(error.constructor.name)) return null
+  const takesValue = new Set(
+    Object.entries({...Start.baseFlags, ...Start.flags}).flatMap(([name, flag]) =>
+      flag.type === 'option' ? [`--${name}`, ...(flag.char ? [`-${flag.char}`] : [])] : [],
+    ),
+  )
+  let i = 0
+  while (i < argv.length && argv[i].startsWith('-')) i += takesValue.has(argv[i]) ? 2 : 1
+  if (i >= argv.length) return null
+  return usageError(`to run a command, put it after --: drover start -- ${argv.slice(i).join(' ')}`)
 }
 
 function buildSpec(
@@ -131,8 +154,12 @@ function buildSpec(
     const [key, value] = parseEnvAssignment(assignment)
     env[key] = value
   }
-  const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
   const cwd = path.resolve(flags.cwd ?? process.cwd())
+  if (flags.shell === undefined) {
+    const problem = commandProblem(command, cwd, {...process.env, ...env})
+    if (problem) throw usageError(problem)
+  }
+  const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
   // Resolved now, with the PATH this start sees: a later resume from cron
   // (PATH=/usr/bin:/bin) runs the same program with the same PATH.
   const pathEnv = env.PATH ?? process.env.PATH ?? null

@@ -9,7 +9,7 @@ export default class Stop extends BaseCommand {
   static override summary = 'Stop tasks gracefully; they can be started again or resumed.'
   static override description = `Writes STOP into each task's control file and sends SIGTERM to its whole process group at once; whatever is still alive after --time gets SIGKILL, including processes that left the group with setsid. With --wrap-up, WRAP_UP is written first and the agent gets --time to finish before that.
 
-The task's runner carries the stop out, so it works from any shell; if the runner is gone and the worker still lives, drover checks the worker's identity (pid and start time) and stops it itself. The final status is "stopped" and the task stays stopped across reboots (resume --interrupted skips it). By default waits for the final status and prints it.`
+The task's runner carries the stop out, so it works from any shell; if the runner is gone and the worker still lives, drover checks the worker's identity (pid and start time) and stops it itself. The final status is "stopped" and the task stays stopped across reboots (resume --interrupted skips it). By default waits for the final status and prints it; Ctrl-C ends the wait, not the stop (exit 130).`
 
   static override examples = [
     {description: 'Stop task 3, allowing 10 s before SIGKILL', command: '<%= config.bin %> stop 3'},
@@ -24,7 +24,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'stop every running task'}),
-    time: Flags.string({char: 't', description: `seconds (or a duration like 30s, 2m) between SIGTERM and SIGKILL (default ${DEFAULT_STOP_GRACE_MS / 1000})`}),
+    time: Flags.string({char: 't', description: `seconds (or a duration like 30s, 2m) between SIGTERM and SIGKILL (default ${DEFAULT_STOP_GRACE_MS / 1000}); bare seconds as in docker stop -t`}),
     'wrap-up': Flags.boolean({description: 'write WRAP_UP and wait --time before the STOP/SIGTERM step'}),
     wait: Flags.boolean({description: 'wait for the final status (--no-wait returns once the request is accepted)', allowNo: true, default: true}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
@@ -32,7 +32,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
 
   async run(): Promise<ControlReport> {
     const {argv, flags} = await this.parse(Stop)
-    const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true})
+    const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true, bareSeconds: true})
     const stateDir = await this.openStateDir(flags['state-dir'])
     const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'stop'})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet

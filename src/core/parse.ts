@@ -5,6 +5,7 @@
 import {usageError} from './errors.js'
 
 type ZeroOpts = {allowZero?: boolean}
+type DurationOpts = ZeroOpts & {bareSeconds?: boolean}
 
 /** Most characters of a user's value echoed back in a message; a 1000-char paste stays readable. */
 const ECHO_LIMIT = 40
@@ -47,13 +48,16 @@ const DURATION_PART = new RegExp(`(${NUMBER})(ms|s|m|h|d|w)`, 'y')
 
 /**
  * A duration: '90s', '30m', '2h', '1d', '1w', '500ms', compounds such as '1h30m' (largest unit
- * first, each unit once), decimals such as '1.5h', and a plain number such as '10' = seconds.
- * Units are lower case only ('M' would read as months to some). Surrounding whitespace is
- * ignored. Returns whole milliseconds (Math.round). Zero is refused unless `opts.allowZero`;
- * negative, exponent, non-finite and over-Number.MAX_SAFE_INTEGER values are always refused.
- * `flag` (e.g. '--timeout') starts every message.
+ * first, each unit once) and decimals such as '1.5h'. A bare number has no unit and is refused
+ * with a hint — `prune --older-than 7` meant 7 days to the person who typed it, and removed
+ * tasks 7 seconds old — except 0 (zero of any unit) and where `opts.bareSeconds` keeps an
+ * established convention (`stop -t 10` is seconds, as in docker). Units are lower case only
+ * ('M' would read as months to some). Surrounding whitespace is ignored. Returns whole
+ * milliseconds (Math.round). Zero is refused unless `opts.allowZero`; negative, exponent,
+ * non-finite and over-Number.MAX_SAFE_INTEGER values are always refused. `flag` (e.g.
+ * '--timeout') starts every message.
  */
-export function parseDuration(input: string, flag?: string, opts: ZeroOpts = {}): number {
+export function parseDuration(input: string, flag?: string, opts: DurationOpts = {}): number {
   const raw = asString(input)
   const p = prefix(flag)
   const invalid = () =>
@@ -65,6 +69,9 @@ export function parseDuration(input: string, flag?: string, opts: ZeroOpts = {})
 
   let total: number
   if (PLAIN_NUMBER.test(text)) {
+    if (Number(text) !== 0 && !opts.bareSeconds) {
+      throw usageError(`${p}'${show(raw)}' has no unit: say ${text}d, ${text}h, ${text}m or ${text}s`)
+    }
     total = Number(text) * DURATION_UNITS.s
   } else {
     total = 0

@@ -51,9 +51,7 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
   if (!stats.isDirectory()) throw stateDirError(`state dir ${dir} is not a directory`)
   if (process.platform !== 'win32') {
     if ((stats.mode & 0o022) !== 0) {
-      throw stateDirError(
-        `state dir ${dir} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); run: chmod 700 ${dir}`,
-      )
+      throw stateDirError(`state dir ${dir} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); ${permissionHint(dir, stats.mode)}`)
     }
     if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
       throw stateDirError(`state dir ${dir} belongs to another user (uid ${stats.uid})`)
@@ -68,6 +66,25 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
       throw stateDirError(`cannot use state dir ${dir}: ${describeFsError(error)}`)
     }
   }
+}
+
+/**
+ * What to do about a state dir others can write. chmod is suggested only for a
+ * directory drover made (it holds drover's tasks/, ours) and that is not
+ * shared by design (sticky, like /tmp): `chmod 700 /tmp` would break the
+ * machine. Anything else gets a private subdirectory, which drover creates 0700.
+ */
+function permissionHint(dir: string, mode: number): string {
+  let ours = false
+  try {
+    const tasks = statSync(path.join(dir, 'tasks'))
+    ours = tasks.isDirectory() && (typeof process.getuid !== 'function' || tasks.uid === process.getuid())
+  } catch {
+    // no tasks/ inside: not a directory drover made
+  }
+  const shared = (mode & 0o1000) !== 0
+  if (ours && !shared) return `if only you should write it, run: chmod 700 ${dir}`
+  return `use a directory of its own inside it, which drover creates private: --state-dir ${path.join(dir, 'drover')}`
 }
 
 /**

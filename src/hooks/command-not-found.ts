@@ -1,37 +1,38 @@
-// "Did you mean …?" for a mistyped command: a one-line error with exit 2,
+// A command line oclif cannot map to a command: a one-line error with exit 2,
 // no interactive prompt (drover runs from scripts and cron as much as by hand).
+// oclif joins the words it tried as a topic path with ':' ('log 1' becomes the
+// id 'log:1'); that syntax is oclif's, never drover's, so it is split back into
+// the word the user typed and the arguments after it before anything is said.
 
 import type {Hook} from '@oclif/core'
-
-function distance(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
-      previous = current
-    }
-  }
-  return row[b.length]
-}
-
-export function suggestCommand(typed: string, commands: string[]): string | null {
-  let best: {id: string; d: number} | null = null
-  for (const id of commands) {
-    const d = id.startsWith(typed) && typed.length >= 2 ? 0 : distance(typed, id)
-    if (!best || d < best.d) best = {id, d}
-  }
-  return best && best.d <= Math.max(2, Math.floor(typed.length / 3)) ? best.id : null
-}
+import {suggest} from '../suggest.js'
 
 const hook: Hook<'command_not_found'> = async function (options) {
-  const ids = options.config.commandIDs.filter((id) => !id.includes(':'))
-  const suggestion = suggestCommand(options.id, ids)
-  const hint = suggestion ? ` — did you mean '${suggestion}'?` : ''
-  process.stderr.write(`drover: '${options.id}' is not a drover command${hint} (see: ${options.config.bin} --help)\n`)
+  const [typed, ...words] = options.id.split(':')
+  const commands = options.config.commandIDs.filter((id) => !id.includes(':'))
+  const see = `(see: ${options.config.bin} --help)`
+  let message: string
+  if (commands.includes(typed)) {
+    // A real command given words it takes no arguments for: `drover list running`.
+    const flags = Object.keys(options.config.findCommand(typed)?.flags ?? {})
+    message = `${typed} takes no arguments, got '${words.join(' ')}'${await strayArgumentHint(typed, words, flags, options.config.bin)} (see: ${options.config.bin} ${typed} --help)`
+  } else {
+    const suggestion = suggest(typed, commands)
+    message = `'${typed}' is not a drover command${suggestion ? ` — did you mean ${suggestion}?` : ''} ${see}`
+  }
+  process.stderr.write(`drover: ${message}\n`)
   process.exit(2)
+}
+
+/** The flag the user most likely meant: a status word belongs to --status. */
+async function strayArgumentHint(command: string, words: string[], flags: string[], bin: string): Promise<string> {
+  const {TASK_STATUSES} = await import('../core/record.js')
+  const statusWords = new Set<string>([...TASK_STATUSES, 'active', 'final', 'corrupt'])
+  if (flags.includes('status') && words.length > 0 && words.every((word) => statusWords.has(word))) {
+    return ` — did you mean ${bin} ${command} --status ${words.join(',')}?`
+  }
+  if (command === 'list' && words.length === 1) return ` — to see one task: ${bin} status ${words[0]}`
+  return ''
 }
 
 export default hook

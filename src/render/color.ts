@@ -1,13 +1,14 @@
-// When to colour: only on a terminal, never with NO_COLOR (any non-empty
-// value, per no-color.org), --no-color or TERM=dumb; --color forces it on.
+// When to colour: an explicit --color or --no-color decides; otherwise only on
+// a terminal, and never with NO_COLOR (any non-empty value) or TERM=dumb.
+// no-color.org asks exactly this: NO_COLOR sets the default, a flag the user
+// typed for this one command overrides it.
 
 const CODES = {red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], dim: [2, 22], bold: [1, 22]} as const
 export type Style = keyof typeof CODES
 
 export function colorEnabled(stream: {isTTY?: boolean}, flag?: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (flag === false) return false
+  if (flag !== undefined) return flag
   if (env.NO_COLOR) return false
-  if (flag === true) return true
   return Boolean(stream.isTTY) && env.TERM !== 'dumb'
 }
 

@@ -7,6 +7,7 @@ import {signalNumber} from '../core/platform.js'
 import {workerAlive} from '../core/reconcile.js'
 import {taskExitCode, type TaskRecord} from '../core/record.js'
 import {eventLine, outputLines} from './follow-json.js'
+import {exitWhenReaderLeaves} from './reader-watch.js'
 import {taskJson} from './task-json.js'
 
 /**
@@ -46,6 +47,8 @@ export async function followToStdout(stateDir: string, id: number, offset: numbe
   }
   process.once('SIGINT', onInterrupt)
   process.stdout.on('error', onWriteError)
+  // A closed pipe (`drover logs -f 3 | head`) ends drover quietly, even while the task is silent.
+  const stopWatching = exitWhenReaderLeaves()
   try {
     if (json && opts.started) await writeOut(eventLine({type: 'started', id, task: taskJson(opts.started)}))
     const end = await followTask({
@@ -76,6 +79,7 @@ export async function followToStdout(stateDir: string, id: number, offset: numbe
         return 130
     }
   } finally {
+    stopWatching()
     process.removeListener('SIGINT', onInterrupt)
     process.stdout.removeListener('error', onWriteError)
   }

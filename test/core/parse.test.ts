@@ -86,8 +86,6 @@ describe('parseDuration', () => {
     ['1.5h', 1.5 * H],
     ['0.5s', 500],
     ['1.0005s', 1001], // rounds to the nearest ms
-    ['10', 10 * S],
-    ['1.5', 1500],
     ['010s', 10 * S],
     ['2h05m', 2 * H + 5 * M],
     [' 5m ', 5 * M],
@@ -101,6 +99,18 @@ describe('parseDuration', () => {
     '1,5h', '5s\0',
   ])('refuses %j', (input) => {
     usage(() => parseDuration(input, '--timeout'))
+  })
+
+  it('refuses a bare number (no unit) with a hint, except 0 and where bare seconds are the convention', () => {
+    for (const bare of ['7', '10', '1.5', ' 30 ']) {
+      const text = bare.trim()
+      expect(usage(() => parseDuration(bare, '--older-than', {allowZero: true}))).toBe(
+        `--older-than: '${bare}' has no unit: say ${text}d, ${text}h, ${text}m or ${text}s`,
+      )
+    }
+    expect(parseDuration('0', '--older-than', {allowZero: true})).toBe(0)
+    expect(parseDuration('10', '--time', {bareSeconds: true})).toBe(10 * S)
+    expect(parseDuration('1.5', '--time', {bareSeconds: true})).toBe(1500)
   })
 
   it('names the flag and the value, in one line', () => {

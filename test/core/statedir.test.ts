@@ -155,14 +155,28 @@ describe('ensureStateDir', () => {
   it.runIf(isPosix)('refuses a dir that group or others may write, naming the fix', () => {
     for (const unsafe of [0o770, 0o702, 0o777]) {
       const dir = path.join(root, `unsafe-${unsafe.toString(8)}`)
-      mkdirSync(dir)
+      mkdirSync(path.join(dir, 'tasks'), {recursive: true})
       chmodSync(dir, unsafe)
-      expectStateDirError(() => ensureStateDir(dir), /writable by other users.*chmod 700/)
+      expectStateDirError(() => ensureStateDir(dir), new RegExp(`writable by other users.*chmod 700 ${dir}$`))
     }
     const readable = path.join(root, 'readable')
     mkdirSync(readable)
     chmodSync(readable, 0o755)
     expect(() => ensureStateDir(readable)).not.toThrow()
+  })
+
+  it.runIf(isPosix)('never suggests chmod for a directory drover did not make, or one shared by design like /tmp', () => {
+    const foreign = path.join(root, 'foreign')
+    mkdirSync(foreign)
+    chmodSync(foreign, 0o777)
+    const shared = path.join(root, 'shared')
+    mkdirSync(path.join(shared, 'tasks'), {recursive: true})
+    chmodSync(shared, 0o1777)
+    for (const dir of [foreign, shared]) {
+      const escaped = path.join(dir, 'drover').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      // The whole advice after the mode: a subdirectory, and no chmod anywhere in it.
+      expectStateDirError(() => ensureStateDir(dir), new RegExp(`writable by other users \\(mode \\d+\\); use a directory of its own inside it, which drover creates private: --state-dir ${escaped}$`))
+    }
   })
 
   it.runIf(isPosix)('keeps files 0600 and dirs 0700 even when the umask is 000', () => {

@@ -271,7 +271,7 @@ describe('list', () => {
     expect(json(await drover(dir, ['list', '--status', 'lost', '--json']))).toEqual([])
   })
 
-  it('prints no ANSI escapes when piped or under NO_COLOR, and colour only when forced', async () => {
+  it('prints no ANSI escapes when piped or under NO_COLOR, and colour when forced (--color wins over NO_COLOR)', async () => {
     const dir = makeStateDir()
     await waitFinal(dir, await startOk(dir, ['--', 'sh', '-c', 'exit 1']))
     for (const command of [['list'], ['status', '1']]) {
@@ -279,7 +279,8 @@ describe('list', () => {
       expect(piped.stdout).toContain('failed')
       expect(piped.stdout + piped.stderr).not.toContain(ESC)
       expect((await drover(dir, [...command, '--color'], {env: {NO_COLOR: ''}})).stdout).toContain(`${ESC}[31mfailed`)
-      expect((await drover(dir, [...command, '--color'], {env: {NO_COLOR: '1'}})).stdout).not.toContain(ESC)
+      expect((await drover(dir, command, {env: {NO_COLOR: '1'}})).stdout).not.toContain(ESC)
+      expect((await drover(dir, [...command, '--color'], {env: {NO_COLOR: '1'}})).stdout).toContain(`${ESC}[31mfailed`)
     }
   })
 })

@@ -1,9 +1,11 @@
-// Packaging as a user gets it: `npm pack` holds exactly the runtime files, and the
-// tarball installed with `npm install -g --prefix` runs (version, start, logs),
-// installs its man pages and sets up shell completion.
+// Packaging as a user gets it. `npm pack` holds exactly the runtime files; and
+// the README's install lines, run as they are written in a fresh copy of the
+// repository (its tracked files, no node_modules, no build), give a working
+// `drover` with man pages and shell completion — against a temporary npm
+// prefix, never the machine's global one.
 
 import {execa} from 'execa'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, expect, it} from 'vitest'
@@ -16,14 +18,29 @@ afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, {recursive: true, force: true})
 })
 
-/** npm itself: its JavaScript entry under npm (no shell needed on Windows), else the `npm` on PATH. */
-function npm(args: string[], cwd: string) {
-  const entry = process.env.npm_execpath
-  // The global prefix and local project npm exports to scripts would fight the flags given here.
-  const env = {...process.env, npm_config_prefix: undefined, npm_config_global: undefined, npm_config_local_prefix: undefined}
-  const options = {cwd, env, extendEnv: false, reject: false, timeout: 120_000, stdin: 'ignore'} as const
-  if (entry && /\.c?js$/.test(entry)) return execa(process.execPath, [entry, ...args], options)
-  return execa('npm', args, {...options, shell: process.platform === 'win32'})
+/**
+ * The environment of a person's shell: none of the npm_* variables `npm test`
+ * exports (its prefix and project would fight the lines run here), drover on
+ * PATH from the temporary prefix, and the dependencies taken from npm's cache
+ * when they are there (the registry is asked only for what is missing).
+ */
+function userEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {}
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value
+  return {
+    ...env,
+    npm_config_prefix: prefix,
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    // NODE_ENV=test (set by the test runner) would make oclif look for TypeScript sources.
+    NODE_ENV: undefined,
+    MANPATH: undefined,
+    MANPAGER: 'cat',
+    PAGER: 'cat',
+    PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
+    ...extra,
+  }
 }
 
 function walk(dir: string, base = dir): string[] {
@@ -42,49 +59,80 @@ function expectedFiles(): string[] {
   return files.sort()
 }
 
-it('packs only what a user needs, and the installed package runs, has man pages and completion', {timeout: 180_000}, async () => {
+/** The shell lines of the README's install block (the fenced block after its marker), comments dropped. */
+function readmeInstallLines(readme: string): string[] {
+  const marker = readme.indexOf('<!-- install:')
+  expect(marker, 'the README marks its install block').toBeGreaterThan(-1)
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(marker))
+  expect(block, 'a ```sh block after the marker').not.toBeNull()
+  return block![1]
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+}
+
+it('packs only what a user needs', {timeout: 120_000}, async () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'drover-pack-'))
   temps.push(work)
   expect(existsSync(path.join(ROOT, 'oclif.manifest.json')), 'build first: npm run build').toBe(true)
-
   // --ignore-scripts: prepack would rebuild dist in place under concurrently running
   // tests; `npm test` has just built it, and that build is what gets packed.
-  const pack = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)
-  expect(pack.exitCode, pack.stderr).toBe(0)
-  const [packed] = JSON.parse(String(pack.stdout)) as [{filename: string; files: {path: string}[]}]
+  const pack = await execa('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+    cwd: ROOT,
+    env: userEnv(path.join(work, 'prefix')),
+    extendEnv: false,
+    reject: false,
+    timeout: 120_000,
+  })
+  expect(pack.exitCode, String(pack.stderr)).toBe(0)
+  const [packed] = JSON.parse(String(pack.stdout)) as [{files: {path: string}[]}]
   const files = packed.files.map((file) => file.path).sort()
   expect(files.filter((file) => /^(test|src|scripts|bench)\/|\.map$|^bin\/dev\.js$|\.ts$/.test(file))).toEqual([])
   expect(files).toEqual(expectedFiles())
   expect(files).toContain('man/drover-logs.1')
+})
+
+// The README's lines are POSIX shell; CI runs this file on Linux (see .github/workflows/ci.yml).
+it.skipIf(process.platform === 'win32')("the README's install lines work verbatim in a fresh copy: drover runs, has man pages and completion", {timeout: 600_000}, async () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'drover-install-'))
+  temps.push(work)
+  // A fresh clone: the tracked files as they are now, and nothing that a build or install made.
+  const clone = path.join(work, 'drover')
+  const tracked = await execa('git', ['ls-files', '-z'], {cwd: ROOT})
+  for (const file of String(tracked.stdout).split('\0').filter(Boolean)) {
+    if (!existsSync(path.join(ROOT, file))) continue // deleted in the working tree, not yet committed
+    mkdirSync(path.dirname(path.join(clone, file)), {recursive: true})
+    copyFileSync(path.join(ROOT, file), path.join(clone, file))
+  }
+  expect(existsSync(path.join(clone, 'node_modules'))).toBe(false)
+  expect(existsSync(path.join(clone, 'dist'))).toBe(false)
 
   const prefix = path.join(work, 'prefix')
-  const tarball = path.join(work, path.basename(packed.filename))
-  // --prefer-offline: the dependencies are in npm's cache after `npm ci`; the registry is asked only for what is missing.
-  const install = await npm(['install', '-g', '--prefix', prefix, tarball, '--prefer-offline', '--no-audit', '--no-fund'], work)
-  expect(install.exitCode, `${install.stdout}\n${install.stderr}`).toBe(0)
-
   const stateDir = makeStateDir()
   const cacheDir = path.join(work, 'cache')
-  const installed = async (args: string[]) => {
-    const env = {
-      ...process.env,
-      DROVER_STATE_DIR: stateDir,
-      DROVER_CACHE_DIR: cacheDir,
-      NO_COLOR: '1',
-      // NODE_ENV=test (set by the test runner) would make oclif look for TypeScript sources.
-      NODE_ENV: undefined,
-      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
-    }
-    const options = {cwd: work, env, reject: false, timeout: 60_000, stdin: 'ignore', stripFinalNewline: false} as const
-    // Windows installs a drover.cmd shim, which Node cannot spawn without a shell
-    // (and a shell would re-quote the arguments): run the installed entry instead.
-    const result =
-      process.platform === 'win32'
-        ? await execa(process.execPath, [path.join(prefix, 'node_modules', 'drover', 'bin', 'run.js'), ...args], options)
-        : await execa(path.join(prefix, 'bin', 'drover'), args, options)
-    return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode}
+  const env = userEnv(prefix, {DROVER_STATE_DIR: stateDir, DROVER_CACHE_DIR: cacheDir, NO_COLOR: '1'})
+  const hasMan = (await execa('sh', ['-c', 'command -v man'], {reject: false})).exitCode === 0
+
+  const lines = readmeInstallLines(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))
+  expect(lines.slice(0, 2)).toEqual(['npm install', 'npm install -g .'])
+  for (const line of lines) {
+    if (/^man /.test(line) && !hasMan) continue // checked below from the installed page itself
+    const result = await execa('sh', ['-c', line], {cwd: clone, env, extendEnv: false, reject: false, timeout: 300_000, stdin: 'ignore'})
+    expect(result.exitCode, `${line}\n${result.stdout}\n${result.stderr}`).toBe(0)
+    if (/^man /.test(line)) expect(String(result.stdout)).toMatch(/drover/)
+  }
+  // Installed into the temporary prefix, nowhere else.
+  expect(existsSync(path.join(prefix, 'bin', 'drover'))).toBe(true)
+  for (const name of ['drover.1', 'drover-logs.1']) {
+    const page = path.join(prefix, 'share', 'man', 'man1', name)
+    expect(existsSync(page), `${page} not installed`).toBe(true)
+    expect(readFileSync(page, 'utf8')).toBe(readFileSync(path.join(ROOT, 'man', name), 'utf8'))
   }
 
+  const installed = async (args: string[]) => {
+    const result = await execa('drover', args, {cwd: work, env, extendEnv: false, reject: false, timeout: 60_000, stdin: 'ignore', stripFinalNewline: false})
+    return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode}
+  }
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
   const version = await installed(['--version'])
   expect(version.exitCode, version.stderr).toBe(0)
@@ -100,14 +148,6 @@ it('packs only what a user needs, and the installed package runs, has man pages 
     },
   )
 
-  if (process.platform !== 'win32') {
-    for (const name of ['drover.1', 'drover-logs.1']) {
-      const page = path.join(prefix, 'share', 'man', 'man1', name)
-      expect(existsSync(page), `${page} not installed`).toBe(true)
-      expect(readFileSync(page, 'utf8')).toBe(readFileSync(path.join(ROOT, 'man', name), 'utf8'))
-    }
-  }
-
   // Completion: the setup line for the shell rc file, and the cache the plugin builds.
   const script = await installed(['autocomplete', 'script', 'bash'])
   expect(script.exitCode, script.stderr).toBe(0)
@@ -116,12 +156,10 @@ it('packs only what a user needs, and the installed package runs, has man pages 
   expect(setup.exitCode, setup.stderr).toBe(0)
   const completion = path.join(cacheDir, 'autocomplete', 'functions', 'bash', 'drover.bash')
   expect(existsSync(completion), `${completion} not built`).toBe(true)
-  if (process.platform !== 'win32') {
-    const complete = (words: string[]) =>
-      `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _drover_autocomplete; echo "\${COMPREPLY[*]}"`
-    const shell = await execa('bash', ['-c', `source '${completion}'; ${complete(['drover', 'lo'])}; ${complete(['drover', 'logs', '--fo'])}`], {
-      reject: false,
-    })
-    expect(String(shell.stdout).split('\n'), String(shell.stderr)).toEqual(['logs', '--follow'])
-  }
+  const complete = (words: string[]) =>
+    `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _drover_autocomplete; echo "\${COMPREPLY[*]}"`
+  const shell = await execa('bash', ['-c', `source '${completion}'; ${complete(['drover', 'lo'])}; ${complete(['drover', 'logs', '--fo'])}`], {
+    reject: false,
+  })
+  expect(String(shell.stdout).split('\n'), String(shell.stderr)).toEqual(['logs', '--follow'])
 })

@@ -151,7 +151,6 @@ describe('usage', () => {
       {args: ['start', '-e', 'NOEQUALS', '--', 'true'], code: 2},
       {args: ['start', '--agent', 'gpt', '--', 'true'], code: 2},
       {args: ['list', '1'], code: 2},
-      {args: ['--json', 'list'], code: 2},
       {args: ['status'], code: 2, stderr: /Missing 1 required arg: task/},
       {args: ['status', '1', '2'], code: 2},
       {args: ['stop'], code: 2},

@@ -81,7 +81,7 @@ describe('stop, cancel, drain, resume and prune on one task at once', () => {
     const commands: [string, string[]][] = [
       ['stop', ['stop', '-t', '1', id]],
       ['cancel', ['cancel', id]],
-      ['drain', ['drain', '--grace', '2', '--kill-after', '2', id]],
+      ['drain', ['drain', '--grace', '2s', '--kill-after', '2s', id]],
       ['resume', ['resume', id]],
       ['prune', ['prune', '--older-than', '0s', '--status', 'succeeded']],
     ]

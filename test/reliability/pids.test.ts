@@ -46,7 +46,7 @@ describe('a live stranger behind a recorded pid', () => {
     expect(cancel.exitCode, cancel.stderr).toBe(0)
     expectUntouched(stranger, 'cancel')
 
-    const drain = await drover(dir, ['drain', '--grace', '1', '--kill-after', '1', ...forDrain.map(String)])
+    const drain = await drover(dir, ['drain', '--grace', '1s', '--kill-after', '1s', ...forDrain.map(String)])
     expect(drain.exitCode, drain.stderr).toBe(0)
     expectUntouched(stranger, 'drain')
 
@@ -58,7 +58,7 @@ describe('a live stranger behind a recorded pid', () => {
 
     // --all reaches tasks through listing and reconciling rather than by id.
     const more = make()
-    for (const args of [['stop', '--all', '-t', '1'], ['cancel', '--all'], ['drain', '--all', '--grace', '1', '--kill-after', '1']]) {
+    for (const args of [['stop', '--all', '-t', '1'], ['cancel', '--all'], ['drain', '--all', '--grace', '1s', '--kill-after', '1s']]) {
       const result = await drover(dir, args)
       expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0)
       expectUntouched(stranger, args.join(' '))

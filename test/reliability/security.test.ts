@@ -172,7 +172,7 @@ describe('symlinks planted in the state dir', () => {
     writeFileSync(taskPaths(elsewhere, decoy).record, JSON.stringify({...record, id}), {mode: 0o600})
     const outside = snapshot(elsewhere)
 
-    for (const args of [['status', '2'], ['stop', '-t', '1', '2'], ['cancel', '2'], ['drain', '--grace', '1', '2'], ['start', '2'], ['logs', '2']]) {
+    for (const args of [['status', '2'], ['stop', '-t', '1', '2'], ['cancel', '2'], ['drain', '--grace', '1s', '2'], ['start', '2'], ['logs', '2']]) {
       const result = await drover(dir, args)
       expect(result.exitCode, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(3)
     }

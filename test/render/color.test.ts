@@ -1,5 +1,5 @@
 // When drover colours: only on a terminal, never under NO_COLOR (any non-empty value),
-// --no-color or TERM=dumb; --color forces it on a pipe. And what colouring produces.
+// --no-color or TERM=dumb; --color forces it on, over NO_COLOR too. And what colouring produces.
 
 import {describe, expect, it} from 'vitest'
 
@@ -16,10 +16,14 @@ describe('colorEnabled', () => {
     expect(colorEnabled({}, undefined, {})).toBe(false)
   })
 
-  it('never colours under NO_COLOR with any non-empty value, even on a terminal or with --color', () => {
-    for (const value of ['1', '0', 'false', 'yes']) {
-      expect(colorEnabled(tty, undefined, {NO_COLOR: value})).toBe(false)
-      expect(colorEnabled(tty, true, {NO_COLOR: value})).toBe(false)
+  it('never colours under NO_COLOR with any non-empty value, even on a terminal', () => {
+    for (const value of ['1', '0', 'false', 'yes']) expect(colorEnabled(tty, undefined, {NO_COLOR: value})).toBe(false)
+  })
+
+  it('an explicit --color wins over NO_COLOR (the user typed it for this command)', () => {
+    for (const value of ['1', 'yes']) {
+      expect(colorEnabled(pipe, true, {NO_COLOR: value})).toBe(true)
+      expect(colorEnabled(tty, false, {NO_COLOR: value})).toBe(false)
     }
   })
 

@@ -1,0 +1,195 @@
+// The command line as scripts and people type it: stdin is never read for an
+// argument, help and global flags work wherever people put them, mistakes end
+// in one line with a hint (exit 2) and change nothing on disk, durations need
+// a unit, --color beats NO_COLOR, and the state-dir hint never says chmod /tmp.
+
+import {execa} from 'execa'
+import {chmodSync, existsSync, mkdirSync, readdirSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir, readOutput, readTask, waitFor, type CliResult} from '../helpers/cli.js'
+import {snapshot} from '../helpers/snapshot.js'
+
+afterEach(() => cleanupStateDirs())
+
+/** The CLI as users run it (vitest's NODE_ENV=test would make oclif print developer warnings). */
+const cli = (stateDir: string, args: string[], env: Record<string, string> = {}) =>
+  drover(stateDir, args, {env: {NODE_ENV: 'production', ...env}})
+
+/** A shell line with drover on PATH as `drover`, its stdin a real pipe from the shell. */
+async function sh(stateDir: string, script: string): Promise<CliResult> {
+  const result = await execa('sh', ['-c', script], {
+    env: {DROVER_STATE_DIR: stateDir, NO_COLOR: '1', NODE_ENV: 'production', DROVER: `${process.execPath} ${BIN}`},
+    reject: false,
+    timeout: 60_000,
+  })
+  return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1}
+}
+
+function expectUsageError(result: CliResult, pattern: RegExp): void {
+  const context = `exit ${result.exitCode}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`
+  expect(result.exitCode, context).toBe(2)
+  expect(result.stdout, context).toBe('')
+  const lines = result.stderr.trim().split('\n')
+  expect(lines, context).toHaveLength(1)
+  expect(lines[0], context).toMatch(/^drover: /)
+  expect(lines[0], context).toMatch(pattern)
+  expect(lines[0], context).not.toMatch(/:\w+:|'\w+:\w+'/) // oclif's topic syntax (log:1)
+}
+
+describe('stdin is never an argument', () => {
+  it('a read loop starts one task per line and keeps its input', async () => {
+    const dir = makeStateDir()
+    const result = await sh(dir, `printf 'a\\nb\\n' | while read f; do $DROVER start -- echo "$f" || exit 9; done`)
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout.split('\n')).toEqual(['1', '2'])
+    await waitFor(() => readTask(dir, 2).status === 'succeeded', {message: 'task 2 to succeed'})
+    expect(readOutput(dir, 1)).toBe('a\n')
+    expect(readOutput(dir, 2)).toBe('b\n')
+  })
+
+  it('`echo s1 | drover cancel` is a usage error and cancels nothing', async () => {
+    const dir = makeStateDir()
+    const start = await cli(dir, ['start', '--name', 's1', '--', process.execPath, '-e', 'setTimeout(() => {}, 300000)'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    const result = await sh(dir, 'echo s1 | $DROVER cancel')
+    expectUsageError(result, /no task given/)
+    expect(readTask(dir, 1).status).toBe('running')
+  })
+
+  it('`echo x | drover stop --all` stops every running task', async () => {
+    const dir = makeStateDir()
+    const start = await cli(dir, ['start', '--', process.execPath, '-e', 'setTimeout(() => {}, 300000)'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    const result = await sh(dir, 'echo x | $DROVER stop --all')
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(readTask(dir, 1).status).toBe('stopped')
+  })
+
+  it("a task's stdin is /dev/null, whatever drover's own stdin is", async () => {
+    const dir = makeStateDir()
+    const probe = "const fs = require('fs'); console.log(fs.readlinkSync('/proc/self/fd/0'), fs.readFileSync(0, 'utf8').length)"
+    const result = await sh(dir, `echo secret | $DROVER start -- ${process.execPath} -e "${probe}"`)
+    expect(result.exitCode, result.stderr).toBe(0)
+    await waitFor(() => readTask(dir, 1).status === 'succeeded', {message: 'the probe to end'})
+    expect(readOutput(dir, 1)).toBe('/dev/null 0\n')
+  })
+})
+
+describe('help and global flags wherever people put them', () => {
+  it('-h is help, for drover and for a command', async () => {
+    const dir = makeStateDir()
+    for (const [args, heading] of [
+      [['-h'], /^USAGE\n {2}\$ drover \[COMMAND\]/m],
+      [['start', '-h'], /^USAGE\n {2}\$ drover start \[FLAGS\] -- COMMAND/m],
+      [['list', '-h'], /^USAGE\n {2}\$ drover list/m],
+    ] as const) {
+      const result = await cli(dir, [...args])
+      expect(result.exitCode, `${args}: ${result.stderr}`).toBe(0)
+      expect(result.stdout).toMatch(heading)
+    }
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('-h after -- belongs to the command: start -- ls -h starts it', async () => {
+    const dir = makeStateDir()
+    const result = await cli(dir, ['start', '--', process.execPath, fixture('core-argv.mjs'), '-h'])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('1')
+    await waitFor(() => readTask(dir, 1).status === 'succeeded', {message: 'the task to end'})
+    expect(readOutput(dir, 1)).toBe('["-h"]\n')
+  })
+
+  it('--state-dir, --json and --no-color before the command', async () => {
+    const dir = makeStateDir()
+    const other = makeStateDir()
+    // Global flags move behind the command word; the task's own argv after -- stays as it was.
+    const argv = ['--json', '--state-dir', 'x', '--', '-h']
+    const start = await cli(other, ['--state-dir', dir, '--json', 'start', '--', process.execPath, fixture('core-argv.mjs'), ...argv])
+    expect(start.exitCode, start.stderr).toBe(0)
+    expect(json(start).id).toBe(1)
+    await waitFor(() => readTask(dir, 1).status === 'succeeded', {message: 'the task to succeed'})
+    expect(JSON.parse(readOutput(dir, 1))).toEqual(argv)
+    expect(readdirSync(other)).toEqual([])
+
+    const list = await cli(other, ['--json', `--state-dir=${dir}`, 'list'])
+    expect(list.exitCode, list.stderr).toBe(0)
+    expect(json(list).map((task: {id: number}) => task.id)).toEqual([1])
+    const plain = await cli(dir, ['--no-color', 'list'], {NO_COLOR: ''})
+    expect(plain.exitCode, plain.stderr).toBe(0)
+    expect(plain.stdout).toMatch(/^ID +NAME +STATUS/)
+  })
+})
+
+describe('mistakes: one line, a hint, exit 2, nothing changed', () => {
+  it('oclif topic syntax never shows; help for no command is our own error', async () => {
+    const dir = makeStateDir()
+    mkdirSync(path.join(dir, 'tasks'), {mode: 0o700})
+    const was = snapshot(dir)
+    expectUsageError(await cli(dir, ['log', '1']), /'log' is not a drover command — did you mean logs\?/)
+    expectUsageError(await cli(dir, ['list', 'running']), /list takes no arguments.*--status running/)
+    expectUsageError(await cli(dir, ['help', 'nosuch']), /no help for 'nosuch': not a drover command/)
+    expectUsageError(await cli(dir, ['list', '--staus', 'running']), /unknown flag: --staus \(did you mean --status\?\)/)
+    expect(snapshot(dir)).toEqual(was)
+  })
+
+  it('start: a forgotten --, a command line in one argument, a directory', async () => {
+    const dir = makeStateDir()
+    const was = snapshot(dir)
+    expectUsageError(await cli(dir, ['start', 'make', 'build']), /put it after --: drover start -- make build$/)
+    expectUsageError(await cli(dir, ['start', '--', 'sleep 10']), /--shell 'sleep 10'/)
+    expectUsageError(await cli(dir, ['start', '--', dir]), /is a directory/)
+    expectUsageError(await cli(dir, ['start', '--', '.']), /'\.' is a directory/)
+    expect(snapshot(dir)).toEqual(was)
+  })
+
+  it('a bare number is no duration: every flag but stop -t refuses it, with a hint', async () => {
+    const dir = makeStateDir()
+    const start = await cli(dir, ['start', '--', process.execPath, '-e', 'setTimeout(() => {}, 300000)'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    await cli(dir, ['stop', '--no-wait', '1'])
+    await waitFor(() => readTask(dir, 1).status === 'stopped', {message: 'task 1 to stop'})
+    const was = snapshot(dir)
+    for (const args of [
+      ['prune', '--older-than', '7'],
+      ['prune', '--keep', '1', '--lock-wait', '30'],
+      ['start', '--timeout', '7', '--', 'true'],
+      ['start', '--idle-timeout=7', '--', 'true'],
+      ['drain', '--grace', '7', '1'],
+      ['drain', '--kill-after', '7', '1'],
+    ]) {
+      expectUsageError(await cli(dir, args), /'7' has no unit: say 7d, 7h, 7m or 7s$|'30' has no unit/)
+    }
+    expect(snapshot(dir)).toEqual(was)
+    // 0 is 0 in any unit; stop -t keeps docker's bare seconds.
+    const prune = await cli(dir, ['prune', '--older-than', '0', '--dry-run'])
+    expect(prune.exitCode, prune.stderr).toBe(0)
+    const stop = await cli(dir, ['stop', '-t', '10', '1'])
+    expect(stop.exitCode, stop.stderr).toBe(0)
+  })
+})
+
+describe('colour and the state dir', () => {
+  it('NO_COLOR=1 with --color colours: the flag wins', async () => {
+    const dir = makeStateDir()
+    const start = await cli(dir, ['start', '--', 'true'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    await waitFor(() => readTask(dir, 1).status === 'succeeded', {message: 'the task to end'})
+    const coloured = await cli(dir, ['list', '--color'], {NO_COLOR: '1'})
+    expect(coloured.stdout).toContain('\u001B[32msucceeded\u001B[39m')
+    const plain = await cli(dir, ['list'], {NO_COLOR: '1'})
+    expect(plain.stdout).not.toContain('\u001B[')
+  })
+
+  it('a shared directory such as /tmp is never chmod-ed: a subdirectory is suggested', async () => {
+    const shared = makeStateDir()
+    chmodSync(shared, 0o1777)
+    const result = await cli(shared, ['list', '--state-dir', shared])
+    expect(result.exitCode).toBe(5)
+    expect(result.stderr).not.toContain('chmod')
+    expect(result.stderr.trim()).toMatch(new RegExp(`--state-dir ${path.join(shared, 'drover')}$`))
+    expect(existsSync(path.join(shared, 'tasks'))).toBe(false)
+    const inside = await cli(shared, ['list', '--state-dir', path.join(shared, 'drover')])
+    expect(inside.exitCode, inside.stderr).toBe(0)
+  })
+})
