@@ -1,7 +1,7 @@
 // The standby runner `bin/run.js` boots for `start`: it must be the one that
 // runs the task, and it must never outlive a `start` that did not need it.
 
-import {readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, drover, makeStateDir, readTask, ROOT, waitFor} from '../helpers/cli.js'
 
@@ -45,6 +45,7 @@ describe.skipIf(process.platform !== 'linux')('standby runner', () => {
     const usage = await drover(dir, ['start'])
     expect(usage.exitCode).toBe(2)
     await waitFor(() => standbyRunners().every((pid) => before.has(pid)), {timeout: 10_000, message: 'standby runners to exit'})
-    expect(readdirSync(`${dir}/tasks`)).toEqual([])
+    // usage errors are found before the state dir is even opened
+    expect(existsSync(`${dir}/tasks`) ? readdirSync(`${dir}/tasks`) : []).toEqual([])
   })
 })

@@ -143,10 +143,14 @@ describe('no shell unless --shell', () => {
     expect(readTask(dir, id).command).toEqual([node, fixture('rel-argv.mjs'), ...args])
     expect(readdirSync(cwd)).toEqual([])
 
-    // A program name with metacharacters is a file name, not a script.
+    // A program name with metacharacters is a file name, not a script: one with
+    // spaces that names no file is refused with a hint, and nothing runs.
     const odd = await drover(dir, ['start', '--cwd', cwd, '--', 'true; touch pwned7'])
-    expect(odd.exitCode).toBe(1)
-    expect(odd.stderr).toMatch(/command not found: true; touch pwned7/)
+    expect(odd.exitCode).toBe(2)
+    expect(odd.stderr).toMatch(/--shell/)
+    const named = await drover(dir, ['start', '--cwd', cwd, '--', 'true;touch;pwned8'])
+    expect(named.exitCode).toBe(1)
+    expect(named.stderr).toMatch(/command not found: true;touch;pwned8/)
     expect(readdirSync(cwd)).toEqual([])
 
     // The control: --shell does go through the shell.
@@ -217,8 +221,16 @@ describe('symlinks planted in the state dir', () => {
 
     // A live runner whose requests/ is replaced by a link to someone's folder.
     const a = await startOk(dir, ['--', node, fixture('sleeper.mjs')])
-    rmSync(taskPaths(dir, a).requests, {recursive: true})
-    symlinkSync(victims, taskPaths(dir, a).requests)
+    // The runner may re-create requests/ between the two calls: plant until the link stands.
+    for (;;) {
+      rmSync(taskPaths(dir, a).requests, {recursive: true, force: true})
+      try {
+        symlinkSync(victims, taskPaths(dir, a).requests)
+        break
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+    }
     // A live runner with a request file that is a link to someone's file.
     const b = await startOk(dir, ['--', node, fixture('sleeper.mjs')])
     symlinkSync(victimFile, path.join(taskPaths(dir, b).requests, '0-planted.stop.json'))
