@@ -41,7 +41,8 @@ function replyBlocks(reply: Reply, body: any): any[] {
   const bash = tools.find((t) => t.name === 'Bash')?.name ?? 'Bash'
   const out: any[] = []
   if (reply.text) out.push({type: 'text', text: reply.text})
-  out.push({type: 'tool_use', id: randomId('toolu_01'), name: bash, input: {command: reply.command, description: 'Run the scripted command'}})
+  const call = reply.claudeTool ?? {name: bash, input: {command: reply.command, description: 'Run the scripted command'}}
+  out.push({type: 'tool_use', id: randomId('toolu_01'), name: call.name, input: call.input})
   return out
 }
 
