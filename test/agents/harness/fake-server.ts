@@ -153,11 +153,16 @@ export class FakeModelServer {
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve()
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => {
+    // One listener per pause, removed when it ends: a slow reply pauses hundreds of times.
+    const abort = () => {
       clearTimeout(timer)
       resolve()
-    }, {once: true})
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', abort, {once: true})
   })
 
 /** Writes one SSE event; the name line is left out when the API does not use one. */
