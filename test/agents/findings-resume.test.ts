@@ -55,8 +55,6 @@ describe('finding 1: resume keeps every flag', () => {
     const status = await settled(dir, id, env)
     expect(status, JSON.stringify(status)).toMatchObject({status: 'succeeded', run: 2})
 
-    const record = readTask(dir, id)
-    expect(record.runs[1].command).toEqual([record.executable, '-p', ...flags, '--resume', sessionId, '--', prompt])
     const first = server.modelRequests().slice(before)[0]
     expect(lastUserText(CLAUDE, first)).toBe(prompt)
     expect(JSON.stringify(first.body.messages)).toContain('first prompt of f1')
@@ -68,6 +66,8 @@ describe('finding 1: resume keeps every flag', () => {
     expect(results).toHaveLength(1)
     expect(results[0].message.content[0]).toMatchObject({content: expect.stringContaining('the secret of finding one')})
     expect(results[0].message.content[0].is_error).not.toBe(true)
+    const record = readTask(dir, id)
+    expect(record.runs[1].command).toEqual([record.executable, '-p', ...flags, '--resume', sessionId, '--', prompt])
   })
 
   it('codex: --thread-source user is kept and the resume exits 0', async () => {
