@@ -71,33 +71,33 @@ describe.each(AGENTS)('finding 6: $kind resumed from cron', (agent: RealAgent) =
       await reboot(dir, id)
     }
 
-    // 1. The recorded program is gone: nothing resumes, both are said on stderr and stay interrupted.
-    const program = readTask(dir, a).executable
-    expect(program).toBe(path.join(bin, agent.kind))
-    renameSync(program, `${program}.away`)
-    const gone = await cronResume(dir, env.HOME)
-    expect(gone.exitCode).not.toBe(0)
-    for (const id of [a, b]) {
-      expect(gone.stderr).toContain(`task ${id}`)
-      expect(readTask(dir, id)).toMatchObject({desired: 'running', runs: [expect.anything()]})
-    }
-
-    // 2. Back in place, but B's working directory is missing: A runs to success; B fails to launch, still meant to run.
-    renameSync(`${program}.away`, program)
+    // 1. B's working directory is missing. A runs again to success with the program
+    //    and PATH of its start; B cannot launch, and is left failed but meant to run.
+    //    (A comes first and learns the agent's grammar; B's resume reuses it.)
     renameSync(workB, `${workB}.away`)
-    const half = await cronResume(dir, env.HOME)
-    expect(half.exitCode).toBe(1)
-    expect(half.stderr).toContain(`task ${b} failed to resume`)
+    const first = await cronResume(dir, env.HOME)
+    expect(first.exitCode).toBe(1)
+    expect(first.stderr).toContain(`task ${b} failed to resume`)
     const resumedA = await settled(dir, a, env)
     expect(resumedA, JSON.stringify(resumedA)).toMatchObject({status: 'succeeded', run: 2})
-    expect(resumedA.runs[1].command[0]).toBe(program)
     expect(JSON.stringify(server.modelRequests('Continue from where you left off.')[0].body)).toContain('f6 task a [[slow: 60]]')
-    expect(readTask(dir, b)).toMatchObject({status: 'failed', desired: 'running', worker: null})
+    const program = path.join(bin, agent.kind)
+    expect(resumedA.runs[1].command[0]).toBe(program)
+    expect(readTask(dir, b)).toMatchObject({status: 'failed', desired: 'running', worker: null, runs: [expect.anything(), expect.anything()]})
 
-    // 3. With the directory back, the next cron run picks B up again; A is left alone.
+    // 2. The directory is back, but the program is gone: B is refused on stderr, and still meant to run.
     renameSync(`${workB}.away`, workB)
-    const rest = await cronResume(dir, env.HOME)
-    expect(rest.exitCode, rest.stderr).toBe(0)
+    renameSync(program, `${program}.away`)
+    const second = await cronResume(dir, env.HOME)
+    expect(second.exitCode).not.toBe(0)
+    expect(second.stderr).toContain(`task ${b}`)
+    expect(second.stderr).not.toContain(`task ${a}`)
+    expect(readTask(dir, b)).toMatchObject({status: 'failed', desired: 'running', runs: [expect.anything(), expect.anything()]})
+
+    // 3. With the program back, the next cron run picks B up; A is left alone.
+    renameSync(`${program}.away`, program)
+    const third = await cronResume(dir, env.HOME)
+    expect(third.exitCode, third.stderr).toBe(0)
     const resumedB = await settled(dir, b, env)
     expect(resumedB, JSON.stringify(resumedB)).toMatchObject({status: 'succeeded', run: 3})
     expect(readTask(dir, a).runs).toHaveLength(2)

@@ -4,10 +4,10 @@
 // lines its prompt has, and a failed agent's status shows what went wrong.
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {drover} from '../helpers/cli.js'
+import {drover, json, readOutput, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
 import type {FakeModelServer, LoggedRequest} from './harness/fake-server.js'
-import {AGENTS, CLAUDE, CODEX, type RealAgent} from './harness/real-agents.js'
+import {AGENTS, CLAUDE, CODEX, jsonLines, type RealAgent} from './harness/real-agents.js'
 import {cleanupTasks, resume, settled, start, stateDir, streamByRun} from './harness/tasks.js'
 
 const servers = new Map<string, FakeModelServer>()
@@ -75,6 +75,21 @@ describe('finding 7: telemetry is this run\'s, and the session\'s totals beside 
     expect(human).toMatch(new RegExp(`session total +4 turns, \\$${r2.total_cost_usd.toFixed(4).replace('.', '\\.')}, ${u1.input + u2.input} tokens in`))
   })
 
+  it('claude: a message with text and a tool call is one turn (stopped mid-tool, before its result event says so)', async () => {
+    const dir = stateDir()
+    const env = CLAUDE.env(serverOf(CLAUDE))
+    const id = await start(dir, env, CLAUDE.command('f7 one message [[tool: timeout 120 tail -f /dev/null]]'), agentTempDir('drover-work-'))
+    await waitFor(() => CLAUDE.toolsInFlight(jsonLines(readOutput(dir, id))).length === 1, {timeout: 60_000, message: 'the tool call to start'})
+    const stopped = await drover(dir, ['stop', String(id), '--time', '5s'], {env})
+    expect(stopped.exitCode, stopped.stderr).toBe(0)
+    const events = jsonLines(readOutput(dir, id))
+    // the one message came as two events (its text, then its tool call), and claude wrote no result
+    expect(events.filter((e) => e.type === 'assistant').map((e) => e.message.content[0].type)).toEqual(['text', 'tool_use'])
+    expect(events.some((e) => e.type === 'result')).toBe(false)
+    const status = json(await drover(dir, ['status', String(id), '--json'], {env}))
+    expect(status.agentInfo).toMatchObject({turns: 1, session: expect.objectContaining({turns: 1})})
+  })
+
   it('codex: the thread totals codex reports become this run\'s figures and the session\'s', async () => {
     const {first, second, firstRequests, secondRequests, human} = await twoRuns(CODEX)
     const [u1, u2] = [served(firstRequests), served(secondRequests)]
@@ -109,9 +124,7 @@ describe.each(AGENTS)('finding 10: $kind in list and status', (agent: RealAgent)
     const message = 'f10 the fake API refuses this request'
     server.respondWith(() => ({kind: 'http-error', status: 400, message}))
     const id = await start(dir, env, agent.command('f10 failing prompt'), agentTempDir('drover-work-'))
-    const status = await settled(dir, id, env)
-    expect(status.status).toBe('failed')
-    expect(status.agentInfo.error).toContain(message)
+    expect((await settled(dir, id, env)).status).toBe('failed')
 
     const human = (await drover(dir, ['status', String(id)], {env})).stdout
     expect(human).toMatch(new RegExp(`agent error +.*${message}`))
@@ -119,6 +132,7 @@ describe.each(AGENTS)('finding 10: $kind in list and status', (agent: RealAgent)
     expect(human.split('\n').every((line) => line.length < 1000)).toBe(true)
     // what the agent printed besides its events (codex: its stderr; claude prints none here)
     if (agent.kind === 'codex') expect(human).toContain('Reading additional input from stdin')
+    expect(json(await drover(dir, ['status', String(id), '--json'], {env})).agentInfo.error).toContain(message)
   })
 })
 
@@ -129,6 +143,6 @@ it('finding 10: a claude that ends with an error result: status shows that error
   const id = await start(dir, env, ['claude', '-p', '--resume', '00000000-0000-4000-8000-000000000000', '--output-format', 'stream-json', '--verbose', '--', 'f10 nothing to resume'], agentTempDir('drover-work-'))
   const status = await settled(dir, id, env)
   expect(status.status).toBe('failed')
-  expect(status.agentInfo.error).toMatch(/No conversation found/)
   expect((await drover(dir, ['status', String(id)], {env})).stdout).toMatch(/agent error +No conversation found/)
+  expect(status.agentInfo.error).toMatch(/No conversation found/)
 })
