@@ -86,8 +86,8 @@ export function streamByRun(dir: string, id: number): any[][] {
     .map(jsonLines)
 }
 
-export function waitForRequest(server: FakeModelServer, text: string): Promise<true> {
-  return waitFor(() => server.modelRequests(text).length > 0, {timeout: 60_000, message: `a model request with "${text}"`})
+export async function waitForRequest(server: FakeModelServer, text: string): Promise<void> {
+  await waitFor(() => server.modelRequests(text).length > 0, {timeout: 60_000, message: `a model request with "${text}"`})
 }
 
 /** The text of the prompt a model request ends its user input with. */
