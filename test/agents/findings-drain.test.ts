@@ -5,7 +5,7 @@
 // task's runner is killed while its agent works, the next drover command
 // starts a runner that adopts the agent, carries out requests and records its end.
 
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {drover, isAlive, json, readOutput, readTask, waitFor} from '../helpers/cli.js'
@@ -115,6 +115,42 @@ describe('finding 8: drains that cooperate', () => {
     for (const e of completed) expect(e.item).toMatchObject({exit_code: 0, aggregated_output: 'start\ntick\n'})
     const signals = taskEvents(dir, id).filter((e) => e.event === 'signal')
     expect(signals).toEqual([expect.objectContaining({signal: 'SIGTERM', safePoint: true})])
+  })
+})
+
+describe('finding 8: claude with its own --settings, or without drover\'s hook', () => {
+  it('a user\'s own --settings hook keeps running beside drover\'s, and the drain is cooperative', async () => {
+    const server = serverOf(CLAUDE)
+    const dir = stateDir()
+    const env = CLAUDE.env(server)
+    const work = agentTempDir('drover-work-')
+    const [ticks, trace] = [path.join(work, 'ticks.log'), path.join(work, 'trace.log')]
+    const hooks = {hooks: {PreToolUse: [{matcher: 'Bash', hooks: [{type: 'command', command: `cat >/dev/null; echo hook >> ${trace}`}]}]}}
+    writeFileSync(path.join(work, 'user-settings.json'), JSON.stringify(hooks))
+    const id = await start(dir, env, CLAUDE.command(`f8 settings [[loop: echo start >> ${ticks}; sleep 2; echo tick >> ${ticks}]]`, '--settings', 'user-settings.json'), work)
+    await waitFor(() => lines(ticks, 'tick') >= 1 && lines(ticks, 'start') > lines(ticks, 'tick'), {timeout: 60_000, message: 'a second tool call running'})
+
+    const result = await drain(dir, id, env, '30s')
+    expect(result.checkpoint).toMatchObject({mode: 'cooperative', forced: false})
+    expect(lines(ticks, 'start')).toBe(lines(ticks, 'tick'))
+    // the user's hook ran before every call that ran (and, in parallel with drover's, maybe before the refused one)
+    expect(lines(trace, 'hook')).toBeGreaterThanOrEqual(lines(ticks, 'start'))
+  })
+
+  it('start --no-agent-hooks: no hook, so the drain waits for a safe point; the tool in flight completes', async () => {
+    const server = serverOf(CLAUDE)
+    const dir = stateDir()
+    const env = CLAUDE.env(server)
+    const work = agentTempDir('drover-work-')
+    const ticks = path.join(work, 'ticks.log')
+    const id = await start(dir, env, CLAUDE.command(`f8 no hooks [[loop: echo start >> ${ticks}; sleep 2; echo tick >> ${ticks}]]`), work, ['--no-agent-hooks'])
+    await waitFor(() => lines(ticks, 'tick') >= 1 && lines(ticks, 'start') > lines(ticks, 'tick'), {timeout: 60_000, message: 'a second tool call running'})
+    expect(taskEvents(dir, id).find((e) => e.event === 'started').command).not.toContain('--settings')
+
+    const result = await drain(dir, id, env, '30s')
+    expect(result.checkpoint).toMatchObject({mode: 'safe-point'})
+    expect(lines(ticks, 'start')).toBe(lines(ticks, 'tick'))
+    expect(taskEvents(dir, id).filter((e) => e.event === 'signal')).toEqual([expect.objectContaining({signal: 'SIGTERM', safePoint: true})])
   })
 })
 
