@@ -4,7 +4,7 @@
 
 import {createHash} from 'node:crypto'
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {FlagTable, parseHelpFlags, type FlagSpec} from './agent-flags.js'
 import {writeFileAtomic} from './store.js'
@@ -41,7 +41,9 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
     })
   } catch (error) {
     const e = error as NodeJS.ErrnoException & {stderr?: string}
-    const detail = e.code === 'ENOENT' ? 'not found' : (String(e.stderr ?? '').trim().split('\n')[0] || e.message)
+    // Node reports a missing cwd as ENOENT of the program: name what is really missing.
+    const missing = e.code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
+    const detail = missing ?? (String(e.stderr ?? '').trim().split('\n')[0] || e.message)
     throw new FlagLearningError(`cannot read its flags with \`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\`: ${detail}`)
   }
   const specs = parseHelpFlags(help)

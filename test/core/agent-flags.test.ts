@@ -89,4 +89,11 @@ describe('learnFlags', () => {
     expect(() => learnFlags(stateDir, [path.join(stateDir, 'missing'), '--help'], {env: process.env, cwd: stateDir})).toThrow(/not found/)
     expect(() => learnFlags(stateDir, ['/bin/echo', 'hello'], {env: process.env, cwd: stateDir})).toThrow(/printed no options/)
   })
+
+  it('names a missing working directory as such, not as a program not found', () => {
+    const stateDir = makeStateDir()
+    ensureStateDir(stateDir)
+    const gone = path.join(stateDir, 'no-such-dir')
+    expect(() => learnFlags(stateDir, ['/bin/echo', '--help'], {env: process.env, cwd: gone})).toThrow(`working directory does not exist: ${gone}`)
+  })
 })

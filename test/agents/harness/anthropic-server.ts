@@ -6,7 +6,7 @@
 
 import type http from 'node:http'
 import path from 'node:path'
-import {FakeModelServer, randomId, sleep, sse, type ModelApi} from './fake-server.js'
+import {estimateTokens, FakeModelServer, randomId, sleep, sse, type ModelApi, type Usage} from './fake-server.js'
 import {splitText, type Reply, type Turn} from './script.js'
 
 const blockText = (block: any): string => {
@@ -31,7 +31,6 @@ export function readAnthropicTurn(body: any): Turn {
   return {prompt, last, toolCalls}
 }
 
-const estimateTokens = (body: unknown) => Math.max(1, Math.round(JSON.stringify(body ?? '').length / 4))
 
 /** The content blocks of a reply, as the final message holds them. */
 function replyBlocks(reply: Reply, body: any): any[] {
@@ -41,15 +40,16 @@ function replyBlocks(reply: Reply, body: any): any[] {
   const bash = tools.find((t) => t.name === 'Bash')?.name ?? 'Bash'
   const out: any[] = []
   if (reply.text) out.push({type: 'text', text: reply.text})
-  out.push({type: 'tool_use', id: randomId('toolu_01'), name: bash, input: {command: reply.command, description: 'Run the scripted command'}})
+  const call = reply.claudeTool ?? {name: bash, input: {command: reply.command, description: 'Run the scripted command'}}
+  out.push({type: 'tool_use', id: randomId('toolu_01'), name: call.name, input: call.input})
   return out
 }
 
-async function sendAnthropic(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<void> {
+async function sendAnthropic(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined> {
   if (reply.kind === 'http-error') {
     res.writeHead(reply.status, {'content-type': 'application/json'})
     res.end(JSON.stringify({type: 'error', error: {type: 'api_error', message: reply.message}}))
-    return
+    return undefined
   }
   const content = replyBlocks(reply, body)
   const stopReason = reply.kind === 'tool' ? 'tool_use' : 'end_turn'
@@ -69,20 +69,20 @@ async function sendAnthropic(res: http.ServerResponse, body: any, reply: Reply, 
   if (body?.stream !== true) {
     res.writeHead(200, {'content-type': 'application/json', ...headers})
     res.end(JSON.stringify({...message, content, stop_reason: stopReason, usage: {...message.usage, output_tokens: outputTokens}}))
-    return
+    return {inputTokens, outputTokens}
   }
   res.writeHead(200, {'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers})
   sse(res, 'message_start', {type: 'message_start', message})
   sse(res, 'ping', {type: 'ping'})
   for (const [index, block] of content.entries()) {
-    if (signal.aborted) return
+    if (signal.aborted) return undefined
     if (block.type === 'text') {
       sse(res, 'content_block_start', {type: 'content_block_start', index, content_block: {type: 'text', text: ''}})
       const pieces = splitText(block.text, reply.kind === 'text' ? (reply.chunks ?? 3) : 2)
       const pause = reply.kind === 'text' && reply.durationMs ? reply.durationMs / pieces.length : 0
       for (const piece of pieces) {
         if (pause) await sleep(pause, signal)
-        if (signal.aborted) return
+        if (signal.aborted) return undefined
         sse(res, 'content_block_delta', {type: 'content_block_delta', index, delta: {type: 'text_delta', text: piece}})
       }
     } else {
@@ -97,6 +97,7 @@ async function sendAnthropic(res: http.ServerResponse, body: any, reply: Reply, 
   sse(res, 'message_delta', {type: 'message_delta', delta: {stop_reason: stopReason, stop_sequence: null}, usage: {output_tokens: outputTokens}})
   sse(res, 'message_stop', {type: 'message_stop'})
   res.end()
+  return {inputTokens, outputTokens}
 }
 
 export const anthropicApi: ModelApi = {

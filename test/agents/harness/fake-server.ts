@@ -19,6 +19,13 @@ export interface LoggedRequest {
   body: any
   /** The reply the server chose, for reading a failed test. */
   reply?: Reply
+  /** The usage the reply reported, once it was sent whole (in memory only, not in the JSONL log). */
+  usage?: Usage
+}
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
 }
 
 export interface Unexpected {
@@ -32,7 +39,8 @@ export interface ModelApi {
   /** True for the method and path (query stripped) this API answers. */
   serves(method: string, pathname: string): boolean
   readTurn(body: any): Turn
-  send(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<void>
+  /** Streams the reply; resolves to the usage it reported, or undefined for an error or a stream cut short. */
+  send(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined>
 }
 
 export class FakeModelServer {
@@ -139,7 +147,7 @@ export class FakeModelServer {
     const abort = new AbortController()
     res.once('close', () => abort.abort())
     try {
-      await this.api.send(res, body, reply, abort.signal)
+      entry.usage = await this.api.send(res, body, reply, abort.signal)
     } catch {
       res.destroy()
     }
@@ -150,14 +158,22 @@ export class FakeModelServer {
   }
 }
 
+/** The token count both fake APIs report: a quarter of the JSON text, at least one. */
+export const estimateTokens = (value: unknown) => Math.max(1, Math.round(JSON.stringify(value ?? '').length / 4))
+
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve()
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => {
+    // One listener per pause, removed when it ends: a slow reply pauses hundreds of times.
+    const abort = () => {
       clearTimeout(timer)
       resolve()
-    }, {once: true})
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', abort, {once: true})
   })
 
 /** Writes one SSE event; the name line is left out when the API does not use one. */

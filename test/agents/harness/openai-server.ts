@@ -6,7 +6,7 @@
 
 import type http from 'node:http'
 import path from 'node:path'
-import {FakeModelServer, randomId, sleep, sse, type ModelApi} from './fake-server.js'
+import {estimateTokens, FakeModelServer, randomId, sleep, sse, type ModelApi, type Usage} from './fake-server.js'
 import {splitText, type Reply, type Turn} from './script.js'
 
 const itemText = (item: any): string => {
@@ -57,13 +57,12 @@ export function execToolCall(body: any, command: string): {name: string; argumen
   throw new Error(`no exec tool offered; tools: ${[...names].join(', ')}`)
 }
 
-const estimateTokens = (value: unknown) => Math.max(1, Math.round(JSON.stringify(value ?? '').length / 4))
 
-async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<void> {
+async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined> {
   if (reply.kind === 'http-error') {
     res.writeHead(reply.status, {'content-type': 'application/json'})
     res.end(JSON.stringify({error: {type: 'server_error', code: null, message: reply.message, param: null}}))
-    return
+    return undefined
   }
   res.writeHead(200, {'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': randomId('req_')})
   let sequence = 0
@@ -90,7 +89,7 @@ async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, sig
     const pause = reply.kind === 'text' && reply.durationMs ? reply.durationMs / pieces.length : 0
     for (const piece of pieces) {
       if (pause) await sleep(pause, signal)
-      if (signal.aborted) return
+      if (signal.aborted) return undefined
       emit('response.output_text.delta', {item_id: id, output_index: index, content_index: 0, delta: piece, logprobs: []})
     }
     const part = {type: 'output_text', text, annotations: [], logprobs: []}
@@ -123,6 +122,7 @@ async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, sig
   }
   emit('response.completed', {response: {...response, status: 'completed', output, usage}})
   res.end()
+  return {inputTokens, outputTokens}
 }
 
 export const openAIApi: ModelApi = {

@@ -16,8 +16,12 @@
 export type Reply =
   /** Text streamed in `chunks` pieces spread over `durationMs`. */
   | {kind: 'text'; text: string; durationMs?: number; chunks?: number}
-  /** A call of the agent's shell tool (claude: Bash; codex: its exec tool), optionally after some text. */
-  | {kind: 'tool'; command: string; text?: string}
+  /**
+   * A call of the agent's shell tool (claude: Bash; codex: its exec tool),
+   * optionally after some text. claude only: `claudeTool` calls another of its
+   * tools instead (e.g. Read with {file_path}); `command` is then ignored.
+   */
+  | {kind: 'tool'; command: string; text?: string; claudeTool?: {name: string; input: Record<string, unknown>}}
   /** An HTTP error status with the API's error body. */
   | {kind: 'http-error'; status: number; message: string}
 

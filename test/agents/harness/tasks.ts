@@ -1,0 +1,129 @@
+// drover driven around the real agents, for the findings files: a state dir
+// per test, start/settle/drain helpers, and what a task left behind (events,
+// the agent's stream, the runner's pid). Everything a test made is killed and
+// removed by `cleanupTasks`.
+
+import {chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {expect} from 'vitest'
+import {cleanupStateDirs, drover, json, makeStateDir, readOutput, readTask, waitFor} from '../../helpers/cli.js'
+import {agentBinDir} from './agents.js'
+import {agentTempDir, cleanupAgentDirs} from './env.js'
+import type {FakeModelServer, LoggedRequest} from './fake-server.js'
+import {killProcessesOf} from './processes.js'
+import {jsonLines, type RealAgent} from './real-agents.js'
+
+const stateDirs: string[] = []
+
+export function stateDir(): string {
+  const dir = makeStateDir()
+  stateDirs.push(dir)
+  return dir
+}
+
+/** afterEach: whatever a test left running is killed, its dirs removed. */
+export function cleanupTasks(): void {
+  for (const dir of stateDirs.splice(0)) killProcessesOf(dir)
+  cleanupStateDirs()
+  cleanupAgentDirs()
+}
+
+export async function start(dir: string, env: Record<string, string>, command: string[], cwd: string, flags: string[] = []): Promise<number> {
+  const r = await drover(dir, ['start', '--cwd', cwd, ...flags, '--', ...command], {env})
+  expect(r.exitCode, r.stderr).toBe(0)
+  return Number(r.stdout.trim())
+}
+
+const LIVE = ['running', 'starting', 'stopping', 'draining']
+
+/** status --json once the task has ended. */
+export async function settled(dir: string, id: number, env: Record<string, string>, timeout = 60_000): Promise<any> {
+  return waitFor(
+    async () => {
+      const status = json(await drover(dir, ['status', String(id), '--json'], {env}))
+      return LIVE.includes(status.status) ? null : status
+    },
+    {timeout, interval: 250, message: `task ${id} to end`},
+  )
+}
+
+/** The agent's session id, once the runner has recorded it. */
+export function sessionIdOf(dir: string, id: number): Promise<string> {
+  return waitFor(() => readTask(dir, id).agentInfo?.sessionId as string | undefined, {timeout: 30_000, message: `a session id for task ${id}`})
+}
+
+export async function drain(dir: string, id: number, env: Record<string, string>, grace: string): Promise<any> {
+  const r = await drover(dir, ['drain', String(id), '--grace', grace, '--kill-after', '5s', '--json'], {env})
+  expect(r.exitCode, r.stderr).toBe(0)
+  return json(r).results[0]
+}
+
+export async function resume(dir: string, id: number, env: Record<string, string>, prompt?: string): Promise<void> {
+  const r = await drover(dir, ['resume', String(id), ...(prompt === undefined ? [] : ['--prompt', prompt])], {env})
+  expect(r.exitCode, r.stderr).toBe(0)
+}
+
+/** events.ndjson of a task. */
+export function taskEvents(dir: string, id: number): any[] {
+  return readFileSync(path.join(dir, 'tasks', String(id), 'events.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+}
+
+export function runnerPid(dir: string, id: number): number | null {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
+  } catch {
+    return null
+  }
+}
+
+/** The agent's JSON events in output.log, split per run (drover writes a separator line before each later run). */
+export function streamByRun(dir: string, id: number): any[][] {
+  return readOutput(dir, id)
+    .split(/\n── drover: run \d+ /)
+    .map(jsonLines)
+}
+
+export async function waitForRequest(server: FakeModelServer, text: string): Promise<void> {
+  await waitFor(() => server.modelRequests(text).length > 0, {timeout: 60_000, message: `a model request with "${text}"`})
+}
+
+/** The text of the prompt a model request ends its user input with. */
+export function lastUserText(agent: RealAgent, request: LoggedRequest): string {
+  if (agent.kind === 'claude') {
+    // claude puts a system message after the prompt: the prompt is the last user text block.
+    const user = request.body.messages.filter((m: any) => m.role === 'user' && Array.isArray(m.content) && m.content.some((c: any) => c.type === 'text'))
+    return user.at(-1).content.filter((c: any) => c.type === 'text').at(-1).text
+  }
+  const user = request.body.input.filter((i: any) => i.type === 'message' && i.role === 'user')
+  return user.at(-1).content.map((c: any) => c.text ?? '').join('')
+}
+
+/**
+ * A dir with `claude` and `codex` of its own, to put first on PATH: symlinks
+ * to the real launchers, or with `delaySeconds`, scripts that wait that long
+ * before they exec the real ones (a drain then lands before the agent said anything).
+ */
+export function agentLinks(opts: {delaySeconds?: number} = {}): string {
+  const dir = agentTempDir('drover-bin-')
+  for (const name of ['claude', 'codex']) {
+    const real = path.join(agentBinDir(), name)
+    const file = path.join(dir, name)
+    if (opts.delaySeconds === undefined) {
+      symlinkSync(real, file)
+    } else {
+      writeFileSync(file, `#!/bin/sh\nsleep ${opts.delaySeconds}\nexec '${real}' "$@"\n`)
+      chmodSync(file, 0o755)
+    }
+  }
+  return dir
+}
+
+/** A fresh work dir whose name has spaces and both kinds of quotes. */
+export function awkwardDir(): string {
+  const dir = path.join(agentTempDir('drover-x-'), `it's a "dir"`)
+  mkdirSync(dir)
+  return dir
+}
