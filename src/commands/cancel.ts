@@ -29,7 +29,7 @@ export default class Cancel extends BaseCommand {
     const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'cancel'})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
     const report = await controlAll(stateDir, selection, {kind: 'cancel', graceMs: 0}, {wait: flags.wait, progress, verb: 'cancelling'})
-    if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress})
+    if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'cancel'})
     process.exitCode = controlExitCode(report, flags.wait)
     return report
   }

@@ -55,8 +55,9 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     )
     const drained: DrainReport = {...report, results: report.results.map((r) => withCheckpoint(stateDir, r, this.config.bin))}
     if (!this.jsonEnabled()) {
-      printControlReport(report, {quiet: flags.quiet, printed: progress})
-      if (!flags.quiet) for (const r of drained.results) if (r.resume) process.stdout.write(`  resume with: ${r.resume}${checkpointNote(r.checkpoint)}\n`)
+      printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'drain'})
+      // The command ends the line, so it pastes as it is.
+      if (!flags.quiet) for (const r of drained.results) if (r.resume) process.stdout.write(`  ${checkpointNote(r.checkpoint)}resume with: ${r.resume}\n`)
     }
     process.exitCode = controlExitCode(report, true)
     return drained
@@ -72,5 +73,5 @@ function withCheckpoint(stateDir: string, result: ControlResult, bin: string): D
 function checkpointNote(checkpoint: Checkpoint | null): string {
   if (!checkpoint) return ''
   const notes = [checkpoint.sessionId ? `${checkpoint.profile} session ${checkpoint.sessionId}` : '', checkpoint.forced ? 'forced' : ''].filter(Boolean)
-  return notes.length > 0 ? ` (${notes.join(', ')})` : ''
+  return notes.length > 0 ? `(${notes.join(', ')}) ` : ''
 }

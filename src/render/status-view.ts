@@ -3,11 +3,14 @@
 
 import {closeSync, openSync, readSync, fstatSync} from 'node:fs'
 import {tailOffset} from '../core/follow.js'
+import {describeOutcome, reasonDetail} from '../core/outcome.js'
 import {formatBytes, formatDuration} from '../core/parse.js'
+import {isFinalStatus} from '../core/record.js'
 import {fileSize} from '../core/store.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
 import {commandLine, quoteArg, type TaskDetailJson} from './task-json.js'
+import {localTime, timeWithAge} from './time.js'
 
 function readTail(file: string, lines: number): string {
   if (lines <= 0) return ''
@@ -38,10 +41,11 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('id', String(task.id))
   add('name', task.name)
   add('status', style ? paint(style, task.status) : task.status)
-  add('reason', task.reason)
+  add('reason', reasonDetail(task.status, task.reason))
   if (task.exitCode !== null) add('exit code', String(task.exitCode))
   add('signal', task.signal)
-  add('desired', task.desired)
+  // What an ended task was meant to do next is resume's business, not news.
+  if (!isFinalStatus(task.status)) add('desired', task.desired)
   add('command', commandLine(task))
   if (task.shell !== null) add('argv', task.command.map(quoteArg).join(' '))
   add('cwd', task.cwd)
@@ -52,9 +56,9 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     const state = task.workerAlive ? 'alive' : 'gone'
     add('pid', `${task.pid} (worker ${state}${task.runnerAlive ? ', runner alive' : ''})`)
   }
-  add('created', task.createdAt)
-  add('started', task.startedAt)
-  add('ended', task.endedAt)
+  add('created', timeWithAge(task.createdAt))
+  if (task.startedAt) add('started', timeWithAge(task.startedAt))
+  if (task.endedAt) add('ended', timeWithAge(task.endedAt))
   if (task.runtimeMs !== null) add('runtime', formatDuration(task.runtimeMs))
   const p = task.policies
   const policies = [
@@ -77,11 +81,11 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   }
   if (task.checkpoint) {
     const c = task.checkpoint
-    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}${c.forced ? ' (forced)' : ''} at ${c.at}`)
+    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}${c.forced ? ' (forced)' : ''} at ${localTime(c.at)}`)
     add('resume', `drover resume ${task.id}`)
   }
   if (task.runs.length > 1) {
-    add('runs', task.runs.map((r) => `#${r.run} ${r.status}${r.resumed ? ' (resume)' : ''}${r.reason ? ` — ${r.reason}` : ''}`).join('; '))
+    add('runs', task.runs.map((r) => `#${r.run}${r.resumed ? ' resumed' : ''} ${describeOutcome(r.status, r.reason)}`).join('; '))
   }
   const size = fileSize(task.paths.output)
   add('output', `${task.paths.output}${size !== null ? ` (${formatBytes(size)})` : ''}`)

@@ -150,8 +150,9 @@ describe('drain', () => {
       `task ${agent} drained`,
       `task ${stubborn} drained`,
       `task ${done} already ended: succeeded (exit 0)`,
-      `  resume with: drover resume ${agent} (claude session ${sessionId})`,
-      `  resume with: drover resume ${stubborn} (forced)`,
+      // The command ends the line, so it pastes as it is.
+      `  (claude session ${sessionId}) resume with: drover resume ${agent}`,
+      `  (forced) resume with: drover resume ${stubborn}`,
     ])
     expect(r.stdout).not.toMatch(/\x1b\[/)
 
