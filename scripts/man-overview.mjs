@@ -22,7 +22,7 @@ const STATUSES = [
   ['succeeded', 'the command exited by itself with code 0'],
   ['failed', 'the command exited by itself with another code or was ended by a signal, or could not be started'],
   ['stopped', 'stopped by `drover stop`; can be started again (`drover start ID`) or resumed'],
-  ['cancelled', 'aborted by `drover cancel`; final'],
+  ['cancelled', 'aborted by `drover cancel`; never resumed, but `drover start ID` runs it again as a new run'],
   ['drained', 'checkpointed by `drover drain`; `drover resume` continues it'],
   ['lost', 'the runner vanished without recording an end (reboot, kill -9); resumable when a checkpoint exists'],
 ]
