@@ -1,12 +1,12 @@
 // Reading tasks as they truly are: records reconciled against their runners.
 // Shared by every command that shows or selects tasks.
 
-import {existsSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {findTask} from './lookup.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus} from './record.js'
-import {isRealTaskDir, listTaskIds, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from './store.js'
+import {isRealTaskDir, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from './store.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -50,13 +50,14 @@ export interface RecentTasks {
  * of an old task in the moment before its new runner writes runner.json.
  */
 export async function loadRecentTasks(stateDir: string, last: number): Promise<RecentTasks> {
-  const ids = listTaskIds(stateDir)
+  const ids = taskIdsFast(stateDir)
   const shown: RecordRead[] = []
   let skipped = 0
   const take = async (id: number): Promise<RecordRead | null> => {
-    const read = readRecord(stateDir, id, {dirChecked: true})
-    // A folder pruned meanwhile, or one `start` is still filling: not a task to show or count.
-    if ((!read.ok && read.missing && !isRealTaskDir(stateDir, id)) || beingCreated(stateDir, read)) {
+    // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
+    const read = readRecord(stateDir, id)
+    // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is still filling: not a task.
+    if ((!read.ok && !isRealTaskDir(stateDir, id)) || beingCreated(stateDir, read)) {
       skipped++
       return null
     }
@@ -74,6 +75,25 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
   for (; k >= 0; k--) if (existsSync(`${dir}${ids[k]}${path.sep}runner.json`)) await take(ids[k])
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
+}
+
+/**
+ * Ids of the entries of tasks/ named like ids, ascending. Plain names rather
+ * than file types, sorted as numbers in a typed array: at 10,000 tasks this
+ * listing is most of what the recent view costs beyond the view at 100.
+ */
+function taskIdsFast(stateDir: string): Float64Array {
+  let names: string[]
+  try {
+    names = readdirSync(tasksDir(stateDir))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Float64Array(0)
+    throw error
+  }
+  const ids = new Float64Array(names.length)
+  let n = 0
+  for (const name of names) if (/^[1-9][0-9]*$/.test(name)) ids[n++] = Number(name)
+  return ids.subarray(0, n).sort()
 }
 
 /** The same window over reads already loaded (a --status filter needs them all read anyway). */
