@@ -352,7 +352,7 @@ describe('cancel', () => {
     expect((await drover(dir, ['resume', String(id)])).exitCode).toBe(4)
     const again = await drover(dir, ['start', String(id)])
     expect([again.exitCode, again.stderr]).toEqual([0, ''])
-    expect(again.stdout).toBe(`${id}\n`)
+    expect(again.stdout.trim()).toBe(String(id))
     expect(readTask(dir, id)).toMatchObject({status: 'running', desired: 'running', runs: [{status: 'cancelled'}, {status: 'running', resumed: false}]})
   })
 
