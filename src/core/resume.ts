@@ -10,7 +10,7 @@ export {DEFAULT_RESUME_PROMPT}
 
 /** Why a task cannot be resumed, or null when it can. */
 export function resumeRefusal(record: TaskRecord): string | null {
-  if (record.status === 'cancelled') return `task ${record.id} was cancelled; cancelled tasks are final`
+  if (record.status === 'cancelled') return `task ${record.id} was cancelled, so it is not resumed; to run it again from the start: drover start ${record.id}`
   if (['starting', 'running', 'stopping'].includes(record.status)) return `task ${record.id} is ${record.status}; it cannot be resumed while it runs`
   try {
     resumeCommand(record, DEFAULT_RESUME_PROMPT)
