@@ -46,6 +46,7 @@ const FILES = [
   ['STATE_DIR/tasks/ID/requests/', 'pending stop, cancel and drain requests, one file each, for the runner to act on'],
   ['STATE_DIR/tasks/ID/session/', 'the command\'s own resumable state (DROVER_SESSION_DIR)'],
   ['STATE_DIR/tasks/ID/runner.json', 'the live runner\'s identity: pid and process start time, so a recycled pid is never signalled'],
+  ['STATE_DIR/live/ID', 'an empty hint for each task that may be meant to run, so drover list finds them without opening every task folder'],
 ]
 
 const ENVIRONMENT = [

@@ -3,6 +3,7 @@
 
 import {existsSync, readdirSync, statSync} from 'node:fs'
 import path from 'node:path'
+import {dropHintIfDone, liveHints, meantToRun} from './live-index.js'
 import {findTask} from './lookup.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus} from './record.js'
@@ -43,17 +44,22 @@ export interface RecentTasks {
 /**
  * The live tasks plus the `last` newest ended ones (by id), reading only those
  * records: the view a person types has to cost the same at 10,000 tasks as at
- * 100. A task is live only while its runner is, and a live runner keeps
- * runner.json in the task folder, so older tasks cost one existence check each
- * instead of a record read. A runner.json left by a dead runner gets its task
- * read and reconciled (it shows, freshly lost). The one blind spot: a restart
- * of an old task in the moment before its new runner writes runner.json.
+ * 100. Live tasks among the older ids are found through the live index
+ * (live-index.ts): a hint per task that may be live, dropped here once its
+ * record shows the task is done with. Older tasks show only while meant to
+ * run: live, or lost while running (what `resume --interrupted` brings back);
+ * any other ended one is among the hidden. A state dir without an index yet
+ * (none started by this drover) has each older folder checked for the
+ * runner.json a live runner keeps instead — read-only, as list must be.
  */
 export async function loadRecentTasks(stateDir: string, last: number): Promise<RecentTasks> {
   const ids = taskIdsFast(stateDir)
+  const hints = liveHints(stateDir)
   const shown: RecordRead[] = []
+  const doneIds = new Set<number>()
   let skipped = 0
-  const take = async (id: number): Promise<RecordRead | null> => {
+  // Reads and reconciles one task; shows it unless `liveOnly` and it is done with.
+  const take = async (id: number, liveOnly = false): Promise<RecordRead | null> => {
     // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
     const read = readRecord(stateDir, id)
     // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is still filling: not a task.
@@ -62,7 +68,8 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
       return null
     }
     if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
-    shown.push(read)
+    if (read.ok && !meantToRun(read.record)) doneIds.add(id)
+    if (!liveOnly || !doneIds.has(id)) shown.push(read)
     return read
   }
   let ended = 0
@@ -71,10 +78,31 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
     const read = await take(ids[k])
     if (read && (!read.ok || isFinalStatus(read.record.status))) ended++
   }
-  const dir = tasksDir(stateDir) + path.sep
-  for (; k >= 0; k--) if (existsSync(`${dir}${ids[k]}${path.sep}runner.json`)) await take(ids[k])
+  const older = k >= 0 ? ids[k] : 0
+  if (hints !== null) {
+    for (const id of hints.sort((a, b) => a - b)) if (id <= older && listed(ids, id)) await take(id, true)
+  } else {
+    const dir = tasksDir(stateDir) + path.sep
+    for (; k >= 0; k--) if (existsSync(`${dir}${ids[k]}${path.sep}runner.json`)) await take(ids[k], true)
+  }
+  // Hints of tasks now ended or gone are dropped (under the task lock, best
+  // effort), so the index stays about as small as what runs.
+  for (const id of hints ?? []) if (doneIds.has(id) || !listed(ids, id)) await dropHintIfDone(stateDir, id)
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
+}
+
+/** Whether a sorted id list holds id (binary search: the list may hold 10,000). */
+function listed(ids: Float64Array, id: number): boolean {
+  let lo = 0
+  let hi = ids.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (ids[mid] === id) return true
+    if (ids[mid] < id) lo = mid + 1
+    else hi = mid - 1
+  }
+  return false
 }
 
 /**

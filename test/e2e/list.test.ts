@@ -4,7 +4,8 @@
 // newest ended ones, a count of the rest on stderr, everything for -q and --json.
 
 import {execa} from 'execa'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {ensureStateDir} from '../../src/core/statedir.js'
 import {taskPaths} from '../../src/core/store.js'
@@ -135,5 +136,23 @@ describe('list at scale', () => {
     const after = await drover(dir, ['list'])
     expect(after.stdout).toMatch(new RegExp(`^${live}\\s+lost\\s`, 'm'))
     expect(shownIds(after.stdout)).toEqual([live, ...ended.slice(-20)])
+  })
+
+  it('an old task started again shows while it runs; once stopped it is among the hidden again', async () => {
+    const dir = makeStateDir()
+    ensureStateDir(dir)
+    const old = await startOk(dir, ['--', node, fixture('sleeper.mjs')])
+    expect((await drover(dir, ['stop', String(old)])).exitCode).toBe(0)
+    const ended = Array.from({length: 25}, () => makeTask(dir, {status: 'succeeded'}))
+    const shownIds = async () => (await drover(dir, ['list'])).stdout.trimEnd().split('\n').slice(1).map((line) => Number(line.split(' ')[0]))
+    expect(await shownIds()).toEqual(ended.slice(-20))
+
+    expect((await drover(dir, ['start', String(old)])).exitCode).toBe(0)
+    expect(await shownIds()).toEqual([old, ...ended.slice(-20)])
+    expect(existsSync(path.join(dir, 'live', String(old)))).toBe(true)
+    expect((await drover(dir, ['stop', String(old)])).exitCode).toBe(0)
+    expect(await shownIds()).toEqual(ended.slice(-20))
+    // That list saw it done with and dropped its hint: the index holds what runs.
+    expect(readdirSync(path.join(dir, 'live'))).toEqual([])
   })
 })
