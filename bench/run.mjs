@@ -4,7 +4,7 @@
 
 import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {roundTrip, scale, start} from './lib/cli-cases.mjs'
+import {listView, roundTrip, scale, start} from './lib/cli-cases.mjs'
 import {drain} from './lib/drain.mjs'
 import {follow} from './lib/follow.mjs'
 import {memory} from './lib/memory.mjs'
@@ -14,7 +14,7 @@ import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
@@ -106,7 +106,7 @@ try {
 
 if (quick) notes.push('BENCH_QUICK=1: reduced sizes, so goals tied to a size (1,000 / 10,000 tasks) apply only where the size matches.')
 const settings = {
-  'runs per CLI case (BENCH_RUNS)': `${runs} (list at ${sizes.big.toLocaleString('en-US')} tasks: ${Math.max(3, Math.ceil(runs / 2))}), after one warm-up`,
+  'runs per CLI case (BENCH_RUNS)': `${runs} (list --json and list --all at ${sizes.big.toLocaleString('en-US')} tasks: ${Math.max(3, Math.ceil(runs / 2))}), after one warm-up`,
   'scale (BENCH_SCALE_TASKS)': `${sizes.big.toLocaleString('en-US')} tasks`,
   'throughput (BENCH_THROUGHPUT_MB, BENCH_THROUGHPUT_RUNS)': `${sizes.throughputMiB} MiB × ${sizes.throughputRuns} runs`,
   'follow latency (BENCH_FOLLOW_LINES)': `${sizes.followLines} lines`,

@@ -22,7 +22,7 @@ const STATUSES = [
   ['succeeded', 'the command exited by itself with code 0'],
   ['failed', 'the command exited by itself with another code or was ended by a signal, or could not be started'],
   ['stopped', 'stopped by `drover stop`; can be started again (`drover start ID`) or resumed'],
-  ['cancelled', 'aborted by `drover cancel`; final'],
+  ['cancelled', 'aborted by `drover cancel`; never resumed, but `drover start ID` runs it again as a new run'],
   ['drained', 'checkpointed by `drover drain`; `drover resume` continues it'],
   ['lost', 'the runner vanished without recording an end (reboot, kill -9); resumable when a checkpoint exists'],
 ]
@@ -46,6 +46,7 @@ const FILES = [
   ['STATE_DIR/tasks/ID/requests/', 'pending stop, cancel and drain requests, one file each, for the runner to act on'],
   ['STATE_DIR/tasks/ID/session/', 'the command\'s own resumable state (DROVER_SESSION_DIR)'],
   ['STATE_DIR/tasks/ID/runner.json', 'the live runner\'s identity: pid and process start time, so a recycled pid is never signalled'],
+  ['STATE_DIR/live/ID', 'an empty hint for each task that may be meant to run, so drover list finds them without opening every task folder'],
 ]
 
 const ENVIRONMENT = [

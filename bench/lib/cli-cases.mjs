@@ -1,10 +1,11 @@
 // The short-command cases: CLI round trip (`--version`, `list --json` at
-// growing sizes), `start` until recorded running, and scale (`start` and
-// `status` with many tasks present). Samples of every command in a case are
+// growing sizes), `start` until recorded running, scale (`start` and
+// `status` with many tasks present), and the table a person types (`list`). Samples of every command in a case are
 // interleaved round by round, so a burst of load elsewhere hits all alike.
 
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
+import {writeFinalTasks} from './records.mjs'
 import {row, skipped} from './report.mjs'
 import {BIN, drover, envFor, summary, timed, timeRun, waitFor} from './util.mjs'
 
@@ -171,5 +172,36 @@ export async function scale(ctx) {
   return [
     row(`scale: \`start -- true\` with ${n} tasks present`, s.startBig.median, 'with none', s.startEmpty.median, 'ms', goal),
     row(`scale: \`status <id>\` with ${n} tasks present`, s.statusBig.median, 'with none', s.statusEmpty.median, 'ms', goal),
+  ]
+}
+
+/**
+ * The table a person types, piped (stdout captured): `list --all` must cost
+ * about what `list --json` does (the table is linear), and the default view
+ * (live tasks and the newest ended ones) at the big size about what it costs
+ * at 100 tasks.
+ */
+export async function listView(ctx) {
+  const {dirs, runs} = ctx
+  const big = dirs.big()
+  const hundred = dirs.fresh('list-100')
+  writeFinalTasks(hundred, 100)
+  checkGenerated(hundred, 100)
+  const heavyRuns = Math.max(3, Math.ceil(runs / 2))
+  const s = await interleaved(
+    {
+      json: timeDrover(big, ['list', '--json']),
+      all: timeDrover(big, ['list', '--all']),
+      viewBig: timeDrover(big, ['list']),
+      view100: timeDrover(hundred, ['list']),
+    },
+    runs,
+    (name) => (name === 'json' || name === 'all' ? heavyRuns : runs),
+  )
+  const n = ctx.sizes.big.toLocaleString('en-US')
+  const atTenThousand = ctx.sizes.big === 10_000
+  return [
+    row(`list: \`list --all\` (table, piped), ${n} tasks`, s.all.median, `\`list --json\`, ${n} tasks`, s.json.median, 'ms', atTenThousand ? {maxRatio: 1.5} : null),
+    row(`list: \`list\` (default view), ${n} tasks`, s.viewBig.median, '`list`, 100 tasks', s.view100.median, 'ms', atTenThousand ? {maxRatio: 1.2} : null),
   ]
 }

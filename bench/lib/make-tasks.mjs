@@ -49,6 +49,8 @@ export function makeEndedTasks(stateDir, count, {from = 1, outputBytes = 2048} =
   const tasks = path.join(stateDir, 'tasks')
   mkdirSync(tasks, {recursive: true, mode: 0o700})
   mkdirSync(path.join(stateDir, 'locks'), {recursive: true, mode: 0o700})
+  // The live index drover keeps (src/core/live-index.ts): empty, as every task here has ended.
+  mkdirSync(path.join(stateDir, 'live'), {recursive: true, mode: 0o700})
   const output = 'working on it\n'.repeat(Math.ceil(outputBytes / 14)).slice(0, outputBytes)
   const start = Date.now() - (count + 60) * 60_000
   for (let id = from; id < from + count; id++) {

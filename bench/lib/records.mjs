@@ -72,6 +72,8 @@ export function writeFinalTasks(stateDir, count, from = 1) {
   const tasks = path.join(stateDir, 'tasks')
   mkdirSync(tasks, {recursive: true, mode: 0o700})
   mkdirSync(path.join(stateDir, 'locks'), {recursive: true, mode: 0o700})
+  // The live index drover keeps (src/core/live-index.ts): empty, as every task here has ended.
+  mkdirSync(path.join(stateDir, 'live'), {recursive: true, mode: 0o700})
   for (let id = from; id < from + count; id++) {
     const dir = path.join(tasks, String(id))
     mkdirSync(dir, {mode: 0o700})

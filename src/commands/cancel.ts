@@ -4,8 +4,8 @@ import {selectTasks} from '../core/select.js'
 import {controlAll, controlExitCode, printControlReport, type ControlReport} from '../render/control-report.js'
 
 export default class Cancel extends BaseCommand {
-  static override summary = 'Abort tasks now; cancelled tasks are final.'
-  static override description = `Sends SIGTERM to each task's whole process tree and SIGKILL 2 s later. The final status is "cancelled": the task cannot be started again or resumed (use stop for that). A task that is still starting is cancelled before its command runs. Acts at once on every task given, and by default waits for the final status; Ctrl-C ends the wait, not the cancel (exit 130).`
+  static override summary = 'Abort tasks now; cancelled tasks are never resumed.'
+  static override description = `Sends SIGTERM to each task's whole process tree and SIGKILL 2 s later. The final status is "cancelled": neither resume nor resume --interrupted brings the task back (use stop to pause work you mean to continue); start ID still runs it again from the start, as a new run. A task that is still starting is cancelled before its command runs. Acts at once on every task given, and by default waits for the final status; Ctrl-C ends the wait, not the cancel (exit 130).`
 
   static override examples = [
     {description: 'Abort a runaway agent', command: '<%= config.bin %> cancel 5'},
@@ -29,7 +29,7 @@ export default class Cancel extends BaseCommand {
     const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'cancel'})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
     const report = await controlAll(stateDir, selection, {kind: 'cancel', graceMs: 0}, {wait: flags.wait, progress, verb: 'cancelling'})
-    if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress})
+    if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'cancel'})
     process.exitCode = controlExitCode(report, flags.wait)
     return report
   }

@@ -61,7 +61,7 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     )
     const drained: DrainReport = {...report, results: report.results.map((r) => withCheckpoint(stateDir, r, this.config.bin))}
     if (!this.jsonEnabled()) {
-      printControlReport(report, {quiet: flags.quiet, printed: progress})
+      printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'drain'})
       if (!flags.quiet) for (const r of drained.results) if (r.checkpoint) process.stdout.write(`  ${checkpointLine(r)}\n`)
     }
     process.exitCode = controlExitCode(report, true)

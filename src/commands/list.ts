@@ -1,72 +1,72 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
 import {usageError} from '../core/errors.js'
-import {formatDuration} from '../core/parse.js'
-import {isFinalStatus, TASK_STATUSES} from '../core/record.js'
-import {loadTasks} from '../core/tasks.js'
-import {painter, statusStyle} from '../render/color.js'
-import {renderTable} from '../render/table.js'
-import {commandLine, readJson, type CorruptTaskJson, type TaskJson} from '../render/task-json.js'
-import {shortTime} from '../render/time.js'
+import {TASK_STATUSES} from '../core/record.js'
+import type {RecordRead} from '../core/store.js'
+import {DEFAULT_LAST, loadRecentTasks, loadTasks, newestEnded} from '../core/tasks.js'
+import {renderTaskTable} from '../render/list-view.js'
+import {readJson, type CorruptTaskJson, type TaskJson} from '../render/task-json.js'
 
 const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
 
 export default class List extends BaseCommand {
-  static override summary = 'List tasks, oldest first.'
-  static override description = `Shows every task in the state dir with its status as it truly is: a task whose runner vanished is shown as lost, never as a stale running. A task.json that cannot be read is listed as corrupt and the rest are still shown.
+  static override summary = 'List the live tasks and the newest ended ones, oldest first.'
+  static override description = `Shows tasks with their status as it truly is: a task whose runner vanished is shown as lost, never as a stale running; an ended task shows how it ended (failed (3), stopped, failed (timeout) …). A task.json that cannot be read is listed as corrupt and the rest are still shown.
+
+The table shows every live task and the ${DEFAULT_LAST} newest ended ones; a line on stderr counts the ones left out. --last N shows N ended ones, --all every task. -q and --json list every task unless --last is given, so scripts see them all.
+
+On a terminal the table fits its width: long names and commands are cut with …, and on a narrow one the PID, RUNTIME and STARTED columns go. Piped, every value is whole.
 
 --status takes statuses separated by commas, plus "active" (starting, running, stopping) and "final" (every ended status).`
 
   static override examples = [
-    {description: 'Everything', command: '<%= config.bin %> list'},
+    {description: 'What runs now, and what just ended', command: '<%= config.bin %> list'},
+    {description: 'Every task', command: '<%= config.bin %> list --all'},
     {description: 'Ids of running tasks, for a script', command: '<%= config.bin %> list --status running -q'},
     {description: 'Failed tasks as JSON', command: '<%= config.bin %> list --status failed,lost --json'},
   ]
 
   static override flags = {
     status: Flags.string({description: `only tasks with these statuses (comma-separated: ${FILTERABLE.join(', ')})`, multiple: true}),
-    quiet: Flags.boolean({char: 'q', description: 'print only the ids, one per line'}),
-    'show-env': Flags.boolean({description: 'show -e values whose names look secret (hidden as *** by default)'}),
+    all: Flags.boolean({char: 'a', description: 'show every task, not only the live and the newest ended ones'}),
+    last: Flags.integer({description: `show the live tasks and the N newest ended ones (default ${DEFAULT_LAST} in the table, all with -q and --json)`, min: 0}),
+    quiet: Flags.boolean({char: 'q', description: 'print only the ids, one per line (every task unless --last)'}),
+    'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
 
   async run(): Promise<ListResult> {
     const {flags} = await this.parse(List)
+    if (flags.all && flags.last !== undefined) throw usageError('give --all or --last N, not both')
     const wanted = parseStatusFilter(flags.status)
     const stateDir = await this.openStateDir(flags['state-dir'])
-    const tasks = (await loadTasks(stateDir))
-      .map((read) => readJson(read, {showEnv: flags['show-env']}))
-      .filter((task) => wanted === null || wanted.has(task.status))
+    // What scripts read (-q, --json) stays complete unless they ask for less.
+    const forScripts = this.jsonEnabled() || flags.quiet
+    const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_LAST))
+    let reads: RecordRead[]
+    let hidden = 0
+    if (last !== null && wanted === null) {
+      ;({reads, hidden} = await loadRecentTasks(stateDir, last))
+    } else {
+      reads = await loadTasks(stateDir)
+      if (wanted !== null) reads = reads.filter((read) => wanted.has(read.ok ? read.record.status : 'corrupt'))
+      if (last !== null) ({reads, hidden} = newestEnded(reads, last))
+    }
+    const tasks = reads.map((read) => readJson(read, {showEnv: flags['show-env']}))
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
       if (tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
       return tasks
     }
-    if (tasks.length === 0) {
-      if (process.stdout.isTTY) this.note('no tasks')
-      return tasks
+    if (tasks.length > 0) {
+      const width = process.stdout.isTTY ? process.stdout.columns : undefined
+      process.stdout.write(renderTaskTable(tasks, {color: this.color(flags.color), width}) + '\n')
+    } else if (hidden === 0) {
+      this.note(wanted === null ? 'no tasks' : `no tasks with status ${[...(flags.status ?? [])].join(',')}`)
     }
-    const paint = painter(this.color(flags.color))
-    const rows = tasks.map((task) => {
-      const style = statusStyle(task.status)
-      const status = style ? paint(style, task.status) : task.status
-      if (task.status === 'corrupt') return [String(task.id), '', status, '', '', '', (task as CorruptTaskJson).error]
-      const t = task as TaskJson
-      const runtime = t.runtimeMs
-      return [
-        String(t.id),
-        t.name ?? '',
-        status,
-        t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : '',
-        t.startedAt ? shortTime(t.startedAt) : '',
-        runtime === null ? '' : formatDuration(runtime),
-        commandLine(t),
-      ]
-    })
-    const headers = ['ID', 'NAME', 'STATUS', 'PID', 'STARTED', 'RUNTIME', 'COMMAND']
-    const width = process.stdout.isTTY ? process.stdout.columns : undefined
-    process.stdout.write((await renderTable(headers.map((header) => ({header, flexible: header === 'COMMAND'})), rows, width)) + '\n')
+    // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
+    if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)
     return tasks
   }
 }

@@ -23,7 +23,7 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
-With a task id or name instead of a command, starts that stopped, failed or lost task again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
+With a task id or name instead of a command, starts that ended task (succeeded, failed, stopped, cancelled, drained or lost) again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
 
   static override examples = [
     {description: 'Run a Claude Code agent in the background', command: '<%= config.bin %> start --name fix-tests -- claude -p "make the tests pass" --output-format stream-json --verbose'},

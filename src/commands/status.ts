@@ -28,7 +28,7 @@ With --wait, waits until the task reaches a final status and exits with the task
   static override flags = {
     wait: Flags.boolean({char: 'w', description: "wait for the task to end and exit with its exit code"}),
     lines: Flags.integer({char: 'n', description: 'output lines to show for a failed task', default: 10, min: 0}),
-    'show-env': Flags.boolean({description: 'show -e values whose names look secret'}),
+    'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
 
   async run(): Promise<TaskDetailJson> {

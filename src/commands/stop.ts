@@ -37,7 +37,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
     const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'stop'})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
     const report = await controlAll(stateDir, selection, {kind: 'stop', graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, progress, verb: 'stopping'})
-    if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress})
+    if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'stop'})
     process.exitCode = controlExitCode(report, flags.wait)
     return report
   }

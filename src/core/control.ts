@@ -7,6 +7,7 @@ import {acquireLock, taskLockPath} from './lock.js'
 import {isSameProcess} from './platform.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from './process-tree.js'
 import {reconcile, runnerState} from './reconcile.js'
+import {describeOutcome} from './outcome.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from './record.js'
 import {dropRequest, type NewRequest} from './requests.js'
 import {planFor, stopReason} from './stop-plan.js'
@@ -70,11 +71,11 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
   if (!isFinalStatus(ended.status)) {
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
   }
-  return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${outcome(ended)}`})
+  return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${outcomeText(ended)}`})
 }
 
 function finalMessage(record: TaskRecord): string {
-  return `task ${record.id} already ended: ${outcome(record)}${strangerNote(record)}`
+  return `task ${record.id} already ended: ${outcomeText(record)}${strangerNote(record)}`
 }
 
 /** A lost task's recorded pid now naming someone else's process is worth saying: it was left alone. */
@@ -84,8 +85,8 @@ function strangerNote(record: TaskRecord): string {
   return stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
 }
 
-// "drained (drained)" says nothing twice: the reason is shown only when it adds to the status.
-const outcome = (record: TaskRecord) => (record.reason && record.reason !== record.status ? `${record.status} (${record.reason})` : record.status)
+// "stopped (stopped by request)" says it twice: the reason is shown for what it adds to the status.
+const outcomeText = (record: TaskRecord) => describeOutcome(record.status, record.reason)
 
 function processExists(pid: number): boolean {
   try {
@@ -163,7 +164,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
     writeRecord(stateDir, next)
     appendEvent(paths, {event: 'exit', run: next.runs.length, status: next.status, reason})
     safeUnlink(paths.control)
-    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${next.status} (${reason})`})
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${outcomeText(next)}`})
   } finally {
     release()
   }

@@ -4,6 +4,7 @@
 
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from './errors.js'
+import {markLive} from './live-index.js'
 import {startRunner} from './runner-process.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from './lock.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
@@ -83,6 +84,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   const record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
   try {
+    markLive(stateDir, id)
     createTaskLayout(paths)
     writeRecord(stateDir, record)
   } catch (error) {
@@ -208,6 +210,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     // the new runner writes its own, reconcile would read the dead identity and
     // finalise the run still starting as lost (and the new runner then fail).
     safeUnlink(taskPaths(stateDir, id).runner)
+    markLive(stateDir, id)
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
   } finally {

@@ -269,8 +269,9 @@ export function encodeRecord(record: TaskRecord): string {
 }
 
 // The moves a record may make. Final statuses may only go back to `starting`
-// (a restart or resume opens a new run); `lost` may additionally be corrected
-// to a real outcome by whoever stops the orphaned worker.
+// (a restart or resume opens a new run; resume itself refuses a cancelled
+// task); `lost` may additionally be corrected to a real outcome by whoever
+// stops the orphaned worker.
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
   starting: ['running', 'stopping', 'failed', 'cancelled', 'stopped', 'lost'],
   running: ['stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
@@ -278,7 +279,7 @@ const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
   succeeded: ['starting'],
   failed: ['starting'],
   stopped: ['starting'],
-  cancelled: [],
+  cancelled: ['starting'],
   drained: ['starting'],
   lost: ['starting', 'stopped', 'cancelled', 'drained', 'failed'],
 }

@@ -111,7 +111,9 @@ export function controlExitCode(report: ControlReport, waited: boolean): number 
   return 0
 }
 
-export function printControlReport(report: ControlReport, opts: {quiet?: boolean; printed: boolean}): void {
+/** Results on stdout, problems on stderr; "no tasks to stop" (the one spelling of nothing) when --all found none. */
+export function printControlReport(report: ControlReport, opts: {quiet?: boolean; printed: boolean; verb: string}): void {
   if (!opts.printed && !opts.quiet) for (const r of report.results) process.stdout.write(`${r.message}\n`)
+  if (!opts.quiet && report.results.length === 0 && report.missing.length === 0) process.stderr.write(`no tasks to ${opts.verb}\n`)
   for (const m of report.missing) process.stderr.write(`drover: no such task: ${m.id}\n`)
 }

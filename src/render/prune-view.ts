@@ -12,23 +12,27 @@ export const PROGRESS_THRESHOLD = 50
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-export function pruneLines(result: PruneResult, paint: Paint, opts: {perTask: boolean}): string[] {
-  const lines: string[] = []
+/** One line per task removed (or that would be), shared with `rm`. */
+export function removedLines(result: PruneResult, paint: Paint): string[] {
   const verb = result.dryRun ? 'would remove' : 'removed'
-  if (opts.perTask) {
-    for (const task of result.removed) {
-      const style = statusStyle(task.status)
-      const status = style ? paint(style, task.status) : task.status
-      const name = task.name ? ` (${task.name})` : ''
-      lines.push(`${verb} task ${task.id}${name}: ${status}, ended ${shortTime(task.endedAt)}, ${formatBytes(task.bytes)}`)
-    }
-  }
+  return result.removed.map((task) => {
+    const style = statusStyle(task.status)
+    const status = style ? paint(style, task.status) : task.status
+    const name = task.name ? ` (${task.name})` : ''
+    const ended = task.endedAt ? `, ended ${shortTime(task.endedAt)}` : ''
+    return `${verb} task ${task.id}${name}: ${status}${ended}, ${formatBytes(task.bytes)}`
+  })
+}
+
+export function pruneLines(result: PruneResult, paint: Paint, opts: {perTask: boolean}): string[] {
+  const lines: string[] = opts.perTask ? removedLines(result, paint) : []
   for (const skip of result.skipped) lines.push(paint('dim', `kept task ${skip.id}: ${skip.reason}`))
+  for (const bad of result.corrupt) lines.push(`kept corrupt task ${bad.id} (--include-corrupt removes it): ${bad.error}`)
   if (result.debris.length > 0) {
     lines.push(`${result.dryRun ? 'would clear' : 'cleared'} ${plural(result.debris.length, 'leftover')} in tasks/: ${result.debris.join(', ')}`)
   }
   const kept = `${plural(result.kept, 'task')} kept`
-  if (result.removed.length === 0) lines.push(`nothing to prune; ${kept}`)
+  if (result.removed.length === 0) lines.push(`no tasks to prune; ${kept}`)
   else if (result.dryRun) {
     lines.push(`dry run: would remove ${plural(result.removed.length, 'task')}, reclaiming ${formatBytes(result.bytesReclaimed)}; ${kept}; nothing was changed`)
   } else lines.push(`removed ${plural(result.removed.length, 'task')}, reclaimed ${formatBytes(result.bytesReclaimed)}; ${kept}`)

@@ -3,12 +3,15 @@
 
 import {closeSync, openSync, readSync, fstatSync} from 'node:fs'
 import {tailOffset} from '../core/follow.js'
+import {describeOutcome, reasonDetail} from '../core/outcome.js'
 import {formatBytes, formatDuration} from '../core/parse.js'
+import {isFinalStatus} from '../core/record.js'
 import {fileSize} from '../core/store.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
 import type {AgentUsage} from '../core/record.js'
 import {commandLine, escapeControls, quoteArg, type TaskDetailJson} from './task-json.js'
+import {localTime, timeWithAge} from './time.js'
 
 function readTail(file: string, lines: number): string {
   if (lines <= 0) return ''
@@ -56,10 +59,11 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('id', String(task.id))
   add('name', task.name)
   add('status', style ? paint(style, task.status) : task.status)
-  add('reason', task.reason)
+  add('reason', reasonDetail(task.status, task.reason))
   if (task.exitCode !== null) add('exit code', String(task.exitCode))
   add('signal', task.signal)
-  add('desired', task.desired)
+  // What an ended task was meant to do next is resume's business, not news.
+  if (!isFinalStatus(task.status)) add('desired', task.desired)
   add('command', commandLine(task))
   if (task.shell !== null) add('argv', task.command.map(quoteArg).join(' '))
   add('cwd', task.cwd)
@@ -70,9 +74,9 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     const state = task.workerAlive ? 'alive' : 'gone'
     add('pid', `${task.pid} (worker ${state}${task.runnerAlive ? ', runner alive' : ''})`)
   }
-  add('created', task.createdAt)
-  add('started', task.startedAt)
-  add('ended', task.endedAt)
+  add('created', timeWithAge(task.createdAt))
+  if (task.startedAt) add('started', timeWithAge(task.startedAt))
+  if (task.endedAt) add('ended', timeWithAge(task.endedAt))
   if (task.runtimeMs !== null) add('runtime', formatDuration(task.runtimeMs))
   const p = task.policies
   const policies = [
@@ -91,12 +95,12 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (task.checkpoint) {
     const c = task.checkpoint
     const how = `${c.mode === 'safe-point' ? 'signalled at a safe point' : c.mode}${c.tookMs !== null ? ` after ${formatDuration(c.tookMs)}` : ''}`
-    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}, drain ${how}, at ${c.at}`)
+    add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}, drain ${how}, at ${localTime(c.at)}`)
   }
   if (task.resume) add('resume', task.resume)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)
   if (task.runs.length > 1) {
-    add('runs', task.runs.map((r) => `#${r.run} ${r.status}${r.resumed ? ' (resume)' : ''}${r.reason ? ` — ${r.reason}` : ''}`).join('; '))
+    add('runs', task.runs.map((r) => `#${r.run}${r.resumed ? ' resumed' : ''} ${describeOutcome(r.status, r.reason)}`).join('; '))
   }
   const size = fileSize(task.paths.output)
   add('output', `${task.paths.output}${size !== null ? ` (${formatBytes(size)})` : ''}`)

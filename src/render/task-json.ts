@@ -1,23 +1,33 @@
-// The stable --json shapes of a task, and the redaction of secrets in what
-// drover shows. Human views render from these same objects.
+// The stable --json shapes of a task, and the masking of secrets in what
+// drover shows. Human views render from these same objects, so they mask alike.
 
 import {resumeRefusal, wasInterrupted} from '../core/resumable.js'
 import type {RecordRead} from '../core/store.js'
 import {taskPaths, type TaskPaths} from '../core/store.js'
 import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../core/record.js'
 
-// Keys whose values are shown as *** unless --show-env: API keys, tokens,
-// secrets and passwords are what people pass to agents with -e.
-const SECRET_KEY = /(_KEY$|^KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_AUTH$|^AUTH_)/i
-
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key)
-}
-
+// Every -e value is shown as *** unless --show-env: drover cannot tell a
+// secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
+// so it does not try. Names stay visible.
 export function redactEnv(env: Record<string, string>, show = false): Record<string, string> {
   if (show) return {...env}
-  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, isSecretKey(k) ? '***' : v]))
+  return Object.fromEntries(Object.keys(env).map((k) => [k, '***']))
 }
+
+// scheme://user:password@ — the password part; also a bare token in an http(s)
+// URL's user part (https://<token>@host), the way git remotes carry them.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*)(:[^\s/?#@]*)?@/gi
+
+/** `postgres://u:pw@h/db` → `postgres://u:***@h/db`, wherever URLs appear in the text. */
+export function maskUrlCredentials(text: string): string {
+  if (!text.includes('://')) return text
+  return text.replace(URL_USERINFO, (match, scheme: string, user: string, password: string | undefined) => {
+    if (password !== undefined) return `${scheme}${user}:***@`
+    return user !== '' && /^https?:\/\/$/i.test(scheme) ? `${scheme}***@` : match
+  })
+}
+
+const maskArgv = (argv: string[], show: boolean) => (show ? argv : argv.map(maskUrlCredentials))
 
 export interface TaskJson {
   id: number
@@ -56,7 +66,9 @@ export function runtimeMs(record: TaskRecord, now = Date.now()): number | null {
   return Math.max(0, end - Date.parse(record.startedAt))
 }
 
+/** `showEnv` reveals what is masked by default: -e values and credentials in URLs of the command line. */
 export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): TaskJson {
+  const show = opts.showEnv ?? false
   return {
     id: record.id,
     name: record.name,
@@ -66,17 +78,17 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): Ta
     exitCode: record.exitCode,
     signal: record.signal,
     pid: record.worker?.pid ?? null,
-    command: record.command,
-    shell: record.shell,
+    command: maskArgv(record.command, show),
+    shell: record.shell === null || show ? record.shell : maskUrlCredentials(record.shell),
     cwd: record.cwd,
-    env: redactEnv(record.env, opts.showEnv),
+    env: redactEnv(record.env, show),
     agent: record.agent,
     createdAt: record.createdAt,
     startedAt: record.startedAt,
     endedAt: record.endedAt,
     runtimeMs: runtimeMs(record),
     run: record.runs.length,
-    runs: record.runs,
+    runs: show ? record.runs : record.runs.map((run) => (run.command ? {...run, command: maskArgv(run.command, false)} : run)),
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,

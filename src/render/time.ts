@@ -1,11 +1,38 @@
-// Timestamps for tables: the time of day for today, the date otherwise.
+// The one time style of the human views: local time, 24-hour, dates written
+// year first; relative ("5m ago") beside it where a person asks "how long
+// ago?" (status). JSON always carries the ISO UTC strings of the record.
 
 const pad = (n: number) => String(n).padStart(2, '0')
+const dateOf = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+const clockOf = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
 
+/** For table cells: the time of day for today, else the date and minute. */
 export function shortTime(iso: string, now = new Date()): string {
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return iso
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
-  if (d.toDateString() === now.toDateString()) return time
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+  const today = d.getDate() === now.getDate() && d.getMonth() === now.getMonth() && d.getFullYear() === now.getFullYear()
+  if (today) return clockOf(d)
+  return `${dateOf(d)} ${clockOf(d).slice(0, 5)}`
+}
+
+/** "2025-06-01 14:03:07", local. */
+export function localTime(iso: string): string {
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? iso : `${dateOf(d)} ${clockOf(d)}`
+}
+
+/** "just now", "42s ago", "5m ago", "3h ago", "12d ago" (or "in …" for a clock skewed ahead). */
+export function relativeTime(iso: string, now = Date.now()): string {
+  const ms = now - Date.parse(iso)
+  if (Number.isNaN(ms)) return ''
+  const s = Math.round(Math.abs(ms) / 1000)
+  if (s < 2) return 'just now'
+  const amount = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m` : s < 86_400 ? `${Math.floor(s / 3600)}h` : `${Math.floor(s / 86_400)}d`
+  return ms >= 0 ? `${amount} ago` : `in ${amount}`
+}
+
+/** "2025-06-01 14:03:07 (5m ago)": the full local time with how long ago it was. */
+export function timeWithAge(iso: string, now = Date.now()): string {
+  const age = relativeTime(iso, now)
+  return age ? `${localTime(iso)} (${age})` : localTime(iso)
 }

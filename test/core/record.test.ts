@@ -122,6 +122,7 @@ describe('transitions', () => {
     ['stopping', 'drained'],
     ['lost', 'stopped'],
     ['failed', 'starting'],
+    ['cancelled', 'starting'],
   ]
   const illegal: [TaskStatus, TaskStatus][] = [
     ['starting', 'succeeded'],
@@ -133,7 +134,6 @@ describe('transitions', () => {
     ['succeeded', 'running'],
     ['failed', 'succeeded'],
     ['stopped', 'running'],
-    ['cancelled', 'starting'],
     ['cancelled', 'running'],
     ['drained', 'running'],
     ['lost', 'running'],
@@ -159,7 +159,8 @@ describe('transitions', () => {
         expect(to === 'starting' || from === 'lost').toBe(true)
       }
     }
-    expect(canTransition('cancelled', 'starting')).toBe(false)
+    // A cancelled task, too, may be started again as a new run (`start ID`).
+    expect(canTransition('cancelled', 'starting')).toBe(true)
   })
 
   it('stamps start and end times and keeps the current run in step', () => {

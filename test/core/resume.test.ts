@@ -50,7 +50,7 @@ describe('resumeRefusal', () => {
   })
 
   it('refuses a cancelled task even when it has a session', () => {
-    expect(resumeRefusal(task('claude', 'cancelled', {sessionId: 's1'}))).toMatch(/^task 7 was cancelled; cancelled tasks are final/)
+    expect(resumeRefusal(task('claude', 'cancelled', {sessionId: 's1'}))).toBe('task 7 was cancelled, so it is not resumed; to run it again from the start: drover start 7')
   })
 
   it('refuses an agent task that never reported a session id', () => {

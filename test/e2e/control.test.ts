@@ -361,7 +361,7 @@ describe('when the runner is gone', () => {
 })
 
 describe('cancel', () => {
-  it('SIGTERM to the tree, SIGKILL after 2 s; cancelled is final', async () => {
+  it('SIGTERM to the tree, SIGKILL after 2 s; said without repeating itself; start ID runs it again', async () => {
     const dir = makeStateDir()
     const id = await startListener(dir, 'never')
     const pid = readTask(dir, id).worker.pid
@@ -369,13 +369,15 @@ describe('cancel', () => {
     const run = await drover(dir, ['cancel', String(id)])
     expect(Date.now() - began).toBeGreaterThanOrEqual(2000)
     expect(run.exitCode, run.stderr).toBe(0)
-    expect(run.stdout).toMatch(new RegExp(`^task ${id} cancelled \\(cancelled by request, killed after 2(\\.\\d)? s\\)$`, 'm'))
+    expect(run.stdout).toMatch(new RegExp(`^task ${id} cancelled \\(by request, killed after 2(\\.\\d)? s\\)$`, 'm'))
     expect(readTask(dir, id)).toMatchObject({status: 'cancelled', desired: 'stopped'})
     expect(isAlive(pid)).toBe(false)
+    // A cancel ends the run for good (resume refuses it), not the task: start ID is a new run.
+    expect((await drover(dir, ['resume', String(id)])).exitCode).toBe(4)
     const again = await drover(dir, ['start', String(id)])
-    expect(again.exitCode).toBe(4)
-    expect(again.stderr).toMatch(/cancelled/)
-    expect(readTask(dir, id).runs).toHaveLength(1)
+    expect([again.exitCode, again.stderr]).toEqual([0, ''])
+    expect(again.stdout.trim()).toBe(String(id))
+    expect(readTask(dir, id)).toMatchObject({status: 'running', desired: 'running', runs: [{status: 'cancelled'}, {status: 'running', resumed: false}]})
   })
 
   it('a task still starting is cancelled before its command ever runs', async () => {

@@ -4,7 +4,7 @@
 
 import {execa} from 'execa'
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {acquireLock, stateLockPath} from '../../src/core/lock.js'
@@ -101,7 +101,7 @@ describe('prune rules on real tasks', () => {
     expect(isAlive(runnerPid)).toBe(true)
     // Nothing left to do: exit 0, and silence with -q.
     const idle = await drover(dir, ['prune', '--older-than', '0s'])
-    expect([idle.exitCode, idle.stdout]).toEqual([0, 'nothing to prune; 1 task kept'])
+    expect([idle.exitCode, idle.stdout]).toEqual([0, 'no tasks to prune; 1 task kept'])
     expect(await drover(dir, ['prune', '--older-than', '0s', '-q'])).toMatchObject({exitCode: 0, stdout: '', stderr: ''})
   })
 
@@ -118,6 +118,7 @@ describe('prune rules on real tasks', () => {
       errors: [],
       bytesReclaimed: result.removed[0].bytes,
       debris: [],
+      corrupt: [],
     })
     expect(result.bytesReclaimed).toBeGreaterThan(100)
   })
@@ -136,6 +137,60 @@ describe('prune rules on real tasks', () => {
     } finally {
       release()
     }
+  })
+})
+
+describe('prune and corrupt records', () => {
+  /** Two ended tasks, one corrupt record, one folder whose task.json went missing long ago. */
+  function corruptMix(dir: string) {
+    ensureStateDir(dir)
+    const ok = makeTask(dir, {status: 'failed', endedAt: '2020-01-01T00:00:00.000Z'})
+    const torn = makeTask(dir, {status: 'succeeded', endedAt: '2020-01-02T00:00:00.000Z'})
+    writeFileSync(taskPaths(dir, torn).record, '{"schemaVersion": 1, "id": ')
+    const empty = makeTask(dir, {status: 'succeeded', endedAt: '2020-01-03T00:00:00.000Z'})
+    rmSync(taskPaths(dir, empty).record)
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(taskPaths(dir, empty).dir, old, old)
+    const young = makeTask(dir, {status: 'succeeded'})
+    rmSync(taskPaths(dir, young).record) // what a concurrent start looks like a moment before it writes task.json
+    return {ok, torn, empty, young}
+  }
+
+  it('are reported, human and JSON, and kept by every rule', async () => {
+    const dir = makeStateDir()
+    const t = corruptMix(dir)
+    const listed = json(await drover(dir, ['list', '--json']))
+    expect(listed.map((x: any) => [x.id, x.status])).toEqual([[t.ok, 'failed'], [t.torn, 'corrupt'], [t.empty, 'corrupt']])
+
+    const text = await drover(dir, ['prune', '--older-than', '0s', '--max-total-size', '0'])
+    expect(text.exitCode, text.stderr).toBe(0)
+    expect(text.stdout).toContain(`kept corrupt task ${t.torn} (--include-corrupt removes it): task.json is corrupt: not valid JSON`)
+    expect(text.stdout).toContain(`kept corrupt task ${t.empty} (--include-corrupt removes it): task.json is missing`)
+    expect(text.stdout).toMatch(/removed 1 task, reclaimed .*; 3 tasks kept$/)
+    expect(taskDirs(dir)).toEqual([t.torn, t.empty, t.young].map(String))
+
+    const asJson = await pruneJson(dir, ['--keep', '0'])
+    expect(asJson.corrupt).toEqual([
+      {id: t.torn, error: expect.stringContaining('not valid JSON')},
+      {id: t.empty, error: 'task.json is missing'},
+    ])
+    expect(asJson.removed).toEqual([])
+    expect(taskDirs(dir)).toEqual([t.torn, t.empty, t.young].map(String))
+  })
+
+  it('go only with --include-corrupt (alone or beside rules); a dry run first changes nothing', async () => {
+    const dir = makeStateDir()
+    const t = corruptMix(dir)
+    const before = snapshot(dir)
+    const dry = await pruneJson(dir, ['--include-corrupt', '--dry-run'])
+    expect(dry.removed.map((r: any) => [r.id, r.status, r.endedAt])).toEqual([[t.torn, 'corrupt', null], [t.empty, 'corrupt', null]])
+    expect(snapshot(dir)).toEqual(before)
+
+    const text = await drover(dir, ['prune', '--include-corrupt'])
+    expect(text.exitCode, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(new RegExp(`^removed task ${t.torn}: corrupt, [\\d.]+ (B|KiB)$`, 'm'))
+    // The ended task is no rule's pick, and the folder being created is nobody's to remove.
+    expect(taskDirs(dir)).toEqual([t.ok, t.young].map(String))
   })
 })
 

@@ -1,5 +1,5 @@
-// Security: private modes even under umask 000, secrets in -e values hidden from every
-// view, commands never handed to a shell, and symlinks planted in the state dir (task
+// Security: private modes even under umask 000, every -e value and URL credential masked
+// in every view, commands never handed to a shell, and symlinks planted in the state dir (task
 // folders, control files, request files and folders) never followed — nor strangers signalled.
 
 import {execa} from 'execa'
@@ -76,51 +76,65 @@ describe('permissions', () => {
   })
 })
 
-describe('secrets in -e values', () => {
-  const secrets: Record<string, string> = {
+describe('secrets in -e values and URLs', () => {
+  // Every -e value is masked, whatever its name: drover cannot tell DB_PASS or AUTH
+  // from a harmless setting, and names that look harmless hold secrets too.
+  const env: Record<string, string> = {
     OPENAI_API_KEY: 'sk-one-1111',
-    GITHUB_TOKEN: 'gh-two-2222',
-    access_token_x: 'lower-three-3333',
-    CLIENT_SECRET_VALUE: 'cs-four-4444',
-    DB_PASSWORD: 'pw-five-5555',
+    GITHUB_PAT: 'gh-two-2222',
+    DB_PASS: 'pw-three-3333',
+    PRIVATE_KEY_PEM: '-----BEGIN-four-4444',
+    AUTH: 'basic-five-5555',
+    DATABASE_URL: 'postgres://app:url-six-6666@db.internal/prod',
+    PLAIN: 'visible-7777',
   }
-  const plain = {PLAIN: 'visible-6666', MONKEY: 'banana-7777'}
+  const urlArg = 'postgres://u:pw-eight-8888@h/db'
+  const tokenArg = 'https://tok-nine-9999@example.com/repo.git'
+  const secretValues = [...Object.values(env), 'pw-eight-8888', 'tok-nine-9999']
+  const masked = Object.fromEntries(Object.keys(env).map((k) => [k, '***']))
 
-  it('are *** in list, status and every --json unless --show-env; the record keeps them, 0600', {timeout: 90_000}, async () => {
+  it('are *** in every view (list, status, start/list/status --json) unless --show-env; the record keeps them, 0600', {timeout: 90_000}, async () => {
     const dir = makeStateDir()
-    const env = [...Object.entries(secrets), ...Object.entries(plain)].flatMap(([k, v]) => ['-e', `${k}=${v}`])
-    const start = await drover(dir, ['start', '--json', ...env, '--', node, fixture('rel-argv.mjs')])
+    const flags = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`])
+    const start = await drover(dir, ['start', '--json', ...flags, '--', node, fixture('rel-argv.mjs'), urlArg, tokenArg])
     expect(start.exitCode, start.stderr).toBe(0)
     const id = json(start).id as number
     await waitFinal(dir, id)
     const views = [
       start,
       await drover(dir, ['list']),
+      await drover(dir, ['list', '--all']),
       await drover(dir, ['list', '--json']),
       await drover(dir, ['status', String(id)]),
       await drover(dir, ['status', String(id), '--json']),
     ]
     for (const view of views) {
       expect(view.exitCode, view.stderr).toBe(0)
-      for (const value of Object.values(secrets)) expect(view.stdout + view.stderr).not.toContain(value)
+      for (const value of secretValues) expect(view.stdout + view.stderr).not.toContain(value)
     }
-    const expected = {...Object.fromEntries(Object.keys(secrets).map((k) => [k, '***'])), ...plain}
-    expect(json(start).env).toEqual(expected)
-    expect(json(views[2])[0].env).toEqual(expected)
-    expect(json(views[4]).env).toEqual(expected)
-    expect(views[3].stdout).toContain('PLAIN=visible-6666')
-    expect(views[3].stdout).toContain('OPENAI_API_KEY=***')
+    expect(json(start).env).toEqual(masked)
+    expect(json(views[3])[0].env).toEqual(masked)
+    expect(json(views[5]).env).toEqual(masked)
+    // Names stay visible; the URL keeps all but its password (or its token).
+    expect(views[4].stdout).toMatch(/^env +OPENAI_API_KEY=\*\*\* GITHUB_PAT=\*\*\* DB_PASS=\*\*\* .*PLAIN=\*\*\*$/m)
+    for (const view of [views[1].stdout, views[4].stdout]) {
+      expect(view).toContain('postgres://u:***@h/db')
+      expect(view).toContain('https://***@example.com/repo.git')
+    }
+    expect(json(views[5]).command.slice(-2)).toEqual(['postgres://u:***@h/db', 'https://***@example.com/repo.git'])
 
     const shown = await drover(dir, ['status', String(id), '--json', '--show-env'])
-    expect(json(shown).env).toEqual({...secrets, ...plain})
-    expect(json(await drover(dir, ['list', '--json', '--show-env']))[0].env).toEqual({...secrets, ...plain})
+    expect(json(shown).env).toEqual(env)
+    expect(json(shown).command.slice(-2)).toEqual([urlArg, tokenArg])
+    expect(json(await drover(dir, ['list', '--json', '--show-env']))[0].env).toEqual(env)
+    expect((await drover(dir, ['status', String(id), '--show-env'])).stdout).toContain(`DB_PASS=${env.DB_PASS}`)
 
     // The record must keep them (a restart needs them), so it is the record that stays private.
-    expect(readTask(dir, id).env).toEqual({...secrets, ...plain})
+    expect(readTask(dir, id).env).toEqual(env)
     expect(lstatSync(taskPaths(dir, id).record).mode & 0o777).toBe(0o600)
     for (const file of ['events.ndjson', 'runner.log']) {
       const text = existsSync(path.join(taskPaths(dir, id).dir, file)) ? readFileSync(path.join(taskPaths(dir, id).dir, file), 'utf8') : ''
-      for (const value of Object.values(secrets)) expect(text, file).not.toContain(value)
+      for (const value of Object.values(env)) expect(text, file).not.toContain(value)
     }
   })
 })
