@@ -78,6 +78,8 @@ export default class Resume extends BaseCommand {
     if (!this.jsonEnabled()) {
       for (const r of result.refused) this.note(`drover: ${r.reason}`)
       for (const m of result.missing) this.note(`drover: no such task: ${m.id}`)
+      // The one spelling of nothing, as stop, cancel and drain say it.
+      if (chosen.length === 0 && result.missing.length === 0 && !flags.quiet) process.stderr.write('no tasks to resume\n')
     }
     const failedToStart = result.resumed.some((r) => r.status === 'failed')
     process.exitCode = result.missing.length > 0 ? ExitCode.notFound : result.refused[0]?.exitCode ?? (failedToStart ? ExitCode.failed : 0)

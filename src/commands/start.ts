@@ -50,6 +50,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       default: true,
       allowNo: true,
     }),
+    'keep-children': Flags.boolean({
+      description: 'leave processes the command started running after it exits (by default they are stopped, so nothing of a task outlives it)',
+    }),
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
@@ -67,7 +70,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'timeout', 'idle-timeout', 'max-output'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -132,6 +135,7 @@ function buildSpec(
     shell?: string
     agent?: string
     'agent-hooks': boolean
+    'keep-children'?: boolean
     timeout?: string
     'idle-timeout'?: string
     'max-output'?: string
@@ -168,6 +172,7 @@ function buildSpec(
     executable: resolveExecutable(argv[0], {pathEnv: pathEnv ?? undefined, cwd, pathExt: process.env.PATHEXT}),
     pathEnv,
     agentHooks: flags['agent-hooks'],
+    keepChildren: flags['keep-children'] ?? false,
     shell: flags.shell ?? null,
     name: flags.name === undefined ? null : parseTaskName(flags.name),
     cwd,

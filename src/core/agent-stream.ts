@@ -8,10 +8,22 @@ import {AgentEventReader} from './agent-events.js'
 import type {AgentInfo, AgentProfileName, AgentUsage} from './record.js'
 
 const READ_CHUNK = 4 * 1024 * 1024
+// What the stream tells is written to the record at most this often: a chatty
+// agent must not turn into a stream of record rewrites. A new session id is
+// written at once: it is what makes the task resumable.
+const WRITE_EVERY_MS = 1000
+
+export interface AgentRead {
+  info: AgentInfo
+  /** time to write it to the record (a new session id, or the last write is old enough). */
+  persist: boolean
+}
 
 export class AgentStream {
   private remainder = ''
   private readonly reader: AgentEventReader
+  private dirty = false
+  private writtenAt = 0
 
   constructor(
     private readonly file: string,
@@ -35,20 +47,32 @@ export class AgentStream {
     return this.reader.toolInFlight()
   }
 
-  /** Folds the lines written since the last call; returns the new info, or null when nothing changed. */
-  read(size: number): AgentInfo | null {
+  /** Folds the lines written since the last call; null when there is nothing new to keep or write. */
+  read(size: number, now = Date.now()): AgentRead | null {
+    const sessionBefore = this.reader.current().sessionId
+    if (this.fold(size)) this.dirty = true
+    if (!this.dirty) return null
+    const persist = this.reader.current().sessionId !== sessionBefore || now - this.writtenAt >= WRITE_EVERY_MS
+    if (persist) {
+      this.dirty = false
+      this.writtenAt = now
+    }
+    return {info: this.reader.current(), persist}
+  }
+
+  private fold(size: number): boolean {
     if (size < this.offset) {
       this.offset = 0 // truncated by someone: start over
       this.remainder = ''
     }
-    if (size <= this.offset) return null
+    if (size <= this.offset) return false
     const length = Math.min(size - this.offset, READ_CHUNK)
     const buffer = Buffer.alloc(length)
     let fd: number
     try {
       fd = openSync(this.file, 'r')
     } catch {
-      return null
+      return false
     }
     let read = 0
     try {
@@ -63,6 +87,6 @@ export class AgentStream {
     if (this.remainder.length > READ_CHUNK) this.remainder = ''
     let changed = false
     for (const line of lines) changed = this.reader.fold(line.trim()) || changed
-    return changed ? this.reader.current() : null
+    return changed
   }
 }

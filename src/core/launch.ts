@@ -42,6 +42,8 @@ export interface TaskSpec {
   pathEnv?: string | null
   /** claude: add drover's drain hook (default true). */
   agentHooks?: boolean
+  /** leave the worker's children running after it exits (default false). */
+  keepChildren?: boolean
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -70,6 +72,7 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     executable: spec.executable ?? null,
     pathEnv: spec.pathEnv ?? null,
     agentHooks: spec.agentHooks ?? true,
+    keepChildren: spec.keepChildren ?? false,
   }
 }
 

@@ -48,6 +48,8 @@ const isDeadState = (state: string): boolean => state === 'Z' || state === 'X' |
 interface LinuxStat {
   state: string
   ppid: number
+  pgrp: number
+  session: number
   startTime: string
 }
 
@@ -64,7 +66,24 @@ function readLinuxStat(pid: number): LinuxStat | null {
   // After the split: [0] state (field 3), [1] ppid (field 4) … [19] starttime (field 22).
   const fields = text.slice(close + 2).trim().split(' ')
   if (fields.length < 20) return null
-  return {state: fields[0], ppid: Number(fields[1]), startTime: fields[19]}
+  return {state: fields[0], ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]), startTime: fields[19]}
+}
+
+/** Every process's /proc/<pid>/stat (those that vanish while being read are skipped). */
+function linuxProcessTable(): Array<[number, LinuxStat]> {
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const table: Array<[number, LinuxStat]> = []
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    const stat = readLinuxStat(Number(name))
+    if (stat) table.push([Number(name), stat])
+  }
+  return table
 }
 
 // PowerShell (Windows) reports start times from CIM in both places, so a snapshot entry and a
@@ -125,17 +144,7 @@ export function listDescendants(rootPid: number, ctx: PlatformContext = currentP
   }
 
   if (ctx.os === 'linux') {
-    let names: string[]
-    try {
-      names = readdirSync('/proc')
-    } catch {
-      return []
-    }
-    for (const name of names) {
-      if (!/^\d+$/.test(name)) continue
-      const pid = Number(name)
-      const stat = readLinuxStat(pid)
-      if (!stat) continue
+    for (const [pid, stat] of linuxProcessTable()) {
       link(pid, stat.ppid)
       if (!isDeadState(stat.state)) startOf.set(pid, stat.startTime)
     }
@@ -333,4 +342,36 @@ export function resolveExecutable(
     if (found) return found
   }
   return null
+}
+
+/**
+ * Live processes still in the process group — or, on Linux, the session — that
+ * `leader` opened (the worker runs detached: pid = pgid = sid). After the
+ * worker exits, its children are re-parented and no longer its descendants,
+ * but every one that did not call setsid itself is still found here. Windows
+ * has neither groups nor sessions of this kind: callers rely on descendants
+ * seen while the worker lived.
+ */
+export function listGroupMembers(leader: number, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {
+  if (!isValidPid(leader) || ctx.os === 'win32') return []
+  const members: ProcessIdentity[] = []
+  if (ctx.os === 'linux') {
+    for (const [pid, stat] of linuxProcessTable()) {
+      if (pid !== leader && (stat.pgrp === leader || stat.session === leader) && !isDeadState(stat.state)) members.push({pid, startTime: stat.startTime})
+    }
+    return members
+  }
+  let out: string
+  try {
+    out = ctx.run('ps', ['-A', '-o', 'pid=', '-o', 'pgid='])
+  } catch {
+    return []
+  }
+  for (const line of out.split('\n')) {
+    const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line)
+    if (!m || Number(m[2]) !== leader || Number(m[1]) === leader) continue
+    const startTime = processStartTime(Number(m[1]), ctx)
+    if (startTime) members.push({pid: Number(m[1]), startTime})
+  }
+  return members
 }

@@ -6,13 +6,14 @@ import {
   currentPlatform,
   isSameProcess,
   listDescendants,
+  listGroupMembers,
   signalIdentity,
   signalProcessGroup,
   type PlatformContext,
   type ProcessIdentity,
 } from './platform.js'
 import type {Checkpoint, DrainMode, TaskRecord} from './record.js'
-import type {StopPlan} from './stop-plan.js'
+import {DEFAULT_STOP_GRACE_MS, type StopPlan} from './stop-plan.js'
 
 const SCAN_INTERVAL_MS = 250
 
@@ -43,6 +44,17 @@ export class ProcessTree {
     if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return
     this.lastScan = now
     for (const identity of listDescendants(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+  }
+
+  /**
+   * After the worker exited: what is left of its tree — members of its group
+   * or session (re-parented, so no longer its descendants) and descendants
+   * seen while it lived that are still the same processes. They join the tree,
+   * so a stop plan reaches them. Returns the live ones.
+   */
+  leftovers(): ProcessIdentity[] {
+    for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx))
   }
 
   gone(): boolean {
@@ -188,4 +200,28 @@ export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Prom
   }
   tree.sweep()
   return {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced, atSafePoint, tookMs: Date.now() - began}
+}
+
+/** A worker's leftovers get the graded stop of `stop`, without the control word (the worker that reads it is gone). */
+const LEFTOVER_PLAN: StopPlan = {
+  cause: 'stop',
+  status: 'stopped',
+  requestIds: [],
+  steps: [
+    {signal: 'SIGTERM', waitMs: DEFAULT_STOP_GRACE_MS},
+    {signal: 'SIGKILL', waitMs: 5000},
+  ],
+}
+
+/**
+ * After the worker exited: stops what is left of its tree (background jobs,
+ * an agent's MCP servers and shells) so that no process of a task outlives
+ * its final status. Returns how many there were.
+ */
+export async function stopLeftovers(tree: ProcessTree, event: (name: string, extra: Record<string, unknown>) => void): Promise<number> {
+  const left = tree.leftovers()
+  if (left.length === 0) return 0
+  event('leftovers', {count: left.length, pids: left.map((p) => p.pid)})
+  await executeStopPlan(tree, {currentPlan: () => LEFTOVER_PLAN, writeControl: () => {}, event})
+  return left.length
 }

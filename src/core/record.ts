@@ -128,6 +128,8 @@ export interface TaskRecord {
   pathEnv: string | null
   /** claude only: add drover's hooks (`--settings`) so a drain is cooperative. */
   agentHooks: boolean
+  /** leave processes the worker started running after it exits (jobs that mean to daemonize). */
+  keepChildren: boolean
 }
 
 export class RecordError extends Error {
@@ -182,6 +184,7 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.executable === undefined || isStringOrNull(r.executable), 'executable')
   check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
   check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
+  check(r.keepChildren === undefined || typeof r.keepChildren === 'boolean', 'keepChildren')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -195,6 +198,7 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.executable ??= null
   record.pathEnv ??= null
   record.agentHooks ??= true
+  record.keepChildren ??= false
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null

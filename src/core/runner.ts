@@ -6,7 +6,9 @@
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
 import {isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from './platform.js'
-import {drainCheckpoint, executeStopPlan, ProcessTree, type StopOutcome} from './process-tree.js'
+import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from './process-tree.js'
+import {runEnd} from './run-outcome.js'
+import {OutputCapWatch} from './output-cap.js'
 import {sessionBase} from './agent-events.js'
 import {withDrainHooks} from './agent-hooks.js'
 import {AgentStream} from './agent-stream.js'
@@ -14,7 +16,7 @@ import {checkCwd, launchWorker, workerEnv} from './worker.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from './record.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {readRequests, type StopRequest} from './requests.js'
-import {planFor, stopReason, supersedes, type StopCause, type StopPlan} from './stop-plan.js'
+import {planFor, supersedes, type StopCause, type StopPlan} from './stop-plan.js'
 import {
   appendEvent,
   createTaskLayout,
@@ -29,9 +31,9 @@ import {
 } from './store.js'
 
 const TICK_MS = 250
-// Agent info other than the session id is written at most this often: a chatty
-// agent must not turn into a stream of record rewrites.
-const AGENT_INFO_WRITE_MS = 1000
+// While the worker lives, its descendants are remembered this often, so one
+// that leaves its process group and session (setsid) is still stopped with it.
+const TREE_SCAN_MS = 1000
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -65,8 +67,6 @@ export interface RunnerOptions {
   adopt?: boolean
 }
 
-/** Said of a worker's end seen by a runner that is not its parent: no exit status reaches it. */
-export const UNKNOWN_EXIT = 'exit code unknown: its runner had died, and the runner that adopted it is not its parent'
 
 export class Runner {
   private readonly paths: TaskPaths
@@ -85,8 +85,6 @@ export class Runner {
   /** output.log's size when this run began: the output cap is per run, not per task. */
   private runOutputStart = 0
   private agentStream: AgentStream | null = null
-  private agentWrittenAt = 0
-  private agentDirty = false
   private handled = new Set<string>()
   private handledFiles = new Set<string>()
   private finishing = false
@@ -94,6 +92,12 @@ export class Runner {
   private cooperative = false
   /** adopted from a dead runner: its end is seen by identity, with no exit status. */
   private adopted = false
+  private outputCap: OutputCapWatch | null = null
+  private lastTreeScan = 0
+  /** added to the final reason: what the runner did beyond the plan (leftovers stopped, an overrun killed). */
+  private reasonNotes: string[] = []
+  /** stopping the worker's leftovers: requests arriving now are answered by the final record. */
+  private cleaning = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
 
@@ -203,12 +207,38 @@ export class Runner {
 
   /** From a running worker to its recorded end: requests, policies, the agent's stream. */
   private async supervise(): Promise<void> {
+    this.startOutputCap()
     this.watchRequests()
     this.timer = setInterval(() => this.tick(), TICK_MS)
     this.tick()
     await this.waitForExit()
     if (this.plan) await this.planDone
+    this.outputCap?.stop()
+    await this.stopLeftovers()
     this.finishAfterExit()
+  }
+
+  /** No process of a task outlives its final status, unless the task was started with --keep-children. */
+  private async stopLeftovers(): Promise<void> {
+    if (!this.tree || this.record.keepChildren) return
+    this.cleaning = true
+    const count = await stopLeftovers(this.tree, (name, extra) => this.event(name, extra))
+    if (count > 0) this.reasonNotes.push(`${count} leftover process${count === 1 ? '' : 'es'} stopped`)
+  }
+
+  private startOutputCap(): void {
+    const cap = this.record.policies.maxOutputBytes
+    if (cap === null) return
+    this.outputCap = new OutputCapWatch(this.paths.output, this.runOutputStart, cap, {
+      over: () => this.policyStop('output'),
+      overrun: (bytes) => {
+        // Still writing well past the cap after SIGTERM: the grace would only let it fill the disk.
+        if (this.plan?.cause !== 'output' || this.exit) return
+        this.event('signal', {signal: 'SIGKILL', overrunBytes: bytes})
+        this.tree?.signal('SIGKILL')
+        this.reasonNotes.push('killed at once: its output kept growing after SIGTERM')
+      },
+    })
   }
 
   /**
@@ -298,7 +328,7 @@ export class Runner {
   }
 
   private startPlan(plan: StopPlan): void {
-    if (this.finishing) return
+    if (this.finishing || this.cleaning) return
     if (this.plan && !supersedes(plan, this.plan)) {
       this.plan.requestIds.push(...plan.requestIds)
       return
@@ -386,18 +416,23 @@ export class Runner {
       // output.log removed under us: nothing to measure this tick
     }
     const now = Date.now()
+    const growth = size - this.lastSize
     if (size !== this.lastSize) {
       this.lastSize = size
       this.lastGrowthAt = now
     }
     if (this.record.agent !== 'generic') this.readAgentOutput(size)
     if (this.exit) return
-    const {timeoutMs, idleTimeoutMs, maxOutputBytes} = this.record.policies
-    if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
-    else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
+    if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
+      this.lastTreeScan = now
+      this.tree?.snapshot()
+    }
     // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
     // (or restarted often) would be stopped again the moment each new run began.
-    else if (maxOutputBytes !== null && size - this.runOutputStart > maxOutputBytes) this.policyStop('output')
+    this.outputCap?.observe(size, growth)
+    const {timeoutMs, idleTimeoutMs} = this.record.policies
+    if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
+    else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
   }
 
   private policyStop(cause: StopCause): void {
@@ -406,61 +441,31 @@ export class Runner {
     this.startPlan(planFor(cause))
   }
 
-  /** Reads new output lines for the agent profile: session id, turns, cost. */
+  /** Reads new output lines for the agent profile: session id, turns, cost, tools in flight. */
   private readAgentOutput(size: number): void {
-    const before = this.record.agentInfo
-    const info = this.agentStream?.read(size) ?? null
-    if (info) {
-      this.record = {...this.record, agentInfo: info}
-      this.agentDirty = true
-      // The session id is what makes a task resumable: store it at once.
-      if (info.sessionId !== (before?.sessionId ?? null)) this.flushAgentInfo(true)
-    }
-    this.flushAgentInfo(false)
-  }
-
-  private flushAgentInfo(force: boolean): void {
-    if (!this.agentDirty) return
-    if (!force && Date.now() - this.agentWrittenAt < AGENT_INFO_WRITE_MS) return
-    this.agentDirty = false
-    this.agentWrittenAt = Date.now()
-    this.commit(this.record)
+    const read = this.agentStream?.read(size)
+    if (!read) return
+    this.record = {...this.record, agentInfo: read.info}
+    if (read.persist) this.commit(this.record)
   }
 
   private finishAfterExit(): void {
-    const exit = this.exit!
     if (this.record.agent !== 'generic') {
       try {
         this.readAgentOutput(statSync(this.paths.output).size)
       } catch {
         // no output to read
       }
-      this.agentDirty = false
     }
-    const exitCode = exit.code
-    const signal = exit.signal
-    if (this.stopResult) {
-      const {plan, killedAfterMs} = this.stopResult
-      const extra: Partial<TaskRecord> = {}
-      if (plan.cause === 'drain') extra.checkpoint = drainCheckpoint(this.record, this.paths.session, this.stopResult)
-      this.finish(plan.status, {reason: stopReason(plan, killedAfterMs), exitCode, signal}, extra)
-      return
-    }
-    if (this.adopted) {
-      // No exit status reaches a runner that is not the worker's parent; an
-      // agent's own final event is the best witness of how it ended.
-      const succeeded = ['result/success', 'turn.completed'].includes(this.record.agentInfo?.lastEvent ?? '') && !this.record.agentInfo?.error
-      this.finish(succeeded ? 'succeeded' : 'failed', {reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null})
-      return
-    }
-    if (exitCode === 0) {
-      this.finish('succeeded', {reason: 'exit 0', exitCode})
-      return
-    }
-    // A worker that failed on a full disk most likely failed because of it: say so.
-    const full = diskFull(this.paths.dir) ? ' (no space left on device)' : ''
-    if (exitCode !== null) this.finish('failed', {reason: `exit ${exitCode}${full}`, exitCode})
-    else this.finish('failed', {reason: `killed by ${signal}${full}`, exitCode: null, signal})
+    const {checkpoint, status, ...outcome} = runEnd({
+      record: this.record,
+      exit: this.exit!,
+      stop: this.stopResult,
+      adopted: this.adopted,
+      sessionDir: this.paths.session,
+      diskFull: () => diskFull(this.paths.dir),
+    })
+    this.finish(status, outcome, checkpoint ? {checkpoint} : {})
   }
 
   private finish(
@@ -477,6 +482,8 @@ export class Runner {
     for (const file of this.handledFiles) safeUnlink(file)
     // Requests that arrived after the end are moot: the record answers them.
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
+    if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
+    this.outputCap?.stop()
     this.commit({...transition(this.record, {status, ...outcome}), ...extra})
     this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
     // runner.json must outlive the final status (a reader in between would take the

@@ -7,31 +7,13 @@
 import {execa} from 'execa'
 import {renameSync} from 'node:fs'
 import path from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {BIN, isAlive, readTask, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
-import type {FakeModelServer} from './harness/fake-server.js'
 import {AGENTS, type RealAgent} from './harness/real-agents.js'
-import {agentLinks, cleanupTasks, runnerPid, sessionIdOf, settled, start, stateDir, waitForRequest} from './harness/tasks.js'
+import {agentLinks, cleanupTasks, runnerPid, sessionIdOf, settled, start, stateDir, waitForRequest, useFakeServers} from './harness/tasks.js'
 
-const servers = new Map<string, FakeModelServer>()
-const serverOf = (agent: RealAgent) => servers.get(agent.kind)!
-
-beforeAll(async () => {
-  for (const agent of AGENTS) servers.set(agent.kind, await agent.startServer())
-})
-
-afterAll(async () => {
-  for (const server of servers.values()) await server.stop()
-})
-
-afterEach(() => {
-  cleanupTasks()
-  for (const server of servers.values()) {
-    server.assertNoUnexpected()
-    server.reset()
-  }
-})
+const serverOf = useFakeServers()
 
 /** A reboot, as far as a task can tell: its runner and its whole worker group killed at once. */
 async function reboot(dir: string, id: number): Promise<void> {

@@ -7,32 +7,14 @@
 
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {drover, isAlive, json, readOutput, readTask, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
-import type {FakeModelServer} from './harness/fake-server.js'
 import {processesOf} from './harness/processes.js'
 import {AGENTS, CLAUDE, CODEX, jsonLines, type RealAgent} from './harness/real-agents.js'
-import {cleanupTasks, drain, runnerPid, sessionIdOf, settled, start, stateDir, taskEvents, waitForRequest} from './harness/tasks.js'
+import {cleanupTasks, drain, runnerPid, sessionIdOf, settled, start, stateDir, taskEvents, waitForRequest, useFakeServers} from './harness/tasks.js'
 
-const servers = new Map<string, FakeModelServer>()
-const serverOf = (agent: RealAgent) => servers.get(agent.kind)!
-
-beforeAll(async () => {
-  for (const agent of AGENTS) servers.set(agent.kind, await agent.startServer())
-})
-
-afterAll(async () => {
-  for (const server of servers.values()) await server.stop()
-})
-
-afterEach(() => {
-  cleanupTasks()
-  for (const server of servers.values()) {
-    server.assertNoUnexpected()
-    server.reset()
-  }
-})
+const serverOf = useFakeServers()
 
 const lines = (file: string, word: string) => {
   try {

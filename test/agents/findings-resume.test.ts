@@ -6,31 +6,13 @@
 
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {drover, json, readTask} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
-import type {FakeModelServer} from './harness/fake-server.js'
 import {AGENTS, CLAUDE, CODEX, type RealAgent} from './harness/real-agents.js'
-import {agentLinks, awkwardDir, cleanupTasks, drain, lastUserText, resume, sessionIdOf, settled, start, stateDir, streamByRun, waitForRequest} from './harness/tasks.js'
+import {agentLinks, awkwardDir, cleanupTasks, drain, lastUserText, resume, sessionIdOf, settled, start, stateDir, streamByRun, waitForRequest, useFakeServers} from './harness/tasks.js'
 
-const servers = new Map<string, FakeModelServer>()
-const serverOf = (agent: RealAgent) => servers.get(agent.kind)!
-
-beforeAll(async () => {
-  for (const agent of AGENTS) servers.set(agent.kind, await agent.startServer())
-})
-
-afterAll(async () => {
-  for (const server of servers.values()) await server.stop()
-})
-
-afterEach(() => {
-  cleanupTasks()
-  for (const server of servers.values()) {
-    server.assertNoUnexpected()
-    server.reset()
-  }
-})
+const serverOf = useFakeServers()
 
 describe('finding 1: resume keeps every flag', () => {
   it('claude: values, variadic flags and the permissions they grant survive a drain and resume', async () => {

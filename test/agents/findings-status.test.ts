@@ -3,31 +3,14 @@
 // usage the fake model servers reported), one line per task however many
 // lines its prompt has, and a failed agent's status shows what went wrong.
 
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {drover, json, readOutput, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
-import type {FakeModelServer, LoggedRequest} from './harness/fake-server.js'
+import type {LoggedRequest} from './harness/fake-server.js'
 import {AGENTS, CLAUDE, CODEX, jsonLines, type RealAgent} from './harness/real-agents.js'
-import {cleanupTasks, resume, settled, start, stateDir, streamByRun} from './harness/tasks.js'
+import {cleanupTasks, resume, settled, start, stateDir, streamByRun, useFakeServers} from './harness/tasks.js'
 
-const servers = new Map<string, FakeModelServer>()
-const serverOf = (agent: RealAgent) => servers.get(agent.kind)!
-
-beforeAll(async () => {
-  for (const agent of AGENTS) servers.set(agent.kind, await agent.startServer())
-})
-
-afterAll(async () => {
-  for (const server of servers.values()) await server.stop()
-})
-
-afterEach(() => {
-  cleanupTasks()
-  for (const server of servers.values()) {
-    server.assertNoUnexpected()
-    server.reset()
-  }
-})
+const serverOf = useFakeServers()
 
 /** Input and output tokens the fake server reported over these requests. */
 function served(requests: LoggedRequest[]): {input: number; output: number} {

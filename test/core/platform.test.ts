@@ -11,7 +11,9 @@ import {
   isProcessAlive,
   isSameProcess,
   listDescendants,
+  listGroupMembers,
   processStartTime,
+  resolveExecutable,
   removeTree,
   retryOnBusy,
   signalIdentity,
@@ -435,5 +437,55 @@ describe('signalNumber and currentPlatform', () => {
     expect(ctx.os).toBe(process.platform)
     expect(ctx.run(process.execPath, ['-e', 'process.stdout.write(process.env.LC_ALL)'])).toBe('C')
     expect(() => ctx.run(process.execPath, ['-e', 'process.exit(3)'])).toThrow()
+  })
+})
+
+describe('listGroupMembers', () => {
+  it('darwin: members of the group by ps -A pgid, the leader itself left out, start times checked', () => {
+    const table = '  100   100\n  200   100\n  201   100\n  300   300\n'
+    const {ctx, calls} = fakeContext('darwin', (_file, args) => {
+      if (args[0] === '-A') return table
+      if (Number(args.at(-1)) === 201) return 'Z    Mon Nov 30 04:31:07 2026\n'
+      return 'S    Mon Nov 30 04:31:07 2026\n'
+    })
+    expect(listGroupMembers(100, ctx)).toEqual([{pid: 200, startTime: 'Mon Nov 30 04:31:07 2026'}])
+    expect(calls[0]).toEqual(['ps', ['-A', '-o', 'pid=', '-o', 'pgid=']])
+  })
+
+  it('win32 has no groups to ask about; a bad pid has no members', () => {
+    const {ctx, calls} = fakeContext('win32', () => '')
+    expect(listGroupMembers(100, ctx)).toEqual([])
+    expect(listGroupMembers(0, currentPlatform())).toEqual([])
+    expect(calls).toEqual([])
+  })
+
+  it.runIf(onLinux)('linux: a background job of a detached leader is found after the leader is gone', async () => {
+    const leader = spawn('sh', ['-c', 'sleep 30 & echo $!'], {detached: true, stdio: ['ignore', 'pipe', 'ignore']})
+    const job = Number(await new Promise<string>((resolve) => leader.stdout!.once('data', (d) => resolve(String(d).trim()))))
+    try {
+      await new Promise((resolve) => leader.once('exit', resolve))
+      expect(listGroupMembers(leader.pid!).map((m) => m.pid)).toContain(job)
+    } finally {
+      process.kill(job, 'SIGKILL')
+    }
+  })
+})
+
+describe('resolveExecutable', () => {
+  const files = new Set(['/usr/bin/claude', '/opt/x/bin/codex', 'C:\\tools\\codex.CMD', '/w/rel/tool'])
+  const runnable = (file: string) => files.has(file)
+
+  it('posix: the first PATH entry that has it; a name with a slash against cwd; null when nowhere', () => {
+    const ctx = fakeContext('linux', () => '').ctx
+    expect(resolveExecutable('codex', {pathEnv: '/usr/bin:/opt/x/bin', cwd: '/w'}, ctx, runnable)).toBe('/opt/x/bin/codex')
+    expect(resolveExecutable('claude', {pathEnv: '/usr/bin:/opt/x/bin', cwd: '/w'}, ctx, runnable)).toBe('/usr/bin/claude')
+    expect(resolveExecutable('rel/tool', {pathEnv: '', cwd: '/w'}, ctx, runnable)).toBe('/w/rel/tool')
+    expect(resolveExecutable('nope', {pathEnv: '/usr/bin', cwd: '/w'}, ctx, runnable)).toBeNull()
+  })
+
+  it('win32: ; between entries and PATHEXT tried in order', () => {
+    const ctx = fakeContext('win32', () => '').ctx
+    expect(resolveExecutable('codex', {pathEnv: 'C:\\nothing;C:\\tools', cwd: 'C:\\w', pathExt: '.EXE;.CMD'}, ctx, runnable)).toBe('C:\\tools\\codex.CMD')
+    expect(resolveExecutable('codex', {pathEnv: 'C:\\tools', cwd: 'C:\\w', pathExt: '.EXE'}, ctx, runnable)).toBeNull()
   })
 })

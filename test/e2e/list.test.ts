@@ -129,10 +129,12 @@ describe('list at scale', () => {
     expect(shownIds(failedOnly.stdout)).toEqual(ended.filter((_, i) => i % 3 === 0).slice(-2))
     expect((await drover(dir, ['list', '--all', '--last', '2'])).exitCode).toBe(2)
 
-    // A live task whose runner dies is found by its runner.json, however old its id, and shown lost.
+    // A live task whose runner and worker die (a reboot) is found by its runner.json, however old its id, and shown lost.
     const runner = JSON.parse(readFileSync(taskPaths(dir, live).runner, 'utf8'))
+    const worker = readTask(dir, live).worker.pid
     process.kill(runner.pid, 'SIGKILL')
-    await waitFor(() => !isAlive(runner.pid), {timeout: 10_000, message: 'runner to die'})
+    process.kill(-worker, 'SIGKILL')
+    await waitFor(() => !isAlive(runner.pid) && !isAlive(worker), {timeout: 10_000, message: 'runner and worker to die'})
     const after = await drover(dir, ['list'])
     expect(after.stdout).toMatch(new RegExp(`^${live}\\s+lost\\s`, 'm'))
     expect(shownIds(after.stdout)).toEqual([live, ...ended.slice(-20)])

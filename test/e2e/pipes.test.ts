@@ -79,7 +79,7 @@ describe('a closed pipe ends the reader promptly and quietly; the task runs on',
     // More rows than a pipe holds (64 KiB), so drover is still writing when head leaves.
     ensureStateDir(dir)
     for (let i = 0; i < 1500; i++) makeTask(dir, {status: 'succeeded'})
-    const run = await pipeline(dir, 'list', 1)
+    const run = await pipeline(dir, 'list --all', 1)
     expect(run.printed[0]).toMatch(/^ID +NAME/)
     expect(run.stderr).toBe('')
     expect(run.exitCode).toBe(141)

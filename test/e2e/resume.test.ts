@@ -368,5 +368,8 @@ describe('after a reboot', () => {
     const again = await drover(stateDir, ['resume', '--interrupted', '--json'], {env})
     expect(again.exitCode).toBe(0)
     expect(json(again).resumed).toEqual([])
+    const plain = await drover(stateDir, ['resume', '--interrupted'], {env})
+    expect(plain).toMatchObject({exitCode: 0, stdout: '', stderr: 'no tasks to resume\n'})
+    expect((await drover(stateDir, ['resume', '--interrupted', '-q'], {env})).stderr).toBe('')
   }, 120_000)
 })

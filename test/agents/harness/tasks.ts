@@ -5,13 +5,13 @@
 
 import {chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {expect} from 'vitest'
+import {afterAll, afterEach, beforeAll, expect} from 'vitest'
 import {cleanupStateDirs, drover, json, makeStateDir, readOutput, readTask, waitFor} from '../../helpers/cli.js'
 import {agentBinDir} from './agents.js'
 import {agentTempDir, cleanupAgentDirs} from './env.js'
 import type {FakeModelServer, LoggedRequest} from './fake-server.js'
 import {killProcessesOf} from './processes.js'
-import {jsonLines, type RealAgent} from './real-agents.js'
+import {AGENTS, jsonLines, type RealAgent} from './real-agents.js'
 
 const stateDirs: string[] = []
 
@@ -126,4 +126,27 @@ export function awkwardDir(): string {
   const dir = path.join(agentTempDir('drover-x-'), `it's a "dir"`)
   mkdirSync(dir)
   return dir
+}
+
+/**
+ * One fake model server per agent for the test file, reset after each test
+ * (which must not have sent anything unexpected), with every task's processes
+ * and dirs cleaned up. Returns the lookup of an agent's server.
+ */
+export function useFakeServers(): (agent: RealAgent) => FakeModelServer {
+  const servers = new Map<string, FakeModelServer>()
+  beforeAll(async () => {
+    for (const agent of AGENTS) servers.set(agent.kind, await agent.startServer())
+  })
+  afterAll(async () => {
+    for (const server of servers.values()) await server.stop()
+  })
+  afterEach(() => {
+    cleanupTasks()
+    for (const server of servers.values()) {
+      server.assertNoUnexpected()
+      server.reset()
+    }
+  })
+  return (agent) => servers.get(agent.kind)!
 }

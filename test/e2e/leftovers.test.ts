@@ -1,0 +1,95 @@
+// Nothing of a task outlives it: when the worker exits (or is killed), the
+// runner stops what is left of its tree — background jobs in its group or
+// session, and children that left both with setsid — before recording the end,
+// and says so in the reason; --keep-children leaves them for jobs that mean to
+// daemonize. And the output cap is a bound: a worker that ignores SIGTERM and
+// writes at disk speed is held to the cap plus a bounded overshoot.
+
+import {readFileSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+
+const strays: number[] = []
+afterEach(() => {
+  killLeftovers(strays)
+  cleanupStateDirs()
+})
+
+/** sh starts a background sleep and a setsid one, writes their pids, and exits after `lifeS` seconds. */
+const LEAVER = (pidsFile: string, lifeS: number) =>
+  `sleep 300 & a=$!; setsid sleep 301 & b=$!; echo "$a $b" > '${pidsFile}'; sleep ${lifeS}`
+
+async function started(dir: string, args: string[]): Promise<number> {
+  const r = await drover(dir, ['start', ...args])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return Number(r.stdout.trim())
+}
+
+async function leftoverPids(file: string): Promise<number[]> {
+  const text = await waitFor(() => {
+    try {
+      return readFileSync(file, 'utf8').trim()
+    } catch {
+      return ''
+    }
+  })
+  const pids = text.split(' ').map(Number)
+  strays.push(...pids)
+  return pids
+}
+
+const ended = (dir: string, id: number) =>
+  waitFor(() => (['starting', 'running', 'stopping'].includes(readTask(dir, id).status) ? null : readTask(dir, id)), {timeout: 30_000, message: `task ${id} to end`})
+
+describe('leftover processes', () => {
+  it('are stopped when the worker exits, before the final status is recorded', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--shell', LEAVER(pidsFile, 2)])
+    const pids = await leftoverPids(pidsFile)
+    const record = await ended(dir, id)
+    expect(record.status).toBe('succeeded')
+    expect(record.reason).toBe('exit 0; 2 leftover processes stopped')
+    // gone by the time the final status could be read
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+    const events = readFileSync(path.join(dir, 'tasks', String(id), 'events.ndjson'), 'utf8')
+    expect(events).toMatch(/"event":"leftovers","run":1,"count":2/)
+  })
+
+  it('are stopped when the worker is killed from outside', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--shell', LEAVER(pidsFile, 300)])
+    const pids = await leftoverPids(pidsFile)
+    // let the runner see the setsid child while its parent lives
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    process.kill(readTask(dir, id).worker.pid, 'SIGKILL')
+    const record = await ended(dir, id)
+    expect(record).toMatchObject({status: 'failed', signal: 'SIGKILL'})
+    expect(record.reason).toMatch(/2 leftover processes stopped$/)
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  })
+
+  it('are left running with --keep-children', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--keep-children', '--shell', LEAVER(pidsFile, 2)])
+    const pids = await leftoverPids(pidsFile)
+    const record = await ended(dir, id)
+    expect(record).toMatchObject({status: 'succeeded', reason: 'exit 0', keepChildren: true})
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(true)
+  })
+})
+
+describe('the output cap', () => {
+  it('holds a worker that ignores SIGTERM and writes at disk speed to the cap plus at most 64 MiB', async () => {
+    const dir = makeStateDir()
+    const id = await started(dir, ['--max-output', '1MB', '--', process.execPath, fixture('flood-stubborn.mjs'), String(3 * 1024 ** 3)])
+    const record = await ended(dir, id)
+    expect(record.status).toBe('failed')
+    expect(record.reason).toMatch(/^output limit/)
+    const size = statSync(path.join(dir, 'tasks', String(id), 'output.log')).size
+    expect(size, `output.log is ${size} bytes`).toBeLessThanOrEqual(1_000_000 + 64 * 1024 * 1024)
+  })
+})
