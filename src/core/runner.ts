@@ -238,7 +238,7 @@ export class Runner {
         this.tree?.signal('SIGKILL')
         this.reasonNotes.push('killed at once: its output kept growing after SIGTERM')
       },
-    })
+    }).start()
   }
 
   /**
