@@ -369,7 +369,7 @@ describe('after a reboot', () => {
     expect(again.exitCode).toBe(0)
     expect(json(again).resumed).toEqual([])
     const nothing = await drover(stateDir, ['resume', '--interrupted'], {env})
-    expect(nothing).toMatchObject({exitCode: 0, stdout: '', stderr: 'no tasks to resume\n'})
+    expect(nothing).toMatchObject({exitCode: 0, stdout: '', stderr: 'no tasks to resume'})
     expect((await drover(stateDir, ['resume', '--interrupted', '-q'], {env})).stderr).toBe('')
   }, 120_000)
 })
