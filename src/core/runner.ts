@@ -3,6 +3,11 @@
 // output.log, watches requests and deadlines, carries out graded stops over the
 // whole tree, and is the only writer of the task record while it lives.
 // Node builtins only: this process is the product's per-task footprint.
+// It is one class, longer than most files here, because its fields are one
+// run's lifecycle (worker, plan, exit, record) that every step reads and
+// changes; the parts that need none of that live beside it: how a run ended
+// (run-outcome.ts), the output cap (output-cap.ts), the agent's stream
+// (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
 import {isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from './platform.js'
