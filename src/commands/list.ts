@@ -5,7 +5,7 @@ import {TASK_STATUSES} from '../core/record.js'
 import type {RecordRead} from '../core/store.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTasks, newestEnded} from '../core/tasks.js'
 import {renderTaskTable} from '../render/list-view.js'
-import {readJson, type CorruptTaskJson, type TaskJson} from '../render/task-json.js'
+import {readJson, type CorruptTaskJson, type TaskJson} from '../api/task-json.js'
 
 const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 

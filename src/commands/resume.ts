@@ -4,7 +4,7 @@ import {DroverError, ExitCode, usageError} from '../core/errors.js'
 import type {TaskRecord} from '../core/record.js'
 import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask, wasInterrupted} from '../core/resume.js'
 import {selectTasks} from '../core/select.js'
-import {taskJson, type TaskJson} from '../render/task-json.js'
+import {taskJson, type TaskJson} from '../api/task-json.js'
 
 export interface ResumeResult {
   resumed: TaskJson[]

@@ -11,7 +11,7 @@ import {startTask, type TaskSpec} from '../core/launch.js'
 import {findTaskToRestart, restartTask} from '../core/restart.js'
 import {fileSize, taskPaths} from '../core/store.js'
 import {followToStdout} from '../render/follow-stdout.js'
-import {taskJson} from '../render/task-json.js'
+import {taskJson} from '../api/task-json.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
 

@@ -9,7 +9,7 @@ import {loadTask} from '../core/tasks.js'
 import {waitForFinal} from '../core/wait.js'
 import {painter} from '../render/color.js'
 import {renderStatus} from '../render/status-view.js'
-import {taskDetailJson, type TaskDetailJson} from '../render/task-json.js'
+import {taskDetailJson, type TaskDetailJson} from '../api/task-json.js'
 
 export default class Status extends BaseCommand {
   static override summary = 'Show everything known about one task.'

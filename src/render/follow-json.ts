@@ -3,7 +3,7 @@
 // script can read output and the outcome from one stream as it comes.
 
 import type {ResetReason} from '../core/follow.js'
-import type {TaskJson} from './task-json.js'
+import type {TaskJson} from '../api/task-json.js'
 
 export type FollowEvent =
   /** `start --follow` only: the task is running (or failed to start: then `end` follows at once). */

@@ -8,7 +8,7 @@ import {workerAlive} from '../core/reconcile.js'
 import {taskExitCode, type TaskRecord} from '../core/record.js'
 import {eventLine, outputLines} from './follow-json.js'
 import {exitWhenReaderLeaves} from './reader-watch.js'
-import {taskJson} from './task-json.js'
+import {taskJson} from '../api/task-json.js'
 
 /**
  * Resolves once stdout has taken the chunk, so a slow reader slows following

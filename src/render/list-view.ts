@@ -7,7 +7,7 @@ import {formatDuration} from '../core/parse.js'
 import {isFinalStatus} from '../core/record.js'
 import {painter, statusStyle} from './color.js'
 import {renderTable, type Column} from './table.js'
-import {commandLine, type CorruptTaskJson, type TaskJson} from './task-json.js'
+import {commandLine, type CorruptTaskJson, type TaskJson} from '../api/task-json.js'
 import {shortTime} from './time.js'
 
 const COLUMNS: Column[] = [

@@ -10,7 +10,7 @@ import {fileSize} from '../core/store.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
 import type {AgentUsage} from '../core/record.js'
-import {commandLine, escapeControls, quoteArg, type TaskDetailJson} from './task-json.js'
+import {commandLine, escapeControls, quoteArg, type TaskDetailJson} from '../api/task-json.js'
 import {localTime, timeWithAge} from './time.js'
 
 function readTail(file: string, lines: number): string {

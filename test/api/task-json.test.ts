@@ -2,7 +2,7 @@
 // wherever they appear in a command line — but nothing that only looks like one.
 
 import {describe, expect, it} from 'vitest'
-import {maskUrlCredentials, redactEnv} from '../../src/render/task-json.js'
+import {maskUrlCredentials, redactEnv} from '../../src/api/task-json.js'
 
 describe('redactEnv', () => {
   it('masks every value whatever its name, and reveals them all when asked', () => {
