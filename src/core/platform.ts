@@ -69,6 +69,59 @@ function readLinuxStat(pid: number): LinuxStat | null {
   return {state: fields[0], ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]), startTime: fields[19]}
 }
 
+let childrenFiles: boolean | null = null
+
+/** Whether the kernel lists each thread's children (/proc/<pid>/task/<tid>/children, Linux 3.5+ with CONFIG_PROC_CHILDREN). */
+function linuxHasChildrenFiles(): boolean {
+  if (childrenFiles === null) {
+    try {
+      readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+      childrenFiles = true
+    } catch {
+      childrenFiles = false
+    }
+  }
+  return childrenFiles
+}
+
+/**
+ * The tree walked down from the root through each thread's children file: a
+ * few small reads for a small tree, where scanning every process of the
+ * machine costs the runner time and memory each second. Every thread is read,
+ * since a multi-threaded program (codex, claude) may fork from any of them.
+ */
+function linuxDescendantsByChildrenFiles(rootPid: number): ProcessIdentity[] {
+  const result: ProcessIdentity[] = []
+  const seen = new Set<number>([rootPid])
+  const queue = [rootPid]
+  while (queue.length > 0) {
+    const parent = queue.shift()!
+    let threads: string[]
+    try {
+      threads = readdirSync(`/proc/${parent}/task`)
+    } catch {
+      continue // gone meanwhile
+    }
+    for (const tid of threads) {
+      let listed: string
+      try {
+        listed = readFileSync(`/proc/${parent}/task/${tid}/children`, 'utf8')
+      } catch {
+        continue
+      }
+      for (const word of listed.split(' ')) {
+        const pid = Number(word)
+        if (!isValidPid(pid) || seen.has(pid)) continue
+        seen.add(pid)
+        queue.push(pid)
+        const stat = readLinuxStat(pid)
+        if (stat && !isDeadState(stat.state)) result.push({pid, startTime: stat.startTime})
+      }
+    }
+  }
+  return result
+}
+
 /** Every process's /proc/<pid>/stat (those that vanish while being read are skipped). */
 function linuxProcessTable(): Array<[number, LinuxStat]> {
   let names: string[]
@@ -135,6 +188,7 @@ export function isSameProcess(identity: ProcessIdentity, ctx: PlatformContext = 
  */
 export function listDescendants(rootPid: number, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {
   if (!isValidPid(rootPid)) return []
+  if (ctx.os === 'linux' && linuxHasChildrenFiles()) return linuxDescendantsByChildrenFiles(rootPid)
   const children = new Map<number, number[]>()
   const startOf = new Map<number, string>() // live processes only
   const link = (pid: number, ppid: number) => {
