@@ -10,7 +10,8 @@ import {renderTable, type Column} from './table.js'
 import {commandLine, type CorruptTaskJson, type TaskJson} from '../api/task-json.js'
 import {shortTime} from './time.js'
 
-const COLUMNS: Column[] = [
+/** The columns of `drover list`: which give way first on a narrow terminal. */
+export const LIST_COLUMNS: Column[] = [
   {header: 'ID'},
   {header: 'NAME', shrink: true},
   {header: 'STATUS'},
@@ -40,5 +41,5 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
       commandLine(t),
     ]
   })
-  return renderTable(COLUMNS, rows, opts.width)
+  return renderTable(LIST_COLUMNS, rows, opts.width)
 }

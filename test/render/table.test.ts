@@ -2,6 +2,7 @@
 // columns cut with …, then droppable columns gone, never a wrapped row — and
 // whole values when piped; widths counted in characters, never ANSI.
 
+import {LIST_COLUMNS} from '../../src/render/list-view.js'
 import {describe, expect, it} from 'vitest'
 
 import {renderTable, truncate, visibleLength, type Column} from '../../src/render/table.js'
@@ -82,15 +83,7 @@ describe('renderTable', () => {
   })
 
   // What `drover list` draws: a 64-character name and a long command beside fixed columns.
-  const listColumns: Column[] = [
-    {header: 'ID'},
-    {header: 'NAME', shrink: true},
-    {header: 'STATUS'},
-    {header: 'PID', dropOrder: 1},
-    {header: 'STARTED', dropOrder: 3},
-    {header: 'RUNTIME', dropOrder: 2},
-    {header: 'COMMAND', shrink: true},
-  ]
+  const listColumns = LIST_COLUMNS
   const name = 'n' + 'a'.repeat(63)
   const listRows = [
     ['1', name, 'failed (3)', '', '2025-01-01 10:00', '1m59s', 'claude -p "make every failing test in the repository pass" --verbose'],
