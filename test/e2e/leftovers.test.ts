@@ -16,9 +16,14 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-/** sh starts a background sleep and a setsid one, writes their pids, and exits after `lifeS` seconds. */
+/**
+ * sh starts a background sleep and a setsid one, writes their pids, and ends
+ * after `lifeS` seconds. The last sleep is exec'd so the worker is that one
+ * process whether or not this sh would have exec'd it on its own — otherwise a
+ * kill of the worker leaves the foreground sleep as a third leftover.
+ */
 const LEAVER = (pidsFile: string, lifeS: number) =>
-  `sleep 300 & a=$!; setsid sleep 301 & b=$!; echo "$a $b" > '${pidsFile}'; sleep ${lifeS}`
+  `sleep 300 & a=$!; setsid sleep 301 & b=$!; echo "$a $b" > '${pidsFile}'; exec sleep ${lifeS}`
 
 async function started(dir: string, args: string[]): Promise<number> {
   const r = await drover(dir, ['start', ...args])
