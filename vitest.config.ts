@@ -8,7 +8,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     projects: [
-      {test: {name: 'unit', include: ['test/*.test.ts', 'test/core/**/*.test.ts', 'test/render/**/*.test.ts', 'test/api/**/*.test.ts', 'test/scripts/**/*.test.ts'], testTimeout: 20_000}},
+      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/agents/**', '**/node_modules/**'], testTimeout: 20_000}},
       {
         test: {
           name: 'e2e',

@@ -25,7 +25,7 @@ for (const name of selected) if (!(name in CASES)) throw new Error(`BENCH_CASES:
 const complete = !quick && selected.length === Object.keys(CASES).length
 const out = process.env.BENCH_OUT ?? (complete ? path.join(ROOT, 'bench', 'RESULTS.md') : path.join(TMP, 'RESULTS-partial.md'))
 
-if (!existsSync(path.join(ROOT, 'dist', 'commands'))) {
+if (!existsSync(path.join(ROOT, 'dist', 'cli', 'commands'))) {
   process.stderr.write('bench: no build found; run `npm run build` first\n')
   process.exit(1)
 }

@@ -13,7 +13,7 @@ process.stderr.on('error', onStreamError)
 let argv = process.argv.slice(2)
 let asksForHelp = () => false
 try {
-  const cli = await import('../dist/argv.js')
+  const cli = await import('../dist/cli/argv.js')
   argv = cli.hoistGlobalFlags(argv)
   asksForHelp = cli.asksForHelp
 } catch {
@@ -22,10 +22,10 @@ try {
 
 // `start` ends by waiting for a runner — a second Node process — to boot. Booting
 // it now, while oclif loads, lets the two start-ups overlap (see
-// dist/core/runner-process.js); anything else goes straight to oclif.
+// dist/runner/local-executor.js); anything else goes straight to oclif.
 if (argv[0] === 'start' && !asksForHelp(argv)) {
   try {
-    const {prespawnRunner} = await import('../dist/core/runner-process.js')
+    const {prespawnRunner} = await import('../dist/runner/local-executor.js')
     prespawnRunner()
   } catch {
     // not built yet, or no runner: start spawns one itself when it needs it

@@ -68,7 +68,7 @@ function checkGenerated(stateDir, count) {
   const tasks = JSON.parse(drover(stateDir, ['list', '--json']).stdout)
   const corrupt = tasks.filter((t) => t.status === 'corrupt')
   if (tasks.length !== count || corrupt.length > 0) {
-    throw new Error(`generated state dir lists ${tasks.length} tasks, ${corrupt.length} corrupt (${corrupt[0]?.error}); bench/lib/records.mjs is out of step with src/core/record.ts`)
+    throw new Error(`generated state dir lists ${tasks.length} tasks, ${corrupt.length} corrupt (${corrupt[0]?.error}); bench/lib/records.mjs is out of step with src/state/record.ts`)
   }
 }
 

@@ -1,5 +1,5 @@
 // Ended tasks for the prune benchmark, written straight to disk in the shape
-// src/core/record.ts declares (schemaVersion 1): a task.json, a small
+// src/state/record.ts declares (schemaVersion 1): a task.json, a small
 // output.log and events.ndjson, and the empty requests/ and session/ folders.
 
 import {mkdirSync, writeFileSync} from 'node:fs'
@@ -49,7 +49,7 @@ export function makeEndedTasks(stateDir, count, {from = 1, outputBytes = 2048} =
   const tasks = path.join(stateDir, 'tasks')
   mkdirSync(tasks, {recursive: true, mode: 0o700})
   mkdirSync(path.join(stateDir, 'locks'), {recursive: true, mode: 0o700})
-  // The live index drover keeps (src/core/live-index.ts): empty, as every task here has ended.
+  // The live index drover keeps (src/state/live-index.ts): empty, as every task here has ended.
   mkdirSync(path.join(stateDir, 'live'), {recursive: true, mode: 0o700})
   const output = 'working on it\n'.repeat(Math.ceil(outputBytes / 14)).slice(0, outputBytes)
   const start = Date.now() - (count + 60) * 60_000

@@ -1,5 +1,5 @@
 // Big state dirs, fast: writes final task records straight to disk in the
-// shape src/core/record.ts declares (schemaVersion 1), with the empty files
+// shape src/state/record.ts declares (schemaVersion 1), with the empty files
 // a real task has, so `list` and `status` see ordinary finished tasks.
 
 import {mkdirSync, writeFileSync} from 'node:fs'
@@ -72,7 +72,7 @@ export function writeFinalTasks(stateDir, count, from = 1) {
   const tasks = path.join(stateDir, 'tasks')
   mkdirSync(tasks, {recursive: true, mode: 0o700})
   mkdirSync(path.join(stateDir, 'locks'), {recursive: true, mode: 0o700})
-  // The live index drover keeps (src/core/live-index.ts): empty, as every task here has ended.
+  // The live index drover keeps (src/state/live-index.ts): empty, as every task here has ended.
   mkdirSync(path.join(stateDir, 'live'), {recursive: true, mode: 0o700})
   for (let id = from; id < from + count; id++) {
     const dir = path.join(tasks, String(id))

@@ -4,23 +4,23 @@
 // documented exit code. Heavy modules load only in the call that needs them.
 
 import path from 'node:path'
-import {requestControl, scheduleMs, type ControlResult} from '../core/control.js'
-import {DroverError, ExitCode, usageError} from '../core/errors.js'
-import {followTask, tailOffset} from '../core/follow.js'
-import {startTask, type TaskSpec} from '../core/launch.js'
-import {parseTaskName} from '../core/parse.js'
-import {resolveExecutable, shellCommand} from '../core/platform.js'
+import {requestControl, scheduleMs, type ControlResult} from '../tasks/control.js'
+import {DroverError, ExitCode, usageError} from '../base/errors.js'
+import {followTask, tailOffset} from '../tasks/follow.js'
+import {startTask, type TaskSpec} from '../tasks/launch.js'
+import {parseTaskName} from '../base/parse.js'
+import {resolveExecutable, shellCommand} from '../platform/platform.js'
 
-import type {PruneOptions, PruneResult} from '../core/prune.js'
-import {reconcile, runnerState, workerAlive} from '../core/reconcile.js'
-import {FINAL_STATUSES, isFinalStatus, type AgentProfileName, type TaskRecord, type TaskStatus} from '../core/record.js'
-import type {RequestKind} from '../core/requests.js'
-import {DEFAULT_RESUME_PROMPT, detectProfile} from '../core/profiles.js'
-import {ensureStateDir, resolveStateDir} from '../core/statedir.js'
-import {readRecord, taskPaths} from '../core/store.js'
-import {loadTask, loadTasks} from '../core/tasks.js'
-import {waitForFinal} from '../core/wait.js'
-import {Wakeup} from '../core/wakeup.js'
+import type {PruneOptions, PruneResult} from '../tasks/prune.js'
+import {reconcile, runnerState, workerAlive} from '../tasks/reconcile.js'
+import {FINAL_STATUSES, isFinalStatus, type AgentProfileName, type TaskRecord, type TaskStatus} from '../state/record.js'
+import type {RequestKind} from '../state/requests.js'
+import {DEFAULT_RESUME_PROMPT, detectProfile} from '../agents/profiles.js'
+import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
+import {readRecord, taskPaths} from '../state/store.js'
+import {loadTask, loadTasks} from '../tasks/read.js'
+import {waitForFinal} from '../tasks/wait.js'
+import {Wakeup} from '../state/wakeup.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 export {DroverError, ExitCode}
@@ -193,21 +193,21 @@ export class Drover {
 
   /** A new run that continues the task's session (the agent's own conversation for claude and codex). */
   async resume(ref: TaskRef, opts: {prompt?: string} = {}): Promise<TaskJson> {
-    const {resumeTask} = await import('../core/resume.js')
+    const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)
     return taskJson(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT))
   }
 
   /** Removes ended tasks by the rules given (see `drover prune`). */
   async prune(options: PruneOptions): Promise<PruneResult> {
-    const {prune} = await import('../core/prune.js')
+    const {prune} = await import('../tasks/prune.js')
     return prune(this.stateDir, options)
   }
 
   /** Removes the named ended tasks; a live one is refused (exit 4). */
   async rm(refs: TaskRef[], opts: {dryRun?: boolean} = {}): Promise<PruneResult> {
     const records = await Promise.all(refs.map((ref) => this.record(ref)))
-    const {prune} = await import('../core/prune.js')
+    const {prune} = await import('../tasks/prune.js')
     return prune(this.stateDir, {ids: records.map((r) => r.id), dryRun: opts.dryRun ?? false})
   }
 

@@ -1,10 +1,10 @@
 // The stable --json shapes of a task, and the masking of secrets in what
 // drover shows. Human views render from these same objects, so they mask alike.
 
-import {resumeRefusal, wasInterrupted} from '../core/resumable.js'
-import type {RecordRead} from '../core/store.js'
-import {taskPaths, type TaskPaths} from '../core/store.js'
-import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../core/record.js'
+import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
+import type {RecordRead} from '../state/store.js'
+import {taskPaths, type TaskPaths} from '../state/store.js'
+import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../state/record.js'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),

@@ -9,11 +9,11 @@ import {spawn} from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {newRecord} from '../../src/core/launch.js'
-import {processStartTime} from '../../src/core/platform.js'
-import {transition} from '../../src/core/record.js'
-import {ensureStateDir} from '../../src/core/statedir.js'
-import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
+import {newRecord} from '../../src/tasks/launch.js'
+import {processStartTime} from '../../src/platform/platform.js'
+import {transition} from '../../src/state/record.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
 import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, ROOT, type CliResult, waitFor} from '../helpers/cli.js'
 
 const node = process.execPath
@@ -384,7 +384,7 @@ describe('cancel', () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
     // The built modules, so the runner launched is the built one the CLI uses.
-    const launch = (await import(path.join(ROOT, 'dist/core/launch.js'))) as typeof import('../../src/core/launch.js')
+    const launch = (await import(path.join(ROOT, 'dist/tasks/launch.js'))) as typeof import('../../src/tasks/launch.js')
     const marker = path.join(dir, 'ran')
     const id = allocateTaskId(dir)
     const paths = taskPaths(dir, id)

@@ -8,11 +8,11 @@ import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, w
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
-import {newRecord} from '../../src/core/launch.js'
-import {processStartTime} from '../../src/core/platform.js'
-import {transition} from '../../src/core/record.js'
-import {ensureStateDir} from '../../src/core/statedir.js'
-import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/core/store.js'
+import {newRecord} from '../../src/tasks/launch.js'
+import {processStartTime} from '../../src/platform/platform.js'
+import {transition} from '../../src/state/record.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
 import {BIN, cleanupStateDirs, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, type CliResult, waitFor} from '../helpers/cli.js'
 
 const node = process.execPath

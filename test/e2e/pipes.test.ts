@@ -6,7 +6,7 @@
 import {execa} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, isAlive, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
-import {ensureStateDir} from '../../src/core/statedir.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
 import {makeTask} from '../fixtures/prune-state.js'
 
 afterEach(() => cleanupStateDirs())

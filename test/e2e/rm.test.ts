@@ -6,9 +6,9 @@
 import {existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {acquireLock, stateLockPath} from '../../src/core/lock.js'
-import {ensureStateDir} from '../../src/core/statedir.js'
-import {taskPaths} from '../../src/core/store.js'
+import {acquireLock, stateLockPath} from '../../src/state/lock.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {taskPaths} from '../../src/state/store.js'
 import {makeTask, snapshot} from '../fixtures/prune-state.js'
 import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 

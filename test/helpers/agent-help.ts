@@ -1,7 +1,7 @@
 // The real --help texts of the pinned agent versions (fixtures), as grammars.
 
 import {readFileSync} from 'node:fs'
-import {FlagTable, parseHelpFlags} from '../../src/core/agent-flags.js'
+import {FlagTable, parseHelpFlags} from '../../src/agents/flags.js'
 import {fixture} from './cli.js'
 
 export const claudeHelp = () => readFileSync(fixture('help/claude-2.1.332.txt'), 'utf8')

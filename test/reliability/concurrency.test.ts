@@ -6,9 +6,9 @@ import {execa} from 'execa'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {decodeRecord, FINAL_STATUSES, type TaskRecord} from '../../src/core/record.js'
-import {ensureStateDir} from '../../src/core/statedir.js'
-import {taskPaths} from '../../src/core/store.js'
+import {decodeRecord, FINAL_STATUSES, type TaskRecord} from '../../src/state/record.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {taskPaths} from '../../src/state/store.js'
 import {cleanupStateDirs, drover, fixture, makeStateDir, readOutput, ROOT, waitFor, type CliResult} from '../helpers/cli.js'
 import {fabricateTask, waitDead, workerPids} from '../fixtures/rel-state.js'
 
@@ -69,7 +69,7 @@ describe('stop, cancel, drain, resume and prune on one task at once', () => {
   async function round(dir: string, n: number): Promise<string> {
     // In-process start with the built core (so the bundled runner runs, as in production)
     // keeps the CLI budget for the racers.
-    const {startTask} = (await import(path.join(ROOT, 'dist', 'core', 'launch.js'))) as typeof import('../../src/core/launch.js')
+    const {startTask} = (await import(path.join(ROOT, 'dist', 'tasks', 'launch.js'))) as typeof import('../../src/tasks/launch.js')
     const task: TaskRecord = await startTask(dir, {
       command: ['sleep', '300'], shell: null, name: null, cwd: '/', env: {}, agent: 'generic',
       policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},

@@ -3,7 +3,7 @@
 // by id and with --all — must never signal it, nor the process group it leads.
 
 import {afterEach, describe, expect, it} from 'vitest'
-import {processStartTime, type ProcessIdentity} from '../../src/core/platform.js'
+import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
 import {cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask} from '../helpers/cli.js'
 import {deadIdentity, fabricateTask, impostor, killStrangers, spawnStranger} from '../fixtures/rel-state.js'
 

@@ -1,8 +1,13 @@
-// The dependency rule, checked over the import graph of src/: front-ends
-// (commands, render, hooks) may use the API and the domain; the API may use
-// the domain; the domain (src/core) knows no front-end, no oclif and no
-// terminal library; the runner's bundle holds Node builtins and the domain
-// only, never the API or a package. A wrong-way import fails here.
+// The dependency rule, checked over the import graph of src/. The folders are
+// the layers, lowest first:
+//
+//   base → platform → state → process → agents → runner → tasks → api → front-ends (cli, …)
+//
+// A module may import its own layer and the layers below it, never one above.
+// Front-ends reach drover only through the API (and themselves). Below the API
+// nothing imports a package but env-paths (the per-OS state dir), so no oclif,
+// MCP or HTTP library leaks into the product. The runner's bundle holds Node
+// builtins and the layers up to runner/ only. A wrong-way import fails here.
 
 import {readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
@@ -10,6 +15,11 @@ import {describe, expect, it} from 'vitest'
 import {ROOT} from '../helpers/cli.js'
 
 const SRC = path.join(ROOT, 'src')
+
+/** The layers, lowest first. A folder of src/ missing here fails the first test. */
+const LAYERS = ['base', 'platform', 'state', 'process', 'agents', 'runner', 'tasks', 'api']
+/** Front-ends: each sits on the API alone. */
+const FRONT_ENDS = ['cli']
 
 function sources(dir: string): string[] {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
@@ -30,50 +40,53 @@ function importsOf(file: string): string[] {
 
 const graph = new Map(sources(SRC).map((file) => [path.relative(SRC, file), importsOf(file)]))
 const layer = (file: string) => file.split(path.sep)[0]
+const rank = (file: string) => LAYERS.indexOf(layer(file))
 const isBuiltin = (spec: string) => spec.startsWith('node:')
 const isOwn = (spec: string) => graph.has(spec)
+const edges = (keep: (file: string, spec: string) => boolean) =>
+  [...graph].flatMap(([file, specs]) => specs.filter((spec) => keep(file, spec)).map((spec) => `${file} → ${spec}`))
 
 describe('imports point one way', () => {
-  it('the domain (src/core) imports only the domain, Node builtins and env-paths (the per-OS state dir)', () => {
-    const allowed = (spec: string) => isBuiltin(spec) || spec === 'env-paths' || (isOwn(spec) && layer(spec) === 'core')
-    const wrong = [...graph].flatMap(([file, specs]) => (layer(file) === 'core' ? specs.filter((spec) => !allowed(spec)).map((spec) => `${file} → ${spec}`) : []))
+  it('every source file lives in a named layer or front-end', () => {
+    const stray = [...graph.keys()].filter((file) => !LAYERS.includes(layer(file)) && !FRONT_ENDS.includes(layer(file)))
+    expect(stray).toEqual([])
+  })
+
+  it('no layer imports one above it', () => {
+    const wrong = edges((file, spec) => LAYERS.includes(layer(file)) && isOwn(spec) && !(LAYERS.includes(layer(spec)) && rank(spec) <= rank(file)))
     expect(wrong).toEqual([])
   })
 
-  it('the API imports the domain and itself only, and no front-end package', () => {
-    const wrong = [...graph].flatMap(([file, specs]) =>
-      layer(file) === 'api'
-        ? specs.filter((spec) => !isBuiltin(spec) && spec !== 'env-paths' && !(isOwn(spec) && ['core', 'api'].includes(layer(spec)))).map((spec) => `${file} → ${spec}`)
-        : [],
+  it('below the API nothing imports a package but env-paths; the API imports none', () => {
+    const wrong = edges(
+      (file, spec) => LAYERS.includes(layer(file)) && !isOwn(spec) && !isBuiltin(spec) && !(spec === 'env-paths' && layer(file) === 'state'),
     )
     expect(wrong).toEqual([])
   })
 
-  it('render never orchestrates through commands', () => {
-    const wrong = [...graph].flatMap(([file, specs]) =>
-      layer(file) === 'render' ? specs.filter((spec) => isOwn(spec) && layer(spec) === 'commands').map((spec) => `${file} → ${spec}`) : [],
-    )
+  it('front-ends reach drover only through the API', () => {
+    const wrong = edges((file, spec) => FRONT_ENDS.includes(layer(file)) && isOwn(spec) && layer(spec) !== 'api' && layer(spec) !== layer(file))
     expect(wrong).toEqual([])
   })
 
-  it("the runner's bundle reaches only builtins and the domain (its memory is the product's footprint)", () => {
+  it("the runner's bundle reaches only builtins and the layers up to runner/ (its memory is the product's footprint)", () => {
     const reached = new Set<string>()
     const visit = (file: string) => {
       if (reached.has(file)) return
       reached.add(file)
       for (const spec of graph.get(file) ?? []) if (isOwn(spec)) visit(spec)
     }
-    visit('runner.ts')
-    const outside = [...reached].filter((file) => file !== 'runner.ts' && layer(file) !== 'core')
+    visit(path.join('runner', 'main.ts'))
+    const outside = [...reached].filter((file) => rank(file) < 0 || rank(file) > LAYERS.indexOf('runner'))
     const packages = [...reached].flatMap((file) => (graph.get(file) ?? []).filter((spec) => !isBuiltin(spec) && !isOwn(spec)))
     expect(outside).toEqual([])
     expect(packages).toEqual([])
-    expect(reached.has(path.join('core', 'runner.ts'))).toBe(true)
+    expect(reached.has(path.join('runner', 'runner.ts'))).toBe(true)
   })
 
   it('sees the whole graph (a parser that found nothing would pass everything)', () => {
     expect(graph.size).toBeGreaterThan(50)
-    expect(graph.get(path.join('api', 'index.ts'))).toContain(path.join('core', 'launch.ts'))
-    expect(graph.get('runner.ts')).toContain(path.join('core', 'runner.ts'))
+    expect(graph.get(path.join('api', 'index.ts'))).toContain(path.join('tasks', 'launch.ts'))
+    expect(graph.get(path.join('runner', 'main.ts'))).toContain(path.join('runner', 'runner.ts'))
   })
 })

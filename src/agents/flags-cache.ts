@@ -1,0 +1,73 @@
+// Learning an agent's grammar (agent-flags.ts) by running its `--help`, cached
+// in the state dir per binary. Used by `resume` only: the runner never runs it,
+// and `start` does not pay for it.
+
+import {createHash} from 'node:crypto'
+import {execFileSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {FlagTable, parseHelpFlags, type FlagSpec} from './flags.js'
+import {writeFileAtomic} from '../state/store.js'
+
+export class FlagLearningError extends Error {}
+
+// Fewer options than this in a help text means it was no help text (an error, a banner).
+const MIN_FLAGS = 3
+const HELP_TIMEOUT_MS = 20_000
+
+/**
+ * The agent's flags from `argv` (e.g. [claude, '--help'] or [codex, 'exec',
+ * '--help']), cached in the state dir under a key made of the argv and each
+ * file in it (real path, size, mtime): a new install or upgrade learns again.
+ */
+export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.ProcessEnv; cwd: string}): FlagTable {
+  const cacheFile = path.join(stateDir, 'cache', `agent-flags-${cacheKey(argv, opts.cwd)}.json`)
+  try {
+    const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as FlagSpec[]
+    if (Array.isArray(cached) && cached.length >= MIN_FLAGS) return new FlagTable(cached)
+  } catch {
+    // not learnt yet, or unreadable: learn again
+  }
+  let help: string
+  try {
+    help = execFileSync(argv[0], argv.slice(1), {
+      encoding: 'utf8',
+      env: opts.env,
+      cwd: opts.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: HELP_TIMEOUT_MS,
+      windowsHide: true,
+      maxBuffer: 4 * 1024 * 1024,
+    })
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & {stderr?: string}
+    // Node reports a missing cwd as ENOENT of the program: name what is really missing.
+    const missing = e.code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
+    const detail = missing ?? (String(e.stderr ?? '').trim().split('\n')[0] || e.message)
+    throw new FlagLearningError(`cannot read its flags with \`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\`: ${detail}`)
+  }
+  const specs = parseHelpFlags(help)
+  if (specs.length < MIN_FLAGS) throw new FlagLearningError(`\`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\` printed no options drover could read`)
+  try {
+    mkdirSync(path.dirname(cacheFile), {recursive: true, mode: 0o700})
+    writeFileAtomic(cacheFile, JSON.stringify(specs) + '\n')
+  } catch {
+    // a read-only state dir still resumes; it learns again next time
+  }
+  return new FlagTable(specs)
+}
+
+function cacheKey(argv: string[], cwd: string): string {
+  const hash = createHash('sha256')
+  for (const arg of argv) {
+    hash.update(arg + '\0')
+    try {
+      const file = realpathSync(path.resolve(cwd, arg))
+      const stat = statSync(file)
+      if (stat.isFile()) hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`)
+    } catch {
+      // not a file: the text alone is the key
+    }
+  }
+  return hash.digest('hex').slice(0, 24)
+}

@@ -1,0 +1,69 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../base-command.js'
+import {DroverError, ExitCode, usageError} from '../../base/errors.js'
+import {findTask} from '../../state/lookup.js'
+import {parseTaskRef} from '../../base/parse.js'
+import {prune, type PruneResult} from '../../tasks/prune.js'
+import {listTaskIds} from '../../state/store.js'
+import {painter} from '../render/color.js'
+import {removedLines} from '../render/prune-view.js'
+
+/** prune's --json shape, plus the refs that named no task. */
+export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
+
+export default class Rm extends BaseCommand {
+  static override summary = 'Remove named ended tasks and their logs.'
+  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too.
+
+Every ref is checked before anything is removed. A task that cannot be removed is left alone and named on stderr with exit 4; an unknown one exits 3; the others are removed. It takes turns with prune through the same lock, never follows a symlink and never reuses an id. --json prints prune's shape plus "missing".`
+
+  static override examples = [
+    {description: 'Remove two finished tasks', command: '<%= config.bin %> rm 4 build'},
+    {description: 'See what would go', command: '<%= config.bin %> rm --dry-run 4'},
+  ]
+
+  static override usage = ['<%= command.id %> [FLAGS] TASK...']
+
+  static override strict = false
+  static override args = {task: Args.string({description: 'task ids or names'})}
+
+  static override flags = {
+    'dry-run': Flags.boolean({description: 'print what would be removed and remove nothing'}),
+    quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
+  }
+
+  async run(): Promise<RmResult> {
+    const {argv, flags} = await this.parse(Rm)
+    const refs = argv as string[]
+    if (refs.length === 0) throw usageError('no task given: name the tasks to remove (ids or names)')
+    for (const ref of refs) parseTaskRef(ref)
+    const stateDir = await this.openStateDir(flags['state-dir'])
+    const ids = new Set<number>()
+    const missing: RmResult['missing'] = []
+    for (const ref of refs) {
+      try {
+        ids.add(findTask(stateDir, ref).id)
+      } catch (error) {
+        if (!(error instanceof DroverError) || error.exitCode !== ExitCode.notFound) throw error
+        missing.push({id: ref, found: false})
+      }
+    }
+    const result: RmResult = {
+      ...(ids.size > 0 ? await prune(stateDir, {ids: [...ids], dryRun: flags['dry-run']}) : nothingRemoved(stateDir, flags['dry-run'])),
+      missing,
+    }
+    if (!this.jsonEnabled()) {
+      if (!flags.quiet) for (const line of removedLines(result, painter(this.color(flags.color)))) process.stdout.write(`${line}\n`)
+      for (const skip of result.skipped) this.note(`drover: cannot remove task ${skip.id}: ${skip.reason}`)
+      for (const {error} of result.errors) this.note(`drover: ${error}`)
+      for (const m of missing) this.note(`drover: no such task: ${m.id}`)
+    }
+    process.exitCode =
+      missing.length > 0 ? ExitCode.notFound : result.skipped.length > 0 ? ExitCode.conflict : result.errors.length > 0 ? ExitCode.failed : 0
+    return result
+  }
+}
+
+function nothingRemoved(stateDir: string, dryRun: boolean): PruneResult {
+  return {dryRun, removed: [], kept: listTaskIds(stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: []}
+}

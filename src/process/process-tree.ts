@@ -1,0 +1,227 @@
+// A worker's whole process tree, and carrying out a graded stop on it. Used by
+// the runner (which sees the worker exit directly) and by commands that must
+// act themselves when the runner is gone (which check identity instead).
+
+import {
+  currentPlatform,
+  isSameProcess,
+  listDescendants,
+  listGroupMembers,
+  signalIdentity,
+  signalProcessGroup,
+  type PlatformContext,
+  type ProcessIdentity,
+} from '../platform/platform.js'
+import type {Checkpoint, DrainMode, TaskRecord} from '../state/record.js'
+import {DEFAULT_STOP_GRACE_MS, type StopPlan} from './stop-plan.js'
+
+const SCAN_INTERVAL_MS = 250
+
+export class ProcessTree {
+  /** every process ever seen in the tree, with its start time, so a pid reused later is never signalled. */
+  private readonly known = new Map<number, ProcessIdentity>()
+
+  constructor(
+    readonly worker: ProcessIdentity,
+    /** whether the worker itself has ended. */
+    private readonly workerExited: () => boolean,
+    /** injected in tests to drive the Windows mapping (taskkill) from any OS. */
+    private readonly ctx: PlatformContext = currentPlatform(),
+  ) {
+    this.known.set(worker.pid, worker)
+  }
+
+  private lastScan = 0
+
+  /**
+   * Remembers the current descendants, so ones that leave the group (setsid)
+   * can still be swept. A scan reads the whole process table (a few ms), so
+   * while waiting it runs at most every SCAN_INTERVAL_MS; `force` scans now.
+   */
+  snapshot(force = true): void {
+    if (this.workerExited()) return
+    const now = Date.now()
+    if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return
+    this.lastScan = now
+    for (const identity of listDescendants(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+  }
+
+  /**
+   * After the worker exited: what is left of its tree — members of its group
+   * or session (re-parented, so no longer its descendants) and descendants
+   * seen while it lived that are still the same processes. They join the tree,
+   * so a stop plan reaches them. Returns the live ones.
+   */
+  leftovers(): ProcessIdentity[] {
+    for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx))
+  }
+
+  gone(): boolean {
+    if (!this.workerExited()) return false
+    for (const identity of this.known.values()) {
+      if (identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx)) return false
+    }
+    return true
+  }
+
+  /** The whole group at once, then each known member that left it — each checked against its start time. */
+  signal(signal: 'SIGTERM' | 'SIGKILL'): void {
+    if (!this.workerExited() || this.groupMayLive()) {
+      try {
+        signalProcessGroup(this.worker.pid, signal, this.ctx)
+      } catch {
+        // EPERM from a member that changed credentials: the sweep below still tries
+      }
+    }
+    for (const identity of this.known.values()) {
+      if (identity.pid === this.worker.pid && this.workerExited()) continue
+      try {
+        signalIdentity(identity, signal, this.ctx)
+      } catch {
+        // not ours to signal any more
+      }
+    }
+  }
+
+  /** SIGKILL to anything of the tree still alive. */
+  sweep(): void {
+    for (const identity of this.known.values()) {
+      if (identity.pid === this.worker.pid && this.workerExited()) continue
+      try {
+        if (isSameProcess(identity, this.ctx)) signalIdentity(identity, 'SIGKILL', this.ctx)
+      } catch {
+        // already gone or not ours
+      }
+    }
+  }
+
+  // After the leader exits, its pid (= pgid) stays reserved while any group
+  // member lives, so the group id cannot name a stranger's group yet.
+  private groupMayLive(): boolean {
+    for (const identity of this.known.values()) if (identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx)) return true
+    return false
+  }
+}
+
+export interface StopOutcome {
+  plan: StopPlan
+  /** ms from the start of the stop until SIGKILL was needed, or null. */
+  killedAfterMs: number | null
+  /** a signal had to be sent (the worker did not stop on the control word alone). */
+  forced: boolean
+  /** the first signal went out at a safe point, not because a step's time ran out. */
+  atSafePoint: boolean
+  /** ms from the start of the stop until the tree was gone (or the plan gave up). */
+  tookMs: number
+}
+
+/** The checkpoint a drain leaves: what resume continues, and how the worker was ended. */
+export function drainCheckpoint(record: TaskRecord, sessionDir: string, outcome: StopOutcome): Checkpoint {
+  const mode = drainMode(outcome)
+  return {
+    profile: record.agent,
+    sessionId: record.agentInfo?.sessionId ?? null,
+    sessionDir,
+    forced: mode === 'forced',
+    mode,
+    tookMs: outcome.tookMs,
+    at: new Date().toISOString(),
+  }
+}
+
+/** How a drain ended its worker, for the checkpoint. */
+export function drainMode(outcome: StopOutcome): DrainMode {
+  if (!outcome.forced) return 'cooperative'
+  return outcome.atSafePoint && outcome.killedAfterMs === null ? 'safe-point' : 'forced'
+}
+
+export interface StopHooks {
+  writeControl: (word: 'WRAP_UP' | 'STOP') => void
+  event?: (name: string, extra: Record<string, unknown>) => void
+  /** the plan to follow now; a stronger request may replace it mid-way. */
+  currentPlan: () => StopPlan
+  /** resolves 'replaced' early when currentPlan() changed. */
+  waitReplaced?: (ms: number, gone: () => boolean) => Promise<'gone' | 'timeout' | 'replaced'>
+  /** whether the worker is at a safe point to be signalled (see StopStep.untilSafePoint). */
+  safePoint?: () => boolean
+}
+
+const POLL_MS = 50
+
+function waitGone(ms: number, gone: () => boolean): Promise<'gone' | 'timeout'> {
+  return new Promise((resolve) => {
+    const deadline = Date.now() + ms
+    const check = () => {
+      if (gone()) return resolve('gone')
+      if (Date.now() >= deadline) return resolve('timeout')
+      setTimeout(check, POLL_MS)
+    }
+    check()
+  })
+}
+
+/** Runs the plan's steps until the tree is gone; a replaced plan restarts from its own first step. */
+export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Promise<StopOutcome> {
+  const began = Date.now()
+  let killedAt: number | null = null
+  let forced = false
+  let safe = false
+  let atSafePoint = false
+  let plan = hooks.currentPlan()
+  let step = 0
+  while (step < plan.steps.length) {
+    const current = plan.steps[step]
+    tree.snapshot()
+    if (current.control) hooks.writeControl(current.control)
+    if (current.signal) {
+      if (!forced) atSafePoint = safe
+      forced = true
+      if (current.signal === 'SIGKILL') killedAt = Date.now()
+      hooks.event?.('signal', {signal: current.signal, ...(safe && current.signal === 'SIGTERM' ? {safePoint: true} : {})})
+      tree.signal(current.signal)
+    }
+    const gone = () => {
+      tree.snapshot(false)
+      return tree.gone()
+    }
+    const safePoint = () => current.untilSafePoint === true && hooks.safePoint?.() === true
+    const wake = () => gone() || safePoint()
+    const outcome = hooks.waitReplaced ? await hooks.waitReplaced(current.waitMs, wake) : await waitGone(current.waitMs, wake)
+    if (outcome === 'gone' && tree.gone()) break
+    if (outcome === 'replaced') {
+      plan = hooks.currentPlan()
+      step = 0
+      continue
+    }
+    // Woken at a safe point: the next step's signal goes out now, not when the time runs out.
+    safe = outcome === 'gone'
+    step++
+  }
+  tree.sweep()
+  return {plan, killedAfterMs: killedAt === null ? null : killedAt - began, forced, atSafePoint, tookMs: Date.now() - began}
+}
+
+/** A worker's leftovers get the graded stop of `stop`, without the control word (the worker that reads it is gone). */
+const LEFTOVER_PLAN: StopPlan = {
+  cause: 'stop',
+  status: 'stopped',
+  requestIds: [],
+  steps: [
+    {signal: 'SIGTERM', waitMs: DEFAULT_STOP_GRACE_MS},
+    {signal: 'SIGKILL', waitMs: 5000},
+  ],
+}
+
+/**
+ * After the worker exited: stops what is left of its tree (background jobs,
+ * an agent's MCP servers and shells) so that no process of a task outlives
+ * its final status. Returns how many there were.
+ */
+export async function stopLeftovers(tree: ProcessTree, event: (name: string, extra: Record<string, unknown>) => void): Promise<number> {
+  const left = tree.leftovers()
+  if (left.length === 0) return 0
+  event('leftovers', {count: left.length, pids: left.map((p) => p.pid)})
+  await executeStopPlan(tree, {currentPlan: () => LEFTOVER_PLAN, writeControl: () => {}, event})
+  return left.length
+}

@@ -1,0 +1,77 @@
+// Launching the worker: its environment, its own process group, output
+// appended straight to output.log, and a plain reason when it cannot start.
+// This is the local executor behind the runner; a cluster executor would
+// replace this module (and platform.ts's signalling), nothing else.
+
+import {spawn, type ChildProcess} from 'node:child_process'
+import {statSync} from 'node:fs'
+import {processStartTime, workerSpawnOptions, type ProcessIdentity} from '../platform/platform.js'
+import type {RunEntry, TaskRecord} from '../state/record.js'
+import type {TaskPaths} from '../state/store.js'
+
+/**
+ * The launching environment with the task's -e variables, and the PATH the
+ * task was started with: a resume from cron or @reboot (PATH=/usr/bin:/bin)
+ * must still find what the agent itself runs (`#!/usr/bin/env node`, git, …).
+ */
+export function laterRunEnv(record: TaskRecord, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...base, ...record.env}
+  const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH'
+  if (record.pathEnv !== null && !Object.keys(record.env).some((key) => key.toUpperCase() === 'PATH')) env[pathKey] = record.pathEnv
+  return env
+}
+
+export function workerEnv(stateDir: string, record: TaskRecord, run: RunEntry, paths: TaskPaths): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...laterRunEnv(record),
+    DROVER_TASK_ID: String(record.id),
+    DROVER_STATE_DIR: stateDir,
+    DROVER_CONTROL_FILE: paths.control,
+    DROVER_SESSION_DIR: paths.session,
+    DROVER_RUN: String(run.run),
+  }
+  if (run.resumed) env.DROVER_RESUME = '1'
+  else delete env.DROVER_RESUME
+  return env
+}
+
+export type Launch = {ok: true; child: ChildProcess; identity: ProcessIdentity} | {ok: false; reason: string}
+
+/** Resolves once the OS has started the worker (or refused to). */
+export function launchWorker(argv: string[], cwd: string, env: NodeJS.ProcessEnv, outFd: number): Promise<Launch> {
+  const [file, ...args] = argv
+  return new Promise((resolve) => {
+    let child: ChildProcess
+    try {
+      child = spawn(file, args, {cwd, env, stdio: ['ignore', outFd, outFd], ...workerSpawnOptions()})
+    } catch (error) {
+      resolve({ok: false, reason: spawnFailure(file, error)})
+      return
+    }
+    child.once('error', (error) => resolve({ok: false, reason: spawnFailure(file, error)}))
+    child.once('spawn', () => {
+      const pid = child.pid!
+      resolve({ok: true, child, identity: {pid, startTime: processStartTime(pid) ?? 'unknown'}})
+    })
+  })
+}
+
+/**
+ * Node reports a missing cwd as ENOENT of the command itself: check it before
+ * launching so the reason names the real problem.
+ */
+export function checkCwd(cwd: string): string | null {
+  try {
+    if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`
+    return null
+  } catch {
+    return `working directory does not exist: ${cwd}`
+  }
+}
+
+function spawnFailure(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ENOENT') return `command not found: ${file}`
+  if (code === 'EACCES') return `permission denied (not executable?): ${file}`
+  return `cannot start ${file}: ${(error as Error).message}`
+}

@@ -1,0 +1,118 @@
+// Starting runner processes. A runner is a Node process of its own, and its
+// start-up is most of what `start` waits for; so `bin/run.js` boots one on
+// standby while oclif loads (the two overlap on a second core), and the first
+// launch hands it its task through a pipe instead of spawning a new one.
+
+import {spawn, type ChildProcess} from 'node:child_process'
+import {closeSync, existsSync} from 'node:fs'
+import path from 'node:path'
+import type {Readable, Writable} from 'node:stream'
+import {fileURLToPath} from 'node:url'
+import {openAppend, taskPaths} from '../state/store.js'
+
+export const STANDBY_FLAG = '--standby'
+/** After `<state dir> <id>`: take over the live worker of a runner that died. */
+export const ADOPT_FLAG = '--adopt'
+
+// V8's lite mode (no optimising compiler) saves ~0.8 MB of RSS per runner; a
+// runner mostly sleeps, and the little it parses goes through JSON.parse.
+const RUNNER_NODE_FLAGS = ['--lite-mode']
+
+function runnerEntry(): {script: string; execArgv: string[]} {
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  // The bundled CommonJS runner (see src/runner/main.ts for why it is bundled).
+  const built = path.join(here, '..', 'runner.cjs')
+  if (existsSync(built)) return {script: built, execArgv: RUNNER_NODE_FLAGS}
+  // Running from sources (bin/dev.js): the runner is TypeScript too.
+  return {script: path.join(here, '..', 'runner.ts'), execArgv: [...RUNNER_NODE_FLAGS, '--import', 'tsx']}
+}
+
+export interface RunnerHandle {
+  child: ChildProcess
+  /** closed by the runner once it has recorded `running` or the failure. */
+  ready: Readable
+}
+
+let standby: (RunnerHandle & {assign: Writable}) | null = null
+
+/**
+ * Boots a runner that waits for its task on stdin. If nothing is ever handed to
+ * it (bad flags, --help), the pipe closes when this process exits and the
+ * runner exits too, having done nothing.
+ */
+export function prespawnRunner(): void {
+  if (standby) return
+  const {script, execArgv} = runnerEntry()
+  try {
+    const child = spawn(process.execPath, [...execArgv, script, STANDBY_FLAG], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore', 'pipe'],
+      windowsHide: true,
+    })
+    child.once('error', () => {
+      standby = null
+    })
+    // Never keep this process alive for a runner it did not use.
+    child.unref()
+    const assign = child.stdio[0] as Writable & {unref?: () => void}
+    const ready = child.stdio[3] as Readable & {unref?: () => void}
+    assign.on('error', () => {})
+    assign.unref?.()
+    ready.unref?.()
+    standby = {child, ready, assign}
+  } catch {
+    standby = null
+  }
+}
+
+/**
+ * A runner for this task: the standby one when it is still there, else a new
+ * one. With `adopt`, a new one that takes over the live worker of a dead runner.
+ */
+export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean} = {}): RunnerHandle {
+  const waiting = opts.adopt ? null : standby
+  if (!opts.adopt) standby = null
+  if (waiting && waiting.child.exitCode === null && waiting.child.signalCode === null && !waiting.assign.destroyed) {
+    // Now this process does wait for it: hold the event loop until it is ready.
+    ;(waiting.ready as Readable & {ref?: () => void}).ref?.()
+    waiting.child.ref()
+    waiting.assign.end(`${stateDir}\n${id}\n`)
+    return {child: waiting.child, ready: waiting.ready}
+  }
+  const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
+  const {script, execArgv} = runnerEntry()
+  try {
+    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id), ...(opts.adopt ? [ADOPT_FLAG] : [])], {
+      detached: true,
+      stdio: ['ignore', 'ignore', logFd, 'pipe'],
+      windowsHide: true,
+    })
+    return {child, ready: child.stdio[3] as Readable}
+  } finally {
+    closeSync(logFd)
+  }
+}
+
+/**
+ * Spawns a runner and resolves once it is ready: it closes fd 3 right after
+ * recording `running` or the failure (or, adopting, right after taking over).
+ * The pipe also closes when the runner dies, so a crash is noticed at once.
+ */
+export async function startRunner(stateDir: string, id: number, opts: {adopt?: boolean} = {}): Promise<void> {
+  const {child, ready} = spawnRunner(stateDir, id, opts)
+  await new Promise<void>((resolve) => {
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      resolve()
+    }
+    ready.on('data', () => {})
+    ready.once('close', finish)
+    ready.once('error', finish)
+    child.once('error', finish)
+    child.once('exit', finish)
+  })
+  ready.destroy()
+  child.unref()
+}

@@ -1,0 +1,102 @@
+// Entry of the detached runner process: `node runner.cjs <state dir> <task id>`,
+// or `node runner.cjs --standby` to boot first and read "<state dir>\n<id>\n"
+// from stdin (see runner/local-executor.ts). Started by `start`, `resume` and
+// restarts; never by users directly. The build bundles it into one CommonJS
+// file: an ESM module graph costs the runner megabytes of RSS per live task,
+// and that memory is the product's footprint.
+
+import {fstatSync, readSync} from 'node:fs'
+import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
+import {openAppend, taskPaths} from '../state/store.js'
+
+// Same literal as STANDBY_FLAG in runner/local-executor.ts, which the runner does
+// not import (it is the launcher's side and pulls in more than builtins).
+const STANDBY_FLAG = '--standby'
+const ADOPT_FLAG = '--adopt'
+
+function main(stateDir: string | undefined, idText: string | undefined, adopt = false): void {
+  const id = Number(idText)
+  if (!stateDir || !Number.isSafeInteger(id)) {
+    logRunnerError('usage: runner <state dir> <task id>\n')
+    process.exit(2)
+  }
+
+  // fd 3 is the launcher's readiness pipe when present.
+  let readyFd: number | undefined
+  try {
+    fstatSync(3)
+    readyFd = 3
+  } catch {
+    readyFd = undefined
+  }
+
+  let runner: Runner
+  try {
+    runner = new Runner({stateDir, id, readyFd, adopt})
+  } catch (error) {
+    logRunnerError(`drover runner: ${(error as Error).message}\n`)
+    process.exit(1)
+  }
+
+  const crash = (error: unknown) => {
+    runner.fail(error)
+    process.exit(1)
+  }
+  process.on('uncaughtException', crash)
+  process.on('unhandledRejection', crash)
+  // The runner has no terminal; SIGHUP from a closing session must not end it.
+  process.on('SIGHUP', () => {})
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      void runner.interrupted(signal).finally(() => process.exit(0))
+    })
+  }
+
+  runner.main().then(() => process.exit(0), crash)
+}
+
+/**
+ * Reads the whole assignment from stdin with blocking reads: a standby runner
+ * has nothing else to do, and a stdin stream would load Node's socket and
+ * stream machinery, which stays resident for the runner's whole life.
+ */
+function readAssignment(): string {
+  const chunks: Buffer[] = []
+  const buffer = Buffer.alloc(4096)
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    let read: number
+    try {
+      read = readSync(0, buffer, 0, buffer.length, null)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 5)
+        continue
+      }
+      if (code === 'EOF') break
+      throw error
+    }
+    if (read === 0) break
+    chunks.push(Buffer.from(buffer.subarray(0, read)))
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Waits for the task on stdin; a closed pipe with nothing on it means "not needed". */
+function standby(): void {
+  const [stateDir, idText] = readAssignment().split('\n')
+  if (!stateDir || !idText) process.exit(0)
+  // Launched before the task existed, this runner's stderr is nowhere: point
+  // its messages at the task's runner.log, as a directly spawned runner's are.
+  try {
+    setRunnerErrorLog(openAppend(taskPaths(stateDir, Number(idText)).runnerLog))
+  } catch {
+    // no log: errors still end up in the record's reason
+  }
+  main(stateDir, idText)
+}
+
+const [first, second, third] = process.argv.slice(2)
+if (first === STANDBY_FLAG) standby()
+else main(first, second, third === ADOPT_FLAG)

@@ -1,0 +1,51 @@
+// How a run ended, from what the runner saw: the final status, reason, exit
+// code or signal, and a drain's checkpoint. One pure function, so every way a
+// run can end is decided in one place and tested without processes.
+
+import {drainCheckpoint, type StopOutcome} from '../process/process-tree.js'
+import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
+import {stopReason} from '../process/stop-plan.js'
+
+/** Said of a worker's end seen by a runner that is not its parent: no exit status reaches it. */
+export const UNKNOWN_EXIT = 'exit code unknown: its runner had died, and the runner that adopted it is not its parent'
+
+export interface RunEnd {
+  status: TaskStatus
+  reason: string
+  exitCode: number | null
+  signal: string | null
+  checkpoint?: Checkpoint
+}
+
+export interface RunSeen {
+  record: TaskRecord
+  /** the worker's exit as its parent saw it; both null for an adopted worker. */
+  exit: {code: number | null; signal: string | null}
+  /** the graded stop that ended it, if one did. */
+  stop: StopOutcome | null
+  adopted: boolean
+  sessionDir: string
+  /** asked only for a failure: whether the disk is full (the likely cause). */
+  diskFull: () => boolean
+}
+
+export function runEnd(seen: RunSeen): RunEnd {
+  const {code, signal} = seen.exit
+  if (seen.stop) {
+    const {plan, killedAfterMs} = seen.stop
+    const end: RunEnd = {status: plan.status, reason: stopReason(plan, killedAfterMs), exitCode: code, signal}
+    if (plan.cause === 'drain') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
+    return end
+  }
+  if (seen.adopted) {
+    // An agent's own final event is the best witness of how it ended.
+    const info = seen.record.agentInfo
+    const succeeded = ['result/success', 'turn.completed'].includes(info?.lastEvent ?? '') && !info?.error
+    return {status: succeeded ? 'succeeded' : 'failed', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
+  }
+  if (code === 0) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+  // A worker that failed on a full disk most likely failed because of it: say so.
+  const full = seen.diskFull() ? ' (no space left on device)' : ''
+  if (code !== null) return {status: 'failed', reason: `exit ${code}${full}`, exitCode: code, signal: null}
+  return {status: 'failed', reason: `killed by ${signal}${full}`, exitCode: null, signal}
+}

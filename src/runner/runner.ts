@@ -1,0 +1,546 @@
+// The runner: one detached Node process per live run. It owns the worker —
+// starts it in a process group of its own with output appended straight to
+// output.log, watches requests and deadlines, carries out graded stops over the
+// whole tree, and is the only writer of the task record while it lives.
+// Node builtins only: this process is the product's per-task footprint.
+// It is one class, longer than most files here, because its fields are one
+// run's lifecycle (worker, plan, exit, record) that every step reads and
+// changes; the parts that need none of that live beside it: how a run ended
+// (run-outcome.ts), the output cap (output-cap.ts), the agent's stream
+// (agent-stream.ts), the tree and its stops (process-tree.ts).
+
+import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
+import {isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
+import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../process/process-tree.js'
+import {runEnd} from './run-outcome.js'
+import {OutputCapWatch} from './output-cap.js'
+import {sessionBase} from '../agents/events.js'
+import {withDrainHooks} from '../agents/hooks.js'
+import {AgentStream} from '../agents/stream.js'
+import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
+import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {DiskReserve, diskFull} from '../state/reserve.js'
+import {readRequests, type StopRequest} from '../state/requests.js'
+import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
+import {
+  appendEvent,
+  createTaskLayout,
+  openAppend,
+  readOwnFile,
+  readRecord,
+  safeUnlink,
+  taskPaths,
+  writeFileAtomic,
+  writeRecord,
+  type TaskPaths,
+} from '../state/store.js'
+
+const TICK_MS = 250
+// While the worker lives, its descendants are remembered this often, so one
+// that leaves its process group and session (setsid) is still stopped with it.
+const TREE_SCAN_MS = 1000
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+// Where the runner's own errors go: fd 2 is runner.log for a runner spawned for
+// its task; a standby runner points this at runner.log once it has a task.
+// Written with writeSync rather than process.stderr, whose stream machinery
+// would stay resident in every runner.
+let errorFd = 2
+
+export function setRunnerErrorLog(fd: number): void {
+  errorFd = fd
+}
+
+export function logRunnerError(text: string): void {
+  try {
+    writeSync(errorFd, text)
+  } catch {
+    // nowhere to say it: the record's reason still does
+  }
+}
+
+export interface RunnerOptions {
+  stateDir: string
+  id: number
+  /** fd the launcher waits on; closed once `running` (or the failure) is recorded. */
+  readyFd?: number
+  /**
+   * Take over the live worker of a runner that died, instead of starting one:
+   * watch its identity, follow its output, carry out requests and record its end.
+   */
+  adopt?: boolean
+}
+
+
+export class Runner {
+  private readonly paths: TaskPaths
+  private record: TaskRecord
+  private workerIdentity: ProcessIdentity | null = null
+  private exit: {code: number | null; signal: NodeJS.Signals | null} | null = null
+  private exitWaiters: (() => void)[] = []
+  private plan: StopPlan | null = null
+  private planChanged: (() => void) | null = null
+  private tree: ProcessTree | null = null
+  private watcher: FSWatcher | null = null
+  private timer: NodeJS.Timeout | null = null
+  private runStartedAt = 0
+  private lastGrowthAt = 0
+  private lastSize = 0
+  /** output.log's size when this run began: the output cap is per run, not per task. */
+  private runOutputStart = 0
+  private agentStream: AgentStream | null = null
+  private handled = new Set<string>()
+  private handledFiles = new Set<string>()
+  private finishing = false
+  /** the worker will stop on its own when told to (claude with drover's hook), so a drain waits for it. */
+  private cooperative = false
+  /** adopted from a dead runner: its end is seen by identity, with no exit status. */
+  private adopted = false
+  private outputCap: OutputCapWatch | null = null
+  private lastTreeScan = 0
+  /** added to the final reason: what the runner did beyond the plan (leftovers stopped, an overrun killed). */
+  private reasonNotes: string[] = []
+  /** stopping the worker's leftovers: requests arriving now are answered by the final record. */
+  private cleaning = false
+  /** Ballast for writing the record on a full disk; made once main() has the task folder. */
+  private reserve = DiskReserve.none()
+
+  constructor(private readonly options: RunnerOptions) {
+    this.paths = taskPaths(options.stateDir, options.id)
+    const read = readRecord(options.stateDir, options.id)
+    if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
+    this.record = read.record
+  }
+
+  private get run() {
+    return this.record.runs.at(-1)!
+  }
+
+  private commit(next: TaskRecord): void {
+    this.record = next
+    this.reserve.write(() => writeRecord(this.options.stateDir, next))
+    if (isFinalStatus(next.status)) this.reserve.release()
+  }
+
+  private event(event: string, extra: Record<string, unknown> = {}): void {
+    try {
+      appendEvent(this.paths, {event, run: this.run.run, ...extra})
+    } catch {
+      // events are a journal for people; a full disk must not stop the runner
+    }
+  }
+
+  private signalReady(): void {
+    if (this.options.readyFd === undefined) return
+    try {
+      closeSync(this.options.readyFd)
+    } catch {
+      // the launcher may be gone already; nobody is waiting
+    }
+    this.options.readyFd = undefined
+  }
+
+  async main(): Promise<void> {
+    const me = processStartTime(process.pid)
+    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown'}) + '\n')
+    createTaskLayout(this.paths)
+    this.reserve = DiskReserve.create(this.paths.dir)
+    if (this.options.adopt) {
+      await this.adopt()
+      return
+    }
+    writeFileAtomic(this.paths.control, '')
+
+    // A cancel that arrived while we were starting wins before the worker exists.
+    const early = readRequests(this.paths).find(({request}) => request.kind === 'cancel')
+    if (early) {
+      this.handledFiles.add(early.file)
+      this.finish('cancelled', {reason: 'cancelled before the worker started'})
+      return
+    }
+
+    const cwdProblem = checkCwd(this.record.cwd)
+    if (cwdProblem) {
+      this.finish('failed', {reason: cwdProblem})
+      return
+    }
+
+    const outFd = openAppend(this.paths.output)
+    if (this.run.run > 1) {
+      const kind = this.run.resumed ? 'resume' : 'restart'
+      writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${new Date().toISOString()} ──\n`)
+    }
+    this.runOutputStart = fstatSync(outFd).size
+    // A new run consumes the last checkpoint, and turns, cost and tokens
+    // describe this run, as the agent's own result event does; the session's
+    // totals carry on from the runs before. The session id carries over too,
+    // and this run's stream may replace it: a stale checkpoint must not send a
+    // later resume back to an older conversation.
+    if (this.run.run > 1) {
+      const sessionId = this.record.agentInfo?.sessionId ?? this.record.checkpoint?.sessionId ?? null
+      const session = this.record.agentInfo?.session ?? null
+      this.record = {...this.record, checkpoint: null}
+      this.followAgent(this.runOutputStart, session, sessionId)
+    } else {
+      this.followAgent(this.runOutputStart, null, null)
+    }
+    this.lastSize = this.runOutputStart
+
+    const started = await this.spawnWorker(outFd)
+    closeSync(outFd)
+    if (!started.ok) {
+      this.finish('failed', {reason: started.reason})
+      return
+    }
+
+    this.runStartedAt = Date.now()
+    this.lastGrowthAt = this.runStartedAt
+    const running = transition(this.record, {status: 'running'})
+    running.runs[running.runs.length - 1] = {...running.runs.at(-1)!, outputOffset: this.runOutputStart}
+    this.commit({...running, worker: this.workerIdentity})
+    this.event('started', {pid: this.workerIdentity!.pid, command: started.argv})
+    this.signalReady()
+    await this.supervise()
+  }
+
+  private followAgent(offset: number, base: AgentUsage | null, sessionId: string | null): void {
+    if (this.record.agent === 'generic') return
+    this.agentStream = new AgentStream(this.paths.output, this.record.agent, offset, base, sessionId)
+    this.record = {...this.record, agentInfo: this.agentStream.current()}
+  }
+
+  /** From a running worker to its recorded end: requests, policies, the agent's stream. */
+  private async supervise(): Promise<void> {
+    this.startOutputCap()
+    this.watchRequests()
+    this.timer = setInterval(() => this.tick(), TICK_MS)
+    this.tick()
+    await this.waitForExit()
+    if (this.plan) await this.planDone
+    this.outputCap?.stop()
+    await this.stopLeftovers()
+    this.finishAfterExit()
+  }
+
+  /** No process of a task outlives its final status, unless the task was started with --keep-children. */
+  private async stopLeftovers(): Promise<void> {
+    if (!this.tree || this.record.keepChildren) return
+    this.cleaning = true
+    const count = await stopLeftovers(this.tree, (name, extra) => this.event(name, extra))
+    if (count > 0) this.reasonNotes.push(`${count} leftover process${count === 1 ? '' : 'es'} stopped`)
+  }
+
+  private startOutputCap(): void {
+    const cap = this.record.policies.maxOutputBytes
+    if (cap === null) return
+    this.outputCap = new OutputCapWatch(this.paths.output, this.runOutputStart, cap, {
+      over: () => this.policyStop('output'),
+      overrun: (bytes) => {
+        // Still writing well past the cap after SIGTERM: the grace would only let it fill the disk.
+        if (this.plan?.cause !== 'output' || this.exit) return
+        this.event('signal', {signal: 'SIGKILL', overrunBytes: bytes})
+        this.tree?.signal('SIGKILL')
+        this.reasonNotes.push('killed at once: its output kept growing after SIGTERM')
+      },
+    }).start()
+  }
+
+  /**
+   * The task's runner died and its worker lives on. This runner takes the
+   * worker over where it is: the same record, the run's output read again from
+   * where the run began (so turns and tool calls in flight are known), pending
+   * requests acted on, and the end recorded — without an exit status, since
+   * only a parent gets one.
+   */
+  private async adopt(): Promise<void> {
+    const worker = this.record.worker
+    this.adopted = true
+    this.workerIdentity = worker
+    const exited = () => worker === null || !isSameProcess(worker)
+    if (exited()) this.exit = {code: null, signal: null}
+    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited()) : null
+    this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
+    let size = 0
+    try {
+      size = statSync(this.paths.output).size
+    } catch {
+      // no output yet
+    }
+    this.runOutputStart = this.run.outputOffset ?? size
+    this.lastSize = size
+    this.followAgent(this.runOutputStart, sessionBase(this.record.agentInfo), this.record.agentInfo?.sessionId ?? null)
+    this.runStartedAt = Date.parse(this.run.startedAt ?? '') || Date.now()
+    this.lastGrowthAt = Date.now()
+    this.event('adopted', {pid: worker?.pid ?? null})
+    this.signalReady()
+    await this.supervise()
+  }
+
+  private planDone: Promise<void> = Promise.resolve()
+
+  private async spawnWorker(outFd: number): Promise<{ok: true; argv: string[]} | {ok: false; reason: string}> {
+    const env = workerEnv(this.options.stateDir, this.record, this.run, this.paths)
+    const command = this.run.command ?? [this.record.executable ?? this.record.command[0], ...this.record.command.slice(1)]
+    const hooked = withDrainHooks(this.record, command, this.paths.agentSettings)
+    if (hooked.note) this.event('agent-hooks', {note: hooked.note})
+    this.cooperative = hooked.argv !== command && !command.includes('--bare') && !command.includes('--safe-mode')
+    const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
+    if (!launch.ok) return launch
+    this.workerIdentity = launch.identity
+    this.tree = new ProcessTree(launch.identity, () => this.exit !== null)
+    launch.child.once('exit', (code, signal) => {
+      this.exit = {code, signal}
+      for (const wake of this.exitWaiters.splice(0)) wake()
+    })
+    return {ok: true, argv: hooked.argv}
+  }
+
+  private waitForExit(): Promise<void> {
+    if (this.exit) return Promise.resolve()
+    return new Promise((resolve) => this.exitWaiters.push(resolve))
+  }
+
+  private watchRequests(): void {
+    try {
+      // fs.watch can miss events or be unavailable (network file systems); the
+      // tick polls the folder too, so this only makes requests faster.
+      this.watcher = watch(this.paths.requests, () => this.checkRequests())
+      this.watcher.on('error', () => this.watcher?.close())
+    } catch {
+      this.watcher = null
+    }
+  }
+
+  private checkRequests(): void {
+    for (const {file, request} of readRequests(this.paths)) {
+      if (this.handled.has(request.requestId)) continue
+      this.handled.add(request.requestId)
+      this.handledFiles.add(file)
+      this.event('request', {kind: request.kind, requestId: request.requestId, by: request.by})
+      this.applyRequest(request)
+    }
+  }
+
+  private applyRequest(request: StopRequest): void {
+    const plan = planFor(request.kind, {
+      graceMs: request.graceMs,
+      wrapUp: request.wrapUp,
+      killAfterMs: request.killAfterMs,
+      requestId: request.requestId,
+    })
+    this.startPlan(plan)
+  }
+
+  private startPlan(plan: StopPlan): void {
+    if (this.finishing || this.cleaning) return
+    if (this.plan && !supersedes(plan, this.plan)) {
+      this.plan.requestIds.push(...plan.requestIds)
+      return
+    }
+    if (this.plan) plan.requestIds.unshift(...this.plan.requestIds)
+    const replacing = this.plan !== null
+    this.plan = plan
+    if (plan.cause === 'stop' || plan.cause === 'cancel') this.record = {...this.record, desired: 'stopped'}
+    if (this.record.status === 'running') this.commit(transition(this.record, {status: 'stopping'}))
+    else this.commit(this.record)
+    this.event('stopping', {cause: plan.cause})
+    if (replacing) {
+      this.planChanged?.()
+      return
+    }
+    this.planDone = this.executePlan()
+  }
+
+  private async executePlan(): Promise<void> {
+    this.stopResult = await executeStopPlan(this.tree!, {
+      currentPlan: () => this.plan!,
+      writeControl: (word) => this.writeControl(word),
+      event: (name, extra) => this.event(name, extra),
+      waitReplaced: (ms, gone) => this.waitTreeGone(ms, gone),
+      safePoint: () => this.atSafePoint(),
+    })
+  }
+
+  private stopResult: StopOutcome | null = null
+
+  /**
+   * An agent that cannot cooperate with a drain (codex; claude without
+   * drover's hook) is at a safe point when no tool call of its own is running:
+   * signalled there it loses at most the reply being written, never a tool's
+   * work half done. A cooperative agent is left to end its turn itself.
+   */
+  private atSafePoint(): boolean {
+    if (this.cooperative || !this.agentStream) return false
+    try {
+      this.readAgentOutput(statSync(this.paths.output).size)
+    } catch {
+      return false
+    }
+    return !this.agentStream.toolInFlight()
+  }
+
+  private waitTreeGone(ms: number, gone: () => boolean): Promise<'gone' | 'timeout' | 'replaced'> {
+    return new Promise((resolve) => {
+      const deadline = Date.now() + ms
+      const check = () => {
+        if (gone()) return finish('gone')
+        if (Date.now() >= deadline) return finish('timeout')
+        poll = setTimeout(check, 50)
+      }
+      let poll: NodeJS.Timeout = setTimeout(check, 0)
+      const finish = (result: 'gone' | 'timeout' | 'replaced') => {
+        clearTimeout(poll)
+        this.planChanged = null
+        resolve(result)
+      }
+      this.planChanged = () => finish('replaced')
+    })
+  }
+
+  private writeControl(word: 'WRAP_UP' | 'STOP'): void {
+    try {
+      writeFileAtomic(this.paths.control, `${word}\n`)
+      this.event('control', {word})
+    } catch {
+      // the signal steps still follow
+    }
+  }
+
+  private tick(): void {
+    if (this.adopted && !this.exit && (this.workerIdentity === null || !isSameProcess(this.workerIdentity))) {
+      this.exit = {code: null, signal: null}
+      for (const wake of this.exitWaiters.splice(0)) wake()
+    }
+    if (this.finishing) return
+    this.checkRequests()
+    let size = this.lastSize
+    try {
+      size = statSync(this.paths.output).size
+    } catch {
+      // output.log removed under us: nothing to measure this tick
+    }
+    const now = Date.now()
+    const growth = size - this.lastSize
+    if (size !== this.lastSize) {
+      this.lastSize = size
+      this.lastGrowthAt = now
+    }
+    if (this.record.agent !== 'generic') this.readAgentOutput(size)
+    if (this.exit) return
+    if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
+      this.lastTreeScan = now
+      this.tree?.snapshot()
+    }
+    // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
+    // (or restarted often) would be stopped again the moment each new run began.
+    this.outputCap?.observe(size, growth)
+    const {timeoutMs, idleTimeoutMs} = this.record.policies
+    if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
+    else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
+  }
+
+  private policyStop(cause: StopCause): void {
+    if (this.plan) return
+    this.event('policy', {cause})
+    this.startPlan(planFor(cause))
+  }
+
+  /** Reads new output lines for the agent profile: session id, turns, cost, tools in flight. */
+  private readAgentOutput(size: number): void {
+    const read = this.agentStream?.read(size)
+    if (!read) return
+    this.record = {...this.record, agentInfo: read.info}
+    if (read.persist) this.commit(this.record)
+  }
+
+  private finishAfterExit(): void {
+    if (this.record.agent !== 'generic') {
+      try {
+        this.readAgentOutput(statSync(this.paths.output).size)
+      } catch {
+        // no output to read
+      }
+    }
+    const {checkpoint, status, ...outcome} = runEnd({
+      record: this.record,
+      exit: this.exit!,
+      stop: this.stopResult,
+      adopted: this.adopted,
+      sessionDir: this.paths.session,
+      diskFull: () => diskFull(this.paths.dir),
+    })
+    this.finish(status, outcome, checkpoint ? {checkpoint} : {})
+  }
+
+  private finish(
+    status: TaskStatus,
+    outcome: {reason: string; exitCode?: number | null; signal?: string | null},
+    extra: Partial<TaskRecord> = {},
+  ): void {
+    this.finishing = true
+    if (this.timer) clearInterval(this.timer)
+    this.watcher?.close()
+    // Cleaned up before the final status shows: from then on `start ID` may open a
+    // new run, whose runner writes its own control file and gets its own requests.
+    safeUnlink(this.paths.control)
+    for (const file of this.handledFiles) safeUnlink(file)
+    // Requests that arrived after the end are moot: the record answers them.
+    for (const {file} of readRequests(this.paths)) safeUnlink(file)
+    if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
+    this.outputCap?.stop()
+    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
+    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    // runner.json must outlive the final status (a reader in between would take the
+    // task for lost), so it may already name the next run's runner: leave that one.
+    if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
+    this.signalReady()
+  }
+
+  private namedInRunnerFile(): boolean {
+    try {
+      return (JSON.parse(readOwnFile(this.paths.runner)) as {pid?: unknown}).pid === process.pid
+    } catch {
+      return false
+    }
+  }
+
+  /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */
+  async interrupted(signal: NodeJS.Signals): Promise<void> {
+    if (this.finishing) return
+    if (this.workerIdentity && !this.exit) {
+      this.tree?.snapshot()
+      this.tree?.signal('SIGTERM')
+      await Promise.race([this.waitForExit(), sleep(5000)])
+    }
+    if (this.finishing) return
+    this.finishing = true
+    if (this.timer) clearInterval(this.timer)
+    this.watcher?.close()
+    this.commit(transition(this.record, {status: 'lost', reason: `runner interrupted by ${signal}`}))
+    this.event('exit', {status: 'lost', reason: `runner interrupted by ${signal}`})
+    safeUnlink(this.paths.runner)
+  }
+
+  /** A bug in the runner must not leave the worker unwatched: stop it and say why. */
+  fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error)
+    logRunnerError(`drover runner: ${error instanceof Error ? error.stack : message}\n`)
+    if (this.workerIdentity && !this.exit) {
+      try {
+        signalProcessGroup(this.workerIdentity.pid, 'SIGKILL')
+      } catch {
+        // best effort
+      }
+    }
+    if (!this.finishing) {
+      try {
+        this.finish('failed', {reason: `runner error: ${message}`})
+      } catch {
+        // the record could not be written: reconcile will show it lost
+      }
+    }
+    this.signalReady()
+  }
+}
+

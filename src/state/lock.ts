@@ -1,0 +1,143 @@
+// Cross-process locks without a daemon: a lock is a directory (mkdir is atomic
+// on every OS) holding owner.json with the holder's pid and process start time,
+// so a lock left by a crashed holder is recognised and taken over safely.
+
+import {mkdirSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {randomBytes} from 'node:crypto'
+import {isSameProcess, processStartTime} from '../platform/platform.js'
+import {readOwnFile} from './store.js'
+import type {ProcessIdentity} from './record.js'
+
+export interface LockOptions {
+  /** How long to wait for a live holder before giving up. 0 = try once. */
+  waitMs?: number
+  /** Poll interval while waiting. */
+  pollMs?: number
+}
+
+export class LockBusyError extends Error {
+  constructor(
+    readonly lockPath: string,
+    readonly holder: ProcessIdentity | null,
+  ) {
+    super(`lock ${path.basename(lockPath)} is held${holder ? ` by pid ${holder.pid}` : ''}`)
+    this.name = 'LockBusyError'
+  }
+}
+
+export type Release = () => void
+
+// A lock dir without owner.json is one being created right now, unless it has
+// been like that for longer than a create can take (its holder died in between).
+const OWNERLESS_GRACE_MS = 5000
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function ownIdentity(): ProcessIdentity {
+  return {pid: process.pid, startTime: processStartTime(process.pid) ?? 'unknown'}
+}
+
+function readOwner(lockPath: string): ProcessIdentity | null {
+  try {
+    const owner = JSON.parse(readOwnFile(path.join(lockPath, 'owner.json'))) as ProcessIdentity
+    return Number.isSafeInteger(owner.pid) && typeof owner.startTime === 'string' ? owner : null
+  } catch {
+    return null
+  }
+}
+
+function isStale(lockPath: string): boolean {
+  const owner = readOwner(lockPath)
+  if (owner) return !isSameProcess(owner)
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > OWNERLESS_GRACE_MS
+  } catch {
+    return false // vanished: not stale, just free — the next mkdir will tell
+  }
+}
+
+function tryCreate(lockPath: string): Release | null {
+  try {
+    mkdirSync(lockPath, {mode: 0o700})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null
+    throw error
+  }
+  try {
+    // Written in place, not temp + fsync + rename: the fresh lock dir is ours alone, and a
+    // torn owner.json after a crash only makes the lock look ownerless, which the grace
+    // below handles. Skipping the fsync makes each lock several times cheaper (prune
+    // takes one per task).
+    writeFileSync(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity()) + '\n', {mode: 0o600, flag: 'wx'})
+  } catch (error) {
+    // A full or failing disk: leave no ownerless lock behind to block others for its grace.
+    removeLockDir(lockPath)
+    throw error
+  }
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    removeLockDir(lockPath)
+  }
+}
+
+function removeLockDir(lockPath: string): void {
+  // Rename first so a half-removed lock dir is never mistaken for a held one.
+  const grave = `${lockPath}.${randomBytes(4).toString('hex')}.released`
+  try {
+    renameSync(lockPath, grave)
+  } catch {
+    return
+  }
+  rmSync(grave, {recursive: true, force: true})
+}
+
+/**
+ * Taking over a stale lock is itself serialised by a second lock, so two
+ * contenders who both saw the holder dead cannot both remove it — the second
+ * would otherwise delete the fresh lock the first had just taken.
+ */
+function takeOverIfStale(lockPath: string): void {
+  const stealPath = `${lockPath}.steal`
+  let releaseSteal = tryCreate(stealPath)
+  if (!releaseSteal) {
+    if (!isStale(stealPath)) return
+    removeLockDir(stealPath)
+    releaseSteal = tryCreate(stealPath)
+    if (!releaseSteal) return
+  }
+  try {
+    if (isStale(lockPath)) removeLockDir(lockPath)
+  } finally {
+    releaseSteal()
+  }
+}
+
+export async function acquireLock(lockPath: string, options: LockOptions = {}): Promise<Release> {
+  const waitMs = options.waitMs ?? 10_000
+  const pollMs = options.pollMs ?? 20
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    const release = tryCreate(lockPath)
+    if (release) return release
+    takeOverIfStale(lockPath)
+    const retry = tryCreate(lockPath)
+    if (retry) return retry
+    if (Date.now() >= deadline) throw new LockBusyError(lockPath, readOwner(lockPath))
+    await sleep(pollMs)
+  }
+}
+
+export async function withLock<T>(lockPath: string, fn: () => Promise<T> | T, options?: LockOptions): Promise<T> {
+  const release = await acquireLock(lockPath, options)
+  try {
+    return await fn()
+  } finally {
+    release()
+  }
+}
+
+export const stateLockPath = (stateDir: string, name: string) => path.join(stateDir, 'locks', `${name}.lock`)
+export const taskLockPath = (stateDir: string, id: number) => path.join(stateDir, 'locks', `task-${id}.lock`)

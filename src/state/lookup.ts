@@ -1,0 +1,26 @@
+// Turning what the user typed (an id or a name) into a task record.
+
+import {notFoundError} from '../base/errors.js'
+import {parseTaskRef} from '../base/parse.js'
+import {isFinalStatus, type TaskRecord} from './record.js'
+import {readAllRecords, readRecord, type RecordRead} from './store.js'
+
+/**
+ * Finds a task by id or name. For a name, a live task wins over finished
+ * ones (names are unique only among live tasks), then the newest.
+ * Throws: usage error for a malformed ref, not-found (exit 3) otherwise.
+ */
+export function findTask(stateDir: string, ref: string): RecordRead {
+  const parsed = parseTaskRef(ref)
+  if (parsed.kind === 'id') {
+    const read = readRecord(stateDir, parsed.id)
+    if (!read.ok && read.missing) throw notFoundError(ref)
+    return read
+  }
+  const matches = readAllRecords(stateDir).filter(
+    (read): read is {ok: true; id: number; record: TaskRecord} => read.ok && read.record.name === parsed.name,
+  )
+  if (matches.length === 0) throw notFoundError(ref)
+  const live = matches.filter((m) => !isFinalStatus(m.record.status))
+  return (live.length > 0 ? live : matches).at(-1)!
+}

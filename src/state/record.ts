@@ -1,0 +1,378 @@
+// The task record: its one declared schema, decoding with clear errors, and the
+// status vocabulary. Every status change in drover goes through `transition`,
+// so the allowed moves live in one place (as in pueue).
+
+export const SCHEMA_VERSION = 1
+
+export const TASK_STATUSES = [
+  'starting',
+  'running',
+  'stopping',
+  'succeeded',
+  'failed',
+  'stopped',
+  'cancelled',
+  'drained',
+  'lost',
+] as const
+export type TaskStatus = (typeof TASK_STATUSES)[number]
+
+export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
+export const isFinalStatus = (status: TaskStatus): boolean => FINAL_STATUSES.includes(status)
+
+export type AgentProfileName = 'claude' | 'codex' | 'generic'
+export const AGENT_PROFILES: readonly AgentProfileName[] = ['claude', 'codex', 'generic']
+
+import type {ProcessIdentity} from '../platform/platform.js'
+export type {ProcessIdentity} from '../platform/platform.js'
+
+export interface RunEntry {
+  run: number
+  startedAt: string | null
+  endedAt: string | null
+  status: TaskStatus
+  exitCode: number | null
+  signal: string | null
+  reason: string | null
+  resumed: boolean
+  /** argv of this run when it differs from the task's (an agent resume), else null. */
+  command: string[] | null
+  /**
+   * output.log's size when this run's worker started, or null before then. A
+   * runner that adopts the worker of a dead one reads the agent's stream again
+   * from here, and the output cap counts from here.
+   */
+  outputOffset: number | null
+}
+
+export interface Policies {
+  timeoutMs: number | null
+  idleTimeoutMs: number | null
+  maxOutputBytes: number | null
+}
+
+/**
+ * How a drain ended the worker: it exited on its own after STOP
+ * (`cooperative`), it was signalled at a moment no tool call was running
+ * (`safe-point`), or the grace ran out and it was signalled mid-work (`forced`).
+ */
+export type DrainMode = 'cooperative' | 'safe-point' | 'forced'
+export const DRAIN_MODES: readonly DrainMode[] = ['cooperative', 'safe-point', 'forced']
+
+export interface Checkpoint {
+  profile: AgentProfileName
+  sessionId: string | null
+  sessionDir: string
+  /** mode === 'forced', kept for readers of the first schema. */
+  forced: boolean
+  mode: DrainMode
+  /** ms from the drain's start until the worker's tree was gone. */
+  tookMs: number | null
+  at: string
+}
+
+/** Turns, cost and tokens, either of one run or of a whole agent session. */
+export interface AgentUsage {
+  /** model responses (claude: assistant messages; codex: completed turns). */
+  turns: number
+  costUsd: number | null
+  inputTokens: number | null
+  outputTokens: number | null
+}
+
+/**
+ * What the agent's own stream told us (claude stream-json, codex JSONL). The
+ * top-level figures are this run's; `session` holds the conversation's totals
+ * across every run that continued it (resumes included).
+ */
+export interface AgentInfo extends AgentUsage {
+  sessionId: string | null
+  lastEvent: string | null
+  session: AgentUsage | null
+  /** what the agent itself reported as going wrong (an error result, a failed turn). */
+  error: string | null
+}
+
+export interface TaskRecord {
+  schemaVersion: typeof SCHEMA_VERSION
+  id: number
+  name: string | null
+  /** argv of the worker; with --shell it is [shell, flag, script]. */
+  command: string[]
+  /** the script string when the user asked for a shell, else null. */
+  shell: string | null
+  cwd: string
+  /** only what the user added with -e; the rest comes from the launching environment. */
+  env: Record<string, string>
+  agent: AgentProfileName
+  policies: Policies
+  status: TaskStatus
+  desired: 'running' | 'stopped'
+  reason: string | null
+  exitCode: number | null
+  signal: string | null
+  createdAt: string
+  startedAt: string | null
+  endedAt: string | null
+  /** worker process; its pid is also its process group id. */
+  worker: ProcessIdentity | null
+  runs: RunEntry[]
+  agentInfo: AgentInfo | null
+  checkpoint: Checkpoint | null
+  /**
+   * The program resolved to an absolute path at start, and the PATH it was
+   * found with: later runs (resume from cron, @reboot) use both, whatever the
+   * caller's environment. null when it could not be resolved at start.
+   */
+  executable: string | null
+  pathEnv: string | null
+  /** claude only: add drover's hooks (`--settings`) so a drain is cooperative. */
+  agentHooks: boolean
+  /** leave processes the worker started running after it exits (jobs that mean to daemonize). */
+  keepChildren: boolean
+}
+
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'RecordError'
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isStringOrNull = (v: unknown) => v === null || typeof v === 'string'
+const isIntOrNull = (v: unknown) => v === null || Number.isSafeInteger(v)
+
+function check(condition: boolean, field: string): void {
+  if (!condition) throw new RecordError(`field '${field}' is missing or has the wrong type`)
+}
+
+/** Parse and validate task.json text. Throws RecordError naming what is wrong. */
+export function decodeRecord(text: string): TaskRecord {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new RecordError(`not valid JSON (${(error as Error).message})`)
+  }
+  if (!isObject(value)) throw new RecordError('not a JSON object')
+  if (value.schemaVersion !== SCHEMA_VERSION) {
+    throw new RecordError(`unsupported schemaVersion ${JSON.stringify(value.schemaVersion)} (expected ${SCHEMA_VERSION})`)
+  }
+  const r = value
+  check(Number.isSafeInteger(r.id) && (r.id as number) > 0, 'id')
+  check(isStringOrNull(r.name), 'name')
+  check(Array.isArray(r.command) && r.command.length > 0 && r.command.every((a) => typeof a === 'string'), 'command')
+  check(isStringOrNull(r.shell), 'shell')
+  check(typeof r.cwd === 'string', 'cwd')
+  check(isObject(r.env) && Object.values(r.env).every((v) => typeof v === 'string'), 'env')
+  check(AGENT_PROFILES.includes(r.agent as AgentProfileName), 'agent')
+  check(isObject(r.policies), 'policies')
+  const p = r.policies as Record<string, unknown>
+  check(isIntOrNull(p.timeoutMs) && isIntOrNull(p.idleTimeoutMs) && isIntOrNull(p.maxOutputBytes), 'policies')
+  check(TASK_STATUSES.includes(r.status as TaskStatus), 'status')
+  check(r.desired === 'running' || r.desired === 'stopped', 'desired')
+  check(isStringOrNull(r.reason), 'reason')
+  check(isIntOrNull(r.exitCode), 'exitCode')
+  check(isStringOrNull(r.signal), 'signal')
+  check(typeof r.createdAt === 'string', 'createdAt')
+  check(isStringOrNull(r.startedAt) && isStringOrNull(r.endedAt), 'startedAt/endedAt')
+  check(r.worker === null || isIdentity(r.worker), 'worker')
+  check(Array.isArray(r.runs) && r.runs.every(isRunEntry), 'runs')
+  check(r.agentInfo === null || isAgentInfo(r.agentInfo), 'agentInfo')
+  check(r.checkpoint === null || isCheckpoint(r.checkpoint), 'checkpoint')
+  check(r.executable === undefined || isStringOrNull(r.executable), 'executable')
+  check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
+  check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
+  check(r.keepChildren === undefined || typeof r.keepChildren === 'boolean', 'keepChildren')
+  return withDefaults(r as unknown as TaskRecord)
+}
+
+/**
+ * Fields added after schema 1 was first written are optional on disk: a record
+ * written by an earlier drover still decodes, to the value that reproduces what
+ * that drover did.
+ */
+function withDefaults(r: TaskRecord): TaskRecord {
+  const record = r as TaskRecord & Record<string, unknown>
+  record.executable ??= null
+  record.pathEnv ??= null
+  record.agentHooks ??= true
+  record.keepChildren ??= false
+  for (const run of record.runs) run.outputOffset ??= null
+  if (record.agentInfo) {
+    record.agentInfo.session ??= null
+    record.agentInfo.error ??= null
+  }
+  if (record.checkpoint) {
+    record.checkpoint.mode ??= record.checkpoint.forced ? 'forced' : 'cooperative'
+    record.checkpoint.tookMs ??= null
+  }
+  return record
+}
+
+// Every field is checked, nested ones too: `status` renders them all, and a
+// record that decodes must never make a command crash later (costUsd.toFixed).
+function isAgentUsage(v: unknown): v is Record<string, unknown> {
+  return (
+    isObject(v) &&
+    Number.isSafeInteger(v.turns) &&
+    (v.costUsd === null || (typeof v.costUsd === 'number' && Number.isFinite(v.costUsd))) &&
+    isIntOrNull(v.inputTokens) &&
+    isIntOrNull(v.outputTokens)
+  )
+}
+
+function isAgentInfo(v: unknown): boolean {
+  return (
+    isAgentUsage(v) &&
+    isStringOrNull(v.sessionId) &&
+    isStringOrNull(v.lastEvent) &&
+    (v.session === undefined || v.session === null || isAgentUsage(v.session)) &&
+    (v.error === undefined || isStringOrNull(v.error))
+  )
+}
+
+function isCheckpoint(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    AGENT_PROFILES.includes(v.profile as AgentProfileName) &&
+    isStringOrNull(v.sessionId) &&
+    typeof v.sessionDir === 'string' &&
+    typeof v.forced === 'boolean' &&
+    (v.mode === undefined || DRAIN_MODES.includes(v.mode as DrainMode)) &&
+    (v.tookMs === undefined || isIntOrNull(v.tookMs)) &&
+    typeof v.at === 'string'
+  )
+}
+
+const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
+
+function isIdentity(v: unknown): boolean {
+  return isObject(v) && Number.isSafeInteger(v.pid) && (v.pid as number) > 0 && typeof v.startTime === 'string'
+}
+
+function isRunEntry(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    Number.isSafeInteger(v.run) &&
+    isStringOrNull(v.startedAt) &&
+    isStringOrNull(v.endedAt) &&
+    TASK_STATUSES.includes(v.status as TaskStatus) &&
+    isIntOrNull(v.exitCode) &&
+    isStringOrNull(v.signal) &&
+    isStringOrNull(v.reason) &&
+    typeof v.resumed === 'boolean' &&
+    (v.command === null || isArgv(v.command)) &&
+    (v.outputOffset === undefined || isIntOrNull(v.outputOffset))
+  )
+}
+
+export function encodeRecord(record: TaskRecord): string {
+  return JSON.stringify(record, null, 2) + '\n'
+}
+
+// The moves a record may make. Final statuses may only go back to `starting`
+// (a restart or resume opens a new run; resume itself refuses a cancelled
+// task); `lost` may additionally be corrected to a real outcome by whoever
+// stops the orphaned worker.
+const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
+  starting: ['running', 'stopping', 'failed', 'cancelled', 'stopped', 'lost'],
+  running: ['stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  stopping: ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  succeeded: ['starting'],
+  failed: ['starting'],
+  stopped: ['starting'],
+  cancelled: ['starting'],
+  drained: ['starting'],
+  lost: ['starting', 'stopped', 'cancelled', 'drained', 'failed'],
+}
+
+export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
+  return ALLOWED[from].includes(to)
+}
+
+export interface Outcome {
+  status: TaskStatus
+  reason?: string | null
+  exitCode?: number | null
+  signal?: string | null
+  at?: string
+}
+
+/**
+ * Returns a new record moved to `outcome.status`, keeping the current run's
+ * entry in step. Throws on a move the status machine forbids: that is a bug in
+ * the caller, not something a user can cause.
+ */
+export function transition(record: TaskRecord, outcome: Outcome): TaskRecord {
+  const to = outcome.status
+  if (!canTransition(record.status, to)) {
+    throw new Error(`illegal status change for task ${record.id}: ${record.status} -> ${to}`)
+  }
+  const at = outcome.at ?? new Date().toISOString()
+  const final = isFinalStatus(to)
+  const next: TaskRecord = {
+    ...record,
+    status: to,
+    reason: outcome.reason !== undefined ? outcome.reason : final ? record.reason : null,
+    exitCode: outcome.exitCode !== undefined ? outcome.exitCode : record.exitCode,
+    signal: outcome.signal !== undefined ? outcome.signal : record.signal,
+    startedAt: to === 'running' ? at : record.startedAt,
+    endedAt: final ? at : record.endedAt,
+  }
+  const runs = record.runs.slice()
+  const current = runs.at(-1)
+  if (current) {
+    runs[runs.length - 1] = {
+      ...current,
+      status: to,
+      startedAt: to === 'running' ? at : current.startedAt,
+      endedAt: final ? at : current.endedAt,
+      exitCode: next.exitCode,
+      signal: next.signal,
+      reason: final ? next.reason : current.reason,
+    }
+  }
+  next.runs = runs
+  return next
+}
+
+/** Opens a new run on a task that is final (restart or resume). */
+export function beginRun(
+  record: TaskRecord,
+  resumed: boolean,
+  command: string[] | null = null,
+  at = new Date().toISOString(),
+): TaskRecord {
+  const moved = transition(record, {status: 'starting', at, reason: null, exitCode: null, signal: null})
+  return {
+    ...moved,
+    desired: 'running',
+    startedAt: null,
+    endedAt: null,
+    worker: null,
+    runs: [
+      ...record.runs,
+      {
+        run: record.runs.length + 1,
+        startedAt: null,
+        endedAt: null,
+        status: 'starting',
+        exitCode: null,
+        signal: null,
+        reason: null,
+        resumed,
+        command,
+        outputOffset: null,
+      },
+    ],
+  }
+}
+
+/** The code `logs -f`, `start --follow` and `status --wait` exit with: the task's own. */
+export function taskExitCode(record: TaskRecord, signalNumber: (signal: string) => number): number {
+  if (record.exitCode !== null) return record.exitCode
+  if (record.signal) return 128 + signalNumber(record.signal)
+  return record.status === 'succeeded' ? 0 : 1
+}

@@ -1,0 +1,171 @@
+// Stopping tasks from any shell: drop a request for the task's runner and
+// (optionally) wait for the final status. When the runner is gone but the
+// worker still lives, the command carries out the graded stop itself — only
+// after checking the worker is still the process we started.
+
+import {acquireLock, taskLockPath} from '../state/lock.js'
+import {isSameProcess} from '../platform/platform.js'
+import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
+import {reconcile, runnerState} from './reconcile.js'
+import {describeOutcome} from './outcome.js'
+import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {dropRequest, type NewRequest} from '../state/requests.js'
+import {planFor, stopReason} from '../process/stop-plan.js'
+import {appendEvent, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
+import {waitForFinal} from './wait.js'
+
+export interface ControlResult {
+  id: number
+  /** the request was taken (or acted on directly); false when there was nothing to stop. */
+  accepted: boolean
+  /** how it was handled. */
+  via: 'runner' | 'direct' | 'none'
+  status: TaskStatus
+  reason: string | null
+  exitCode: number | null
+  /** the final status was waited for. */
+  final: boolean
+  message: string
+}
+
+export interface ControlOptions {
+  wait: boolean
+  /** extra time to wait beyond the request's own schedule. */
+  slackMs?: number
+  /** hard bound on the wait, overriding schedule + slack (drain promises one). */
+  timeoutMs?: number
+  /** called when the request is accepted (before waiting), for progress display. */
+  onAccepted?: (id: number) => void
+}
+
+/** The longest a request's schedule can take before the tree is surely gone. */
+export function scheduleMs(request: NewRequest): number {
+  const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
+  return plan.steps.reduce((sum, step) => sum + step.waitMs, 0)
+}
+
+const result = (record: TaskRecord, fields: Pick<ControlResult, 'accepted' | 'via' | 'final' | 'message'>): ControlResult => ({
+  id: record.id,
+  status: record.status,
+  reason: record.reason,
+  exitCode: record.exitCode,
+  ...fields,
+})
+
+export async function requestControl(stateDir: string, start: TaskRecord, request: NewRequest, opts: ControlOptions): Promise<ControlResult> {
+  const record = await reconcile(stateDir, start)
+  if (isFinalStatus(record.status)) {
+    if (record.worker && isSameProcess(record.worker) && record.status === 'lost') return actDirectly(stateDir, record, request)
+    if (record.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, record, request)
+    return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
+  }
+  dropRequest(taskPaths(stateDir, record.id), request)
+  opts.onAccepted?.(record.id)
+  if (!opts.wait) {
+    return result(record, {accepted: true, via: 'runner', final: false, message: `task ${record.id}: ${request.kind} requested`})
+  }
+  // The runner acts within a tick and then follows the schedule; if it dies
+  // meanwhile, waitForFinal's reconcile turns the task lost and we take over.
+  const ended = await waitForFinal(stateDir, record.id, {timeoutMs: opts.timeoutMs ?? scheduleMs(request) + (opts.slackMs ?? 5000)})
+  if (ended.status === 'lost' && ended.worker && isSameProcess(ended.worker)) return actDirectly(stateDir, ended, request)
+  if (!isFinalStatus(ended.status)) {
+    return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
+  }
+  return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${outcomeText(ended)}`})
+}
+
+function finalMessage(record: TaskRecord): string {
+  return `task ${record.id} already ended: ${outcomeText(record)}${strangerNote(record)}`
+}
+
+/** A lost task's recorded pid now naming someone else's process is worth saying: it was left alone. */
+function strangerNote(record: TaskRecord): string {
+  const worker = record.worker
+  const stranger = record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
+  return stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
+}
+
+// "stopped (stopped by request)" says it twice: the reason is shown for what it adds to the status.
+const outcomeText = (record: TaskRecord) => describeOutcome(record.status, record.reason)
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * A lost task whose worker is gone too: nothing to signal, but the user's
+ * intent still counts — a stopped or cancelled task must not come back with
+ * `resume --interrupted` after the next reboot.
+ */
+async function settleLost(stateDir: string, lost: TaskRecord, request: NewRequest): Promise<ControlResult> {
+  const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: 10_000})
+  try {
+    const read = readRecord(stateDir, lost.id)
+    if (!read.ok || read.record.status !== 'lost' || (read.record.worker && isSameProcess(read.record.worker))) {
+      const current = read.ok ? read.record : lost
+      return result(current, {accepted: false, via: 'none', final: isFinalStatus(current.status), message: finalMessage(current)})
+    }
+    const note = strangerNote(read.record)
+    const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
+    const reason = `${status} by request (runner and worker were already gone)`
+    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
+    writeRecord(stateDir, next)
+    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)${note}`})
+  } finally {
+    release()
+  }
+}
+
+/**
+ * The runner is gone and its worker lives on: stop the tree ourselves, under
+ * the task lock so two commands never both do it, then record the outcome.
+ */
+async function actDirectly(stateDir: string, lost: TaskRecord, request: NewRequest): Promise<ControlResult> {
+  const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: scheduleMs(request) + 10_000})
+  try {
+    const read = readRecord(stateDir, lost.id)
+    const record = read.ok ? read.record : lost
+    if (record.status !== 'lost' || runnerState(stateDir, record) === 'alive') {
+      return result(record, {accepted: false, via: 'none', final: isFinalStatus(record.status), message: finalMessage(record)})
+    }
+    const worker = record.worker!
+    if (!isSameProcess(worker)) {
+      return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
+    }
+    const paths = taskPaths(stateDir, record.id)
+    appendEvent(paths, {event: 'request', kind: request.kind, direct: true, run: record.runs.length})
+    const tree = new ProcessTree(worker, () => !isSameProcess(worker))
+    const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
+    const outcome = await executeStopPlan(tree, {
+      currentPlan: () => plan,
+      writeControl: (word) => {
+        try {
+          // Temp + rename replaces a symlink planted on the path instead of writing through it.
+          writeFileAtomic(paths.control, `${word}\n`)
+        } catch {
+          // the signals still follow
+        }
+      },
+      event: (name, extra) => appendEvent(paths, {event: name, run: record.runs.length, ...extra}),
+    })
+    const reason = `${stopReason(outcome.plan, outcome.killedAfterMs)} (runner was gone)`
+    const checkpoint = plan.cause === 'drain' ? drainCheckpoint(record, paths.session, outcome) : record.checkpoint
+    const next: TaskRecord = {
+      ...transition(record, {status: plan.status, reason}),
+      desired: plan.cause === 'drain' ? record.desired : 'stopped',
+      checkpoint,
+    }
+    writeRecord(stateDir, next)
+    appendEvent(paths, {event: 'exit', run: next.runs.length, status: next.status, reason})
+    safeUnlink(paths.control)
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${outcomeText(next)}`})
+  } finally {
+    release()
+  }
+}

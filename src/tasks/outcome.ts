@@ -1,0 +1,53 @@
+// How a task's outcome is worded for people, in one place so that list,
+// status, stop, cancel, drain and prune say it alike: the status, then only
+// what the recorded reason adds to it ("stopped (by request)", never
+// "stopped (stopped by request)"). JSON keeps the raw reason.
+
+import type {TaskStatus} from '../state/record.js'
+
+/** What the reason says beyond the status word, or null when it says nothing more. */
+export function reasonDetail(status: TaskStatus | 'corrupt', reason: string | null): string | null {
+  if (!reason || reason === status) return null
+  let detail = reason
+  if (detail.startsWith(`${status} `) || detail.startsWith(`${status}, `)) detail = detail.slice(status.length).replace(/^,? /, '')
+  // "by request (runner was gone)" inside parentheses of its own reads as one clause.
+  return detail.replace(/ \(([^()]*)\)$/, ', $1')
+}
+
+/** "failed (exit 3)", "stopped (by request)", "drained (killed after 10 s)", "succeeded". */
+export function describeOutcome(status: TaskStatus, reason: string | null): string {
+  const detail = reasonDetail(status, reason)
+  return detail ? `${status} (${detail})` : status
+}
+
+const POLICY = /^(timeout|idle|output limit)\b/
+
+/**
+ * The short form for a table cell: the status with the one fact that tells
+ * outcomes apart — the exit code, the signal, the limit that stopped it.
+ */
+export function outcomeLabel(task: {
+  status: TaskStatus
+  reason: string | null
+  exitCode: number | null
+  signal: string | null
+  forced?: boolean
+}): string {
+  const {status, reason} = task
+  switch (status) {
+    case 'failed': {
+      const policy = reason ? POLICY.exec(reason) : null
+      if (policy) return `failed (${policy[1]})`
+      if (task.exitCode !== null) return `failed (${task.exitCode})`
+      if (task.signal) return `failed (${task.signal})`
+      if (reason?.startsWith('command not found')) return 'failed (not found)'
+      return 'failed'
+    }
+    case 'stopped':
+      return reason?.startsWith('killed after') ? 'stopped (killed)' : 'stopped'
+    case 'drained':
+      return task.forced ? 'drained (forced)' : 'drained'
+    default:
+      return status
+  }
+}

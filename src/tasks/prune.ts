@@ -1,0 +1,281 @@
+// Pruning finished tasks: choosing which final tasks go (--keep, --older-than,
+// --max-total-size, narrowed by --status; or the tasks `rm` names) under the
+// state-wide prune lock, and reporting it. Corrupt records are reported, and
+// removed only when asked. How one folder is taken away is removal.ts.
+
+import {conflictError, usageError} from '../base/errors.js'
+import {acquireLock, LockBusyError, stateLockPath, type Release} from '../state/lock.js'
+import {currentPlatform, type PlatformContext} from '../platform/platform.js'
+import {reconcile, runnerState} from './reconcile.js'
+import {FINAL_STATUSES, isFinalStatus, transition, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {
+  claimTask,
+  clearDebris,
+  defaultIo,
+  discard,
+  endedAtOf,
+  findDebris,
+  protection,
+  runnerAlive,
+  taskDirPath,
+  treeBytes,
+  type Claim,
+  type RemovalIo,
+} from './removal.js'
+import {isRealTaskDir, listTaskIds, raiseHighWater, readAllRecords, readRecord, type RecordRead} from '../state/store.js'
+import {beingCreated} from './read.js'
+
+export {treeBytes, type RemovalIo}
+
+export interface PruneCriteria {
+  /** keep the newest N final tasks (among those --status allows), remove the rest. */
+  keep?: number
+  /** remove tasks that ended more than this long ago. */
+  olderThanMs?: number
+  /** remove the oldest final tasks until the whole state dir holds at most this many bytes. */
+  maxTotalBytes?: number
+  /** only tasks in these (final) statuses; all final statuses when absent. */
+  statuses?: readonly TaskStatus[]
+  /** drained and lost tasks with a checkpoint are someone's unfinished work: kept unless this is set. */
+  includeCheckpoints?: boolean
+  /** also remove records that cannot be read (reported and kept otherwise). */
+  includeCorrupt?: boolean
+  /** exactly these tasks (`drover rm`), instead of the rules: a live one is skipped. */
+  ids?: readonly number[]
+}
+
+export interface PruneOptions extends PruneCriteria {
+  dryRun?: boolean
+  /** how long to wait for another prune holding the state-dir lock. */
+  lockWaitMs?: number
+  now?: number
+  platform?: PlatformContext
+  io?: Partial<RemovalIo>
+  /** wraps the removal phase (a progress display); must call `removeAll` once. */
+  around?: (count: number, removeAll: (step: () => void) => Promise<void>) => Promise<void>
+}
+
+export interface PrunedTask {
+  id: number
+  name: string | null
+  /** `corrupt` for a record that could not be read (removed with --include-corrupt). */
+  status: TaskStatus | 'corrupt'
+  /** null for a corrupt record. */
+  endedAt: string | null
+  bytes: number
+}
+
+/** The stable --json shape of `drover prune`. */
+export interface PruneResult {
+  dryRun: boolean
+  removed: PrunedTask[]
+  /** tasks left in the state dir afterwards (would be left, with --dry-run). */
+  kept: number
+  /** tasks a rule selected that were not removed, and why. */
+  skipped: {id: number; reason: string}[]
+  /** removals that went wrong (the command then exits 1). */
+  errors: {id: number | null; error: string}[]
+  bytesReclaimed: number
+  /** leftovers cleared from tasks/: a crashed prune's trash, symlinks planted in place of a task folder. */
+  debris: string[]
+  /** records that cannot be read, left in place (without --include-corrupt), and why. */
+  corrupt: {id: number; error: string}[]
+}
+
+export const DEFAULT_LOCK_WAIT_MS = 30_000
+
+export function hasCriterion(criteria: PruneCriteria): boolean {
+  return (
+    criteria.keep !== undefined ||
+    criteria.olderThanMs !== undefined ||
+    criteria.maxTotalBytes !== undefined ||
+    criteria.includeCorrupt === true ||
+    criteria.ids !== undefined
+  )
+}
+
+/** --status values (comma-separated, repeatable): final statuses only — prune never aims at live work. */
+export function parsePruneStatuses(values: readonly string[] | undefined): TaskStatus[] | undefined {
+  if (!values || values.length === 0) return undefined
+  const wanted = new Set<TaskStatus>()
+  for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
+    if (!(FINAL_STATUSES as readonly string[]).includes(value)) {
+      throw usageError(`--status: prune removes only ended tasks; ${JSON.stringify(value.slice(0, 40))} is not one of ${FINAL_STATUSES.join(', ')}`)
+    }
+    wanted.add(value as TaskStatus)
+  }
+  return [...wanted]
+}
+
+const endedMs = (record: TaskRecord): number => Date.parse(endedAtOf(record)) || 0
+interface Candidate {
+  id: number
+  /** null for a corrupt record. */
+  record: TaskRecord | null
+  protectedBy: string | null
+  bytes: number | null
+}
+
+interface Plan {
+  remove: Candidate[]
+  skipped: {id: number; reason: string}[]
+  corrupt: {id: number; error: string}[]
+  taskCount: number
+}
+
+/** The true state of a non-final record; a dry run must not write, so it decides in memory only. */
+async function trueRecord(stateDir: string, record: TaskRecord, dryRun: boolean): Promise<TaskRecord> {
+  if (isFinalStatus(record.status)) return record
+  if (!dryRun) return reconcile(stateDir, record)
+  return runnerState(stateDir, record) === 'gone' ? transition(record, {status: 'lost', reason: 'runner vanished without recording an end'}) : record
+}
+
+/**
+ * The rule: among final tasks in an allowed status, a task goes when ANY
+ * selected criterion picks it; protected tasks (live runner, checkpoint) are
+ * then skipped whatever picked them. Non-final tasks are never candidates.
+ */
+async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContext): Promise<Plan> {
+  const named = options.ids !== undefined
+  const allowed = new Set(named ? FINAL_STATUSES : (options.statuses ?? FINAL_STATUSES))
+  const reads: RecordRead[] = named
+    ? options.ids!.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
+    : readAllRecords(stateDir)
+  const candidates: Candidate[] = []
+  const corrupt: Candidate[] = []
+  const reported: Plan['corrupt'] = []
+  const skipped = new Map<Candidate, string>()
+  // A named task is someone's explicit choice: its checkpoint does not keep it.
+  const includeCheckpoints = named || (options.includeCheckpoints ?? false)
+  for (const read of reads) {
+    if (!read.ok) {
+      if (beingCreated(stateDir, read)) continue // `start` is still writing it
+      // Unreadable: never judged by a rule, only removed when asked for (or named).
+      if (!named && !options.includeCorrupt) {
+        reported.push({id: read.id, error: read.error})
+        continue
+      }
+      corrupt.push({id: read.id, record: null, protectedBy: runnerAlive(stateDir, read.id, ctx) ? 'its runner is still alive' : null, bytes: null})
+      continue
+    }
+    const record = await trueRecord(stateDir, read.record, options.dryRun ?? false)
+    if (!isFinalStatus(record.status)) {
+      if (named) skipped.set({id: record.id, record, protectedBy: null, bytes: null}, `it is ${record.status} (stop or cancel it first)`)
+      continue
+    }
+    if (!allowed.has(record.status)) continue
+    candidates.push({id: record.id, record, protectedBy: protection(stateDir, record, includeCheckpoints, ctx), bytes: null})
+  }
+  // Taken after reconciling, so a task this very prune found lost counts as ended by now (--older-than 0s).
+  const now = options.now ?? Date.now()
+  // Newest first; the id breaks ties so the order never depends on the file system.
+  candidates.sort((a, b) => endedMs(b.record!) - endedMs(a.record!) || b.id - a.id)
+
+  const picked = new Set<Candidate>(named ? candidates : [])
+  if (options.keep !== undefined) for (const c of candidates.slice(options.keep)) picked.add(c)
+  if (options.olderThanMs !== undefined) {
+    for (const c of candidates) if (endedMs(c.record!) <= now - options.olderThanMs) picked.add(c)
+  }
+  if (options.maxTotalBytes !== undefined) {
+    let total = treeBytes(stateDir)
+    for (const c of [...candidates, ...corrupt]) c.bytes = treeBytes(taskDirPath(stateDir, c.id))
+    for (const c of [...picked, ...corrupt]) if (!c.protectedBy) total -= c.bytes ?? 0
+    for (const c of [...candidates].reverse()) {
+      if (total <= options.maxTotalBytes) break
+      if (picked.has(c)) continue
+      if (c.protectedBy) {
+        skipped.set(c, c.protectedBy)
+        continue
+      }
+      picked.add(c)
+      total -= c.bytes ?? 0
+    }
+  }
+  const remove: Candidate[] = []
+  for (const c of candidates) {
+    if (!picked.has(c)) continue
+    if (c.protectedBy) skipped.set(c, c.protectedBy)
+    else remove.push(c)
+  }
+  remove.reverse() // oldest first: an interrupted prune has removed the oldest
+  for (const c of corrupt) {
+    if (c.protectedBy) skipped.set(c, c.protectedBy)
+    else remove.push(c)
+  }
+  return {
+    remove,
+    skipped: [...skipped].map(([c, reason]) => ({id: c.id, reason})).sort((a, b) => a.id - b.id),
+    corrupt: reported,
+    taskCount: named ? listTaskIds(stateDir).length : reads.length,
+  }
+}
+
+// Deletions in flight while the next tasks are claimed: deletion waits on the
+// disk, claiming mostly on the lock, so overlapping them roughly halves a big prune.
+const DISCARDS_IN_FLIGHT = 8
+
+/**
+ * Prunes under the state-wide prune lock, so two prunes at once (two cron
+ * lines) take turns: the second waits, then plans from what the first left.
+ * A dry run takes no lock and writes nothing, not even a reconciled `lost`.
+ */
+export async function prune(stateDir: string, options: PruneOptions): Promise<PruneResult> {
+  const ctx = options.platform ?? currentPlatform()
+  const io = {...defaultIo(), ...options.io}
+  const dryRun = options.dryRun ?? false
+  let release: Release | null = null
+  if (!dryRun) {
+    try {
+      // A slow poll: twenty cron prunes waiting at once must not crowd the disk the holder is working on.
+      release = await acquireLock(stateLockPath(stateDir, 'prune'), {waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, pollMs: 200})
+    } catch (error) {
+      if (!(error instanceof LockBusyError)) throw error
+      const holder = error.holder ? ` (pid ${error.holder.pid})` : ''
+      throw conflictError(`another prune${holder} is still running; nothing was removed, try again later`)
+    }
+  }
+  try {
+    // `rm` removes what it names and nothing else; the sweep of leftovers is prune's.
+    const debris = options.ids === undefined ? findDebris(stateDir) : []
+    const result: PruneResult = {dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris, corrupt: []}
+    if (!dryRun) await clearDebris(stateDir, result.debris, io, ctx, result.errors)
+    const {remove, skipped, corrupt, taskCount} = await plan(stateDir, options, ctx)
+    result.skipped = skipped
+    result.corrupt = corrupt
+    // Ids are never reused: allocation reads this mark after listing the folders.
+    if (!dryRun && remove.length > 0) raiseHighWater(stateDir, Math.max(...remove.map((c) => c.id)))
+    const removeAll = async (step: () => void) => {
+      const inFlight = new Set<Promise<void>>()
+      for (const c of remove) {
+        const {id, record} = c
+        const claim: Claim = dryRun
+          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id))}
+          : await claimTask(stateDir, c, io, ctx)
+        if ('trash' in claim) {
+          const ended = record === null ? null : endedAtOf(record)
+          result.removed.push({id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: claim.bytes})
+          result.bytesReclaimed += claim.bytes
+          if (!dryRun) {
+            const pending: Promise<void> = discard(id, claim.trash, io, ctx).then((error) => {
+              if (error) result.errors.push({id, error})
+              inFlight.delete(pending)
+            })
+            inFlight.add(pending)
+            if (inFlight.size >= DISCARDS_IN_FLIGHT) await Promise.race(inFlight)
+          }
+        } else {
+          if (claim.error) result.errors.push({id, error: claim.error})
+          if (claim.reason) result.skipped.push({id, reason: claim.reason})
+        }
+        step()
+      }
+      await Promise.all(inFlight)
+    }
+    if (options.around && remove.length > 0) await options.around(remove.length, removeAll)
+    else await removeAll(() => {})
+    result.kept = taskCount - result.removed.length
+    return result
+  } finally {
+    release?.()
+  }
+}

@@ -1,0 +1,175 @@
+// Taking one task folder away safely, for prune and rm alike: what protects a
+// task whatever the rules say, claiming it under its task lock (re-read, then
+// renamed out of sight in one step), deleting the renamed tree, and clearing
+// the leftovers of a crashed prune. Nothing here follows a symlink.
+
+import {randomBytes} from 'node:crypto'
+import {lstatSync, readdirSync} from 'node:fs'
+import {rename, rm} from 'node:fs/promises'
+import path from 'node:path'
+import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
+import {isSameProcess, retryOnBusy, type PlatformContext} from '../platform/platform.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {readRecord, readRunnerIdentity, tasksDir, type RecordRead} from '../state/store.js'
+import {beingCreated} from './read.js'
+
+const TRASH_PREFIX = '.trash-'
+
+/** Removal steps, injectable so the Windows retry on open handles can be tested on any OS. */
+export interface RemovalIo {
+  rename: (from: string, to: string) => Promise<void>
+  removeTree: (target: string) => Promise<void>
+}
+
+
+/** Sum of the sizes of everything under target, by lstat: a symlink counts as itself, never its target. */
+export function treeBytes(target: string): number {
+  let total = 0
+  const stack = [target]
+  while (stack.length > 0) {
+    const current = stack.pop()!
+    let stats
+    try {
+      stats = lstatSync(current)
+    } catch {
+      continue // vanished while we looked
+    }
+    if (!stats.isDirectory()) {
+      total += stats.size
+      continue
+    }
+    try {
+      for (const name of readdirSync(current)) stack.push(path.join(current, name))
+    } catch {
+      // unreadable or vanished: counts as empty
+    }
+  }
+  return total
+}
+
+export const endedAtOf = (record: TaskRecord): string => record.endedAt ?? record.createdAt
+
+const hasCheckpoint = (record: TaskRecord): boolean =>
+  (record.status === 'drained' || record.status === 'lost') && record.checkpoint !== null
+
+export function runnerAlive(stateDir: string, id: number, ctx: PlatformContext): boolean {
+  const runner = readRunnerIdentity(stateDir, id)
+  return runner !== null && isSameProcess(runner, ctx)
+}
+
+/** Why a final task must stay whatever the rules say, or null when it may go. */
+export function protection(stateDir: string, record: TaskRecord, includeCheckpoints: boolean, ctx: PlatformContext): string | null {
+  if (runnerAlive(stateDir, record.id, ctx)) return 'its runner is still alive'
+  if (record.worker !== null && record.status === 'lost' && isSameProcess(record.worker, ctx)) return 'its worker is still running'
+  if (!includeCheckpoints && hasCheckpoint(record)) return 'it has a checkpoint (--include-checkpoints to remove it)'
+  return null
+}
+
+
+export const taskDirPath = (stateDir: string, id: number) => path.join(tasksDir(stateDir), String(id))
+
+/** Entries of tasks/ that are not task folders but ours to clear: trash of a crashed prune, symlinks named like ids. */
+export function findDebris(stateDir: string): string[] {
+  let entries
+  try {
+    entries = readdirSync(tasksDir(stateDir), {withFileTypes: true})
+  } catch {
+    return []
+  }
+  return entries
+    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (e.isSymbolicLink() && /^[1-9][0-9]*$/.test(e.name)))
+    .map((e) => e.name)
+    .sort()
+}
+
+// platform.removeTree without its own retry: the callers wrap each step in
+// retryOnBusy with the (injectable) platform, so the retry is what tests see.
+export function defaultIo(): RemovalIo {
+  return {
+    rename: (from, to) => rename(from, to),
+    // fs.rm lstat()s every entry: a symlink, even the top one, is unlinked and never descended into.
+    removeTree: (target) => rm(target, {recursive: true, force: true}),
+  }
+}
+
+export type Claim = {trash: string; bytes: number} | {reason?: string; error?: string}
+
+/**
+ * Takes one task out of sight. Under the task lock (which `start <id>` and
+ * `resume` also take) it re-reads the record, so a task restarted since the
+ * plan is left alone; it then renames the folder to a dot-name — one atomic
+ * step, after which `list` no longer sees it. Deleting the renamed tree is
+ * the caller's (discard), so it can overlap with claiming the next task.
+ */
+export async function claimTask(stateDir: string, planned: {id: number; record: TaskRecord | null}, io: RemovalIo, ctx: PlatformContext): Promise<Claim> {
+  const id = planned.id
+  const dir = taskDirPath(stateDir, id)
+  let release: Release
+  try {
+    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 0})
+  } catch (error) {
+    if (error instanceof LockBusyError) return {reason: 'another drover command is changing it'}
+    throw error
+  }
+  try {
+    // Never read through a symlink planted in place of the folder: open() would follow it.
+    if (!lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()) return {reason: 'its folder is gone or not a directory'}
+    const fresh = readRecord(stateDir, id)
+    const guard = planned.record === null ? corruptGuard(stateDir, fresh, ctx) : taskGuard(stateDir, fresh, planned.record, ctx)
+    if (guard) return {reason: guard}
+    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${randomBytes(4).toString('hex')}`)
+    try {
+      await retryOnBusy(() => io.rename(dir, trash), ctx)
+    } catch (error) {
+      return {error: `cannot remove task ${id}: ${(error as Error).message}`}
+    }
+    return {trash, bytes: treeBytes(trash)}
+  } finally {
+    release()
+  }
+}
+
+/** Why a planned final task must stay after all (re-read under its lock), or null. */
+function taskGuard(stateDir: string, fresh: RecordRead, planned: TaskRecord, ctx: PlatformContext): string | null {
+  if (!fresh.ok) return fresh.missing ? 'its record is gone' : fresh.error
+  const record = fresh.record
+  if (!isFinalStatus(record.status)) return `its record says ${record.status}`
+  if (record.runs.length !== planned.runs.length || endedAtOf(record) !== endedAtOf(planned)) return 'it changed while pruning'
+  return protection(stateDir, record, true, ctx)
+}
+
+/** The same for a record planned as corrupt: it must still be unreadable and nobody's live work. */
+function corruptGuard(stateDir: string, fresh: RecordRead, ctx: PlatformContext): string | null {
+  if (fresh.ok) return 'its record is readable again'
+  if (beingCreated(stateDir, fresh)) return 'it is being created'
+  if (runnerAlive(stateDir, fresh.id, ctx)) return 'its runner is still alive'
+  return null
+}
+
+/** Deletes a claimed tree; on failure it stays out of sight (a dot-name) and the next prune clears it. */
+export async function discard(id: number, trash: string, io: RemovalIo, ctx: PlatformContext): Promise<string | null> {
+  try {
+    await retryOnBusy(() => io.removeTree(trash), ctx)
+    return null
+  } catch (error) {
+    return `task ${id} removed from the list, but some files could not be deleted yet: ${(error as Error).message}`
+  }
+}
+
+
+export async function clearDebris(
+  stateDir: string,
+  names: string[],
+  io: RemovalIo,
+  ctx: PlatformContext,
+  errors: {id: number | null; error: string}[],
+) {
+  for (const name of names) {
+    const target = path.join(tasksDir(stateDir), name)
+    try {
+      await retryOnBusy(() => io.removeTree(target), ctx)
+    } catch (error) {
+      errors.push({id: null, error: `cannot clear ${name}: ${(error as Error).message}`})
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// `resume`: a new run that continues a task's persisted session — the agent's
+// own conversation for claude and codex, the session dir for anything else.
+
+import {existsSync} from 'node:fs'
+import type {FlagTable} from '../agents/flags.js'
+import {FlagLearningError, learnFlags} from '../agents/flags-cache.js'
+import {conflictError, DroverError, ExitCode} from '../base/errors.js'
+import {startNewRun} from './launch.js'
+import {DEFAULT_RESUME_PROMPT, flagHelpArgv, resumeCommand, sessionRefusal} from '../agents/profiles.js'
+import {resumeRefusal} from '../agents/resumable.js'
+import type {TaskRecord} from '../state/record.js'
+import {laterRunEnv} from '../process/worker.js'
+
+export {DEFAULT_RESUME_PROMPT}
+export {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
+
+export async function resumeTask(stateDir: string, record: TaskRecord, prompt: string): Promise<TaskRecord> {
+  // The agent's grammar is read before taking the task lock: `--help` of a
+  // cold agent binary can take a second, and nobody else should wait for that.
+  let flags: FlagTable | null = null
+  if (record.agent !== 'generic' && sessionRefusal(record) === null) {
+    try {
+      // In the task's cwd, where a relative launcher (`node cli.js`) resolves; a
+      // vanished cwd is the run's to report, not a reason to refuse here.
+      const cwd = existsSync(record.cwd) ? record.cwd : process.cwd()
+      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd})
+    } catch (error) {
+      if (!(error instanceof FlagLearningError)) throw error
+      throw new DroverError(`task ${record.id} was not resumed: ${record.agent} ${error.message}`, ExitCode.failed, {id: record.id})
+    }
+  }
+  return startNewRun(stateDir, record.id, {
+    resumed: true,
+    prepare(current) {
+      const refusal = resumeRefusal(current)
+      if (refusal) throw conflictError(refusal, {id: current.id, status: current.status})
+      return current.agent === 'generic' ? null : resumeCommand(current, prompt, flags).command
+    },
+  })
+}

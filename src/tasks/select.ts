@@ -1,0 +1,52 @@
+// Choosing the tasks a command acts on: explicit ids/names, or --all of those
+// in given statuses. Every ref is parsed before anything happens, so a typo
+// changes nothing on disk.
+
+import {notFoundError, usageError, DroverError} from '../base/errors.js'
+import {parseTaskRef} from '../base/parse.js'
+import type {TaskRecord, TaskStatus} from '../state/record.js'
+import {findTask} from '../state/lookup.js'
+import {loadTasks} from './read.js'
+import {reconcile} from './reconcile.js'
+import {isFinalStatus} from '../state/record.js'
+
+export interface Selection {
+  tasks: TaskRecord[]
+  /** refs that named no task (reported, exit 3). */
+  missing: string[]
+}
+
+export async function selectTasks(
+  stateDir: string,
+  refs: string[],
+  opts: {all?: boolean; allStatuses?: readonly TaskStatus[]; what: string},
+): Promise<Selection> {
+  if (opts.all && refs.length > 0) throw usageError(`give task ids or --all, not both`)
+  if (!opts.all && refs.length === 0) throw usageError(`no task given: name the tasks to ${opts.what} (ids or names), or use --all`)
+  for (const ref of refs) parseTaskRef(ref)
+  if (opts.all) {
+    const statuses = opts.allStatuses ?? ['starting', 'running', 'stopping']
+    const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && statuses.includes(read.record.status) ? [read.record] : []))
+    return {tasks, missing: []}
+  }
+  const tasks: TaskRecord[] = []
+  const missing: string[] = []
+  const seen = new Set<number>()
+  for (const ref of refs) {
+    let read
+    try {
+      read = findTask(stateDir, ref)
+    } catch (error) {
+      if (error instanceof DroverError && error.exitCode === notFoundError(ref).exitCode) {
+        missing.push(ref)
+        continue
+      }
+      throw error
+    }
+    if (!read.ok) throw new DroverError(`task ${read.id} is corrupt: ${read.error}`, 1, {id: read.id, status: 'corrupt'})
+    if (seen.has(read.id)) continue
+    seen.add(read.id)
+    tasks.push(isFinalStatus(read.record.status) ? read.record : await reconcile(stateDir, read.record))
+  }
+  return {tasks, missing}
+}

@@ -1,0 +1,37 @@
+// Global flags typed before the command move behind it; nothing after `--` moves.
+
+import {describe, expect, it} from 'vitest'
+import {asksForHelp, hoistGlobalFlags} from '../../src/cli/argv.js'
+
+describe('hoistGlobalFlags', () => {
+  it.each([
+    [['--json', 'list'], ['list', '--json']],
+    [['--state-dir', '/x', 'list', '-q'], ['list', '--state-dir', '/x', '-q']],
+    [['--state-dir=/x', '--no-color', 'status', '3'], ['status', '--state-dir=/x', '--no-color', '3']],
+    [['--color', 'start', '--', 'cmd', '--json'], ['start', '--color', '--', 'cmd', '--json']],
+  ])('%j → %j', (argv, expected) => {
+    expect(hoistGlobalFlags(argv)).toEqual(expected)
+  })
+
+  it.each([
+    [['list', '--json']],
+    [['start', '--', '--json', 'x']],
+    [['--json']],
+    [['--state-dir']],
+    [['--json', '--bogus', 'list']],
+    [['--json', 'help', 'list']],
+    [['--version']],
+    [[]],
+  ])('leaves %j as it is', (argv) => {
+    expect(hoistGlobalFlags(argv)).toEqual(argv)
+  })
+})
+
+describe('asksForHelp', () => {
+  it('sees -h and --help only before --', () => {
+    expect(asksForHelp(['start', '-h'])).toBe(true)
+    expect(asksForHelp(['start', '--help', '--', 'x'])).toBe(true)
+    expect(asksForHelp(['start', '--', 'ls', '-h'])).toBe(false)
+    expect(asksForHelp(['start', '--', 'x', '--help'])).toBe(false)
+  })
+})

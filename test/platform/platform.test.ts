@@ -1,0 +1,491 @@
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {killLeftovers} from '../helpers/cli.js'
+import {
+  type CommandRunner,
+  type PlatformContext,
+  currentPlatform,
+  isProcessAlive,
+  isSameProcess,
+  listDescendants,
+  listGroupMembers,
+  processStartTime,
+  resolveExecutable,
+  removeTree,
+  retryOnBusy,
+  signalIdentity,
+  signalNumber,
+  signalProcessGroup,
+  workerSpawnOptions,
+} from '../../src/platform/platform.js'
+
+const onLinux = process.platform === 'linux'
+
+/** Poll until cond() holds; orphans are reaped slowly here, so deadlines are generous. */
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Independent reader of /proc/<pid>/stat fields after comm, for cross-checking the module. */
+function procFields(pid: number): string[] | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return text.slice(text.lastIndexOf(')') + 2).trim().split(' ')
+  } catch {
+    return null
+  }
+}
+const childrenOf = (ppid: number): number[] =>
+  readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((pid) => procFields(pid)?.[1] === String(ppid))
+
+// Leftovers: every group leader and pid a test started, SIGKILLed after each test.
+const groups: number[] = []
+const pids: number[] = []
+afterEach(() => {
+  killLeftovers(pids, groups)
+})
+
+function spawnDetached(file: string, args: string[], stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+  const child = spawn(file, args, {...workerSpawnOptions(), stdio: ['ignore', stdout, 'ignore']})
+  if (child.pid === undefined) throw new Error('spawn failed')
+  groups.push(child.pid)
+  return child
+}
+const spawnSleeper = () => spawnDetached(process.execPath, ['-e', 'setInterval(() => {}, 1000)'])
+/** First line a fixture prints (its grandchildren's pids, as JSON). */
+const firstLine = (child: ChildProcess) =>
+  new Promise<number[]>((resolve) => {
+    let buf = ''
+    child.stdout!.on('data', (d) => {
+      buf += String(d)
+      if (buf.includes('\n')) resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))))
+    })
+  })
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())))
+
+describe.runIf(onLinux)('linux, real processes', () => {
+  it('reports a stable digit start time and tells processes apart', () => {
+    const child = spawnSleeper()
+    const pid = child.pid!
+    const start = processStartTime(pid)
+    expect(start).toMatch(/^\d+$/)
+    expect(processStartTime(pid)).toBe(start)
+    expect(start).toBe(procFields(pid)![19])
+    expect(isProcessAlive(pid)).toBe(true)
+    expect(isSameProcess({pid, startTime: start!})).toBe(true)
+    expect(isSameProcess({pid, startTime: String(Number(start) + 1)})).toBe(false)
+    // Same start string, other pid: not the recorded process.
+    expect(processStartTime(process.pid)).not.toBe(start)
+  })
+
+  it('returns null for a process that is gone and for pids that are never ours', async () => {
+    const child = spawnSleeper()
+    const pid = child.pid!
+    child.kill('SIGKILL')
+    await exited(child) // Node reaps its own children
+    expect(processStartTime(pid)).toBeNull()
+    expect(isProcessAlive(pid)).toBe(false)
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(processStartTime(bad)).toBeNull()
+  })
+
+  it('treats a zombie as dead', async () => {
+    // The background sleep exits first; its parent became `sleep 5` via exec and never reaps it.
+    const child = spawnDetached('sh', ['-c', 'sleep 0.1 & exec sleep 5'])
+    const parent = child.pid!
+    let zombie = 0
+    await waitFor(() => {
+      zombie = childrenOf(parent).find((pid) => procFields(pid)?.[0] === 'Z') ?? 0
+      return zombie !== 0
+    }, 'a zombie grandchild')
+    expect(processStartTime(zombie)).toBeNull()
+    expect(isProcessAlive(zombie)).toBe(false)
+    expect(listDescendants(parent).map((d) => d.pid)).not.toContain(zombie)
+  })
+
+  it('lists children, grandchildren and setsid escapees with their start times', async () => {
+    const script = `
+      const {spawn} = require('node:child_process')
+      const a = spawn('sleep', ['30'], {stdio: 'ignore'})
+      const b = spawn('setsid', ['sleep', '30'], {stdio: 'ignore'})
+      const c = spawn('sh', ['-c', 'sleep 30 & wait'], {stdio: 'ignore'})
+      console.log(JSON.stringify([a.pid, b.pid, c.pid]))
+      setInterval(() => {}, 1000)`
+    const child = spawnDetached(process.execPath, ['-e', script], 'pipe')
+    const root = child.pid!
+    const known = await firstLine(child)
+    pids.push(...known)
+    const setsidPid = known[1]
+    // setsid execs in place (the spawned child is not a group leader), so it leaves our group.
+    await waitFor(() => procFields(setsidPid)?.[3] === String(setsidPid), 'setsid to take effect')
+    let found: number[] = []
+    await waitFor(() => {
+      found = listDescendants(root).map((d) => d.pid)
+      return known.every((p) => found.includes(p)) && found.length >= 4 // + the shell's sleep
+    }, 'all descendants')
+    pids.push(...found)
+    const snapshot = listDescendants(root)
+    expect(snapshot.map((d) => d.pid)).not.toContain(root)
+    for (const d of snapshot) expect(d.startTime).toBe(processStartTime(d.pid))
+    expect(listDescendants(known[0])).toEqual([]) // a leaf
+  })
+
+  it('kills a whole group and sweeps the setsid escapee from the snapshot', async () => {
+    const script = `
+      const {spawn} = require('node:child_process')
+      const a = spawn('sleep', ['30'], {stdio: 'ignore'})
+      const b = spawn('setsid', ['sleep', '30'], {stdio: 'ignore'})
+      console.log(JSON.stringify([a.pid, b.pid]))
+      setInterval(() => {}, 1000)`
+    const child = spawnDetached(process.execPath, ['-e', script], 'pipe')
+    const root = child.pid!
+    const [inGroup, escapee] = await firstLine(child)
+    pids.push(inGroup, escapee)
+    await waitFor(() => procFields(escapee)?.[3] === String(escapee), 'setsid to take effect')
+    const snapshot = listDescendants(root)
+    expect(snapshot.map((d) => d.pid).sort()).toEqual([inGroup, escapee].sort())
+
+    expect(signalProcessGroup(root, 'SIGKILL')).toBe(true)
+    await exited(child)
+    await waitFor(() => !isProcessAlive(inGroup), 'the group to die')
+    const survivor = snapshot.find((d) => d.pid === escapee)!
+    expect(isSameProcess(survivor)).toBe(true) // the group kill cannot reach it
+
+    expect(signalIdentity(survivor, 'SIGKILL')).toBe(true)
+    await waitFor(() => [root, inGroup, escapee].every((p) => !isProcessAlive(p)), 'every process to die')
+  })
+
+  it('returns false for a group that no longer exists and refuses dangerous pgids', async () => {
+    const child = spawnSleeper()
+    child.kill('SIGKILL')
+    await exited(child)
+    expect(signalProcessGroup(child.pid!, 'SIGTERM')).toBe(false)
+    for (const bad of [0, 1, -5, 2.5]) expect(() => signalProcessGroup(bad, 'SIGTERM')).toThrow(RangeError)
+  })
+
+  it('signals an identity only when the start time matches', async () => {
+    const child = spawnSleeper()
+    const pid = child.pid!
+    const startTime = processStartTime(pid)!
+    expect(signalIdentity({pid, startTime: `${startTime}1`}, 'SIGKILL')).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(child.exitCode === null && child.signalCode === null).toBe(true)
+    expect(isSameProcess({pid, startTime})).toBe(true)
+
+    expect(signalIdentity({pid, startTime}, 'SIGTERM')).toBe(true)
+    await exited(child)
+    expect(child.signalCode).toBe('SIGTERM')
+    expect(signalIdentity({pid, startTime}, 'SIGKILL')).toBe(false)
+  })
+
+  it('spawns workers as leaders of their own group', () => {
+    expect(workerSpawnOptions()).toEqual({detached: true, windowsHide: false})
+    const child = spawnSleeper()
+    expect(procFields(child.pid!)![2]).toBe(String(child.pid)) // pgrp
+  })
+})
+
+describe.runIf(onLinux)('removeTree', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
+  })
+  const tmp = () => {
+    const d = mkdtempSync(join(tmpdir(), 'drover-platform-'))
+    dirs.push(d)
+    return d
+  }
+
+  it('removes a tree but never what its symlinks point to', async () => {
+    const base = tmp()
+    const outside = join(base, 'outside')
+    mkdirSync(outside)
+    writeFileSync(join(outside, 'keep.txt'), 'keep')
+    const tree = join(base, 'tree')
+    mkdirSync(join(tree, 'a', 'b'), {recursive: true})
+    writeFileSync(join(tree, 'a', 'b', 'f.txt'), 'x')
+    symlinkSync(outside, join(tree, 'a', 'link'))
+    await removeTree(tree)
+    expect(existsSync(tree)).toBe(false)
+    expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('keep')
+  })
+
+  it('unlinks a symlink target itself and ignores a missing path', async () => {
+    const base = tmp()
+    const real = join(base, 'real')
+    mkdirSync(real)
+    writeFileSync(join(real, 'keep.txt'), 'keep')
+    const link = join(base, 'link')
+    symlinkSync(real, link)
+    await removeTree(link)
+    expect(existsSync(link)).toBe(false)
+    expect(readFileSync(join(real, 'keep.txt'), 'utf8')).toBe('keep')
+    await expect(removeTree(join(base, 'missing'))).resolves.toBeUndefined()
+  })
+})
+
+describe('retryOnBusy', () => {
+  const failing = (codes: string[]) => {
+    let calls = 0
+    const fn = async () => {
+      const code = codes[calls++]
+      if (code) throw Object.assign(new Error(code), {code})
+      return 'ok'
+    }
+    return {fn, calls: () => calls}
+  }
+  const noRun: CommandRunner = () => {
+    throw new Error('unexpected command')
+  }
+
+  it('retries busy errors on Windows until the call succeeds', async () => {
+    const f = failing(['EBUSY', 'EPERM'])
+    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, {delayMs: 1})).resolves.toBe('ok')
+    expect(f.calls()).toBe(3)
+  })
+
+  it('gives up on Windows after the attempts run out', async () => {
+    const f = failing(['EBUSY', 'ENOTEMPTY', 'EBUSY', 'EBUSY'])
+    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, {attempts: 3, delayMs: 1})).rejects.toMatchObject({code: 'EBUSY'})
+    expect(f.calls()).toBe(3)
+  })
+
+  it('does not retry other errors, nor anything outside Windows', async () => {
+    const other = failing(['ENOENT'])
+    await expect(retryOnBusy(other.fn, {os: 'win32', run: noRun}, {delayMs: 1})).rejects.toMatchObject({code: 'ENOENT'})
+    expect(other.calls()).toBe(1)
+    const busy = failing(['EBUSY', 'EBUSY'])
+    await expect(retryOnBusy(busy.fn, {os: 'linux', run: noRun}, {delayMs: 1})).rejects.toMatchObject({code: 'EBUSY'})
+    expect(busy.calls()).toBe(1)
+  })
+})
+
+/** A fake runner: answers by the first matching rule and records every call. */
+function fakeContext(os: string, answer: (file: string, args: string[]) => string) {
+  const calls: Array<[string, string[]]> = []
+  const ctx: PlatformContext = {
+    os,
+    run(file, args) {
+      calls.push([file, args])
+      return answer(file, args)
+    },
+  }
+  return {ctx, calls}
+}
+const exitError = (status: number) => Object.assign(new Error(`exit ${status}`), {status})
+
+describe('darwin, faked ps', () => {
+  const psStat = (pid: number) => ['ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)]]
+
+  it('parses lstart and treats zombies, empty output and failures as gone', () => {
+    const outputs: Record<number, string> = {123: 'Ss   Mon Nov 30 04:31:07 2026\n', 124: 'Z    Mon Nov 30 04:31:07 2026\n', 125: ''}
+    const {ctx, calls} = fakeContext('darwin', (_file, args) => {
+      const out = outputs[Number(args.at(-1))]
+      if (out === undefined) throw exitError(1)
+      return out
+    })
+    expect(processStartTime(123, ctx)).toBe('Mon Nov 30 04:31:07 2026')
+    expect(calls).toEqual([psStat(123)])
+    expect(processStartTime(124, ctx)).toBeNull()
+    expect(processStartTime(125, ctx)).toBeNull()
+    expect(processStartTime(126, ctx)).toBeNull()
+    expect(isSameProcess({pid: 123, startTime: 'Mon Nov 30 04:31:07 2026'}, ctx)).toBe(true)
+    expect(isSameProcess({pid: 123, startTime: 'Mon Nov 30 04:31:08 2026'}, ctx)).toBe(false)
+    expect(isProcessAlive(124, ctx)).toBe(false)
+  })
+
+  it('walks ppid links from ps -A and skips zombies and vanished processes', () => {
+    const table = '    1     0\n  100     1\n  200   100\n  201   100\n  202   100\n  300   200\n  400     1\n  500   400\n'
+    const {ctx, calls} = fakeContext('darwin', (_file, args) => {
+      if (args[0] === '-A') return table
+      const pid = Number(args.at(-1))
+      if (pid === 201) return 'Z    Mon Nov 30 04:31:07 2026\n'
+      if (pid === 202) throw exitError(1)
+      return `S    Mon Nov 30 04:31:${String(pid % 60).padStart(2, '0')} 2026\n`
+    })
+    expect(listDescendants(100, ctx)).toEqual([
+      {pid: 200, startTime: 'Mon Nov 30 04:31:20 2026'},
+      {pid: 300, startTime: 'Mon Nov 30 04:31:00 2026'},
+    ])
+    expect(calls[0]).toEqual(['ps', ['-A', '-o', 'pid=', '-o', 'ppid=']])
+    expect(calls.slice(1).map((c) => c[1].at(-1))).toEqual(['200', '201', '202', '300'])
+  })
+
+  it('spawns workers detached without windowsHide', () => {
+    expect(workerSpawnOptions(fakeContext('darwin', () => '').ctx)).toEqual({detached: true, windowsHide: false})
+  })
+})
+
+describe('win32, faked PowerShell and taskkill', () => {
+  const startCmd = (pid: number) => [
+    'powershell.exe',
+    [
+      '-NoProfile',
+      '-NonInteractive',
+      '-Command',
+      `(Get-CimInstance Win32_Process -Filter 'ProcessId=${pid}' -ErrorAction Stop).CreationDate.ToFileTimeUtc()`,
+    ],
+  ]
+
+  it('reads the start time and rejects junk and failures', () => {
+    const {ctx, calls} = fakeContext('win32', (_file, args) => {
+      const cmd = args[3]
+      if (cmd.includes('ProcessId=4242')) return '133456789012345678\r\n'
+      if (cmd.includes('ProcessId=4243')) return 'Get-CimInstance : access denied\r\n'
+      if (cmd.includes('ProcessId=4244')) return ''
+      throw exitError(1)
+    })
+    expect(processStartTime(4242, ctx)).toBe('133456789012345678')
+    expect(calls).toEqual([startCmd(4242)])
+    expect(processStartTime(4243, ctx)).toBeNull()
+    expect(processStartTime(4244, ctx)).toBeNull()
+    expect(processStartTime(4245, ctx)).toBeNull()
+  })
+
+  it('lists descendants from CIM and ignores links to a recycled parent pid', () => {
+    const listing = [
+      '0 0 0',
+      '4 0 133000000000000000',
+      '100 4 133000000000001000',
+      '200 100 133000000000002000',
+      '300 200 133000000000003000',
+      // ParentProcessId 100, but created before 100 existed: its real parent died and 100 was recycled.
+      '150 100 132999999999999999',
+      '400 4 133000000000004000',
+      '',
+    ].join('\r\n')
+    const {ctx, calls} = fakeContext('win32', () => listing)
+    expect(listDescendants(100, ctx)).toEqual([
+      {pid: 200, startTime: '133000000000002000'},
+      {pid: 300, startTime: '133000000000003000'},
+    ])
+    expect(calls).toEqual([
+      [
+        'powershell.exe',
+        [
+          '-NoProfile',
+          '-NonInteractive',
+          '-Command',
+          "Get-CimInstance Win32_Process | ForEach-Object { if ($_.CreationDate) { '{0} {1} {2}' -f $_.ProcessId, $_.ParentProcessId, $_.CreationDate.ToFileTimeUtc() } }",
+        ],
+      ],
+    ])
+    expect(listDescendants(999, ctx)).toEqual([]) // root gone: no provable descendants
+  })
+
+  it('kills trees with taskkill: /T /F for SIGKILL, /T alone as a close request', () => {
+    const {ctx, calls} = fakeContext('win32', () => 'SUCCESS\r\n')
+    expect(signalProcessGroup(4242, 'SIGKILL', ctx)).toBe(true)
+    expect(signalProcessGroup(4242, 'SIGTERM', ctx)).toBe(true)
+    expect(calls).toEqual([
+      ['taskkill', ['/T', '/F', '/PID', '4242']],
+      ['taskkill', ['/T', '/PID', '4242']],
+    ])
+  })
+
+  it('reports a missing process as false and rethrows a failed forced kill of a live one', () => {
+    const gone = fakeContext('win32', () => {
+      throw exitError(128)
+    })
+    expect(signalProcessGroup(4242, 'SIGKILL', gone.ctx)).toBe(false)
+    expect(gone.calls).toEqual([['taskkill', ['/T', '/F', '/PID', '4242']]])
+
+    const stubborn = fakeContext('win32', (file) => {
+      if (file === 'taskkill') throw exitError(1)
+      return '133456789012345678\r\n' // still alive
+    })
+    expect(() => signalProcessGroup(4242, 'SIGKILL', stubborn.ctx)).toThrow('exit 1')
+    // Without /F, taskkill refuses windowless console processes: best effort, the caller escalates.
+    expect(signalProcessGroup(4242, 'SIGTERM', stubborn.ctx)).toBe(true)
+  })
+
+  it('signals an identity without /T, and only when the start time matches', () => {
+    const {ctx, calls} = fakeContext('win32', (file) => (file === 'taskkill' ? 'SUCCESS\r\n' : '133456789012345678\r\n'))
+    expect(signalIdentity({pid: 4242, startTime: '133456789012345679'}, 'SIGKILL', ctx)).toBe(false)
+    expect(calls).toEqual([startCmd(4242)])
+    calls.length = 0
+    expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGKILL', ctx)).toBe(true)
+    expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGINT', ctx)).toBe(true)
+    expect(calls).toEqual([startCmd(4242), ['taskkill', ['/F', '/PID', '4242']], startCmd(4242), ['taskkill', ['/PID', '4242']]])
+  })
+
+  it('spawns workers detached and hidden', () => {
+    expect(workerSpawnOptions(fakeContext('win32', () => '').ctx)).toEqual({detached: true, windowsHide: true})
+  })
+})
+
+describe('signalNumber and currentPlatform', () => {
+  it('maps signal names to numbers for 128 + n exit codes', () => {
+    expect(signalNumber('SIGTERM')).toBe(15)
+    expect(signalNumber('SIGKILL')).toBe(9)
+    expect(signalNumber('SIGINT')).toBe(2)
+    expect(() => signalNumber('SIGNOPE')).toThrow(RangeError)
+  })
+
+  it('describes this machine and runs commands for real', () => {
+    const ctx = currentPlatform()
+    expect(ctx.os).toBe(process.platform)
+    expect(ctx.run(process.execPath, ['-e', 'process.stdout.write(process.env.LC_ALL)'])).toBe('C')
+    expect(() => ctx.run(process.execPath, ['-e', 'process.exit(3)'])).toThrow()
+  })
+})
+
+describe('listGroupMembers', () => {
+  it('darwin: members of the group by ps -A pgid, the leader itself left out, start times checked', () => {
+    const table = '  100   100\n  200   100\n  201   100\n  300   300\n'
+    const {ctx, calls} = fakeContext('darwin', (_file, args) => {
+      if (args[0] === '-A') return table
+      if (Number(args.at(-1)) === 201) return 'Z    Mon Nov 30 04:31:07 2026\n'
+      return 'S    Mon Nov 30 04:31:07 2026\n'
+    })
+    expect(listGroupMembers(100, ctx)).toEqual([{pid: 200, startTime: 'Mon Nov 30 04:31:07 2026'}])
+    expect(calls[0]).toEqual(['ps', ['-A', '-o', 'pid=', '-o', 'pgid=']])
+  })
+
+  it('win32 has no groups to ask about; a bad pid has no members', () => {
+    const {ctx, calls} = fakeContext('win32', () => '')
+    expect(listGroupMembers(100, ctx)).toEqual([])
+    expect(listGroupMembers(0, currentPlatform())).toEqual([])
+    expect(calls).toEqual([])
+  })
+
+  it.runIf(onLinux)('linux: a background job of a detached leader is found after the leader is gone', async () => {
+    const leader = spawn('sh', ['-c', 'sleep 30 & echo $!'], {detached: true, stdio: ['ignore', 'pipe', 'ignore']})
+    const job = Number(await new Promise<string>((resolve) => leader.stdout!.once('data', (d) => resolve(String(d).trim()))))
+    try {
+      await new Promise((resolve) => leader.once('exit', resolve))
+      expect(listGroupMembers(leader.pid!).map((m) => m.pid)).toContain(job)
+    } finally {
+      process.kill(job, 'SIGKILL')
+    }
+  })
+})
+
+describe('resolveExecutable', () => {
+  const files = new Set(['/usr/bin/claude', '/opt/x/bin/codex', 'C:\\tools\\codex.CMD', '/w/rel/tool'])
+  const runnable = (file: string) => files.has(file)
+
+  it('posix: the first PATH entry that has it; a name with a slash against cwd; null when nowhere', () => {
+    const ctx = fakeContext('linux', () => '').ctx
+    expect(resolveExecutable('codex', {pathEnv: '/usr/bin:/opt/x/bin', cwd: '/w'}, ctx, runnable)).toBe('/opt/x/bin/codex')
+    expect(resolveExecutable('claude', {pathEnv: '/usr/bin:/opt/x/bin', cwd: '/w'}, ctx, runnable)).toBe('/usr/bin/claude')
+    expect(resolveExecutable('rel/tool', {pathEnv: '', cwd: '/w'}, ctx, runnable)).toBe('/w/rel/tool')
+    expect(resolveExecutable('nope', {pathEnv: '/usr/bin', cwd: '/w'}, ctx, runnable)).toBeNull()
+  })
+
+  it('win32: ; between entries and PATHEXT tried in order', () => {
+    const ctx = fakeContext('win32', () => '').ctx
+    expect(resolveExecutable('codex', {pathEnv: 'C:\\nothing;C:\\tools', cwd: 'C:\\w', pathExt: '.EXE;.CMD'}, ctx, runnable)).toBe('C:\\tools\\codex.CMD')
+    expect(resolveExecutable('codex', {pathEnv: 'C:\\tools', cwd: 'C:\\w', pathExt: '.EXE'}, ctx, runnable)).toBeNull()
+  })
+})

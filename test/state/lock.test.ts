@@ -1,0 +1,144 @@
+// Cross-process locks: a second acquirer waits for a live holder (in this process or
+// another), gives up with LockBusyError naming the holder, and takes over a lock whose
+// holder died (dead pid, recycled pid, or an owner file never written).
+
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {acquireLock, LockBusyError, stateLockPath, withLock} from '../../src/state/lock.js'
+import {processStartTime} from '../../src/platform/platform.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {cleanupStateDirs, fixture, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  cleanupStateDirs()
+})
+
+function lockPath(): string {
+  const dir = makeStateDir()
+  ensureStateDir(dir)
+  return stateLockPath(dir, 'test')
+}
+
+const settled = <T>(promise: Promise<T>) => {
+  const state: {done: boolean; value?: T; error?: unknown} = {done: false}
+  promise.then(
+    (value) => Object.assign(state, {done: true, value}),
+    (error) => Object.assign(state, {done: true, error}),
+  )
+  return state
+}
+
+function holdInChild(lock: string): Promise<{child: ChildProcess; out: () => string}> {
+  const child = spawn(process.execPath, [fixture('core-lock-holder.mjs'), lock], {stdio: ['pipe', 'pipe', 'inherit']})
+  children.push(child)
+  let out = ''
+  child.stdout!.on('data', (chunk) => (out += chunk))
+  return waitFor(() => out.includes('held') && {child, out: () => out}, {message: 'child to hold the lock'})
+}
+
+function plantOwner(lock: string, owner: unknown): void {
+  mkdirSync(lock, {mode: 0o700})
+  writeFileSync(path.join(lock, 'owner.json'), JSON.stringify(owner))
+}
+
+describe('acquireLock', () => {
+  it('makes a second acquirer in the same process wait until the first releases', async () => {
+    const lock = lockPath()
+    const release = await acquireLock(lock)
+    const second = settled(acquireLock(lock, {waitMs: 10_000, pollMs: 10}))
+    // give the waiter many poll rounds: it must still be waiting
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(second.done).toBe(false)
+    release()
+    await waitFor(() => second.done, {message: 'second acquirer'})
+    expect(second.error).toBeUndefined()
+    ;(second.value as () => void)()
+    expect(existsSync(lock)).toBe(false)
+  })
+
+  it('serialises critical sections: withLock bodies never overlap', async () => {
+    const lock = lockPath()
+    let inside = 0
+    let overlapped = false
+    const body = async () => {
+      inside++
+      if (inside > 1) overlapped = true
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      inside--
+    }
+    await Promise.all(Array.from({length: 8}, () => withLock(lock, body, {pollMs: 2})))
+    expect(overlapped).toBe(false)
+  })
+
+  it('waits for a holder in another process, and fails fast naming it when told not to wait', async () => {
+    const lock = lockPath()
+    const {child, out} = await holdInChild(lock)
+    const busy = await acquireLock(lock, {waitMs: 0}).then(
+      () => null,
+      (error: unknown) => error,
+    )
+    expect(busy).toBeInstanceOf(LockBusyError)
+    expect((busy as LockBusyError).holder?.pid).toBe(child.pid)
+    expect((busy as LockBusyError).message).toContain(`pid ${child.pid}`)
+
+    const waiting = settled(acquireLock(lock, {waitMs: 20_000}))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(waiting.done).toBe(false)
+    child.stdin!.end()
+    await waitFor(() => waiting.done, {message: 'lock after the child released it'})
+    expect(out()).toContain('released')
+    expect(waiting.error).toBeUndefined()
+    ;(waiting.value as () => void)()
+  })
+
+  it('takes over a lock whose holder was killed', async () => {
+    const lock = lockPath()
+    const {child} = await holdInChild(lock)
+    child.kill('SIGKILL')
+    await waitFor(() => !isAlive(child.pid!), {timeout: 10_000, message: 'holder to die'})
+    const release = await acquireLock(lock, {waitMs: 5000})
+    expect(existsSync(path.join(lock, 'owner.json'))).toBe(true)
+    release()
+    // the takeover leaves no helper dirs behind
+    expect(readdirSync(path.dirname(lock)).filter((name) => name.startsWith('test.lock'))).toEqual([])
+  })
+
+  it('takes over a lock naming a live pid with another start time (a recycled pid)', async () => {
+    const lock = lockPath()
+    plantOwner(lock, {pid: process.pid, startTime: `${processStartTime(process.pid)}0`})
+    const release = await acquireLock(lock, {waitMs: 0})
+    release()
+  })
+
+  it('respects a lock held by this very process (same pid and start time)', async () => {
+    const lock = lockPath()
+    plantOwner(lock, {pid: process.pid, startTime: processStartTime(process.pid)})
+    await expect(acquireLock(lock, {waitMs: 100, pollMs: 10})).rejects.toBeInstanceOf(LockBusyError)
+  })
+
+  it('leaves an ownerless lock alone while it may still be being created, then takes it over', async () => {
+    const lock = lockPath()
+    mkdirSync(lock, {mode: 0o700})
+    await expect(acquireLock(lock, {waitMs: 0})).rejects.toBeInstanceOf(LockBusyError)
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lock, old, old)
+    const release = await acquireLock(lock, {waitMs: 0})
+    release()
+  })
+
+  it('a release called twice does not remove a lock someone else took in between', async () => {
+    const lock = lockPath()
+    const first = await acquireLock(lock)
+    first()
+    const second = await acquireLock(lock)
+    first()
+    expect(existsSync(lock)).toBe(true)
+    second()
+    expect(existsSync(lock)).toBe(false)
+  })
+})

@@ -1,0 +1,206 @@
+// Where the state dir is and whether it is safe: flag > DROVER_STATE_DIR > the per-OS
+// env-paths data dir (Linux, macOS and Windows injected through process.platform and the
+// environment), creation 0700 with parents, and refusal of unusable or unsafe dirs.
+
+import {chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest'
+
+import {DroverError, ExitCode} from '../../src/base/errors.js'
+import {ensureStateDir, resolveStateDir} from '../../src/state/statedir.js'
+import {
+  allocateTaskId,
+  appendEvent,
+  createTaskLayout,
+  raiseHighWater,
+  taskPaths,
+  writeRecord,
+} from '../../src/state/store.js'
+import {newRecord} from '../../src/tasks/launch.js'
+
+const isPosix = process.platform !== 'win32'
+const mode = (p: string) => statSync(p).mode & 0o777
+
+// env-paths reads the home directory once, when it is first imported; vitest keeps
+// node_modules outside its module registry, so vi.resetModules() cannot make it read
+// HOME again. The fake HOME is therefore in place before anything imports it (each
+// test file runs in a fresh worker), and the per-test overrides are platform and env.
+const FAKE_HOME = path.join(os.tmpdir(), 'drover-fake-home')
+const saved = {platform: Object.getOwnPropertyDescriptor(process, 'platform')!, env: {...process.env}}
+
+function setPlatform(platform: NodeJS.Platform): void {
+  Object.defineProperty(process, 'platform', {value: platform, configurable: true})
+}
+
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[key]
+    else process.env[key] = value
+  }
+}
+
+beforeAll(() => {
+  process.env.HOME = FAKE_HOME
+  process.env.USERPROFILE = FAKE_HOME
+})
+
+afterAll(() => {
+  process.env.HOME = saved.env.HOME
+  process.env.USERPROFILE = saved.env.USERPROFILE
+})
+
+describe('resolveStateDir', () => {
+  beforeEach(() => {
+    vi.resetModules()
+    setEnv({DROVER_STATE_DIR: undefined, XDG_DATA_HOME: undefined, LOCALAPPDATA: undefined, APPDATA: undefined})
+  })
+  afterEach(() => {
+    Object.defineProperty(process, 'platform', saved.platform)
+    for (const key of ['DROVER_STATE_DIR', 'XDG_DATA_HOME', 'LOCALAPPDATA', 'APPDATA']) setEnv({[key]: saved.env[key]})
+  })
+
+  it('prefers the --state-dir flag over DROVER_STATE_DIR, and resolves it to an absolute path', async () => {
+    const env = {DROVER_STATE_DIR: '/from/env'}
+    expect(await resolveStateDir('/from/flag', env)).toBe(path.resolve('/from/flag'))
+    expect(await resolveStateDir('relative/dir', env)).toBe(path.resolve('relative/dir'))
+  })
+
+  it('uses DROVER_STATE_DIR when there is no flag (an empty flag or variable counts as unset)', async () => {
+    expect(await resolveStateDir(undefined, {DROVER_STATE_DIR: '/from/env'})).toBe(path.resolve('/from/env'))
+    expect(await resolveStateDir('', {DROVER_STATE_DIR: '/from/env'})).toBe(path.resolve('/from/env'))
+    setPlatform('linux')
+    setEnv({XDG_DATA_HOME: '/xdg'})
+    expect(await resolveStateDir(undefined, {DROVER_STATE_DIR: ''})).toBe(path.join('/xdg', 'drover'))
+  })
+
+  it('falls back on Linux to $XDG_DATA_HOME/drover, else ~/.local/share/drover', async () => {
+    setPlatform('linux')
+    setEnv({XDG_DATA_HOME: '/data/xdg'})
+    expect(await resolveStateDir(undefined, {})).toBe(path.join('/data/xdg', 'drover'))
+    setEnv({XDG_DATA_HOME: undefined})
+    vi.resetModules()
+    expect(await resolveStateDir(undefined, {})).toBe(path.join(FAKE_HOME, '.local', 'share', 'drover'))
+  })
+
+  it('falls back on macOS to ~/Library/Application Support/drover, ignoring XDG_DATA_HOME', async () => {
+    setPlatform('darwin')
+    setEnv({XDG_DATA_HOME: '/data/xdg'})
+    expect(await resolveStateDir(undefined, {})).toBe(path.join(FAKE_HOME, 'Library', 'Application Support', 'drover'))
+  })
+
+  it('falls back on Windows to %LOCALAPPDATA%\\drover\\Data, else the profile\'s AppData\\Local', async () => {
+    setPlatform('win32')
+    setEnv({LOCALAPPDATA: '/Users/me/AppData/Local'})
+    expect(await resolveStateDir(undefined, {})).toBe(path.join('/Users/me/AppData/Local', 'drover', 'Data'))
+    setEnv({LOCALAPPDATA: undefined})
+    expect(await resolveStateDir(undefined, {})).toBe(path.join(FAKE_HOME, 'AppData', 'Local', 'drover', 'Data'))
+  })
+
+  it('a flag or DROVER_STATE_DIR wins on every OS', async () => {
+    for (const platform of ['linux', 'darwin', 'win32'] as const) {
+      setPlatform(platform)
+      expect(await resolveStateDir(undefined, {DROVER_STATE_DIR: '/env/dir'})).toBe(path.resolve('/env/dir'))
+      expect(await resolveStateDir('/flag/dir', {DROVER_STATE_DIR: '/env/dir'})).toBe(path.resolve('/flag/dir'))
+    }
+  })
+})
+
+describe('ensureStateDir', () => {
+  let root: string
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'drover-statedir-'))
+  })
+  afterEach(() => {
+    rmSync(root, {recursive: true, force: true})
+  })
+
+  const expectStateDirError = (fn: () => void, pattern: RegExp) => {
+    let caught: unknown
+    try {
+      fn()
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(DroverError)
+    expect((caught as DroverError).exitCode).toBe(ExitCode.stateDir)
+    expect((caught as DroverError).message).toMatch(pattern)
+    expect((caught as DroverError).message).not.toContain('\n')
+  }
+
+  it('creates the dir and its missing parents 0700, with tasks/ and locks/ inside', () => {
+    const dir = path.join(root, 'a', 'b', 'state')
+    ensureStateDir(dir)
+    expect(statSync(dir).isDirectory()).toBe(true)
+    if (isPosix) {
+      expect(mode(dir)).toBe(0o700)
+      expect(mode(path.join(root, 'a'))).toBe(0o700)
+      expect(mode(path.join(dir, 'tasks'))).toBe(0o700)
+      expect(mode(path.join(dir, 'locks'))).toBe(0o700)
+    }
+    ensureStateDir(dir) // a second time is a no-op
+  })
+
+  it('refuses a file in its place with exit code 5', () => {
+    const file = path.join(root, 'state')
+    writeFileSync(file, 'not a dir')
+    expectStateDirError(() => ensureStateDir(file), /not a directory/)
+    expectStateDirError(() => ensureStateDir(path.join(file, 'below')), /state dir/)
+  })
+
+  it('refuses a missing dir when asked not to create it', () => {
+    expectStateDirError(() => ensureStateDir(path.join(root, 'missing'), {create: false}), /does not exist/)
+  })
+
+  it.runIf(isPosix)('refuses a dir that group or others may write, naming the fix', () => {
+    for (const unsafe of [0o770, 0o702, 0o777]) {
+      const dir = path.join(root, `unsafe-${unsafe.toString(8)}`)
+      mkdirSync(path.join(dir, 'tasks'), {recursive: true})
+      chmodSync(dir, unsafe)
+      expectStateDirError(() => ensureStateDir(dir), new RegExp(`writable by other users.*chmod 700 ${dir}$`))
+    }
+    const readable = path.join(root, 'readable')
+    mkdirSync(readable)
+    chmodSync(readable, 0o755)
+    expect(() => ensureStateDir(readable)).not.toThrow()
+  })
+
+  it.runIf(isPosix)('never suggests chmod for a directory drover did not make, or one shared by design like /tmp', () => {
+    const foreign = path.join(root, 'foreign')
+    mkdirSync(foreign)
+    chmodSync(foreign, 0o777)
+    const shared = path.join(root, 'shared')
+    mkdirSync(path.join(shared, 'tasks'), {recursive: true})
+    chmodSync(shared, 0o1777)
+    for (const dir of [foreign, shared]) {
+      const escaped = path.join(dir, 'drover').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      // The whole advice after the mode: a subdirectory, and no chmod anywhere in it.
+      expectStateDirError(() => ensureStateDir(dir), new RegExp(`writable by other users \\(mode \\d+\\); use a directory of its own inside it, which drover creates private: --state-dir ${escaped}$`))
+    }
+  })
+
+  it.runIf(isPosix)('keeps files 0600 and dirs 0700 even when the umask is 000', () => {
+    const previous = process.umask(0)
+    try {
+      const dir = path.join(root, 'open', 'state')
+      ensureStateDir(dir)
+      const id = allocateTaskId(dir)
+      const paths = taskPaths(dir, id)
+      createTaskLayout(paths)
+      writeRecord(dir, newRecord(id, {
+        command: ['true'], shell: null, name: null, cwd: '/', env: {}, agent: 'generic',
+        policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},
+      }))
+      appendEvent(paths, {event: 'created'})
+      raiseHighWater(dir, id + 5)
+      for (const d of [path.join(root, 'open'), dir, path.join(dir, 'tasks'), path.join(dir, 'locks'), paths.dir, paths.requests, paths.session]) {
+        expect([d, mode(d).toString(8)]).toEqual([d, '700'])
+      }
+      for (const f of [paths.record, paths.output, paths.events, path.join(dir, 'last-id')]) {
+        expect([f, mode(f).toString(8)]).toEqual([f, '600'])
+      }
+    } finally {
+      process.umask(previous)
+    }
+  })
+})

@@ -1,0 +1,86 @@
+// The recent view of `list` on real state dirs: the newest ended tasks by id,
+// older tasks only while meant to run — found through the live index, or,
+// in a state dir without one, through the runner.json a live runner keeps —
+// and the index's hints dropped once a record shows the task is done with.
+
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {liveDir, markLive} from '../../src/state/live-index.js'
+import {processStartTime} from '../../src/platform/platform.js'
+import {transition} from '../../src/state/record.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
+import {loadRecentTasks} from '../../src/tasks/read.js'
+import {makeTask} from '../fixtures/prune-state.js'
+import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
+
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  cleanupStateDirs()
+})
+
+async function liveProcess(): Promise<number> {
+  const child = spawn(process.execPath, [fixture('sleeper.mjs'), '120'], {stdio: 'ignore'})
+  children.push(child)
+  await waitFor(() => processStartTime(child.pid!) !== null, {message: 'sleeper up'})
+  return child.pid!
+}
+
+/** One running task (a live "runner") and one lost while running, then 25 ended ones. */
+async function state() {
+  const dir = makeStateDir()
+  ensureStateDir(dir)
+  const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess()})
+  const lost = makeTask(dir, {status: 'lost'})
+  const ended = Array.from({length: 25}, () => makeTask(dir, {status: 'failed'}))
+  return {dir, running, lost, ended}
+}
+
+const ids = async (dir: string, last = 20) => {
+  const recent = await loadRecentTasks(dir, last)
+  return {ids: recent.reads.map((r) => r.id), hidden: recent.hidden}
+}
+
+describe('loadRecentTasks', () => {
+  it('without a live index, finds the older running task by its runner.json', async () => {
+    const {dir, running, ended} = await state()
+    expect(existsSync(liveDir(dir))).toBe(false)
+    // The lost task left no runner.json: without an index it is one of the hidden ones.
+    expect(await ids(dir)).toEqual({ids: [running, ...ended.slice(-20)], hidden: 6})
+    expect(existsSync(liveDir(dir))).toBe(false) // list stays read-only
+  })
+
+  it('with one, finds older tasks by their hints: running, and lost while meant to run', async () => {
+    const {dir, running, lost, ended} = await state()
+    mkdirSync(liveDir(dir), {mode: 0o700})
+    expect((await ids(dir)).ids).toEqual(ended.slice(-20)) // no hints: the index is what is trusted
+    markLive(dir, running)
+    markLive(dir, lost)
+    expect(await ids(dir)).toEqual({ids: [running, lost, ...ended.slice(-20)], hidden: 5})
+    expect(readdirSync(liveDir(dir)).sort()).toEqual([String(running), String(lost)].sort())
+  })
+
+  it('drops the hint of a task done with, and of one removed, and keeps the others', async () => {
+    const {dir, running, lost, ended} = await state()
+    for (const id of [running, lost, ended[0]]) markLive(dir, id)
+    markLive(dir, 999) // a task pruned since
+    // The running task ends: its record says so and its runner.json is gone.
+    const read = readRecord(dir, running)
+    if (!read.ok) throw new Error(read.error)
+    writeRecord(dir, {...transition(read.record, {status: 'stopped', reason: 'stopped by request'}), desired: 'stopped'})
+    rmSync(taskPaths(dir, running).runner)
+
+    expect((await ids(dir)).ids).toEqual([lost, ...ended.slice(-20)])
+    expect(readdirSync(liveDir(dir))).toEqual([String(lost)])
+    expect(path.basename(liveDir(dir))).toBe('live')
+  })
+
+  it('counts as hidden every ended task not shown; --last 0 shows only what is meant to run', async () => {
+    const {dir, running, ended} = await state()
+    expect(await ids(dir, 0)).toEqual({ids: [running], hidden: 26})
+    expect(await ids(dir, 100)).toEqual({ids: [running, running + 1, ...ended], hidden: 0})
+  })
+})
