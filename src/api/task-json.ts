@@ -3,8 +3,9 @@
 
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
-import {taskPaths, type TaskPaths} from '../state/store.js'
-import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../state/record.js'
+import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
+import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {signalNumber} from '../platform/platform.js'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -101,6 +102,8 @@ export function readJson(read: RecordRead, opts: {showEnv?: boolean} = {}): Task
 
 export type TaskDetailJson = TaskJson & {
   found: true
+  /** the size of output.log in bytes; null when it cannot be read. */
+  outputBytes: number | null
   runnerAlive: boolean
   workerAlive: boolean
   /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
@@ -123,8 +126,18 @@ export function taskDetailJson(
     ...live,
     resume: offered && refusal === null ? `drover resume ${record.id}` : null,
     resumeRefused: refusal,
+    outputBytes: fileSize(taskPaths(stateDir, record.id).output),
     paths: taskPaths(stateDir, record.id),
   }
+}
+
+/**
+ * The exit code drover gives for a task, as `logs -f`, `status --wait` and
+ * `start --follow` exit with it: the task's own, 128 + the signal number when
+ * a signal ended it, otherwise 0 for succeeded and 1 for anything else.
+ */
+export function exitCodeOf(task: Pick<TaskJson, 'exitCode' | 'signal' | 'status'>): number {
+  return taskExitCode(task, signalNumber)
 }
 
 /**

@@ -3,8 +3,8 @@
 // a JSON object on stdout under --json) with the documented exit code.
 
 import {Command, Flags, Interfaces} from '@oclif/core'
-import {DroverError, ExitCode} from '../base/errors.js'
-import {describeFsError, ensureStateDir, resolveStateDir} from '../state/statedir.js'
+import {describeFsError, DroverError, ExitCode} from '../api/values.js'
+import {openStateDir, type Drover} from '../api/drover.js'
 import {colorEnabled} from './render/color.js'
 import {suggest} from './suggest.js'
 
@@ -43,11 +43,9 @@ export abstract class BaseCommand extends Command {
     return super.parse(input as Interfaces.Input<F, B, A>, argv)
   }
 
-  /** Resolves and checks the state dir; `create: false` for read-only commands on a missing dir. */
-  protected async openStateDir(flag: string | undefined, opts: {create?: boolean} = {}): Promise<string> {
-    const dir = await resolveStateDir(flag)
-    ensureStateDir(dir, opts)
-    return dir
+  /** Resolves and checks the state dir (--state-dir, else the environment, else the per-OS default) and opens it. */
+  protected drover(flag: string | undefined): Promise<Drover> {
+    return openStateDir(flag)
   }
 
   protected color(flag: boolean | undefined, stream: NodeJS.WriteStream = process.stdout): boolean {

@@ -371,7 +371,7 @@ export function beginRun(
 }
 
 /** The code `logs -f`, `start --follow` and `status --wait` exit with: the task's own. */
-export function taskExitCode(record: TaskRecord, signalNumber: (signal: string) => number): number {
+export function taskExitCode(record: Pick<TaskRecord, 'exitCode' | 'signal' | 'status'>, signalNumber: (signal: string) => number): number {
   if (record.exitCode !== null) return record.exitCode
   if (record.signal) return 128 + signalNumber(record.signal)
   return record.status === 'succeeded' ? 0 : 1

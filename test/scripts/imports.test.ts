@@ -86,7 +86,10 @@ describe('imports point one way', () => {
 
   it('sees the whole graph (a parser that found nothing would pass everything)', () => {
     expect(graph.size).toBeGreaterThan(50)
-    expect(graph.get(path.join('api', 'index.ts'))).toContain(path.join('tasks', 'launch.ts'))
+    // a dynamic import, a static one, and a front-end's
+    expect(graph.get(path.join('api', 'drover.ts'))).toContain(path.join('tasks', 'launch.ts'))
+    expect(graph.get(path.join('api', 'drover.ts'))).toContain(path.join('tasks', 'read.ts'))
+    expect(graph.get(path.join('cli', 'commands', 'list.ts'))).toContain(path.join('api', 'drover.ts'))
     expect(graph.get(path.join('runner', 'main.ts'))).toContain(path.join('runner', 'runner.ts'))
   })
 })

@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {selectTasks} from '../../tasks/select.js'
-import {controlAll, controlExitCode, printControlReport, type ControlReport} from '../render/control-report.js'
+import {controlExitCode, printControlReport, reportBatch, type ControlReport} from '../render/control-report.js'
 
 export default class Cancel extends BaseCommand {
   static override summary = 'Abort tasks now; cancelled tasks are never resumed.'
@@ -25,10 +24,11 @@ export default class Cancel extends BaseCommand {
 
   async run(): Promise<ControlReport> {
     const {argv, flags} = await this.parse(Cancel)
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'cancel'})
+    const drover = await this.drover(flags['state-dir'])
+    const accepted = new Set<number>()
+    const batch = await drover.controlMany('cancel', {refs: argv as string[], all: flags.all}, {graceMs: 0}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
-    const report = await controlAll(stateDir, selection, {kind: 'cancel', graceMs: 0}, {wait: flags.wait, progress, verb: 'cancelling'})
+    const report = await reportBatch(batch, accepted, {wait: flags.wait, progress, verb: 'cancelling', kind: 'cancel'})
     if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'cancel'})
     process.exitCode = controlExitCode(report, flags.wait)
     return report

@@ -1,24 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import type {ControlResult} from '../../tasks/control.js'
-import {formatDuration, parseDuration} from '../../base/parse.js'
-
-import {sessionRefusal} from '../../agents/profiles.js'
-import type {Checkpoint, DrainMode} from '../../state/record.js'
-import {selectTasks} from '../../tasks/select.js'
-import {readRecord} from '../../state/store.js'
-import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS} from '../../process/stop-plan.js'
-import {controlAll, controlExitCode, printControlReport, type ControlReport} from '../render/control-report.js'
+import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS, formatDuration, parseDuration, type DrainMode} from '../../api/values.js'
+import type {DrainResult} from '../../api/batch.js'
+import {controlExitCode, printControlReport, reportBatch, type ControlReport} from '../render/control-report.js'
 
 // The promise drain makes: it returns within grace + kill-after + this, whatever the workers do.
 const DRAIN_BOUND_SLACK_MS = 2000
 
-/**
- * One task's outcome, with what it takes to continue it when it ended drained:
- * `resume` is the command that continues it, or null with `resumeRefused`
- * saying why it cannot be (no session yet, a run that saved none).
- */
-export type DrainResult = ControlResult & {checkpoint: Checkpoint | null; resume: string | null; resumeRefused: string | null}
 export type DrainReport = Omit<ControlReport, 'results'> & {results: DrainResult[]}
 
 export default class Drain extends BaseCommand {
@@ -50,16 +38,17 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     const graceMs = flags.grace === undefined ? DEFAULT_DRAIN_GRACE_MS : parseDuration(flags.grace, '--grace', {allowZero: true})
     const killAfterMs =
       flags['kill-after'] === undefined ? DEFAULT_DRAIN_KILL_AFTER_MS : parseDuration(flags['kill-after'], '--kill-after', {allowZero: true})
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'drain'})
-    const progress = process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
-    const report = await controlAll(
-      stateDir,
-      selection,
-      {kind: 'drain', graceMs, killAfterMs},
-      {wait: true, progress, verb: 'draining', timeoutMs: graceMs + killAfterMs + DRAIN_BOUND_SLACK_MS},
+    const drover = await this.drover(flags['state-dir'])
+    const accepted = new Set<number>()
+    const batch = await drover.controlMany(
+      'drain',
+      {refs: argv as string[], all: flags.all},
+      {graceMs, killAfterMs},
+      {wait: true, timeoutMs: graceMs + killAfterMs + DRAIN_BOUND_SLACK_MS, onAccepted: (id) => accepted.add(id)},
     )
-    const drained: DrainReport = {...report, results: report.results.map((r) => withCheckpoint(stateDir, r, this.config.bin))}
+    const progress = process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
+    const report = await reportBatch(batch, accepted, {wait: true, progress, verb: 'draining', kind: 'drain'})
+    const drained: DrainReport = {...report, results: await Promise.all(report.results.map((r) => drover.drainResult(r)))}
     if (!this.jsonEnabled()) {
       printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'drain'})
       if (!flags.quiet) for (const r of drained.results) if (r.checkpoint) process.stdout.write(`  ${checkpointLine(r)}\n`)
@@ -67,15 +56,6 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     process.exitCode = controlExitCode(report, true)
     return drained
   }
-}
-
-function withCheckpoint(stateDir: string, result: ControlResult, bin: string): DrainResult {
-  if (result.status !== 'drained') return {...result, checkpoint: null, resume: null, resumeRefused: null}
-  const read = readRecord(stateDir, result.id)
-  if (!read.ok) return {...result, checkpoint: null, resume: null, resumeRefused: read.error}
-  // The same check `resume` makes: a hint printed here is one that works.
-  const refusal = sessionRefusal(read.record)
-  return {...result, checkpoint: read.record.checkpoint, resume: refusal ? null : `${bin} resume ${result.id}`, resumeRefused: refusal}
 }
 
 const HOW: Record<DrainMode, string> = {cooperative: 'ended on its own', 'safe-point': 'signalled between tool calls', forced: 'forced'}

@@ -1,11 +1,9 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {usageError} from '../../base/errors.js'
-import {TASK_STATUSES} from '../../state/record.js'
-import type {RecordRead} from '../../state/store.js'
-import {DEFAULT_LAST, loadRecentTasks, loadTasks, newestEnded} from '../../tasks/read.js'
+import {DEFAULT_RECENT} from '../../api/drover.js'
+import {FINAL_STATUSES, TASK_STATUSES, usageError, type TaskStatus} from '../../api/values.js'
+import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 import {renderTaskTable} from '../render/list-view.js'
-import {readJson, type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 
 const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 
@@ -15,7 +13,7 @@ export default class List extends BaseCommand {
   static override summary = 'List the live tasks and the newest ended ones, oldest first.'
   static override description = `Shows tasks with their status as it truly is: a task whose runner vanished is shown as lost, never as a stale running; an ended task shows how it ended (failed (3), stopped, failed (timeout) …). A task.json that cannot be read is listed as corrupt and the rest are still shown.
 
-The table shows every live task and the ${DEFAULT_LAST} newest ended ones; a line on stderr counts the ones left out. --last N shows N ended ones, --all every task. -q and --json list every task unless --last is given, so scripts see them all.
+The table shows every live task and the ${DEFAULT_RECENT} newest ended ones; a line on stderr counts the ones left out. --last N shows N ended ones, --all every task. -q and --json list every task unless --last is given, so scripts see them all.
 
 On a terminal the table fits its width: long names and commands are cut with …, and on a narrow one the PID, RUNTIME and STARTED columns go. Piped, every value is whole.
 
@@ -31,7 +29,7 @@ On a terminal the table fits its width: long names and commands are cut with …
   static override flags = {
     status: Flags.string({description: `only tasks with these statuses (comma-separated: ${FILTERABLE.join(', ')})`, multiple: true}),
     all: Flags.boolean({char: 'a', description: 'show every task, not only the live and the newest ended ones'}),
-    last: Flags.integer({description: `show the live tasks and the N newest ended ones (default ${DEFAULT_LAST} in the table, all with -q and --json)`, min: 0}),
+    last: Flags.integer({description: `show the live tasks and the N newest ended ones (default ${DEFAULT_RECENT} in the table, all with -q and --json)`, min: 0}),
     quiet: Flags.boolean({char: 'q', description: 'print only the ids, one per line (every task unless --last)'}),
     'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
@@ -40,20 +38,12 @@ On a terminal the table fits its width: long names and commands are cut with …
     const {flags} = await this.parse(List)
     if (flags.all && flags.last !== undefined) throw usageError('give --all or --last N, not both')
     const wanted = parseStatusFilter(flags.status)
-    const stateDir = await this.openStateDir(flags['state-dir'])
+    const drover = await this.drover(flags['state-dir'])
     // What scripts read (-q, --json) stays complete unless they ask for less.
     const forScripts = this.jsonEnabled() || flags.quiet
-    const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_LAST))
-    let reads: RecordRead[]
-    let hidden = 0
-    if (last !== null && wanted === null) {
-      ;({reads, hidden} = await loadRecentTasks(stateDir, last))
-    } else {
-      reads = await loadTasks(stateDir)
-      if (wanted !== null) reads = reads.filter((read) => wanted.has(read.ok ? read.record.status : 'corrupt'))
-      if (last !== null) ({reads, hidden} = newestEnded(reads, last))
-    }
-    const tasks = reads.map((read) => readJson(read, {showEnv: flags['show-env']}))
+    const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
+    const filter = {status: wanted ?? undefined, showEnv: flags['show-env']}
+    const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
       if (tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
@@ -71,16 +61,16 @@ On a terminal the table fits its width: long names and commands are cut with …
   }
 }
 
-function parseStatusFilter(values: string[] | undefined): Set<string> | null {
+function parseStatusFilter(values: string[] | undefined): (TaskStatus | 'corrupt')[] | null {
   if (!values || values.length === 0) return null
-  const wanted = new Set<string>()
+  const wanted = new Set<TaskStatus | 'corrupt'>()
   for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
     if (!(FILTERABLE as readonly string[]).includes(value)) {
       throw usageError(`--status: unknown status '${value}' (one of: ${FILTERABLE.join(', ')})`)
     }
-    if (value === 'active') for (const s of ['starting', 'running', 'stopping']) wanted.add(s)
-    else if (value === 'final') for (const s of ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']) wanted.add(s)
-    else wanted.add(value)
+    if (value === 'active') for (const s of TASK_STATUSES.filter((s) => !FINAL_STATUSES.includes(s))) wanted.add(s)
+    else if (value === 'final') for (const s of FINAL_STATUSES) wanted.add(s)
+    else wanted.add(value as TaskStatus | 'corrupt')
   }
-  return wanted
+  return [...wanted]
 }

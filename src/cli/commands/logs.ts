@@ -1,11 +1,6 @@
 import {Args, Errors, Flags} from '@oclif/core'
-import {createReadStream} from 'node:fs'
 import {pipeline} from 'node:stream/promises'
 import {BaseCommand} from '../base-command.js'
-import {DroverError, ExitCode} from '../../base/errors.js'
-import {tailOffset} from '../../tasks/follow.js'
-import {taskPaths} from '../../state/store.js'
-import {loadTask} from '../../tasks/read.js'
 import {followToStdout} from '../render/follow-stdout.js'
 
 /** `-n N` or `-n all`: a count of lines, or the whole log. */
@@ -44,28 +39,20 @@ Output of every run of the task is in one log; restarts and resumes are separate
 
   async run(): Promise<{id: number; output: string} | void> {
     const {args, flags} = await this.parse(Logs)
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    const read = await loadTask(stateDir, args.task)
-    if (!read.ok && read.missing) throw new DroverError(`no such task: ${args.task}`, ExitCode.notFound)
-    const id = read.id
-    const file = taskPaths(stateDir, id).output
-    const offset = flags.offset ?? (flags.tail === undefined || flags.tail === 'all' ? 0 : tailOffset(file, flags.tail))
+    const drover = await this.drover(flags['state-dir'])
+    const from = {offset: flags.offset, tail: flags.tail === 'all' ? undefined : flags.tail}
     if (flags.follow) {
-      process.exitCode = await followToStdout(stateDir, id, offset, {json: this.jsonEnabled()})
+      const {id, offset} = await drover.outputStart(args.task, from)
+      process.exitCode = await followToStdout(drover, id, offset, {json: this.jsonEnabled()})
       return
     }
     if (this.jsonEnabled()) {
-      const {readFileSync} = await import('node:fs')
-      let output = ''
-      try {
-        output = readFileSync(file).subarray(offset).toString('utf8')
-      } catch {
-        output = ''
-      }
-      return {id, output}
+      const {id, data} = await drover.output(args.task, from)
+      return {id, output: data.toString('utf8')}
     }
+    const {stream} = await drover.outputStream(args.task, from)
     try {
-      await pipeline(createReadStream(file, {start: offset}), process.stdout, {end: false})
+      await pipeline(stream, process.stdout, {end: false})
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return

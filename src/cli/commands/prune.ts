@@ -1,8 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {usageError} from '../../base/errors.js'
-import {parseDuration, parseSize} from '../../base/parse.js'
-import {DEFAULT_LOCK_WAIT_MS, hasCriterion, parsePruneStatuses, prune, type PruneOptions, type PruneResult} from '../../tasks/prune.js'
+import {DEFAULT_LOCK_WAIT_MS, hasCriterion, parseDuration, parsePruneStatuses, parseSize, usageError, type PruneOptions, type PruneResult} from '../../api/values.js'
 import {painter} from '../render/color.js'
 import {PROGRESS_THRESHOLD, pruneLines, withProgress} from '../render/prune-view.js'
 
@@ -55,12 +53,12 @@ Ready crontab lines (crontab -e):
     if (!hasCriterion(options)) {
       throw usageError('say what to prune: --keep N, --older-than DURATION, --max-total-size SIZE or --include-corrupt (e.g. drover prune --older-than 7d; --older-than 0s for every ended task)')
     }
-    const stateDir = await this.openStateDir(flags['state-dir'])
+    const drover = await this.drover(flags['state-dir'])
     const silent = flags.quiet || this.jsonEnabled()
     const color = this.color(flags.color)
     const fancy = !silent && process.stdout.isTTY === true && process.env.TERM !== 'dumb'
     let progress = false
-    const result = await prune(stateDir, {
+    const result = await drover.prune({
       ...options,
       around: async (count, removeAll) => {
         progress = fancy && count > PROGRESS_THRESHOLD

@@ -1,16 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {DroverError, ExitCode, usageError} from '../../base/errors.js'
-import type {TaskRecord} from '../../state/record.js'
-import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask, wasInterrupted} from '../../tasks/resume.js'
-import {selectTasks} from '../../tasks/select.js'
-import {taskJson, type TaskJson} from '../../api/task-json.js'
-
-export interface ResumeResult {
-  resumed: TaskJson[]
-  refused: {id: number; reason: string; exitCode: number}[]
-  missing: {id: string; found: false}[]
-}
+import {DEFAULT_RESUME_PROMPT, ExitCode, usageError} from '../../api/values.js'
+import type {ResumeResult} from '../../api/batch.js'
 
 export default class Resume extends BaseCommand {
   static override summary = 'Continue drained, stopped or lost tasks where they left off.'
@@ -45,50 +36,20 @@ export default class Resume extends BaseCommand {
     if (flags.prompt !== undefined && flags.prompt.trim() === '') throw usageError('--prompt needs some text')
     const refs = argv as string[]
     if (flags.interrupted && refs.length > 0) throw usageError('give task ids or --interrupted, not both')
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    const selection = await selectTasks(stateDir, refs, {all: flags.all || flags.interrupted, allStatuses: ['drained', 'lost', 'failed'], what: 'resume'})
-    const chosen = selection.tasks.filter((task) => {
-      if (flags.interrupted) return wasInterrupted(task)
-      if (flags.all) return task.status === 'drained' || wasInterrupted(task)
-      return true
-    })
-    const prompt = flags.prompt ?? DEFAULT_RESUME_PROMPT
-    const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing.map((id) => ({id, found: false}))}
-    // Concurrently: a machine coming back from a reboot resumes all its agents at once.
-    await Promise.all(
-      chosen.map(async (task) => {
-        // Refused loudly, --all and --interrupted too: a task that was meant to be
-        // running and cannot come back is exactly what a cron job's mail is for.
-        const refusal = resumeRefusal(task)
-        if (refusal) {
-          result.refused.push({id: task.id, reason: refusal, exitCode: ExitCode.conflict})
-          return
-        }
-        try {
-          const record = await resumeTask(stateDir, task, prompt)
-          result.resumed.push(taskJson(record))
-          this.report(record, flags.quiet)
-        } catch (error) {
-          if (!(error instanceof DroverError)) throw error
-          result.refused.push({id: task.id, reason: error.message, exitCode: error.exitCode})
-        }
-      }),
-    )
-    result.resumed.sort((a, b) => a.id - b.id)
+    const drover = await this.drover(flags['state-dir'])
+    const result = await drover.resumeMany({refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt ?? DEFAULT_RESUME_PROMPT})
     if (!this.jsonEnabled()) {
+      for (const task of result.resumed) {
+        if (task.status === 'failed') this.note(`drover: task ${task.id} failed to resume: ${task.reason}`)
+        else if (!flags.quiet) process.stdout.write(`task ${task.id} resumed (run ${task.run})\n`)
+      }
       for (const r of result.refused) this.note(`drover: ${r.reason}`)
       for (const m of result.missing) this.note(`drover: no such task: ${m.id}`)
       // The one spelling of nothing, as stop, cancel and drain say it.
-      if (chosen.length === 0 && result.missing.length === 0 && !flags.quiet) process.stderr.write('no tasks to resume\n')
+      if (result.resumed.length + result.refused.length === 0 && result.missing.length === 0 && !flags.quiet) process.stderr.write('no tasks to resume\n')
     }
     const failedToStart = result.resumed.some((r) => r.status === 'failed')
     process.exitCode = result.missing.length > 0 ? ExitCode.notFound : result.refused[0]?.exitCode ?? (failedToStart ? ExitCode.failed : 0)
     return result
-  }
-
-  private report(record: TaskRecord, quiet: boolean): void {
-    if (this.jsonEnabled()) return
-    if (record.status === 'failed') this.note(`drover: task ${record.id} failed to resume: ${record.reason}`)
-    else if (!quiet) process.stdout.write(`task ${record.id} resumed (run ${record.runs.length})\n`)
   }
 }

@@ -1,15 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {DroverError, ExitCode, usageError} from '../../base/errors.js'
-import {findTask} from '../../state/lookup.js'
-import {parseTaskRef} from '../../base/parse.js'
-import {prune, type PruneResult} from '../../tasks/prune.js'
-import {listTaskIds} from '../../state/store.js'
+import {ExitCode, parseTaskRef, usageError} from '../../api/values.js'
+import type {RmResult} from '../../api/drover.js'
 import {painter} from '../render/color.js'
 import {removedLines} from '../render/prune-view.js'
-
-/** prune's --json shape, plus the refs that named no task. */
-export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
 
 export default class Rm extends BaseCommand {
   static override summary = 'Remove named ended tasks and their logs.'
@@ -37,21 +31,9 @@ Every ref is checked before anything is removed. A task that cannot be removed i
     const refs = argv as string[]
     if (refs.length === 0) throw usageError('no task given: name the tasks to remove (ids or names)')
     for (const ref of refs) parseTaskRef(ref)
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    const ids = new Set<number>()
-    const missing: RmResult['missing'] = []
-    for (const ref of refs) {
-      try {
-        ids.add(findTask(stateDir, ref).id)
-      } catch (error) {
-        if (!(error instanceof DroverError) || error.exitCode !== ExitCode.notFound) throw error
-        missing.push({id: ref, found: false})
-      }
-    }
-    const result: RmResult = {
-      ...(ids.size > 0 ? await prune(stateDir, {ids: [...ids], dryRun: flags['dry-run']}) : nothingRemoved(stateDir, flags['dry-run'])),
-      missing,
-    }
+    const drover = await this.drover(flags['state-dir'])
+    const result = await drover.rm(refs, {dryRun: flags['dry-run']})
+    const {missing} = result
     if (!this.jsonEnabled()) {
       if (!flags.quiet) for (const line of removedLines(result, painter(this.color(flags.color)))) process.stdout.write(`${line}\n`)
       for (const skip of result.skipped) this.note(`drover: cannot remove task ${skip.id}: ${skip.reason}`)
@@ -62,8 +44,4 @@ Every ref is checked before anything is removed. A task that cannot be removed i
       missing.length > 0 ? ExitCode.notFound : result.skipped.length > 0 ? ExitCode.conflict : result.errors.length > 0 ? ExitCode.failed : 0
     return result
   }
-}
-
-function nothingRemoved(stateDir: string, dryRun: boolean): PruneResult {
-  return {dryRun, removed: [], kept: listTaskIds(stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: []}
 }

@@ -1,17 +1,9 @@
 import {Args, Flags} from '@oclif/core'
-import path from 'node:path'
 import {BaseCommand} from '../base-command.js'
-import {commandProblem} from '../../process/command-check.js'
-import {usageError} from '../../base/errors.js'
-import {parseDuration, parseEnvAssignment, parseSize, parseTaskName} from '../../base/parse.js'
-import {resolveExecutable, shellCommand} from '../../platform/platform.js'
-import {detectProfile} from '../../agents/profiles.js'
-import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../../state/record.js'
-import {startTask, type TaskSpec} from '../../tasks/launch.js'
-import {findTaskToRestart, restartTask} from '../../tasks/restart.js'
-import {fileSize, taskPaths} from '../../state/store.js'
+import {AGENT_PROFILES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName} from '../../api/values.js'
+import {prepareStart, type PreparedStart} from '../../api/start-options.js'
+import type {TaskJson} from '../../api/task-json.js'
 import {followToStdout} from '../render/follow-stdout.js'
-import {taskJson} from '../../api/task-json.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
 
@@ -58,7 +50,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
   }
 
-  async run(): Promise<ReturnType<typeof taskJson> | void> {
+  async run(): Promise<TaskJson | void> {
     // Everything after `--` is the command, verbatim: oclif must not see it
     // (it would take the command's own flags for ours, and reorder repeats).
     const dash = this.argv.indexOf('--')
@@ -77,23 +69,21 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
         throw usageError('--agent-hooks cannot change a task that is started again; start a new task instead')
       }
     }
-    const spec = args.task === undefined ? buildSpec(command, flags) : null
+    const prepared = args.task === undefined ? prepare(command, flags) : null
 
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    let record: TaskRecord
+    const drover = await this.drover(flags['state-dir'])
+    let record: TaskJson
     // --follow of a task started again shows this run, not the earlier ones above it.
     let followFrom = 0
     if (args.task !== undefined) {
-      const previous = findTaskToRestart(stateDir, args.task)
-      followFrom = fileSize(taskPaths(stateDir, previous.id).output) ?? 0
-      record = await restartTask(stateDir, args.task)
+      ;({task: record, offset: followFrom} = await drover.startAgain(args.task))
     } else {
-      record = await startTask(stateDir, spec!)
+      record = await drover.start(prepared!)
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a
     // run that never got a worker (command not found, bad cwd) failed to start.
-    const failedToStart = record.status === 'failed' && record.worker === null
+    const failedToStart = record.status === 'failed' && record.pid === null
     if (failedToStart) {
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
@@ -101,11 +91,11 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
       if (!failedToStart) this.note(`drover: task ${record.id} started; following it (Ctrl-C stops following, not the task)`)
-      process.exitCode = await followToStdout(stateDir, record.id, followFrom, {json: this.jsonEnabled(), started: record})
+      process.exitCode = await followToStdout(drover, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
     if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
-    return taskJson(record)
+    return record
   }
 }
 
@@ -126,7 +116,8 @@ function forgottenDashes(argv: string[], error: Error): Error | null {
   return usageError(`to run a command, put it after --: drover start -- ${argv.slice(i).join(' ')}`)
 }
 
-function buildSpec(
+/** Flags → the API's StartOptions, with the messages a person typing flags needs; the API checks the rest. */
+function prepare(
   command: string[],
   flags: {
     name?: string
@@ -140,48 +131,34 @@ function buildSpec(
     'idle-timeout'?: string
     'max-output'?: string
   },
-): TaskSpec {
+): PreparedStart {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
   if (flags.shell === undefined && command.length === 0) {
     throw usageError('no command given: put it after --, e.g. drover start -- sleep 60 (or use --shell "script")')
   }
   if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
-  if (command.length > 0 && command[0] === '') throw usageError('the command name is empty')
   if (flags.shell !== undefined && (flags.agent === 'claude' || flags.agent === 'codex')) {
     throw usageError(
       `--agent ${flags.agent} needs the command after --, not --shell: drover rewrites the agent's own command line to resume it, which a shell script does not allow`,
     )
   }
-  const argv = flags.shell !== undefined ? shellCommand(flags.shell) : command
   const env: Record<string, string> = {}
   for (const assignment of flags.env ?? []) {
     const [key, value] = parseEnvAssignment(assignment)
     env[key] = value
   }
-  const cwd = path.resolve(flags.cwd ?? process.cwd())
-  if (flags.shell === undefined) {
-    const problem = commandProblem(command, cwd, {...process.env, ...env})
-    if (problem) throw usageError(problem)
-  }
   const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
-  // Resolved now, with the PATH this start sees: a later resume from cron
-  // (PATH=/usr/bin:/bin) runs the same program with the same PATH.
-  const pathEnv = env.PATH ?? process.env.PATH ?? null
-  return {
-    command: argv,
-    executable: resolveExecutable(argv[0], {pathEnv: pathEnv ?? undefined, cwd, pathExt: process.env.PATHEXT}),
-    pathEnv,
+  return prepareStart({
+    command: flags.shell === undefined ? command : undefined,
+    shell: flags.shell,
+    name: flags.name,
+    cwd: flags.cwd,
+    env,
+    agent: flags.agent as AgentProfileName | undefined,
     agentHooks: flags['agent-hooks'],
     keepChildren: flags['keep-children'] ?? false,
-    shell: flags.shell ?? null,
-    name: flags.name === undefined ? null : parseTaskName(flags.name),
-    cwd,
-    env,
-    agent: (flags.agent as AgentProfileName | undefined) ?? (flags.shell === undefined ? detectProfile(command) : 'generic'),
-    policies: {
-      timeoutMs: flags.timeout === undefined ? null : parseDuration(flags.timeout, '--timeout'),
-      idleTimeoutMs: flags['idle-timeout'] === undefined ? null : parseDuration(flags['idle-timeout'], '--idle-timeout'),
-      maxOutputBytes: maxOutput === 0 ? null : maxOutput,
-    },
-  }
+    timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
+    idleTimeoutMs: flags['idle-timeout'] === undefined ? undefined : parseDuration(flags['idle-timeout'], '--idle-timeout'),
+    maxOutputBytes: maxOutput === 0 ? null : maxOutput,
+  })
 }

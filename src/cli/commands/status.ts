@@ -1,15 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {DroverError, ExitCode} from '../../base/errors.js'
-import {signalNumber} from '../../platform/platform.js'
-import {isFinalStatus, taskExitCode} from '../../state/record.js'
-import {readRunnerIdentity, workerAlive} from '../../tasks/reconcile.js'
-import {isSameProcess} from '../../platform/platform.js'
-import {loadTask} from '../../tasks/read.js'
-import {waitForFinal} from '../../tasks/wait.js'
+import {exitCodeOf, type TaskDetailJson} from '../../api/task-json.js'
 import {painter} from '../render/color.js'
 import {renderStatus} from '../render/status-view.js'
-import {taskDetailJson, type TaskDetailJson} from '../../api/task-json.js'
 
 export default class Status extends BaseCommand {
   static override summary = 'Show everything known about one task.'
@@ -33,20 +26,16 @@ With --wait, waits until the task reaches a final status and exits with the task
 
   async run(): Promise<TaskDetailJson> {
     const {args, flags} = await this.parse(Status)
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    let read = await loadTask(stateDir, args.task)
-    if (!read.ok) throw new DroverError(`task ${read.id} is corrupt: ${read.error}`, ExitCode.failed, {id: read.id, found: true, status: 'corrupt', error: read.error})
-    if (flags.wait && !isFinalStatus(read.record.status)) {
-      read = {...read, record: await waitForFinal(stateDir, read.record.id)}
-    }
-    const record = read.record
-    const runner = readRunnerIdentity(stateDir, record.id)
-    const live = {runnerAlive: runner !== null && isSameProcess(runner), workerAlive: workerAlive(record)}
-    const detail = taskDetailJson(stateDir, record, live, {showEnv: flags['show-env']})
+    const drover = await this.drover(flags['state-dir'])
+    const detail = await drover.get(args.task, {wait: flags.wait, showEnv: flags['show-env']})
     if (!this.jsonEnabled()) {
-      process.stdout.write(renderStatus(detail, {paint: painter(this.color(flags.color)), tailLines: flags.lines}))
+      // An agent's output is its event stream: what went wrong is in its error
+      // and its stderr lines, not in a 3 KB init event — so more lines are read for it.
+      const shown = ['failed', 'lost'].includes(detail.status) && flags.lines > 0
+      const tail = shown ? await drover.logs(detail.id, {tail: detail.agent === 'generic' ? flags.lines : 200}) : ''
+      process.stdout.write(renderStatus(detail, {paint: painter(this.color(flags.color)), tailLines: flags.lines, tail}))
     }
-    if (flags.wait) process.exitCode = taskExitCode(record, signalNumber)
+    if (flags.wait) process.exitCode = exitCodeOf(detail)
     return detail
   }
 }

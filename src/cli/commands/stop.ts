@@ -1,9 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {parseDuration} from '../../base/parse.js'
-import {selectTasks} from '../../tasks/select.js'
-import {DEFAULT_STOP_GRACE_MS} from '../../process/stop-plan.js'
-import {controlAll, controlExitCode, printControlReport, type ControlReport} from '../render/control-report.js'
+import {DEFAULT_STOP_GRACE_MS, parseDuration} from '../../api/values.js'
+import {controlExitCode, printControlReport, reportBatch, type ControlReport} from '../render/control-report.js'
 
 export default class Stop extends BaseCommand {
   static override summary = 'Stop tasks gracefully; they can be started again or resumed.'
@@ -33,10 +31,11 @@ The task's runner carries the stop out, so it works from any shell; if the runne
   async run(): Promise<ControlReport> {
     const {argv, flags} = await this.parse(Stop)
     const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true, bareSeconds: true})
-    const stateDir = await this.openStateDir(flags['state-dir'])
-    const selection = await selectTasks(stateDir, argv as string[], {all: flags.all, what: 'stop'})
+    const drover = await this.drover(flags['state-dir'])
+    const accepted = new Set<number>()
+    const batch = await drover.controlMany('stop', {refs: argv as string[], all: flags.all}, {graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
-    const report = await controlAll(stateDir, selection, {kind: 'stop', graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, progress, verb: 'stopping'})
+    const report = await reportBatch(batch, accepted, {wait: flags.wait, progress, verb: 'stopping', kind: 'stop'})
     if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'stop'})
     process.exitCode = controlExitCode(report, flags.wait)
     return report

@@ -26,7 +26,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
 
 /** The flag the user most likely meant: a status word belongs to --status. */
 async function strayArgumentHint(command: string, words: string[], flags: string[], bin: string): Promise<string> {
-  const {TASK_STATUSES} = await import('../../state/record.js')
+  const {TASK_STATUSES} = await import('../../api/values.js')
   const statusWords = new Set<string>([...TASK_STATUSES, 'active', 'final', 'corrupt'])
   if (flags.includes('status') && words.length > 0 && words.every((word) => statusWords.has(word))) {
     return ` — did you mean ${bin} ${command} --status ${words.join(',')}?`

@@ -1,9 +1,8 @@
-// Running one kind of request (stop, cancel, drain) over many tasks at once
-// and reporting it: listr2 progress on a terminal, plain lines otherwise.
+// Showing a batch of stops, cancels or drains as it is carried out (the API
+// sends the requests; this only watches them): listr2 progress on a terminal,
+// plain lines otherwise, and what Ctrl-C means while waiting.
 
-import {requestControl, type ControlOptions, type ControlResult} from '../../tasks/control.js'
-import type {NewRequest} from '../../state/requests.js'
-import type {Selection} from '../../tasks/select.js'
+import type {ControlBatch, ControlResult} from '../../api/batch.js'
 
 export interface ControlReport {
   results: ControlResult[]
@@ -13,34 +12,36 @@ export interface ControlReport {
 /** How long Ctrl-C waits for requests still being written, so none is left half made. */
 const INTERRUPT_SETTLE_MS = 1000
 
-/** Requests go out to every task at once, not one after another: ten stops take one grace, not ten. */
-export async function controlAll(
-  stateDir: string,
-  selection: Selection,
-  request: NewRequest,
-  opts: ControlOptions & {progress: boolean; verb: string},
+/**
+ * Waits for every task of the batch, with progress when `progress` is set.
+ * `accepted` holds the ids whose request was taken (the API's onAccepted),
+ * so Ctrl-C can say which requests carry on without this command.
+ */
+export async function reportBatch(
+  batch: ControlBatch,
+  accepted: ReadonlySet<number>,
+  opts: {wait: boolean; progress: boolean; verb: string; kind: string},
 ): Promise<ControlReport> {
-  const missing = selection.missing.map((id) => ({id, found: false as const}))
-  const accepted = new Set<number>()
+  const missing = batch.missing.map((id) => ({id, found: false as const}))
   const settled = new Set<number>()
-  const control = async (task: Selection['tasks'][number]) => {
+  const control = async (task: ControlBatch['tasks'][number]) => {
     try {
-      return await requestControl(stateDir, task, request, {...opts, onAccepted: (id) => accepted.add(id)})
+      return await task.result
     } finally {
       settled.add(task.id)
     }
   }
-  const waiting = opts.wait && selection.tasks.length > 0
-  const interrupt = waiting ? onInterrupt(selection.tasks.map((task) => task.id), request.kind, accepted, settled) : null
+  const waiting = opts.wait && batch.tasks.length > 0
+  const interrupt = waiting ? onInterrupt(batch.tasks.map((task) => task.id), opts.kind, accepted, settled) : null
   try {
-    if (!opts.progress || selection.tasks.length === 0) {
-      return {results: await Promise.all(selection.tasks.map(control)), missing}
+    if (!opts.progress || batch.tasks.length === 0) {
+      return {results: await Promise.all(batch.tasks.map(control)), missing}
     }
     const {Listr} = await import('listr2')
     const results: ControlResult[] = []
     const items = new Map<number, {title: string}>()
     const list = new Listr(
-      selection.tasks.map((task) => ({
+      batch.tasks.map((task) => ({
         title: `task ${task.id}${task.name ? ` (${task.name})` : ''}: ${opts.verb}`,
         task: async (_ctx: unknown, item: {title: string}) => {
           items.set(task.id, item)
@@ -55,7 +56,7 @@ export async function controlAll(
     interrupt?.beforeExit((carriesOn) => {
       for (const id of carriesOn) {
         const item = items.get(id)
-        if (item) item.title = `task ${id}: ${request.kind} requested; carries on`
+        if (item) item.title = `task ${id}: ${opts.kind} requested; carries on`
       }
       // listr2 keeps its renderer private; ending it shows the last frame and the cursor again.
       ;(list as unknown as {renderer?: {end(): void}}).renderer?.end()
@@ -73,7 +74,7 @@ export async function controlAll(
  * the stops on. Exit 130 (128 + SIGINT, what a shell reports for Ctrl-C) with
  * one line that says so and how to check, instead of a progress list of ✖.
  */
-function onInterrupt(ids: number[], kind: string, accepted: Set<number>, settled: Set<number>) {
+function onInterrupt(ids: number[], kind: string, accepted: ReadonlySet<number>, settled: Set<number>) {
   let beforeExit: (carriesOn: number[]) => void = () => {}
   const handler = async () => {
     const deadline = Date.now() + INTERRUPT_SETTLE_MS

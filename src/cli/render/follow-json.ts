@@ -2,7 +2,7 @@
 // NDJSON, one object per line, each naming its `type` and the task `id`, so a
 // script can read output and the outcome from one stream as it comes.
 
-import type {ResetReason} from '../../tasks/follow.js'
+import type {OutputReset} from '../../api/output.js'
 import type {TaskJson} from '../../api/task-json.js'
 
 export type FollowEvent =
@@ -16,7 +16,7 @@ export type FollowEvent =
    */
   | {type: 'output'; id: number; offset: number; end: number; text: string}
   /** output.log was truncated or replaced: offsets start again at 0. */
-  | {type: 'reset'; id: number; reason: ResetReason}
+  | {type: 'reset'; id: number; reason: OutputReset}
   /** The task ended; `exitCode` is drover's own (the task's code, 128 + signal number, 1 without one). */
   | {type: 'end'; id: number; exitCode: number; task: TaskJson}
   | {type: 'error'; id: number; error: {message: string; exitCode: number}}

@@ -2,13 +2,11 @@
 // `start --follow`. Ctrl-C stops following, never the task. Raw bytes by
 // default; NDJSON (see follow-json.ts) under --json.
 
-import {followTask, type ResetReason} from '../../tasks/follow.js'
-import {signalNumber} from '../../platform/platform.js'
-import {workerAlive} from '../../tasks/reconcile.js'
-import {taskExitCode, type TaskRecord} from '../../state/record.js'
+import type {Drover} from '../../api/drover.js'
+import type {OutputReset} from '../../api/output.js'
+import type {TaskJson} from '../../api/task-json.js'
 import {eventLine, outputLines} from './follow-json.js'
 import {exitWhenReaderLeaves} from './reader-watch.js'
-import {taskJson} from '../../api/task-json.js'
 
 /**
  * Resolves once stdout has taken the chunk, so a slow reader slows following
@@ -22,20 +20,20 @@ function writeOut(chunk: Buffer | string): Promise<void> {
 }
 
 /** Why following ends with exit 1 and no exit code: one line, with what to do next. */
-export function lostMessage(record: TaskRecord): string {
-  const worker = workerAlive(record) ? `; its worker (pid ${record.worker!.pid}) is still running` : ''
-  return `task ${record.id} is lost: ${record.reason ?? 'its runner vanished'}, so its exit code is unknown${worker}; see drover status ${record.id}, continue it with drover resume ${record.id}`
+export function lostMessage(task: TaskJson, workerAlive: boolean): string {
+  const worker = workerAlive && task.pid !== null ? `; its worker (pid ${task.pid}) is still running` : ''
+  return `task ${task.id} is lost: ${task.reason ?? 'its runner vanished'}, so its exit code is unknown${worker}; see drover status ${task.id}, continue it with drover resume ${task.id}`
 }
 
 export interface FollowToStdoutOptions {
   /** NDJSON instead of the raw output. */
   json?: boolean
   /** `start --follow --json` opens the stream with the task it started. */
-  started?: TaskRecord
+  started?: TaskJson
 }
 
 /** Streams the task's output from `offset` until it ends; resolves to the exit code the command should use. */
-export async function followToStdout(stateDir: string, id: number, offset: number, opts: FollowToStdoutOptions = {}): Promise<number> {
+export async function followToStdout(drover: Drover, id: number, offset: number, opts: FollowToStdoutOptions = {}): Promise<number> {
   const json = opts.json ?? false
   const abort = new AbortController()
   const onInterrupt = () => abort.abort()
@@ -50,23 +48,20 @@ export async function followToStdout(stateDir: string, id: number, offset: numbe
   // A closed pipe (`drover logs -f 3 | head`) ends drover quietly, even while the task is silent.
   const stopWatching = exitWhenReaderLeaves()
   try {
-    if (json && opts.started) await writeOut(eventLine({type: 'started', id, task: taskJson(opts.started)}))
-    const end = await followTask({
-      stateDir,
-      id,
+    if (json && opts.started) await writeOut(eventLine({type: 'started', id, task: opts.started}))
+    const end = await drover.followOutput(id, {
       offset,
       write: json ? (chunk, at) => writeOut(outputLines(id, chunk, at)) : writeOut,
       signal: abort.signal,
-      onReset: (reason: ResetReason) =>
+      onReset: (reason: OutputReset) =>
         json ? writeOut(eventLine({type: 'reset', id, reason})) : void process.stderr.write(`drover: output.log was ${reason}; reading it from the start\n`),
     })
     if (writeError) throw writeError
     switch (end.outcome) {
       case 'ended': {
-        const exitCode = taskExitCode(end.record, signalNumber)
-        if (json) await writeOut(eventLine({type: 'end', id, exitCode, task: taskJson(end.record)}))
-        if (end.record.status === 'lost') process.stderr.write(`drover: ${lostMessage(end.record)}\n`)
-        return exitCode
+        if (json) await writeOut(eventLine({type: 'end', id, exitCode: end.exitCode, task: end.task}))
+        if (end.task.status === 'lost') process.stderr.write(`drover: ${lostMessage(end.task, end.workerAlive)}\n`)
+        return end.exitCode
       }
       case 'removed': {
         const message = `task ${id} was removed while following`

@@ -2,9 +2,7 @@
 // column, fitted to the terminal (names and commands cut first, then the
 // columns that matter least), whole values when piped.
 
-import {outcomeLabel} from '../../tasks/outcome.js'
-import {formatDuration} from '../../base/parse.js'
-import {isFinalStatus} from '../../state/record.js'
+import {formatDuration, isFinalStatus, outcomeLabel} from '../../api/values.js'
 import {painter, statusStyle} from './color.js'
 import {renderTable, type Column} from './table.js'
 import {commandLine, type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'

@@ -2,8 +2,7 @@
 // a summary with the bytes reclaimed, and a listr2 progress display for long
 // prunes on a terminal. Cron sees plain, colourless lines.
 
-import type {PruneResult} from '../../tasks/prune.js'
-import {formatBytes} from '../../base/parse.js'
+import {formatBytes, type PruneResult} from '../../api/values.js'
 import {statusStyle, type Paint} from './color.js'
 import {shortTime} from './time.js'
 

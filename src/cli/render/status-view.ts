@@ -1,36 +1,13 @@
 // The human view of `drover status`: aligned key/value lines, the runs, the
 // agent's progress, the files, and the last output lines when the task failed.
 
-import {closeSync, openSync, readSync, fstatSync} from 'node:fs'
-import {tailOffset} from '../../tasks/follow.js'
-import {describeOutcome, reasonDetail} from '../../tasks/outcome.js'
-import {formatBytes, formatDuration} from '../../base/parse.js'
-import {isFinalStatus} from '../../state/record.js'
-import {fileSize} from '../../state/store.js'
+import {describeOutcome, formatBytes, formatDuration, isFinalStatus, reasonDetail} from '../../api/values.js'
+import type {AgentUsage} from '../../api/values.js'
+import type {TaskDetailJson} from '../../api/task-json.js'
+import {commandLine, escapeControls, quoteArg} from '../../api/task-json.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
-import type {AgentUsage} from '../../state/record.js'
-import {commandLine, escapeControls, quoteArg, type TaskDetailJson} from '../../api/task-json.js'
 import {localTime, timeWithAge} from './time.js'
-
-function readTail(file: string, lines: number): string {
-  if (lines <= 0) return ''
-  const offset = tailOffset(file, lines)
-  try {
-    const fd = openSync(file, 'r')
-    try {
-      const size = fstatSync(fd).size
-      const length = Math.min(size - offset, 256 * 1024)
-      const buffer = Buffer.alloc(Math.max(0, length))
-      readSync(fd, buffer, 0, buffer.length, size - length)
-      return buffer.toString('utf8')
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return ''
-  }
-}
 
 function usageText(u: AgentUsage): string {
   return [
@@ -49,7 +26,8 @@ function plainLines(text: string, count: number): string {
   return lines.length === 0 ? '' : lines.slice(-count).join('\n') + '\n'
 }
 
-export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLines: number}): string {
+/** `tail`: the end of the output, shown for a failed or lost task (its last `tailLines` lines). */
+export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLines: number; tail: string}): string {
   const {paint} = opts
   const rows: [string, string][] = []
   const add = (key: string, value: string | null | undefined) => {
@@ -102,7 +80,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (task.runs.length > 1) {
     add('runs', task.runs.map((r) => `#${r.run}${r.resumed ? ' resumed' : ''} ${describeOutcome(r.status, r.reason)}`).join('; '))
   }
-  const size = fileSize(task.paths.output)
+  const size = task.outputBytes
   add('output', `${task.paths.output}${size !== null ? ` (${formatBytes(size)})` : ''}`)
   add('events', task.paths.events)
   add('session dir', task.paths.session)
@@ -113,7 +91,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (['failed', 'lost'].includes(task.status) && opts.tailLines > 0) {
     // An agent's output is its event stream: what went wrong is in its error
     // (above) and its stderr lines, not in a 3 KB init event.
-    const tail = task.agent === 'generic' ? readTail(task.paths.output, opts.tailLines) : plainLines(readTail(task.paths.output, 200), opts.tailLines)
+    const tail = task.agent === 'generic' ? opts.tail : plainLines(opts.tail, opts.tailLines)
     if (tail.trim() !== '') {
       text += `\n${paint('dim', `last ${opts.tailLines} lines of output:`)}\n${tail.endsWith('\n') ? tail : tail + '\n'}`
     }

@@ -1,0 +1,138 @@
+// Acting on many tasks at once — stop, cancel, drain, resume of ids, names or
+// --all — for every front-end alike. Requests go out to every task together,
+// not one after another: ten stops take one grace, not ten. The caller gets a
+// promise per task, so a front-end can show progress however it likes.
+
+import {DroverError, ExitCode} from '../base/errors.js'
+import {sessionRefusal} from '../agents/profiles.js'
+import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
+import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
+import type {RequestKind} from '../state/requests.js'
+import {readRecord} from '../state/store.js'
+import type {ControlResult} from '../tasks/control.js'
+import {taskJson, type TaskJson} from './task-json.js'
+
+export type {ControlResult}
+
+/** Which tasks: ids and names, or every task in the statuses the verb acts on. */
+export interface TaskSelection {
+  refs?: string[]
+  all?: boolean
+}
+
+/** What a stop, cancel or drain asks for. */
+export interface ControlRequest {
+  /** stop and cancel: time between SIGTERM and SIGKILL; drain: time to exit after STOP. */
+  graceMs: number
+  /** stop: WRAP_UP first, with graceMs to finish. */
+  wrapUp?: boolean
+  /** drain: after SIGTERM, how long until SIGKILL. */
+  killAfterMs?: number
+}
+
+export interface ControlManyOptions {
+  /** wait for each final status (default true); false returns once each request is accepted. */
+  wait?: boolean
+  /** the longest to wait for each task. */
+  timeoutMs?: number
+  /** told the moment a task's runner (or drover itself) has taken the request on. */
+  onAccepted?: (id: number) => void
+}
+
+/** One task of a batch: its result arrives when its request has been carried out (or accepted, without wait). */
+export interface ControlHandle {
+  id: number
+  name: string | null
+  result: Promise<ControlResult>
+}
+
+export interface ControlBatch {
+  tasks: ControlHandle[]
+  /** refs that named no task (front-ends report them; the CLI exits 3). */
+  missing: string[]
+}
+
+/** Sends `kind` to every selected task at once. Bad refs are refused (exit 2) before any request is made. */
+export async function controlMany(
+  stateDir: string,
+  kind: RequestKind,
+  selection: TaskSelection,
+  request: ControlRequest,
+  opts: ControlManyOptions = {},
+): Promise<ControlBatch> {
+  const [{selectTasks}, {requestControl}] = await Promise.all([import('../tasks/select.js'), import('../tasks/control.js')])
+  const chosen = await selectTasks(stateDir, selection.refs ?? [], {all: selection.all, what: kind})
+  const tasks = chosen.tasks.map((task) => ({
+    id: task.id,
+    name: task.name,
+    result: requestControl(stateDir, task, {kind, ...request}, {wait: opts.wait ?? true, timeoutMs: opts.timeoutMs, onAccepted: opts.onAccepted}),
+  }))
+  return {tasks, missing: chosen.missing}
+}
+
+/**
+ * A drained task's outcome with what it takes to continue it: `resume` is the
+ * command that continues it, or null with `resumeRefused` saying why it cannot
+ * be (no session yet, a run that saved none).
+ */
+export type DrainResult = ControlResult & {checkpoint: Checkpoint | null; resume: string | null; resumeRefused: string | null}
+
+export function drainResult(stateDir: string, result: ControlResult): DrainResult {
+  if (result.status !== 'drained') return {...result, checkpoint: null, resume: null, resumeRefused: null}
+  const read = readRecord(stateDir, result.id)
+  if (!read.ok) return {...result, checkpoint: null, resume: null, resumeRefused: read.error}
+  // The same check `resume` makes: a hint given here is one that works.
+  const refusal = sessionRefusal(read.record)
+  return {...result, checkpoint: read.record.checkpoint, resume: refusal ? null : `drover resume ${result.id}`, resumeRefused: refusal}
+}
+
+/** The --json shape of `drover resume`. */
+export interface ResumeResult {
+  resumed: TaskJson[]
+  /** tasks that cannot be resumed, why, and the exit code that says it (4 conflict, or the error's own). */
+  refused: {id: number; reason: string; exitCode: number}[]
+  missing: {id: string; found: false}[]
+}
+
+export interface ResumeManyOptions extends TaskSelection {
+  /** every lost task whose desired state is still running (after a crash or reboot); not with refs. */
+  interrupted?: boolean
+  prompt: string
+}
+
+const RESUMABLE: readonly TaskStatus[] = ['drained', 'lost', 'failed']
+
+/**
+ * Resumes the selected tasks concurrently (a machine back from a reboot
+ * resumes all its agents at once). `all`: every drained task and every
+ * interrupted one; a task that cannot come back is refused, never skipped
+ * quietly — that is exactly what a cron job's mail is for.
+ */
+export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Promise<ResumeResult> {
+  const [{selectTasks}, {resumeTask}] = await Promise.all([import('../tasks/select.js'), import('../tasks/resume.js')])
+  const selection = await selectTasks(stateDir, opts.refs ?? [], {all: opts.all || opts.interrupted, allStatuses: RESUMABLE, what: 'resume'})
+  const chosen = selection.tasks.filter((task: TaskRecord) => {
+    if (opts.interrupted) return wasInterrupted(task)
+    if (opts.all) return task.status === 'drained' || wasInterrupted(task)
+    return true
+  })
+  const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing.map((id) => ({id, found: false}))}
+  await Promise.all(
+    chosen.map(async (task) => {
+      const refusal = resumeRefusal(task)
+      if (refusal) {
+        result.refused.push({id: task.id, reason: refusal, exitCode: ExitCode.conflict})
+        return
+      }
+      try {
+        result.resumed.push(taskJson(await resumeTask(stateDir, task, opts.prompt)))
+      } catch (error) {
+        if (!(error instanceof DroverError)) throw error
+        result.refused.push({id: task.id, reason: error.message, exitCode: error.exitCode})
+      }
+    }),
+  )
+  result.resumed.sort((a, b) => a.id - b.id)
+  result.refused.sort((a, b) => a.id - b.id)
+  return result
+}

@@ -1,0 +1,353 @@
+// The Drover class: one state dir's tasks, for every front-end (the CLI, a
+// user's Node script, the MCP server). Every result is the same plain object
+// `--json` prints (one definition, in task-json.ts), and every error a
+// DroverError carrying the documented exit code. Modules that only some calls
+// need are imported in those calls, so opening a state dir stays cheap.
+
+import path from 'node:path'
+import {DroverError, ExitCode} from '../base/errors.js'
+import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
+import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
+import type {RequestKind} from '../state/requests.js'
+import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
+import {fileSize, listTaskIds, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
+import {isSameProcess} from '../platform/platform.js'
+import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
+import {reconcile, workerAlive} from '../tasks/reconcile.js'
+import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
+import {Wakeup} from '../state/wakeup.js'
+import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
+import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
+import type {PreparedStart, StartOptions} from './start-options.js'
+import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+
+/** A task named by its id or by the `name` it was started with. */
+export type TaskRef = number | string
+
+/** A chunk of a task's output, with the byte offsets a reader can resume from. */
+export interface OutputChunk {
+  id: number
+  /** byte offset of the chunk's first byte in output.log. */
+  offset: number
+  /** offset just past it: pass it as `offset` to read on from here. */
+  end: number
+  text: string
+}
+
+/** A change seen in the state dir: a task appeared, changed status, or went away. */
+export type TaskEvent =
+  | {type: 'created'; id: number; task: TaskJson}
+  | {type: 'status'; id: number; from: TaskStatus; to: TaskStatus; task: TaskJson}
+  | {type: 'ended'; id: number; task: TaskJson}
+  | {type: 'removed'; id: number}
+
+/** Which tasks `list` returns: by status (`corrupt` for unreadable records); `showEnv` unmasks secrets. */
+export interface ListFilter {
+  status?: readonly (TaskStatus | 'corrupt')[]
+  showEnv?: boolean
+}
+
+/** `drover rm`'s --json shape: prune's, plus the refs that named no task. */
+export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
+
+/** How many ended tasks `recent` shows by default (the `list` table's default). */
+export const DEFAULT_RECENT = DEFAULT_LAST
+
+/**
+ * Opens a state dir: `dir`, else `$DROVER_STATE_DIR`, else the per-OS
+ * default. It is created (0700) when missing unless `create: false`; an
+ * unsafe one (another user's, group- or world-writable, not a directory)
+ * throws a DroverError with exit 5.
+ */
+export async function openStateDir(dir?: string, opts: {create?: boolean} = {}): Promise<Drover> {
+  const stateDir = await resolveStateDir(dir)
+  ensureStateDir(stateDir, opts)
+  return new Drover(stateDir)
+}
+
+/** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
+export class Drover {
+  /** @param stateDir an absolute path already checked by openStateDir */
+  constructor(readonly stateDir: string) {}
+
+  /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
+  async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
+    const {spec} = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options)
+    const {startTask} = await import('../tasks/launch.js')
+    return taskJson(await startTask(this.stateDir, spec))
+  }
+
+  /**
+   * Starts an ended task again as a new run with the same command, cwd and
+   * env. `offset` is where this run's output begins in the log.
+   */
+  async startAgain(ref: TaskRef): Promise<{task: TaskJson; offset: number}> {
+    const {findTaskToRestart, restartTask} = await import('../tasks/restart.js')
+    const previous = findTaskToRestart(this.stateDir, String(ref))
+    const offset = fileSize(taskPaths(this.stateDir, previous.id).output) ?? 0
+    return {task: taskJson(await restartTask(this.stateDir, String(ref))), offset}
+  }
+
+  /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
+  async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
+    const wanted = filter.status
+    const reads = (await loadTasks(this.stateDir)).filter((read) => !wanted || wanted.includes(read.ok ? read.record.status : 'corrupt'))
+    return reads.map((read) => readJson(read, {showEnv: filter.showEnv}))
+  }
+
+  /**
+   * The live tasks and the `last` newest ended ones (corrupt ones count as
+   * ended), oldest first, with how many were left out. Reads only what it
+   * shows when no status filter is given, so it stays fast with 10,000 tasks.
+   */
+  async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
+    const last = opts.last ?? DEFAULT_RECENT
+    const wanted = opts.status
+    const {reads, hidden} = wanted
+      ? newestEnded(
+          (await loadTasks(this.stateDir)).filter((read) => wanted.includes(read.ok ? read.record.status : 'corrupt')),
+          last,
+        )
+      : await loadRecentTasks(this.stateDir, last)
+    return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv})), hidden}
+  }
+
+  /**
+   * One task, as `status --json` shows it; with `wait`, once it has ended.
+   * Throws exit 3 for an unknown task, exit 1 for a corrupt record.
+   */
+  async get(ref: TaskRef, opts: {wait?: boolean; showEnv?: boolean; signal?: AbortSignal} = {}): Promise<TaskDetailJson> {
+    let record = await this.record(ref)
+    if (opts.wait && !isFinalStatus(record.status)) {
+      const {waitForFinal} = await import('../tasks/wait.js')
+      record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
+    }
+    const runner = readRunnerIdentity(this.stateDir, record.id)
+    const live = {runnerAlive: runner !== null && isSameProcess(runner), workerAlive: workerAlive(record)}
+    return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
+  }
+
+  /** The task's output so far: whole, its last `tail` lines, or from byte `offset`. Works for a corrupt record too. */
+  async logs(ref: TaskRef, from: OutputFrom = {}): Promise<string> {
+    return (await this.output(ref, from)).data.toString('utf8')
+  }
+
+  /** Where reading `from` starts in a task's output: its id (even for a corrupt record) and the byte offset. */
+  async outputStart(ref: TaskRef, from: OutputFrom = {}): Promise<{id: number; offset: number}> {
+    const {outputTaskId, startOffset} = await import('./output.js')
+    const id = await outputTaskId(this.stateDir, String(ref))
+    return {id, offset: await startOffset(this.stateDir, id, from)}
+  }
+
+  /** Like `logs`, as bytes, with the task's id and the offset they start at. */
+  async output(ref: TaskRef, from: OutputFrom = {}): Promise<{id: number; offset: number; data: Buffer}> {
+    const {id, offset} = await this.outputStart(ref, from)
+    const {readOutput} = await import('./output.js')
+    return {id, offset, data: readOutput(this.stateDir, id, offset)}
+  }
+
+  /** Like `output`, as a stream for large logs; it errors with ENOENT when the task has written nothing yet. */
+  async outputStream(ref: TaskRef, from: OutputFrom = {}): Promise<{id: number; offset: number; stream: NodeJS.ReadableStream}> {
+    const {id, offset} = await this.outputStart(ref, from)
+    const {outputStream} = await import('./output.js')
+    return {id, offset, stream: outputStream(this.stateDir, id, offset)}
+  }
+
+  /**
+   * Follows the output as it is written, handing each chunk (bytes, with its
+   * offset) to `write`, until the task ends, is removed, or `signal` aborts.
+   * What the CLI's `logs -f` is built on; `follow` is the iterator form.
+   */
+  async followOutput(ref: TaskRef, opts: FollowOutputOptions): Promise<FollowResult> {
+    const {id, offset} = await this.outputStart(ref, opts)
+    const {followOutput} = await import('./output.js')
+    return followOutput(this.stateDir, id, offset, opts)
+  }
+
+  /**
+   * The task's output as it is written, until the task ends: from `offset`
+   * (default the start of the log), or its last `tail` lines. Returns the
+   * final record when the task ended, null when `signal` aborted or the task
+   * was removed. A chunk may end mid-line.
+   */
+  async *follow(ref: TaskRef, opts: OutputFrom & {signal?: AbortSignal} = {}): AsyncGenerator<OutputChunk, TaskJson | null> {
+    const {id, offset} = await this.outputStart(ref, opts)
+    const {followOutput} = await import('./output.js')
+    const queue: OutputChunk[] = []
+    let wake: (() => void) | null = null
+    let done: {end?: FollowResult; error?: unknown} | null = null
+    const following = followOutput(this.stateDir, id, offset, {
+      signal: opts.signal,
+      write: (chunk, start) => {
+        queue.push({id, offset: start, end: start + chunk.length, text: chunk.toString('utf8')})
+        wake?.()
+      },
+    }).then(
+      (end) => (done = {end}),
+      (error: unknown) => (done = {error}),
+    )
+    void following.finally(() => wake?.())
+    for (;;) {
+      while (queue.length > 0) yield queue.shift()!
+      if (done) {
+        const finished = done as {end?: FollowResult; error?: unknown}
+        if (finished.error) throw finished.error
+        return finished.end?.outcome === 'ended' ? finished.end.task : null
+      }
+      await new Promise<void>((resolve) => (wake = resolve))
+      wake = null
+    }
+  }
+
+  /** Waits until every task given has ended (or `timeoutMs` passed, or `signal` aborted); resolves with their records. */
+  async wait(refs: TaskRef[], opts: {timeoutMs?: number; signal?: AbortSignal} = {}): Promise<TaskJson[]> {
+    const records = await Promise.all(refs.map((ref) => this.record(ref)))
+    const {waitForFinal} = await import('../tasks/wait.js')
+    const ended = await Promise.all(
+      records.map((record) =>
+        waitForFinal(this.stateDir, record.id, {
+          timeoutMs: opts.timeoutMs,
+          until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true,
+        }),
+      ),
+    )
+    return ended.map((record) => taskJson(record))
+  }
+
+  /** Graceful stop of the whole tree: STOP, SIGTERM, SIGKILL after `graceMs` (default 10 s). Waits for the end unless `wait: false`. */
+  stop(ref: TaskRef, opts: {graceMs?: number; wrapUp?: boolean; wait?: boolean} = {}): Promise<ControlResult> {
+    return this.controlOne(ref, 'stop', {graceMs: opts.graceMs ?? 10_000, wrapUp: opts.wrapUp}, opts.wait)
+  }
+
+  /** SIGTERM now, SIGKILL after 2 s; the task is never resumed. */
+  cancel(ref: TaskRef, opts: {wait?: boolean} = {}): Promise<ControlResult> {
+    return this.controlOne(ref, 'cancel', {graceMs: 0}, opts.wait)
+  }
+
+  /** STOP and up to `graceMs` (default 60 s) to checkpoint, then signals; ends `drained` with a checkpoint `resume` continues. */
+  async drain(ref: TaskRef, opts: {graceMs?: number; killAfterMs?: number; wait?: boolean} = {}): Promise<DrainResult> {
+    const result = await this.controlOne(ref, 'drain', {graceMs: opts.graceMs ?? 60_000, killAfterMs: opts.killAfterMs ?? 10_000}, opts.wait)
+    return this.drainResult(result)
+  }
+
+  /**
+   * Stop, cancel or drain many tasks at once (ids and names, or `all` that
+   * run): every request goes out together; each handle's `result` settles
+   * when that task's request is done. Refs that name no task come back in
+   * `missing`; a malformed ref throws exit 2 before any request is made.
+   */
+  async controlMany(kind: RequestKind, selection: TaskSelection, request: ControlRequest, opts: ControlManyOptions = {}): Promise<ControlBatch> {
+    const {controlMany} = await import('./batch.js')
+    return controlMany(this.stateDir, kind, selection, request, opts)
+  }
+
+  /** A drain's result with the checkpoint and the command that resumes it (or why it cannot be). */
+  async drainResult(result: ControlResult): Promise<DrainResult> {
+    const {drainResult} = await import('./batch.js')
+    return drainResult(this.stateDir, result)
+  }
+
+  /** A new run that continues the task's session (the agent's own conversation for claude and codex). */
+  async resume(ref: TaskRef, opts: {prompt?: string} = {}): Promise<TaskJson> {
+    const {resumeTask} = await import('../tasks/resume.js')
+    const record = await this.record(ref)
+    return taskJson(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT))
+  }
+
+  /** Resumes many tasks at once: named ones, `all` (drained and interrupted), or `interrupted` (after a reboot). */
+  async resumeMany(opts: ResumeManyOptions): Promise<ResumeResult> {
+    const {resumeMany} = await import('./batch.js')
+    return resumeMany(this.stateDir, opts)
+  }
+
+  /** Removes ended tasks by the rules given (see `drover prune`). */
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    const {prune} = await import('../tasks/prune.js')
+    return prune(this.stateDir, options)
+  }
+
+  /**
+   * Removes the named ended tasks. A live one is skipped (in `skipped`),
+   * refs that name no task come back in `missing`; every ref is checked
+   * before anything is removed.
+   */
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean} = {}): Promise<RmResult> {
+    const {findTask} = await import('../state/lookup.js')
+    const ids = new Set<number>()
+    const missing: RmResult['missing'] = []
+    for (const ref of refs) {
+      try {
+        ids.add(findTask(this.stateDir, String(ref)).id)
+      } catch (error) {
+        if (!(error instanceof DroverError) || error.exitCode !== ExitCode.notFound) throw error
+        missing.push({id: String(ref), found: false})
+      }
+    }
+    const dryRun = opts.dryRun ?? false
+    if (ids.size === 0) {
+      return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
+    }
+    const {prune} = await import('../tasks/prune.js')
+    return {...(await prune(this.stateDir, {ids: [...ids], dryRun})), missing}
+  }
+
+  /**
+   * Changes in the state dir as they happen, until `signal` aborts: tasks
+   * created, status changes, ends and removals. Built on the same wake-up as
+   * `logs -f` (fs.watch plus a poll), so nothing is missed, only coalesced.
+   */
+  async *events(opts: {signal?: AbortSignal; pollMs?: number} = {}): AsyncGenerator<TaskEvent> {
+    const {readdirSync} = await import('node:fs')
+    const tasks = path.join(this.stateDir, 'tasks')
+    const wakeup = new Wakeup().watch([tasks])
+    opts.signal?.addEventListener('abort', wakeup.wake)
+    const known = new Map<number, TaskStatus>()
+    let first = true
+    try {
+      while (!opts.signal?.aborted) {
+        const ids = new Set<number>()
+        let names: string[] = []
+        try {
+          names = readdirSync(tasks)
+        } catch {
+          // no tasks yet
+        }
+        for (const name of names) {
+          if (!/^[1-9]\d*$/.test(name)) continue
+          const id = Number(name)
+          const read = readRecord(this.stateDir, id)
+          if (!read.ok) continue
+          ids.add(id)
+          const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
+          const before = known.get(id)
+          known.set(id, record.status)
+          if (first) continue
+          if (before === undefined) yield {type: 'created', id, task: taskJson(record)}
+          else if (before !== record.status) yield {type: 'status', id, from: before, to: record.status, task: taskJson(record)}
+          if (before !== record.status && FINAL_STATUSES.includes(record.status)) yield {type: 'ended', id, task: taskJson(record)}
+        }
+        for (const id of [...known.keys()]) {
+          if (ids.has(id)) continue
+          known.delete(id)
+          yield {type: 'removed', id}
+        }
+        first = false
+        await wakeup.sleep(opts.pollMs ?? 250)
+      }
+    } finally {
+      wakeup.close()
+    }
+  }
+
+  private async record(ref: TaskRef): Promise<TaskRecord> {
+    const read = await loadTask(this.stateDir, String(ref))
+    if (!read.ok) throw new DroverError(`task ${read.id} is corrupt: ${read.error}`, ExitCode.failed, {id: read.id, found: true, status: 'corrupt', error: read.error})
+    return read.record
+  }
+
+  private async controlOne(ref: TaskRef, kind: RequestKind, request: ControlRequest, wait = true): Promise<ControlResult> {
+    const [record, {requestControl, scheduleMs}] = await Promise.all([this.record(ref), import('../tasks/control.js')])
+    const newRequest = {kind, ...request}
+    return requestControl(this.stateDir, record, newRequest, {wait, timeoutMs: scheduleMs(newRequest) + 5000})
+  }
+}

@@ -1,0 +1,93 @@
+// What a new task is asked to be, checked whole before anything touches the
+// state dir: every front-end hands its input here, so a bad start is refused
+// the same way from the CLI, a script or an MCP client, and changes nothing.
+
+import path from 'node:path'
+import {usageError} from '../base/errors.js'
+import {parseTaskName} from '../base/parse.js'
+import {resolveExecutable, shellCommand} from '../platform/platform.js'
+import {commandProblem} from '../process/command-check.js'
+import {detectProfile} from '../agents/profiles.js'
+import type {AgentProfileName} from '../state/record.js'
+import type {TaskSpec} from '../tasks/launch.js'
+
+/** What to run: an argv (never through a shell), or a script for the user's shell. */
+export interface StartOptions {
+  /** argv of the command, e.g. `['claude', '-p', 'fix the tests']`; or give `shell`. */
+  command?: string[]
+  /** a script run through `$SHELL -c` (cmd.exe /c on Windows) instead of `command`. */
+  shell?: string
+  /** a unique name (letters, digits, `.` `_` `-`, starting with a letter). */
+  name?: string
+  /** working directory (default: this process's). */
+  cwd?: string
+  /** variables added to the worker's environment. */
+  env?: Record<string, string>
+  /** agent profile; by default from the program name (`claude`, `codex`). */
+  agent?: AgentProfileName
+  /** stop the task when it runs longer than this many ms. */
+  timeoutMs?: number
+  /** stop the task when its output does not grow for this many ms. */
+  idleTimeoutMs?: number
+  /** stop the task when this run's output passes this many bytes (default 1 GiB; null for none). */
+  maxOutputBytes?: number | null
+  /** claude: add drover's drain hook (default true). */
+  agentHooks?: boolean
+  /** leave the worker's children running after it exits (default false). */
+  keepChildren?: boolean
+}
+
+/** StartOptions that passed every check: what `Drover.start` launches. Made only by `prepareStart`. */
+export interface PreparedStart {
+  readonly prepared: true
+  readonly spec: TaskSpec
+}
+
+/** The default of `maxOutputBytes`: 1 GiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 ** 3
+
+/**
+ * Checks a start and resolves what it will run (the program on PATH, the
+ * agent profile), without touching the state dir: a DroverError with exit 2
+ * for anything wrong — both or neither of command and shell, an empty or
+ * unknown program, an agent that needs argv given a script, a bad name.
+ */
+export function prepareStart(o: StartOptions): PreparedStart {
+  if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
+  if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
+  if (o.shell !== undefined && o.shell.trim() === '') throw usageError('the shell script is empty')
+  if (o.shell !== undefined && (o.agent === 'claude' || o.agent === 'codex')) {
+    throw usageError(`agent ${o.agent} needs its command as argv, not a shell script: drover rewrites the agent's own command line to resume it`)
+  }
+  for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes]] as const) {
+    if (value !== undefined && value !== null && !(Number.isFinite(value) && value > 0)) throw usageError(`${key} must be a positive number`)
+  }
+  const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
+  const env = o.env ?? {}
+  const cwd = path.resolve(o.cwd ?? process.cwd())
+  if (o.command !== undefined) {
+    const problem = commandProblem(o.command, cwd, {...process.env, ...env})
+    if (problem) throw usageError(problem)
+  }
+  // Resolved now, with the PATH this start sees: a later resume from cron
+  // (PATH=/usr/bin:/bin) runs the same program with the same PATH.
+  const pathEnv = env.PATH ?? process.env.PATH ?? null
+  const spec: TaskSpec = {
+    command: argv,
+    shell: o.shell ?? null,
+    name: o.name === undefined ? null : parseTaskName(o.name),
+    cwd,
+    env,
+    agent: o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic'),
+    policies: {
+      timeoutMs: o.timeoutMs ?? null,
+      idleTimeoutMs: o.idleTimeoutMs ?? null,
+      maxOutputBytes: o.maxOutputBytes === undefined ? DEFAULT_MAX_OUTPUT_BYTES : o.maxOutputBytes,
+    },
+    executable: resolveExecutable(argv[0], {pathEnv: pathEnv ?? undefined, cwd, pathExt: process.env.PATHEXT}),
+    pathEnv,
+    agentHooks: o.agentHooks ?? true,
+    keepChildren: o.keepChildren ?? false,
+  }
+  return {prepared: true, spec}
+}

@@ -1,0 +1,16 @@
+// The values every front-end shares — statuses, defaults, parsers of
+// durations and sizes, the wording of outcomes, the error type — without the
+// machinery behind them, so a command can check its flags before it loads
+// anything heavy. All of it is also exported from the package (index.ts).
+
+export {DroverError, ExitCode, usageError} from '../base/errors.js'
+export type {ExitCodeValue} from '../base/errors.js'
+export {formatBytes, formatDuration, parseDuration, parseEnvAssignment, parseSize, parseTaskName, parseTaskRef} from '../base/parse.js'
+export {AGENT_PROFILES, FINAL_STATUSES, isFinalStatus, TASK_STATUSES} from '../state/record.js'
+export type {AgentInfo, AgentProfileName, AgentUsage, Checkpoint, DrainMode, RunEntry, TaskStatus} from '../state/record.js'
+export {describeFsError, STATE_DIR_ENV} from '../state/statedir.js'
+export {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS, DEFAULT_STOP_GRACE_MS} from '../process/stop-plan.js'
+export {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
+export {describeOutcome, outcomeLabel, reasonDetail} from '../tasks/outcome.js'
+export {DEFAULT_LOCK_WAIT_MS, hasCriterion, parsePruneStatuses} from '../tasks/prune-rules.js'
+export type {PruneCriteria, PrunedTask, PruneOptions, PruneResult} from '../tasks/prune-rules.js'
