@@ -23,6 +23,8 @@ export interface ProcessIdentity {
   startTime: string
 }
 export type StopSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP'
+/** What drover sends to a process: a stop, or SIGCONT to wake one that was frozen (SIGSTOP). */
+export type ProcessSignal = StopSignal | 'SIGCONT'
 
 const runCommand: CommandRunner = (file, args) =>
   execFileSync(file, args, {
@@ -267,7 +269,7 @@ function taskkill(pid: number, signal: StopSignal, tree: boolean, ctx: PlatformC
 }
 
 /** Unix kill(2): ESRCH means nothing left to signal; EPERM and anything else are real errors. */
-function unixKill(target: number, signal: StopSignal): boolean {
+function unixKill(target: number, signal: ProcessSignal): boolean {
   try {
     process.kill(target, signal)
     return true
@@ -292,9 +294,13 @@ export function signalProcessGroup(pgid: number, signal: StopSignal, ctx: Platfo
  * Signal one process only after checking it is still the recorded identity. Returns false (and
  * sends nothing) when the pid is gone or now belongs to another process.
  */
-export function signalIdentity(identity: ProcessIdentity, signal: StopSignal, ctx: PlatformContext = currentPlatform()): boolean {
+export function signalIdentity(identity: ProcessIdentity, signal: ProcessSignal, ctx: PlatformContext = currentPlatform()): boolean {
   if (!isValidPid(identity.pid) || !isSameProcess(identity, ctx)) return false
-  if (ctx.os === 'win32') return taskkill(identity.pid, signal, false, ctx)
+  if (ctx.os === 'win32') {
+    // Windows has no frozen process to wake (and taskkill would end it): nothing is sent.
+    if (signal === 'SIGCONT') return false
+    return taskkill(identity.pid, signal, false, ctx)
+  }
   return unixKill(identity.pid, signal)
 }
 

@@ -1,14 +1,22 @@
-// Starting runner processes. A runner is a Node process of its own, and its
-// start-up is most of what `start` waits for; so `bin/run.js` boots one on
-// standby while oclif loads (the two overlap on a second core), and the first
-// launch hands it its task through a pipe instead of spawning a new one.
+// The local executor: a task's runner is a detached Node process on this
+// machine, found again through runner.json (pid + start time). Its start-up is
+// most of what `start` waits for; so `bin/run.js` boots one on standby while
+// oclif loads (the two overlap on a second core), and the first launch hands
+// it its task through a pipe instead of spawning a new one.
 
 import {spawn, type ChildProcess} from 'node:child_process'
-import {closeSync, existsSync} from 'node:fs'
+import {closeSync, existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import type {Readable, Writable} from 'node:stream'
 import {fileURLToPath} from 'node:url'
-import {openAppend, taskPaths} from '../state/store.js'
+import {isSameProcess, signalIdentity, type ProcessSignal} from '../platform/platform.js'
+import type {TaskRecord} from '../state/record.js'
+import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
+import type {Executor, RunnerPresence} from './executor.js'
+
+// A runner is given this long to write runner.json after `start` created the
+// record; past it, a `starting` task without a runner was never launched.
+const STARTUP_GRACE_MS = 15_000
 
 export const STANDBY_FLAG = '--standby'
 /** After `<state dir> <id>`: take over the live worker of a runner that died. */
@@ -115,4 +123,44 @@ export async function startRunner(stateDir: string, id: number, opts: {adopt?: b
   })
   ready.destroy()
   child.unref()
+}
+
+function recordWrittenAt(stateDir: string, id: number): number {
+  try {
+    return statSync(taskPaths(stateDir, id).record).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
+export const localExecutor: Executor = {
+  name: 'local',
+  capabilities: {adopt: true, directControl: true, standby: true},
+
+  submit: startRunner,
+
+  observe(stateDir: string, record: TaskRecord): RunnerPresence {
+    const runner = readRunnerIdentity(stateDir, record.id)
+    if (runner) return isSameProcess(runner) ? 'alive' : 'gone'
+    if (record.status === 'starting') {
+      // A resumed or restarted run has no time of its own until its runner
+      // records `running`, and createdAt may be days old. Nothing rewrites a
+      // `starting` record after the run was opened, so the file's mtime is when
+      // this run began: without it a second `resume` racing the first would take
+      // the run still starting for abandoned and start another.
+      const opened = Math.max(Date.parse(record.createdAt) || 0, recordWrittenAt(stateDir, record.id))
+      if (Date.now() - opened < STARTUP_GRACE_MS) return 'starting'
+    }
+    return 'gone'
+  },
+
+  signal(stateDir: string, id: number, signal: ProcessSignal): boolean {
+    const runner = readRunnerIdentity(stateDir, id)
+    return runner !== null && signalIdentity(runner, signal)
+  },
+
+  cancel(stateDir: string, id: number): boolean {
+    const runner = readRunnerIdentity(stateDir, id)
+    return runner !== null && signalIdentity(runner, 'SIGKILL')
+  },
 }

@@ -3,15 +3,17 @@
 // worker still lives, the command carries out the graded stop itself — only
 // after checking the worker is still the process we started.
 
+import {readFileSync} from 'node:fs'
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {isSameProcess} from '../platform/platform.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
-import {reconcile, runnerState} from './reconcile.js'
+import {executorOf, reconcile, runnerState} from './reconcile.js'
+import type {Executor} from '../runner/executor.js'
 import {describeOutcome} from './outcome.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {dropRequest, type NewRequest} from '../state/requests.js'
 import {planFor, stopReason} from '../process/stop-plan.js'
-import {appendEvent, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
+import {appendEvent, fileSize, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
 import {waitForFinal} from './wait.js'
 
 export interface ControlResult {
@@ -59,19 +61,87 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
     if (record.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, record, request)
     return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
   }
-  dropRequest(taskPaths(stateDir, record.id), request)
+  const paths = taskPaths(stateDir, record.id)
+  const eventsBefore = fileSize(paths.events) ?? 0
+  const dropped = dropRequest(paths, request)
   opts.onAccepted?.(record.id)
   if (!opts.wait) {
     return result(record, {accepted: true, via: 'runner', final: false, message: `task ${record.id}: ${request.kind} requested`})
   }
+  const deadline = Date.now() + (opts.timeoutMs ?? scheduleMs(request) + (opts.slackMs ?? 5000) + 2 * PICKUP_MS)
+  await ensureTaken(stateDir, record, dropped.requestId, eventsBefore, deadline)
   // The runner acts within a tick and then follows the schedule; if it dies
   // meanwhile, waitForFinal's reconcile turns the task lost and we take over.
-  const ended = await waitForFinal(stateDir, record.id, {timeoutMs: opts.timeoutMs ?? scheduleMs(request) + (opts.slackMs ?? 5000)})
+  const ended = await waitForFinal(stateDir, record.id, {timeoutMs: Math.max(0, deadline - Date.now())})
   if (ended.status === 'lost' && ended.worker && isSameProcess(ended.worker)) return actDirectly(stateDir, ended, request)
   if (!isFinalStatus(ended.status)) {
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
   }
   return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${outcomeText(ended)}`})
+}
+
+/** How long a live runner has to take a request (it does within a tick) before drover wakes it, and again before it replaces it. */
+export const PICKUP_MS = 5000
+
+/**
+ * A runner that is alive but does not take the request — frozen by SIGSTOP
+ * (a suspended session, a cgroup freezer) or wedged — would leave the task
+ * running however long we wait. So: SIGCONT through its executor; if it still
+ * has not taken it, end that runner (identity checked) and reconcile, which
+ * adopts the live worker with a new runner that finds the request waiting.
+ * A runner still starting is left alone: it reads every request when it is up.
+ */
+async function ensureTaken(stateDir: string, record: TaskRecord, requestId: string, eventsFrom: number, deadline: number): Promise<void> {
+  const executor = executorOf(record)
+  const paths = taskPaths(stateDir, record.id)
+  for (const step of ['wake', 'replace'] as const) {
+    const until = Math.min(deadline, Date.now() + PICKUP_MS)
+    if (await pickedUp(stateDir, record.id, requestId, eventsFrom, until)) return
+    if (Date.now() >= deadline) return
+    const read = readRecord(stateDir, record.id)
+    if (!read.ok || isFinalStatus(read.record.status) || executor.observe(stateDir, read.record) !== 'alive') return
+    if (step === 'wake') {
+      if (executor.signal(stateDir, record.id, 'SIGCONT')) appendEvent(paths, {event: 'runner-woken', run: read.record.runs.length, requestId})
+    } else if (executor.capabilities.adopt && executor.cancel(stateDir, record.id)) {
+      appendEvent(paths, {event: 'runner-replaced', run: read.record.runs.length, requestId, reason: `it did not take the request within ${(2 * PICKUP_MS) / 1000}s`})
+      await waitUntilGone(executor, stateDir, read.record)
+      await reconcile(stateDir, read.record)
+    }
+  }
+}
+
+/** Whether the runner has logged taking `requestId` (or the task has ended), waiting until `until`. */
+async function pickedUp(stateDir: string, id: number, requestId: string, eventsFrom: number, until: number): Promise<boolean> {
+  const paths = taskPaths(stateDir, id)
+  const taken = (line: string) => {
+    try {
+      const event = JSON.parse(line) as {event?: unknown; requestId?: unknown}
+      return event.event === 'request' && event.requestId === requestId
+    } catch {
+      return false
+    }
+  }
+  for (;;) {
+    if (readFrom(paths.events, eventsFrom).split('\n').some(taken)) return true
+    const read = readRecord(stateDir, id)
+    if (!read.ok || isFinalStatus(read.record.status)) return true
+    if (Date.now() >= until) return false
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** SIGKILL is delivered at once, but the pid lingers until its parent reaps it; adoption must see the runner gone. */
+async function waitUntilGone(executor: Executor, stateDir: string, record: TaskRecord): Promise<void> {
+  const until = Date.now() + 2000
+  while (executor.observe(stateDir, record) === 'alive' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+function readFrom(file: string, offset: number): string {
+  try {
+    return readFileSync(file).subarray(offset).toString('utf8')
+  } catch {
+    return ''
+  }
 }
 
 function finalMessage(record: TaskRecord): string {

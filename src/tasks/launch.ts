@@ -5,9 +5,8 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
-import {startRunner} from '../runner/local-executor.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from '../state/lock.js'
-import {reconcile, runnerState, workerAlive} from './reconcile.js'
+import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from '../state/requests.js'
 import {
   beginRun,
@@ -79,7 +78,7 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
 /** Creates the task and starts its first run. */
 export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskRecord> {
   const record = spec.name ? await createNamedTask(stateDir, spec, spec.name) : createTask(stateDir, spec)
-  return launchRunner(stateDir, record.id)
+  return launchRunner(stateDir, record)
 }
 
 function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
@@ -128,8 +127,9 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
  * pipe also closes when the runner dies, so a crash is noticed at once rather
  * than after a timeout.
  */
-export async function launchRunner(stateDir: string, id: number): Promise<TaskRecord> {
-  await startRunner(stateDir, id)
+export async function launchRunner(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
+  const id = record.id
+  await executorOf(record).submit(stateDir, id)
 
   const read = readRecord(stateDir, id)
   if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
@@ -183,6 +183,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   const before = readRecord(stateDir, id)
   if (before.ok) await reconcile(stateDir, before.record)
   let release
+  let next: TaskRecord
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
   } catch (error) {
@@ -204,7 +205,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
       })
     }
     const command = options.prepare(record)
-    const next = beginRun(record, options.resumed, command)
+    next = beginRun(record, options.resumed, command)
     createTaskLayout(taskPaths(stateDir, id))
     // A request meant for an earlier run (dropped as it ended, or left by a
     // runner killed mid-stop) would stop or cancel this one the moment it starts.
@@ -219,7 +220,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   } finally {
     release()
   }
-  return launchRunner(stateDir, id)
+  return launchRunner(stateDir, next)
 }
 
 // reconcile() takes the task lock itself; here we already hold it, so only

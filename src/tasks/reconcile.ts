@@ -4,42 +4,24 @@
 // that adopts it — supervision survives a runner crash — and only work that is
 // really gone is finalised as `lost`. Either happens once, under the task lock.
 
-import {statSync} from 'node:fs'
 import {isSameProcess} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
-import {startRunner} from '../runner/local-executor.js'
+import type {Executor, RunnerPresence} from '../runner/executor.js'
+import {localExecutor} from '../runner/local-executor.js'
 
-// A runner is given this long to write runner.json after `start` created the
-// record; past it, a `starting` task without a runner was never launched.
-const STARTUP_GRACE_MS = 15_000
+export type {RunnerPresence as RunnerState} from '../runner/executor.js'
 
-export type RunnerState = 'alive' | 'starting' | 'gone'
-
-export function runnerState(stateDir: string, record: TaskRecord): RunnerState {
-  const runner = readRunnerIdentity(stateDir, record.id)
-  if (runner) return isSameProcess(runner) ? 'alive' : 'gone'
-  if (record.status === 'starting') {
-    // A resumed or restarted run has no time of its own until its runner
-    // records `running`, and createdAt may be days old. Nothing rewrites a
-    // `starting` record after the run was opened, so the file's mtime is when
-    // this run began: without it a second `resume` racing the first would take
-    // the run still starting for abandoned and start another.
-    const opened = Math.max(Date.parse(record.createdAt) || 0, recordWrittenAt(stateDir, record.id))
-    if (Date.now() - opened < STARTUP_GRACE_MS) return 'starting'
-  }
-  return 'gone'
+/** Which executor placed the task's runner. Every task is local today; the record will name others. */
+export function executorOf(_record: TaskRecord): Executor {
+  return localExecutor
 }
 
-function recordWrittenAt(stateDir: string, id: number): number {
-  try {
-    return statSync(taskPaths(stateDir, id).record).mtimeMs
-  } catch {
-    return 0
-  }
+export function runnerState(stateDir: string, record: TaskRecord): RunnerPresence {
+  return executorOf(record).observe(stateDir, record)
 }
 
 /**
@@ -87,7 +69,7 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   // The dead runner's identity file would make the new runner look dead too until it writes its own.
   safeUnlink(paths.runner)
   try {
-    await startRunner(stateDir, record.id, {adopt: true})
+    await executorOf(record).submit(stateDir, record.id, {adopt: true})
   } catch {
     return null
   }

@@ -58,7 +58,7 @@ describe('a worker whose runner died', () => {
 
   it('records the end of an adopted worker, saying the exit code is unknown', async () => {
     const stateDir = makeStateDir()
-    const {id, worker, runner} = await startRunning(stateDir, ['--', process.execPath, fixture('counter.mjs'), '8', '250'])
+    const {id, worker, runner} = await startRunning(stateDir, ['--', process.execPath, fixture('counter.mjs'), '20', '250'])
     await killRunner(runner)
     const status = json(await drover(stateDir, ['status', String(id), '--json']))
     expect(status).toMatchObject({status: 'running', runnerAlive: true, workerAlive: true})

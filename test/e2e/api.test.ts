@@ -10,7 +10,7 @@ import {cleanupStateDirs, fixture, makeStateDir} from '../helpers/cli.js'
 afterEach(() => cleanupStateDirs())
 
 describe("import {…} from 'drover'", () => {
-  it('starts, follows to the end with the exit code, watches events, waits, stops, and throws typed errors', async () => {
+  it('starts, follows to the end with the exit code, watches events, waits, stops one and many, removes, and throws typed errors', async () => {
     const stateDir = makeStateDir()
     const run = await execa(process.execPath, [fixture('api-client.mjs'), fixture('counter.mjs')], {
       env: {DROVER_STATE_DIR: stateDir},
@@ -21,7 +21,12 @@ describe("import {…} from 'drover'", () => {
     const seen = JSON.parse(String(run.stdout))
     expect(seen).toMatchObject({first: 1, output: 'line 1\nline 2\nline 3\n', exitCode: 7, status: 'failed', waited: 'succeeded', stopped: 'stopped', notFound: 3, logs: 'line 3\n'})
     expect(seen.chunks).toBeGreaterThanOrEqual(1)
-    expect(seen.listed).toEqual(['1:failed', '2:succeeded', '3:stopped'])
+    expect(seen.many).toEqual(['4:stopped', '5:stopped'])
+    expect(seen.missing).toEqual(['nope'])
+    expect(seen.removed).toEqual([4])
+    expect(seen.rmMissing).toEqual([{id: 'nope', found: false}])
+    expect(seen.refused).toBe(2)
+    expect(seen.listed).toEqual(['1:failed', '2:succeeded', '3:stopped', '5:stopped'])
     // the events of tasks 2 and 3, in order for each
     expect(seen.seen).toEqual(expect.arrayContaining(['created:2', 'ended:2', 'created:3', 'status:3:stopped', 'ended:3']))
     expect(seen.seen.indexOf('created:3')).toBeLessThan(seen.seen.indexOf('ended:3'))

@@ -419,6 +419,12 @@ describe('win32, faked PowerShell and taskkill', () => {
     expect(calls).toEqual([startCmd(4242), ['taskkill', ['/F', '/PID', '4242']], startCmd(4242), ['taskkill', ['/PID', '4242']]])
   })
 
+  it('sends nothing for SIGCONT: Windows has no frozen process to wake, and taskkill would end it', () => {
+    const {ctx, calls} = fakeContext('win32', (file) => (file === 'taskkill' ? 'SUCCESS\r\n' : '133456789012345678\r\n'))
+    expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGCONT', ctx)).toBe(false)
+    expect(calls.filter(([file]) => file === 'taskkill')).toEqual([])
+  })
+
   it('spawns workers detached and hidden', () => {
     expect(workerSpawnOptions(fakeContext('win32', () => '').ctx)).toEqual({detached: true, windowsHide: true})
   })

@@ -7,7 +7,7 @@ export default class Stop extends BaseCommand {
   static override summary = 'Stop tasks gracefully; they can be started again or resumed.'
   static override description = `Writes STOP into each task's control file and sends SIGTERM to its whole process group at once; whatever is still alive after --time gets SIGKILL, including processes that left the group with setsid. With --wrap-up, WRAP_UP is written first and the agent gets --time to finish before that.
 
-The task's runner carries the stop out, so it works from any shell; if the runner is gone and the worker still lives, drover checks the worker's identity (pid and start time) and stops it itself. The final status is "stopped" and the task stays stopped across reboots (resume --interrupted skips it). By default waits for the final status and prints it; Ctrl-C ends the wait, not the stop (exit 130).`
+The task's runner carries the stop out, so it works from any shell; if the runner is gone and the worker still lives, drover checks the worker's identity (pid and start time) and stops it itself. A runner that is alive but does not take the request within 5 s (frozen by SIGSTOP, or wedged) gets SIGCONT, and after 5 s more is replaced by a new runner that adopts the worker and carries the stop out. The final status is "stopped" and the task stays stopped across reboots (resume --interrupted skips it). By default waits for the final status and prints it; Ctrl-C ends the wait, not the stop (exit 130).`
 
   static override examples = [
     {description: 'Stop task 3, allowing 10 s before SIGKILL', command: '<%= config.bin %> stop 3'},

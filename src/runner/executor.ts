@@ -1,0 +1,46 @@
+// The executor seam: where a task's runner is placed, and how drover reaches
+// it from outside. The runner itself (runner.ts) is the same everywhere — it
+// owns the worker, carries out requests from the task folder and records the
+// end; an executor only places it, observes it, signals it and ends it. The
+// local executor (a detached process on this machine) is the one built; a
+// batch scheduler (Slurm: sbatch, squeue, scancel --signal, scancel) is the
+// next, and a Kubernetes Job per task could follow (docs/design.md).
+
+import type {ProcessSignal} from '../platform/platform.js'
+import type {TaskRecord} from '../state/record.js'
+
+/** Whether the task's runner is there: running, still starting up (no identity recorded yet), or gone. */
+export type RunnerPresence = 'alive' | 'starting' | 'gone'
+
+export interface ExecutorCapabilities {
+  /** a new runner can take over a live worker whose runner died (the worker is on this machine). */
+  adopt: boolean
+  /** drover can check the worker's identity and stop its tree itself when its runner is gone. */
+  directControl: boolean
+  /** a runner can be booted before its task is known, overlapping `start`'s own start-up. */
+  standby: boolean
+}
+
+export interface Executor {
+  readonly name: string
+  readonly capabilities: ExecutorCapabilities
+  /**
+   * Places a runner for the task and resolves once it has recorded `running`
+   * or the failure — or, with `adopt`, has taken over the live worker.
+   */
+  submit(stateDir: string, id: number, opts?: {adopt?: boolean}): Promise<void>
+  /** Whether the task's runner is there, judged by what the executor can see (never a bare pid). */
+  observe(stateDir: string, record: TaskRecord): RunnerPresence
+  /**
+   * Sends a signal to the task's runner after checking it is still that
+   * runner; false when it is gone. The runner answers SIGTERM and SIGINT by
+   * stopping its task and recording it; SIGCONT wakes a frozen one.
+   */
+  signal(stateDir: string, id: number, signal: ProcessSignal): boolean
+  /**
+   * Ends the runner's placement now (the local executor: SIGKILL to the
+   * runner, identity checked). Its worker is left as it is: the next
+   * reconcile adopts it or stops it, so there is still one writer.
+   */
+  cancel(stateDir: string, id: number): boolean
+}
