@@ -24,6 +24,8 @@ import {Wakeup} from '../state/wakeup.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 export {DroverError, ExitCode}
+export {checkStartOptions} from './start-check.js'
+export type {OutputPage, PageOptions} from './output-page.js'
 export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, TaskDetailJson, TaskJson, TaskStatus}
 
 /** A task named by its id or by the `name` it was started with. */
@@ -121,6 +123,12 @@ export class Drover {
     } catch {
       return ''
     }
+  }
+
+  /** One page of the task's output from a byte cursor (or its last `tail` lines), with the cursor to read on from; never waits. */
+  async read(ref: TaskRef, opts: import('./output-page.js').PageOptions = {}): Promise<import('./output-page.js').OutputPage> {
+    const {readOutputPage} = await import('../tasks/output-page.js')
+    return readOutputPage(this.stateDir, await this.record(ref), opts)
   }
 
   /**
