@@ -20,13 +20,12 @@ export async function serveStdio(options: Omit<ServerOptions, 'version'> & {stat
   const end = () => {
     if (ending) return
     ending = true
-    // Waits and follows in flight would otherwise keep the process alive; a
-    // start half done gets a moment to write its record. Then exit for sure:
-    // no task depends on this process.
-    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref()
-    void close()
+    // Waits in flight are aborted; a start half done gets a moment to write
+    // its record. Then exit for sure: no task depends on this process.
+    void close(SHUTDOWN_GRACE_MS)
       .then(() => server.close())
       .catch(() => {})
+      .finally(() => process.exit(0))
   }
   process.stdin.on('end', end)
   process.stdin.on('close', end)

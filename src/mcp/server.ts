@@ -31,7 +31,13 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   return rest as {type: 'object'; [key: string]: unknown}
 }
 
-export function createServer(drover: Drover, options: ServerOptions): {server: Server; close: () => Promise<void>} {
+export interface McpServerHandle {
+  server: Server
+  /** ends waits in flight and stops watching; resolves once no tool call is running (or after `graceMs`). */
+  close: (graceMs: number) => Promise<void>
+}
+
+export function createServer(drover: Drover, options: ServerOptions): McpServerHandle {
   const server = new Server(
     {name: 'drover', version: options.version},
     {capabilities: {tools: {}, resources: {subscribe: true, listChanged: true}}, instructions: INSTRUCTIONS},
@@ -44,6 +50,10 @@ export function createServer(drover: Drover, options: ServerOptions): {server: S
     return {name: tool.name, title: tool.annotations.title, description: tool.description, inputSchema: jsonSchema(input, 'input'), outputSchema: jsonSchema(output, 'output'), annotations: tool.annotations}
   })
 
+  // Calls in flight, so a shutdown lets a start half done write its record.
+  const inFlight = new Set<Promise<unknown>>()
+  const closing = new AbortController()
+
   server.setRequestHandler(ListToolsRequestSchema, async () => ({tools: listed}))
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -54,23 +64,35 @@ export function createServer(drover: Drover, options: ServerOptions): {server: S
     const token = request.params._meta?.progressToken
     const ctx: ToolContext = {
       drover,
-      signal: extra.signal,
+      signal: AbortSignal.any([extra.signal, closing.signal]),
       maxWaitMs,
       progress: async (progress, total, message) => {
         if (token === undefined || extra.signal.aborted) return
         await extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress, total, message}}).catch(() => {})
       },
     }
+    const call = (tool as ToolDefinition).run(parsed.data as never, ctx)
+    inFlight.add(call)
     try {
-      const structured = await (tool as ToolDefinition).run(parsed.data as never, ctx)
+      const structured = await call
       return {structuredContent: structured, content: contentOf(tool.name, structured)}
     } catch (error) {
       return errorResult(error)
+    } finally {
+      inFlight.delete(call)
     }
   })
 
   const resources = registerResources(server, drover)
-  return {server, close: resources.close}
+  return {
+    server,
+    close: async (graceMs) => {
+      closing.abort()
+      await resources.close()
+      const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
+      await Promise.race([Promise.allSettled([...inFlight]), grace])
+    },
+  }
 }
 
 function unknownTool(name: string, options: ServerOptions): CallToolResult {
