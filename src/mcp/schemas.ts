@@ -8,7 +8,7 @@ import * as z from 'zod'
 import {AGENT_PROFILES, TASK_STATUSES} from '../api/vocabulary.js'
 
 export const taskRef = z
-  .union([z.number().int().positive(), z.string().min(1)])
+  .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
   .describe('a task id (e.g. 7) or the name it was started with (e.g. "fix-tests")')
 
 const seconds = (what: string) => z.number().nonnegative().describe(what)
