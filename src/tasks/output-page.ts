@@ -29,7 +29,7 @@ export interface PageOptions {
   offset?: number
   /** start at the last N lines instead (ignored when `offset` is given). */
   tail?: number
-  /** at most this many bytes (default 64 KiB). */
+  /** at most this many bytes (default 64 KiB; at least 4, one character). */
   maxBytes?: number
 }
 
@@ -46,7 +46,8 @@ export const DEFAULT_PAGE_BYTES = 64 * 1024
 export function readOutputPage(stateDir: string, record: TaskRecord, opts: PageOptions = {}): OutputPage {
   const file = taskPaths(stateDir, record.id).output
   const ended = isFinalStatus(record.status)
-  const maxBytes = Math.max(1, opts.maxBytes ?? DEFAULT_PAGE_BYTES)
+  // Room for one whole character at least, or a page could never move on.
+  const maxBytes = Math.max(4, opts.maxBytes ?? DEFAULT_PAGE_BYTES)
   let offset = opts.offset ?? (opts.tail === undefined ? 0 : tailOffset(file, opts.tail))
   let fd: number
   try {
