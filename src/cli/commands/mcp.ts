@@ -2,8 +2,6 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
 
 export default class Mcp extends BaseCommand {
-  static override enableJsonFlag = false
-
   static override summary = 'Serve drover to an AI agent over MCP (stdio): start, watch and stop tasks as tools.'
   static override description = `Runs a Model Context Protocol server on stdin/stdout for an MCP client (Claude Code, Codex, any other). Its tools: start_task, list_tasks, get_task, read_output (incremental, with a cursor), wait_tasks (with progress notifications), stop_task, cancel_task, drain_tasks and resume_task; each task's record and output are also resources the client can subscribe to.
 
