@@ -75,7 +75,11 @@ export const inputs = {
     task: taskRef,
     cursor: z.number().int().nonnegative().optional().describe('byte offset to read from: the `nextCursor` of your previous read_output call'),
     tail: z.number().int().nonnegative().optional().describe('without a cursor: start at the last N lines (default 50; use cursor 0 for the whole output)'),
-    maxBytes: z.number().int().positive().max(1024 * 1024).optional().describe('at most this many bytes (default 16384)'),
+    maxBytes: z.number().int().positive().max(1024 * 1024).optional().describe('at most this many bytes of the raw log (default 16384)'),
+    format: z
+      .enum(['transcript', 'raw'])
+      .optional()
+      .describe('"transcript" (default): a claude or codex JSON event stream shown as what the agent said, the tools it called and their results, one line each; "raw": the log as written. Other tasks\' output is the same either way'),
   }),
   wait_tasks: z.strictObject({
     tasks: z.array(taskRef).min(1).describe('the tasks to wait for'),

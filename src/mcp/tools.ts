@@ -107,10 +107,10 @@ export const TOOLS = [
     name: 'read_output',
     access: 'read',
     annotations: reading("Read a task's output"),
-    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. Agents started with --output-format stream-json (claude) or --json (codex) write one JSON event per line. Returns at most maxBytes (default ${DEFAULT_READ_BYTES}) per call.`,
+    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. The output of agents started with --output-format stream-json (claude) or --json (codex) comes as a readable transcript (what the agent said, → tool calls, ← results, the final [result]) unless format is "raw". Returns at most maxBytes (default ${DEFAULT_READ_BYTES}) per call.`,
     async run(args, {drover}) {
       const tail = args.cursor === undefined ? (args.tail ?? DEFAULT_TAIL_LINES) : undefined
-      const page = await drover.read(args.task, {offset: args.cursor, tail, maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES})
+      const page = await drover.read(args.task, {offset: args.cursor, tail, maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES, format: args.format ?? 'transcript'})
       const {status} = await drover.get(page.id)
       return {id: page.id, status, offset: page.offset, nextCursor: page.end, size: page.size, text: page.text, more: page.more, complete: page.complete, reset: page.reset}
     },

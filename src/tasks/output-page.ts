@@ -3,6 +3,7 @@
 // growing log piece by piece, with no byte lost or shown twice between calls.
 
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {renderTranscript} from '../agents/transcript.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {taskPaths} from '../state/store.js'
 import {completeUtf8Length, tailOffset} from './follow.js'
@@ -31,6 +32,8 @@ export interface PageOptions {
   tail?: number
   /** at most this many bytes (default 64 KiB; at least 4, one character). */
   maxBytes?: number
+  /** `transcript`: a claude or codex event stream rendered for reading (agents/transcript.ts); cursors stay byte offsets of the raw log. */
+  format?: 'raw' | 'transcript'
 }
 
 export const DEFAULT_PAGE_BYTES = 64 * 1024
@@ -74,7 +77,7 @@ export function readOutputPage(stateDir: string, record: TaskRecord, opts: PageO
       offset,
       end,
       size,
-      text: buffer.subarray(0, usable).toString('utf8'),
+      text: opts.format === 'transcript' ? renderTranscript(buffer.subarray(0, usable).toString('utf8'), record.agent) : buffer.subarray(0, usable).toString('utf8'),
       more: end < size,
       complete: ended && end >= size,
       reset,

@@ -51,6 +51,26 @@ describe('drover mcp: tasks', () => {
     expect((await mcp.call('read_output', {task: id, tail: 2})).structuredContent.text).toBe('line 9999\nline 10000\n')
   })
 
+  it("reads an agent's event stream as a transcript, or raw", async () => {
+    const stateDir = makeStateDir()
+    const mcp = await startMcp(stateDir)
+    const home = makeStateDir()
+    const command = [process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose']
+    const started = await mcp.call('start_task', {command, agent: 'claude', env: {HOME: home, FAKE_AGENT_TURNS: '2', FAKE_AGENT_TURN_MS: '10'}})
+    const id = started.structuredContent.task.id
+    expect((await mcp.call('wait_tasks', {tasks: [id]})).structuredContent.tasks[0]).toMatchObject({status: 'succeeded', agent: 'claude'})
+    const transcript = (await mcp.call('read_output', {task: id, cursor: 0})).structuredContent
+    expect(transcript.text).toMatch(/^\[session [0-9a-f-]+ started/)
+    expect(transcript.text).toMatch(/^→ Bash /m)
+    expect(transcript.text).toMatch(/^\[result: success/m)
+    expect(transcript.text).not.toMatch(/"type":/)
+    const raw = (await mcp.call('read_output', {task: id, cursor: 0, format: 'raw'})).structuredContent
+    expect(raw.text).toMatch(/^\{"type":"system"/)
+    // The cursor is a byte offset of the raw log either way.
+    expect(transcript.nextCursor).toBe(raw.nextCursor)
+    expect(raw.nextCursor).toBe(raw.size)
+  })
+
   it('wait_tasks returns at the first end in "any" mode, reports a timeout without stopping anything, and sends progress', async () => {
     const stateDir = makeStateDir()
     const mcp = await startMcp(stateDir)
