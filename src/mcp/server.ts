@@ -23,6 +23,7 @@ export interface ServerOptions {
 }
 
 export const DEFAULT_MAX_WAIT_MS = 5 * 60_000
+export const HEARTBEAT_MS = 5000
 
 const INSTRUCTIONS = `drover runs commands and AI coding agents (claude -p, codex exec) as background tasks that outlive this session. Start one with start_task, read its output incrementally with read_output (pass the nextCursor you got back), wait with wait_tasks, and end it with stop_task (graceful), drain_tasks (checkpoint to resume later) or cancel_task (abandon). Tasks persist when this server or client exits; nothing is stopped unless you ask. Errors end with the drover CLI's exit code: (exit 2) bad arguments, (exit 3) no such task, (exit 4) conflict with the task's state.`
 
@@ -68,11 +69,20 @@ export function createServer(drover: Drover, options: ServerOptions): McpServerH
       maxWaitMs,
       progress: async (progress, total, message) => {
         if (token === undefined || extra.signal.aborted) return
-        await extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress, total, message}}).catch(() => {})
+        const params = {progressToken: token, progress, message, ...(total === undefined ? {} : {total})}
+        await extra.sendNotification({method: 'notifications/progress', params}).catch(() => {})
       },
     }
     const call = (tool as ToolDefinition).run(parsed.data as never, ctx)
     inFlight.add(call)
+    // A stop or drain can take its whole grace (a minute by default): a
+    // heartbeat lets clients that reset their timeout on progress keep
+    // waiting. wait_tasks reports its own progress (tasks ended of all).
+    const began = Date.now()
+    const heartbeat =
+      tool.name === 'wait_tasks'
+        ? undefined
+        : setInterval(() => void ctx.progress(Math.round((Date.now() - began) / 1000), undefined, `${tool.name} still working`), HEARTBEAT_MS)
     try {
       const structured = await call
       return {structuredContent: structured, content: contentOf(tool.name, structured)}
@@ -80,6 +90,7 @@ export function createServer(drover: Drover, options: ServerOptions): McpServerH
       return errorResult(error)
     } finally {
       inFlight.delete(call)
+      clearInterval(heartbeat)
     }
   })
 

@@ -11,7 +11,7 @@ export interface ToolContext {
   drover: Drover
   signal: AbortSignal
   /** reports progress to a client that asked for it (a no-op otherwise). */
-  progress: (done: number, total: number, message: string) => Promise<void>
+  progress: (done: number, total: number | undefined, message: string) => Promise<void>
   /** the longest wait_tasks may block. */
   maxWaitMs: number
 }
@@ -111,8 +111,7 @@ export const TOOLS = [
     async run(args, {drover}) {
       const tail = args.cursor === undefined ? (args.tail ?? DEFAULT_TAIL_LINES) : undefined
       const page = await drover.read(args.task, {offset: args.cursor, tail, maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES, format: args.format ?? 'transcript'})
-      const {status} = await drover.get(page.id)
-      return {id: page.id, status, offset: page.offset, nextCursor: page.end, size: page.size, text: page.text, more: page.more, complete: page.complete, reset: page.reset}
+      return {id: page.id, status: page.status, offset: page.offset, nextCursor: page.end, size: page.size, text: page.text, more: page.more, complete: page.complete, reset: page.reset}
     },
   }),
   define({

@@ -4,12 +4,14 @@
 
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 import {renderTranscript} from '../agents/transcript.js'
-import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {taskPaths} from '../state/store.js'
 import {completeUtf8Length, tailOffset} from './follow.js'
 
 export interface OutputPage {
   id: number
+  /** the task's status when the page was read (read before the file). */
+  status: TaskStatus
   /** byte offset in output.log where `text` starts. */
   offset: number
   /** offset just past `text`: the cursor for the next read. */
@@ -56,7 +58,7 @@ export function readOutputPage(stateDir: string, record: TaskRecord, opts: PageO
   try {
     fd = openSync(file, 'r')
   } catch {
-    return {id: record.id, offset: 0, end: 0, size: 0, text: '', more: false, complete: ended, reset: offset > 0}
+    return {id: record.id, status: record.status, offset: 0, end: 0, size: 0, text: '', more: false, complete: ended, reset: offset > 0}
   }
   try {
     const size = fstatSync(fd).size
@@ -74,6 +76,7 @@ export function readOutputPage(stateDir: string, record: TaskRecord, opts: PageO
     const end = offset + usable
     return {
       id: record.id,
+      status: record.status,
       offset,
       end,
       size,

@@ -105,8 +105,14 @@ describe('drover mcp: tasks', () => {
     const cancelled = await mcp.call('cancel_task', {task: ids[1]})
     expect(cancelled.structuredContent.result).toMatchObject({id: ids[1], accepted: true, status: 'cancelled'})
 
-    const drained = await mcp.call('drain_tasks', {tasks: ['s3', ids[3]], graceSeconds: 1, killAfterSeconds: 1})
-    expect(drained.structuredContent.results.map((r: {status: string}) => r.status)).toEqual(['drained', 'drained'])
+    // The sleepers ignore STOP: the drain takes its whole grace, with a progress heartbeat meanwhile.
+    const heartbeats: {progress: number}[] = []
+    const drained = (await mcp.client.callTool({name: 'drain_tasks', arguments: {tasks: ['s3', ids[3]], graceSeconds: 6, killAfterSeconds: 1}}, undefined, {
+      onprogress: (p) => heartbeats.push(p),
+      timeout: 60_000,
+    })) as {structuredContent: {results: {status: string}[]}}
+    expect(drained.structuredContent.results.map((r) => r.status)).toEqual(['drained', 'drained'])
+    expect(heartbeats.length).toBeGreaterThanOrEqual(1)
 
     const resumed = await mcp.call('resume_task', {task: 's3'})
     expect(resumed.isError, resumed.content[0]?.text).toBeFalsy()
