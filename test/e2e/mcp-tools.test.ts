@@ -61,6 +61,8 @@ describe('drover mcp: tools', () => {
     const mcp = await startMcp(stateDir, ['--allow', 'prune'])
     const done = (await mcp.call('start_task', {command: [process.execPath, fixture('counter.mjs'), '2', '10'], name: 'done'})).structuredContent.task.id
     await mcp.call('wait_tasks', {tasks: [done]})
+    // The runner tidies up (its reserve, runner.json) just after the final record: let it go first.
+    await waitFor(async () => (await mcp.call('get_task', {task: done})).structuredContent.task.runnerAlive === false, {message: 'the runner to exit'})
     writeFileSync(path.join(stateDir, 'marker'), 'x')
     const before = snapshot(stateDir)
     const bad: [string, Record<string, unknown>, number, RegExp][] = [
