@@ -12,6 +12,7 @@ export const taskRef = z
   .describe('a task id (e.g. 7) or the name it was started with (e.g. "fix-tests")')
 
 const seconds = (what: string) => z.number().nonnegative().describe(what)
+const positiveSeconds = (what: string) => z.number().positive().describe(what)
 
 export const statusEnum = z.enum(TASK_STATUSES)
 
@@ -61,8 +62,8 @@ export const inputs = {
     cwd: z.string().optional().describe('working directory (default: the directory the MCP server was started in)'),
     env: z.record(z.string(), z.string()).optional().describe('environment variables added for the task; their values are never shown back'),
     agent: z.enum(AGENT_PROFILES).optional().describe('agent profile for session tracking and resume (default: from the program name: claude, codex, else generic)'),
-    timeoutSeconds: seconds('stop the task when it runs longer than this').optional(),
-    idleTimeoutSeconds: seconds('stop the task when its output does not grow for this long').optional(),
+    timeoutSeconds: positiveSeconds('stop the task when it runs longer than this').optional(),
+    idleTimeoutSeconds: positiveSeconds('stop the task when its output does not grow for this long').optional(),
     maxOutputBytes: z.number().int().nonnegative().optional().describe('stop the task when its output passes this many bytes (default 1 GiB; 0 for no limit)'),
     keepChildren: z.boolean().optional().describe('leave processes the command started running after it exits (default false)'),
   }),

@@ -63,7 +63,7 @@ export const TOOLS = [
     name: 'start_task',
     access: 'write',
     annotations: annotate('Start a background task', {openWorldHint: true}),
-    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). Returns {task} with its id, name and status ("running", or "failed" with a reason if it could not start). Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
+    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). Returns {task} with its id, name and status; a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
     async run(args, {drover}) {
       const options = {
         command: args.command,
@@ -79,7 +79,10 @@ export const TOOLS = [
       }
       if ((args.command === undefined) === (args.shell === undefined)) throw usageError('give exactly one of command (an argv array) or shell (a script)')
       checkStartOptions(options)
-      return {task: await drover.start(options)}
+      const task = await drover.start(options)
+      // As `drover start`: a run that never got a worker (no such program, a bad cwd) failed, exit 1.
+      if (task.status === 'failed' && task.pid === null) throw new DroverError(`task ${task.id} failed to start: ${task.reason}`, ExitCode.failed, {id: task.id})
+      return {task}
     },
   }),
   define({

@@ -76,6 +76,9 @@ describe('drover mcp: tools', () => {
       ['start_task', {command: ['true'], env: {'1BAD': 'x'}}, 2, /invalid variable name/],
       ['start_task', {command: ['true'], name: '9lives'}, 2, /invalid task name/],
       ['start_task', {command: ['true'], timeoutSeconds: -1}, 2, /timeoutSeconds/],
+      ['start_task', {command: ['true'], idleTimeoutSeconds: 0}, 2, /idleTimeoutSeconds/],
+      ['start_task', {command: [process.execPath, '-e', '0'], cwd: 42}, 2, /cwd/],
+      ['start_task', {command: ['/']}, 2, /is a directory, not a command/],
       ['start_task', {command: ['true'], agent: 'gpt'}, 2, /agent/],
       ['start_task', {command: ['true'], bogus: 1}, 2, /unknown argument bogus/],
       ['get_task', {}, 2, /task/],
@@ -107,12 +110,17 @@ describe('drover mcp: tools', () => {
     }
     expect(snapshot(stateDir)).toEqual(before)
 
+    // A program that does not exist is the runner's to find, as with `drover start`: the task is recorded failed, exit 1.
+    const missing = await mcp.call('start_task', {command: ['no-such-program-for-drover']})
+    expect(missing).toMatchObject({isError: true, _meta: {exitCode: 1}})
+    expect(missing.content[0].text).toMatch(/^task \d+ failed to start: .*no-such-program-for-drover/)
+
     // A conflict: the name of a live task (exit 4); no task is made for it.
     const busy = (await mcp.call('start_task', {command: [process.execPath, fixture('sleeper.mjs')], name: 'busy'})).structuredContent.task.id
     const taken = await mcp.call('start_task', {command: ['true'], name: 'busy'})
     expect(taken).toMatchObject({isError: true, _meta: {exitCode: 4}})
     expect(taken.content[0].text).toMatch(new RegExp(`name 'busy' is taken by task ${busy}`))
-    expect(json<{id: number}[]>(await drover(stateDir, ['list', '--all', '--json'])).map((t) => t.id)).toEqual([done, busy])
+    expect(json<{id: number}[]>(await drover(stateDir, ['list', '--all', '--json'])).map((t) => t.id)).toEqual([done, done + 1, busy])
   })
 
   it('masks secrets in every result as the CLI does', async () => {
