@@ -156,6 +156,17 @@ describe('drover mcp: tools', () => {
     expect(waited.structuredContent.tasks.map((t: {status: string}) => t.status)).toEqual(Array(5).fill('succeeded'))
   })
 
+  it('holds no state of its own: a second server and the CLI see and control the same tasks', async () => {
+    const stateDir = makeStateDir()
+    const [one, two] = [await startMcp(stateDir), await startMcp(stateDir)]
+    const id = (await one.call('start_task', {command: [process.execPath, fixture('sleeper.mjs')], name: 'shared'})).structuredContent.task.id
+    expect((await two.call('list_tasks', {status: ['running']})).structuredContent.tasks.map((t: {id: number}) => t.id)).toEqual([id])
+    const waiting = one.call('wait_tasks', {tasks: ['shared'], timeoutSeconds: 60})
+    expect((await drover(stateDir, ['stop', 'shared'])).exitCode).toBe(0)
+    expect((await waiting).structuredContent).toMatchObject({ended: [id], timedOut: false, tasks: [expect.objectContaining({status: 'stopped'})]})
+    expect((await two.call('get_task', {task: id})).structuredContent.task.status).toBe('stopped')
+  })
+
   it("offers each task's record and output as resources, and notifies subscribers when they change", async () => {
     const stateDir = makeStateDir()
     const mcp = await startMcp(stateDir)
