@@ -7,8 +7,6 @@ import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
 import {openStateDir} from '../api/index.js'
 import {createServer, type ServerOptions} from './server.js'
 
-export {DEFAULT_MAX_WAIT_MS} from './server.js'
-
 /** How long calls in flight (a start_task half done) get to finish once the client is gone. */
 const SHUTDOWN_GRACE_MS = 700
 

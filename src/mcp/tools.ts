@@ -63,7 +63,7 @@ export const TOOLS = [
     name: 'start_task',
     access: 'write',
     annotations: annotate('Start a background task', {openWorldHint: true}),
-    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). Returns {task} with its id, name and status; a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
+    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). A sub-agent runs unattended, with nobody to answer a permission prompt: give claude the tools it may use (e.g. "--allowedTools", "Bash,Edit") or a --permission-mode. Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). Returns {task} with its id, name and status; a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
     async run(args, {drover}) {
       const options = {
         command: args.command,
@@ -155,7 +155,7 @@ export const TOOLS = [
     description:
       'Checkpoint running tasks so they can be continued later: each gets STOP and up to graceSeconds (default 60) to save its work and exit, then SIGTERM and SIGKILL after killAfterSeconds. Give `tasks`, or all: true for every running task (e.g. before your own session ends). Each ends "drained"; resume_task continues an agent\'s session. Waits for all of them. Returns {results}.',
     async run(args, {drover}) {
-      if ((args.tasks === undefined) === (args.all !== true)) throw usageError('give tasks or all: true, not both')
+      if ((args.tasks === undefined) === (args.all !== true)) throw usageError('give tasks, or all: true (not both)')
       // Every task is looked up before any is touched: a wrong name drains nothing.
       const targets = args.all ? (await drover.list({status: ['starting', 'running', 'stopping']})).map((t) => t.id) : await ids(drover, args.tasks!)
       const opts = {graceMs: ms(args.graceSeconds), killAfterMs: ms(args.killAfterSeconds)}

@@ -50,6 +50,8 @@ export async function waitTasks(
       }),
     )
   } finally {
+    // One wait failing (a task removed meanwhile) must not leave the others polling.
+    abort()
     clearTimeout(timer)
     clearInterval(heartbeat)
     ctx.signal.removeEventListener('abort', abort)
