@@ -3,16 +3,17 @@
 // and the task it started is there for `drover list` — still running after
 // claude and its MCP server have exited.
 
-import {writeFileSync} from 'node:fs'
+import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir} from '../helpers/cli.js'
 import {claudeBin} from './harness/agents.js'
 import {startAnthropicServer} from './harness/anthropic-server.js'
-import {agentTempDir, cleanupAgentDirs} from './harness/env.js'
+import {agentTempDir, cleanupAgentDirs, writeCodexConfig} from './harness/env.js'
+import {startOpenAIServer} from './harness/openai-server.js'
 import type {FakeModelServer} from './harness/fake-server.js'
 import {killProcessesOf} from './harness/processes.js'
-import {CLAUDE} from './harness/real-agents.js'
+import {CLAUDE, CODEX} from './harness/real-agents.js'
 import {runAgent} from './harness/run-agent.js'
 
 const stateDirs: string[] = []
@@ -74,5 +75,57 @@ describe('the real claude with drover mcp', () => {
     // The task outlives claude and its MCP server, and the CLI sees it.
     const listed = json<{name: string; status: string}[]>(await drover(stateDir, ['list', '--json']))
     expect(listed).toEqual([expect.objectContaining({name: 'from-claude', status: 'running'})])
+  })
+})
+
+describe('the real codex with drover mcp', () => {
+  let server: FakeModelServer
+
+  beforeAll(async () => {
+    server = await startOpenAIServer()
+  })
+
+  afterAll(async () => {
+    await server.stop()
+  })
+
+  afterEach(() => {
+    for (const dir of stateDirs.splice(0)) killProcessesOf(dir)
+    cleanupStateDirs()
+    cleanupAgentDirs()
+    server.assertNoUnexpected()
+    server.reset()
+  })
+
+  it('starts a task through start_task from [mcp_servers.drover] in config.toml, and drover list shows it', async () => {
+    const stateDir = makeStateDir()
+    stateDirs.push(stateDir)
+    const work = agentTempDir('drover-work-')
+    const env = CODEX.env(server)
+    const config = writeCodexConfig(env.HOME, server)
+    // For a model it knows to support it (gpt-5.5), codex defers MCP tools
+    // behind its tool_search; with another model's (fallback) metadata they
+    // are in the model request itself, where the fake model can call one.
+    writeFileSync(config, readFileSync(config, 'utf8').replace('model = "gpt-5.5"', 'model = "gpt-4.1"'))
+    // The README's snippet, with this test's state dir; codex exec has nobody
+    // to approve a tool call, so the server's tools are approved up front.
+    appendFileSync(config, `\n[mcp_servers.drover]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BIN, 'mcp', '--state-dir', stateDir])}\ndefault_tools_approval_mode = "approve"\n`)
+    let offered: string[] = []
+    server.respondWith((turn) => {
+      if (turn.last.kind !== 'prompt' || !turn.prompt.includes('delegate')) return undefined
+      const tools: any[] = server.requests.at(-1)?.body?.tools ?? []
+      // codex offers an MCP server's tools as a namespace of functions.
+      offered = tools.flatMap((t) => (t.type === 'namespace' ? (t.tools ?? []).map((f: any) => `${t.name}__${f.name}`) : [t.name ?? t.type]))
+      const namespace = tools.find((t) => t.type === 'namespace' && (t.tools ?? []).some((f: any) => f.name === 'start_task'))?.name
+      const input = {command: [process.execPath, fixture('sleeper.mjs')], name: 'from-codex'}
+      return {kind: 'tool', command: '', codexTool: {name: 'start_task', namespace, input}}
+    })
+    const run = await runAgent(CODEX.command('delegate a long job to drover'), {env, cwd: work, timeoutMs: 120_000})
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0)
+    expect(offered, `tools offered: ${offered.join(', ')}`).toEqual(expect.arrayContaining(['mcp__drover__start_task', 'mcp__drover__read_output', 'mcp__drover__wait_tasks']))
+    const call = run.events.find((e) => e.type === 'item.completed' && e.item?.type === 'mcp_tool_call')
+    expect(call?.item, run.stdout).toMatchObject({server: 'drover', tool: 'start_task', status: 'completed', error: null})
+    const listed = json<{name: string; status: string}[]>(await drover(stateDir, ['list', '--json']))
+    expect(listed, run.stdout).toEqual([expect.objectContaining({name: 'from-codex', status: 'running'})])
   })
 })
