@@ -1,7 +1,8 @@
-// The real claude using drover as its MCP server: `--mcp-config` names
-// `drover mcp`, the fake model answers the prompt with a call of start_task,
-// and the task it started is there for `drover list` — still running after
-// claude and its MCP server have exited.
+// The real claude and codex using drover as their MCP server, configured as
+// the README says (claude: `--mcp-config` naming `drover mcp`; codex:
+// `[mcp_servers.drover]`): the fake model answers the prompt with a call of
+// start_task, and the task it started is there for `drover list` — still
+// running after the agent and its MCP server have exited.
 
 import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
