@@ -186,5 +186,22 @@ describe('drover mcp: tools', () => {
     const record = await mcp.client.readResource({uri: 'drover://task/res'})
     expect(JSON.parse(String(record.contents[0].text))).toMatchObject({id, status: 'succeeded'})
     await expect(mcp.client.readResource({uri: 'drover://task/ghost'})).rejects.toThrow(/no such task/)
+
+    // A task coming or going changes the list.
+    let listChanged = 0
+    const {ResourceListChangedNotificationSchema} = await import('@modelcontextprotocol/sdk/types.js')
+    mcp.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++)
+    await mcp.call('start_task', {shell: 'exit 0'})
+    await waitFor(() => listChanged > 0, {message: 'resources/list_changed'})
+  })
+
+  it('refuses an unusable state dir before serving: one line on stderr, exit 5', async () => {
+    const stateDir = makeStateDir()
+    const file = path.join(stateDir, 'not-a-dir')
+    writeFileSync(file, '')
+    const result = await drover(stateDir, ['mcp', '--state-dir', file])
+    expect(result.exitCode).toBe(5)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
   })
 })
