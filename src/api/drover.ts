@@ -18,6 +18,7 @@ import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '.
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
+import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
@@ -137,6 +138,16 @@ export class Drover {
     const {outputTaskId, startOffset} = await import('./output.js')
     const id = await outputTaskId(this.stateDir, String(ref))
     return {id, offset: await startOffset(this.stateDir, id, from)}
+  }
+
+  /**
+   * One page of the task's output from a byte cursor (or its last `tail`
+   * lines), with the cursor to read on from; never waits — for clients that
+   * poll (MCP), where `follow` would hold a call open.
+   */
+  async read(ref: TaskRef, opts: PageOptions = {}): Promise<OutputPage> {
+    const {readOutputPage} = await import('../tasks/output-page.js')
+    return readOutputPage(this.stateDir, await this.record(ref), opts)
   }
 
   /** Like `logs`, as bytes, with the task's id and the offset they start at. */

@@ -4,7 +4,7 @@
 
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
-import {parseTaskName} from '../base/parse.js'
+import {parseEnvAssignment, parseTaskName} from '../base/parse.js'
 import {resolveExecutable, shellCommand} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
@@ -62,8 +62,10 @@ export function prepareStart(o: StartOptions): PreparedStart {
   for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes]] as const) {
     if (value !== undefined && value !== null && !(Number.isFinite(value) && value > 0)) throw usageError(`${key} must be a positive number`)
   }
-  const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
   const env = o.env ?? {}
+  // the names a -e flag may set, whoever passes them
+  for (const [key, value] of Object.entries(env)) parseEnvAssignment(`${key}=${value}`)
+  const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
   const cwd = path.resolve(o.cwd ?? process.cwd())
   if (o.command !== undefined) {
     const problem = commandProblem(o.command, cwd, {...process.env, ...env})

@@ -82,7 +82,7 @@ interface ReadState {
 type ReadMode = 'lines' | 'partial' | 'all'
 
 /** Length of `buffer` without a trailing UTF-8 sequence that is not complete yet. */
-function completeUtf8Length(buffer: Buffer, length: number): number {
+export function completeUtf8Length(buffer: Buffer, length: number): number {
   // Walk back over at most three continuation bytes to the lead byte of the last character.
   for (let i = length - 1; i >= Math.max(0, length - 4); i--) {
     const byte = buffer[i]

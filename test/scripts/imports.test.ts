@@ -19,7 +19,7 @@ const SRC = path.join(ROOT, 'src')
 /** The layers, lowest first. A folder of src/ missing here fails the first test. */
 const LAYERS = ['base', 'platform', 'state', 'process', 'agents', 'runner', 'tasks', 'api']
 /** Front-ends: each sits on the API alone. */
-const FRONT_ENDS = ['cli']
+const FRONT_ENDS = ['cli', 'mcp']
 
 function sources(dir: string): string[] {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
@@ -43,6 +43,9 @@ const layer = (file: string) => file.split(path.sep)[0]
 const rank = (file: string) => LAYERS.indexOf(layer(file))
 const isBuiltin = (spec: string) => spec.startsWith('node:')
 const isOwn = (spec: string) => graph.has(spec)
+/** `drover mcp` (cli/commands/mcp.ts) starting the MCP front-end through mcp/index.ts: the one way front-ends meet. */
+const isLaunch = (file: string, spec: string) =>
+  file.startsWith(path.join('cli', 'commands') + path.sep) && FRONT_ENDS.includes(layer(spec)) && spec === path.join(layer(spec), 'index.ts')
 const edges = (keep: (file: string, spec: string) => boolean) =>
   [...graph].flatMap(([file, specs]) => specs.filter((spec) => keep(file, spec)).map((spec) => `${file} → ${spec}`))
 
@@ -65,8 +68,17 @@ describe('imports point one way', () => {
   })
 
   it('front-ends reach drover only through the API', () => {
-    const wrong = edges((file, spec) => FRONT_ENDS.includes(layer(file)) && isOwn(spec) && layer(spec) !== 'api' && layer(spec) !== layer(file))
+    const wrong = edges(
+      (file, spec) => FRONT_ENDS.includes(layer(file)) && isOwn(spec) && layer(spec) !== 'api' && layer(spec) !== layer(file) && !isLaunch(file, spec),
+    )
     expect(wrong).toEqual([])
+  })
+
+  it('a CLI command may launch another front-end, through its entry module alone', () => {
+    expect(isLaunch(path.join('cli', 'commands', 'mcp.ts'), path.join('mcp', 'index.ts'))).toBe(true)
+    expect(graph.get(path.join('cli', 'commands', 'mcp.ts'))).toContain(path.join('mcp', 'index.ts'))
+    expect(isLaunch(path.join('cli', 'commands', 'mcp.ts'), path.join('mcp', 'server.ts'))).toBe(false)
+    expect(isLaunch(path.join('cli', 'base-command.ts'), path.join('mcp', 'index.ts'))).toBe(false)
   })
 
   it("the runner's bundle reaches only builtins and the layers up to runner/ (its memory is the product's footprint)", () => {

@@ -101,13 +101,16 @@ async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, sig
   }
   if (reply.kind === 'tool') {
     const index = output.length
-    const call = execToolCall(body, reply.command)
+    const call = reply.codexTool
+      ? {name: reply.codexTool.name, arguments: JSON.stringify(reply.codexTool.input), ...(reply.codexTool.namespace ? {namespace: reply.codexTool.namespace} : {})}
+      : execToolCall(body, reply.command)
     const id = randomId('fc_')
     const callId = randomId('call_')
-    emit('response.output_item.added', {output_index: index, item: {id, type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, name: call.name}})
-    for (const piece of splitText(call.arguments, 2)) emit('response.function_call_arguments.delta', {item_id: id, output_index: index, delta: piece})
-    emit('response.function_call_arguments.done', {item_id: id, output_index: index, arguments: call.arguments})
-    const item = {id, type: 'function_call', status: 'completed', arguments: call.arguments, call_id: callId, name: call.name}
+    const {arguments: args, ...named} = call
+    emit('response.output_item.added', {output_index: index, item: {id, type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, ...named}})
+    for (const piece of splitText(args, 2)) emit('response.function_call_arguments.delta', {item_id: id, output_index: index, delta: piece})
+    emit('response.function_call_arguments.done', {item_id: id, output_index: index, arguments: args})
+    const item = {id, type: 'function_call', status: 'completed', arguments: args, call_id: callId, ...named}
     emit('response.output_item.done', {output_index: index, item})
     output.push(item)
   }

@@ -19,9 +19,17 @@ export type Reply =
   /**
    * A call of the agent's shell tool (claude: Bash; codex: its exec tool),
    * optionally after some text. claude only: `claudeTool` calls another of its
-   * tools instead (e.g. Read with {file_path}); `command` is then ignored.
+   * tools instead (e.g. Read with {file_path}); codex only: `codexTool` calls
+   * another function tool (e.g. an MCP server's); `command` is then ignored.
    */
-  | {kind: 'tool'; command: string; text?: string; claudeTool?: {name: string; input: Record<string, unknown>}}
+  | {
+      kind: 'tool'
+      command: string
+      text?: string
+      claudeTool?: {name: string; input: Record<string, unknown>}
+      /** `namespace`: the namespace tool that holds the function (codex offers an MCP server's tools as one). */
+      codexTool?: {name: string; input: Record<string, unknown>; namespace?: string}
+    }
   /** An HTTP error status with the API's error body. */
   | {kind: 'http-error'; status: number; message: string}
 

@@ -1,0 +1,206 @@
+// The tools drover offers over MCP: for each, what a model reads (description,
+// annotations), what it may pass and gets back (schemas.ts), and the one API
+// call it makes. Which tools a server shows depends on --read-only and --allow.
+
+import {DroverError, ExitCode, type Drover, type TaskJson, type TaskRef} from '../api/index.js'
+import {FINAL_STATUSES} from '../api/values.js'
+import {inputs, outputs, type ToolInput, type ToolName} from './schemas.js'
+import {waitTasks} from './wait.js'
+
+export interface ToolContext {
+  drover: Drover
+  signal: AbortSignal
+  /** reports progress to a client that asked for it (a no-op otherwise). */
+  progress: (done: number, total: number | undefined, message: string) => Promise<void>
+  /** the longest wait_tasks may block. */
+  maxWaitMs: number
+}
+
+export interface ToolAnnotations {
+  title: string
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint: boolean
+}
+
+export interface ToolDefinition<N extends ToolName = ToolName> {
+  name: N
+  description: string
+  annotations: ToolAnnotations
+  /** read: changes nothing; write: starts or stops tasks; prune: removes them (only with --allow prune). */
+  access: 'read' | 'write' | 'prune'
+  run: (args: ToolInput<N>, ctx: ToolContext) => Promise<Record<string, unknown>>
+}
+
+const PERSIST = 'Tasks run detached from this server: they keep running when the MCP client disconnects or this server exits; use stop_task, cancel_task or drain_tasks to end them.'
+
+const annotate = (title: string, a: Partial<Omit<ToolAnnotations, 'title'>> = {}): ToolAnnotations => ({
+  title,
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+  ...a,
+})
+const reading = (title: string) => annotate(title, {readOnlyHint: true, idempotentHint: true})
+
+const DEFAULT_LIST_LIMIT = 50
+const DEFAULT_TAIL_LINES = 50
+const DEFAULT_READ_BYTES = 16 * 1024
+const DEFAULT_WAIT_MS = 30_000
+
+const usageError = (message: string) => new DroverError(message, ExitCode.usage)
+const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : Math.round(seconds * 1000))
+const isFinal = (task: {status: string}) => (FINAL_STATUSES as readonly string[]).includes(task.status)
+
+function define<N extends ToolName>(tool: ToolDefinition<N>): ToolDefinition<N> {
+  return tool
+}
+
+export const TOOLS = [
+  define({
+    name: 'start_task',
+    access: 'write',
+    annotations: annotate('Start a background task', {openWorldHint: true}),
+    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). A sub-agent runs unattended, with nobody to answer a permission prompt: give claude the tools it may use (e.g. "--allowedTools", "Bash,Edit") or a --permission-mode. Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). Returns {task} with its id, name and status; a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
+    async run(args, {drover}) {
+      const options = {
+        command: args.command,
+        shell: args.shell,
+        name: args.name,
+        cwd: args.cwd,
+        env: args.env,
+        agent: args.agent,
+        timeoutMs: ms(args.timeoutSeconds),
+        idleTimeoutMs: ms(args.idleTimeoutSeconds),
+        maxOutputBytes: args.maxOutputBytes === 0 ? null : args.maxOutputBytes,
+        keepChildren: args.keepChildren,
+      }
+      if ((args.command === undefined) === (args.shell === undefined)) throw usageError('give exactly one of command (an argv array) or shell (a script)')
+      // Checked whole before anything is written: a refused call changes nothing on disk.
+      const task = await drover.start(options)
+      // As `drover start`: a run that never got a worker (no such program, a bad cwd) failed, exit 1.
+      if (task.status === 'failed' && task.pid === null) throw new DroverError(`task ${task.id} failed to start: ${task.reason}`, ExitCode.failed, {id: task.id})
+      return {task}
+    },
+  }),
+  define({
+    name: 'list_tasks',
+    access: 'read',
+    annotations: reading('List tasks'),
+    description:
+      'List drover tasks, newest last: their ids, names, statuses ("starting", "running", "stopping" while live; "succeeded", "failed", "stopped", "cancelled", "drained", "lost" once ended), exit codes and commands. Filter with `status`, e.g. ["running"]. Returns {tasks, total}. Tasks started by anyone on this state dir (the drover CLI, other agents) are listed too.',
+    async run(args, {drover}) {
+      const all = await drover.list(args.status ? {status: args.status} : {})
+      return {tasks: all.slice(-(args.limit ?? DEFAULT_LIST_LIMIT)), total: all.length}
+    },
+  }),
+  define({
+    name: 'get_task',
+    access: 'read',
+    annotations: reading('Get one task'),
+    description:
+      "Everything about one task: status, reason, exit code, runtime, its runs, the agent's session and usage (turns, cost, tokens) for claude and codex, whether its runner and worker are alive, and for a drained or interrupted task whether resume_task can continue it. Returns {task}.",
+    async run(args, {drover}) {
+      return {task: await drover.get(args.task)}
+    },
+  }),
+  define({
+    name: 'read_output',
+    access: 'read',
+    annotations: reading("Read a task's output"),
+    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. The output of agents started with --output-format stream-json (claude) or --json (codex) comes as a readable transcript (what the agent said, → tool calls, ← results, the final [result]) unless format is "raw". Returns at most maxBytes (default ${DEFAULT_READ_BYTES}) per call.`,
+    async run(args, {drover}) {
+      const tail = args.cursor === undefined ? (args.tail ?? DEFAULT_TAIL_LINES) : undefined
+      const page = await drover.read(args.task, {offset: args.cursor, tail, maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES, format: args.format ?? 'transcript'})
+      return {id: page.id, status: page.status, offset: page.offset, nextCursor: page.end, size: page.size, text: page.text, more: page.more, complete: page.complete, reset: page.reset}
+    },
+  }),
+  define({
+    name: 'wait_tasks',
+    access: 'read',
+    annotations: reading('Wait for tasks to end'),
+    description:
+      'Block until the given tasks have ended (mode "all", the default) or until one of them has (mode "any"), or until timeoutSeconds passes (default 30; the server caps it, so for a long job call it again). Sends progress notifications while waiting. Returns {ended, pending, timedOut, tasks} with the current record of every task. A timeout does not stop anything: the tasks keep running.',
+    async run(args, ctx) {
+      const timeoutMs = Math.min(ms(args.timeoutSeconds) ?? DEFAULT_WAIT_MS, ctx.maxWaitMs)
+      return waitTasks(ctx, args.tasks, {mode: args.mode ?? 'all', timeoutMs, isFinal})
+    },
+  }),
+  define({
+    name: 'stop_task',
+    access: 'write',
+    annotations: annotate('Stop a task', {destructiveHint: true, idempotentHint: true}),
+    description:
+      'Stop a running task gracefully: STOP in its control file and SIGTERM to its whole process tree, SIGKILL after graceSeconds (default 10). With wrapUp an agent is first asked to finish its step. The task ends "stopped" and stays stopped; it can be continued with resume_task if it is an agent with a session. Waits for the final status unless wait is false. Returns {result} with accepted (false if it had already ended), status and a message.',
+    async run(args, {drover}) {
+      return {result: await drover.stop(args.task, {graceMs: ms(args.graceSeconds), wrapUp: args.wrapUp, wait: args.wait})}
+    },
+  }),
+  define({
+    name: 'cancel_task',
+    access: 'write',
+    annotations: annotate('Cancel a task', {destructiveHint: true, idempotentHint: true}),
+    description:
+      'Cancel a task now: SIGTERM to its whole process tree, SIGKILL after 2 s. Use it for work that went wrong and is not to be continued (a cancelled task is never resumed; prefer stop_task or drain_tasks to keep the work). Returns {result} with accepted, status and a message.',
+    async run(args, {drover}) {
+      return {result: await drover.cancel(args.task, {wait: args.wait})}
+    },
+  }),
+  define({
+    name: 'drain_tasks',
+    access: 'write',
+    annotations: annotate('Drain tasks to a checkpoint', {destructiveHint: true, idempotentHint: true}),
+    description:
+      'Checkpoint running tasks so they can be continued later: each gets STOP and up to graceSeconds (default 60) to save its work and exit, then SIGTERM and SIGKILL after killAfterSeconds. Give `tasks`, or all: true for every running task (e.g. before your own session ends). Each ends "drained"; resume_task continues an agent\'s session. Waits for all of them. Returns {results}.',
+    async run(args, {drover}) {
+      if ((args.tasks === undefined) === (args.all !== true)) throw usageError('give tasks, or all: true (not both)')
+      // Every task is looked up before any is touched: a wrong name drains nothing.
+      const targets = args.all ? (await drover.list({status: ['starting', 'running', 'stopping']})).map((t) => t.id) : await ids(drover, args.tasks!)
+      const opts = {graceMs: ms(args.graceSeconds), killAfterMs: ms(args.killAfterSeconds)}
+      return {results: await Promise.all(targets.map((id) => drover.drain(id, opts)))}
+    },
+  }),
+  define({
+    name: 'resume_task',
+    access: 'write',
+    annotations: annotate('Resume a task', {openWorldHint: true}),
+    description:
+      "Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with `prompt` as the next message), anything else is started again. Refused (conflict) while the task runs or when it has no session to continue. Returns {task} at once; follow it with read_output and wait_tasks.",
+    async run(args, {drover}) {
+      return {task: await drover.resume(args.task, {prompt: args.prompt})}
+    },
+  }),
+  define({
+    name: 'prune_tasks',
+    access: 'prune',
+    annotations: annotate('Remove ended tasks', {destructiveHint: true}),
+    description:
+      'Remove ended tasks and their output from the state dir by the rules given (keep the newest N, older than, statuses). Running tasks are never removed, nor drained ones with a checkpoint unless includeCheckpoints. Try dryRun first. Returns what was removed and kept.',
+    async run(args, {drover}) {
+      if (args.keep === undefined && args.olderThanSeconds === undefined) throw usageError('say what to prune: keep N, olderThanSeconds (0 for every ended task), or both')
+      const result = await drover.prune({
+        keep: args.keep,
+        olderThanMs: ms(args.olderThanSeconds),
+        statuses: args.status,
+        includeCheckpoints: args.includeCheckpoints,
+        dryRun: args.dryRun ?? false,
+      })
+      return {...result}
+    },
+  }),
+] as ToolDefinition[]
+
+/** Task refs to ids, every one resolved first (exit 3 for the first unknown). */
+async function ids(drover: Drover, refs: TaskRef[]): Promise<number[]> {
+  const tasks = await Promise.all(refs.map((ref) => drover.get(ref)))
+  return [...new Set(tasks.map((t: TaskJson) => t.id))]
+}
+
+export const toolSchemas = (name: ToolName) => ({input: inputs[name], output: outputs[name]})
+
+/** The tools a server started with these options shows. */
+export function toolsFor(opts: {readOnly: boolean; allow: readonly string[]}): ToolDefinition[] {
+  return TOOLS.filter((tool) => (tool.access === 'read' ? true : tool.access === 'write' ? !opts.readOnly : !opts.readOnly && opts.allow.includes('prune')))
+}
