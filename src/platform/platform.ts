@@ -173,6 +173,19 @@ export function processStartTime(pid: number, ctx: PlatformContext = currentPlat
   }
 }
 
+/**
+ * Whether start time `a` is no earlier than `b`, both as processStartTime
+ * gives them (clock ticks since boot on Linux, FILETIME on Windows, ps's
+ * date on macOS). Unknown or mixed forms compare as false: a caller deciding
+ * whether a process is ours must not guess.
+ */
+export function startedNoEarlierThan(a: string, b: string): boolean {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) >= BigInt(b)
+  if (/^\d+$/.test(a) || /^\d+$/.test(b)) return false
+  const [ta, tb] = [Date.parse(a), Date.parse(b)]
+  return Number.isFinite(ta) && Number.isFinite(tb) && ta >= tb
+}
+
 export function isProcessAlive(pid: number, ctx: PlatformContext = currentPlatform()): boolean {
   return processStartTime(pid, ctx) !== null
 }

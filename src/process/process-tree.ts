@@ -27,6 +27,12 @@ export class ProcessTree {
     private readonly workerExited: () => boolean,
     /** injected in tests to drive the Windows mapping (taskkill) from any OS. */
     private readonly ctx: PlatformContext = currentPlatform(),
+    /**
+     * `group: false` when the worker may be long gone: its pid (= its group
+     * id) may name someone else's group by now, so the group is neither
+     * listed nor signalled — only identities known to be the task's are.
+     */
+    private readonly opts: {group: boolean} = {group: true},
   ) {
     this.known.set(worker.pid, worker)
   }
@@ -38,12 +44,28 @@ export class ProcessTree {
    * can still be swept. A scan reads the whole process table (a few ms), so
    * while waiting it runs at most every SCAN_INTERVAL_MS; `force` scans now.
    */
-  snapshot(force = true): void {
-    if (this.workerExited()) return
+  snapshot(force = true): boolean {
+    if (this.workerExited()) return false
     const now = Date.now()
-    if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return
+    if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return false
     this.lastScan = now
-    for (const identity of listDescendants(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    let grew = false
+    for (const identity of listDescendants(this.worker.pid, this.ctx)) {
+      const had = this.known.get(identity.pid)
+      if (had?.startTime !== identity.startTime) grew = true
+      this.known.set(identity.pid, identity)
+    }
+    return grew
+  }
+
+  /** Every process seen in the tree (the worker first): what the runner keeps in tree.json. */
+  identities(): ProcessIdentity[] {
+    return [...this.known.values()]
+  }
+
+  /** Processes seen by someone else (a runner that is gone, through tree.json), joined to the tree. */
+  remember(identities: readonly ProcessIdentity[]): void {
+    for (const identity of identities) if (!this.known.has(identity.pid)) this.known.set(identity.pid, identity)
   }
 
   /**
@@ -53,7 +75,7 @@ export class ProcessTree {
    * so a stop plan reaches them. Returns the live ones.
    */
   leftovers(): ProcessIdentity[] {
-    for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    if (this.opts.group) for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
     return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx))
   }
 
@@ -67,7 +89,7 @@ export class ProcessTree {
 
   /** The whole group at once, then each known member that left it — each checked against its start time. */
   signal(signal: 'SIGTERM' | 'SIGKILL'): void {
-    if (!this.workerExited() || this.groupMayLive()) {
+    if (this.opts.group && (!this.workerExited() || this.groupMayLive())) {
       try {
         signalProcessGroup(this.worker.pid, signal, this.ctx)
       } catch {

@@ -30,6 +30,7 @@ import {
   readRecord,
   safeUnlink,
   taskPaths,
+  readTreeFile,
   writeFileAtomic,
   writeRecord,
   type TaskPaths,
@@ -224,6 +225,16 @@ export class Runner {
   }
 
   /** No process of a task outlives its final status, unless the task was started with --keep-children. */
+  /** tree.json: so that if this runner and the worker both vanish, reconcile can still stop what they leave. */
+  private saveTree(): void {
+    if (!this.tree || this.record.keepChildren) return
+    try {
+      writeFileAtomic(this.paths.tree, JSON.stringify(this.tree.identities()) + '\n')
+    } catch {
+      // a full disk: the group is still found by its id
+    }
+  }
+
   private async stopLeftovers(): Promise<void> {
     if (!this.tree || this.record.keepChildren) return
     this.cleaning = true
@@ -260,6 +271,8 @@ export class Runner {
     const exited = () => worker === null || !isSameProcess(worker)
     if (exited()) this.exit = {code: null, signal: null}
     this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited()) : null
+    // what the runner before us had seen of the tree stays known
+    this.tree?.remember(readTreeFile(this.paths))
     this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
     let size = 0
     try {
@@ -289,6 +302,7 @@ export class Runner {
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
     this.tree = new ProcessTree(launch.identity, () => this.exit !== null)
+    this.saveTree()
     launch.child.once('exit', (code, signal) => {
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
@@ -430,7 +444,7 @@ export class Runner {
     if (this.exit) return
     if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
       this.lastTreeScan = now
-      this.tree?.snapshot()
+      if (this.tree?.snapshot()) this.saveTree()
     }
     // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
     // (or restarted often) would be stopped again the moment each new run began.

@@ -4,9 +4,10 @@
 // that adopts it — supervision survives a runner crash — and only work that is
 // really gone is finalised as `lost`. Either happens once, under the task lock.
 
-import {isSameProcess} from '../platform/platform.js'
+import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, readRunnerIdentity, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
+import {ProcessTree, stopLeftovers} from '../process/process-tree.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
@@ -47,7 +48,8 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
       const adopted = await adoptWorker(stateDir, fresh.record)
       if (adopted) return adopted
     }
-    const lost = markLost(fresh.record)
+    const left = await stopOrphans(stateDir, fresh.record)
+    const lost = markLost(fresh.record, left)
     try {
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
@@ -78,9 +80,31 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord): TaskRecord {
+function markLost(record: TaskRecord, leftovers = 0): TaskRecord {
   const reason = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
-  return transition(record, {status: 'lost', reason})
+  return transition(record, {status: 'lost', reason: leftovers > 0 ? `${reason}; ${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : reason})
+}
+
+/**
+ * Runner and worker both gone (a crash, an OOM kill, a kill -9 of the two):
+ * what the worker started may live on — its background jobs in its group,
+ * children that left with setsid. Nothing of a task may outlive its final
+ * status, so before `lost` is recorded they are stopped, found by the group
+ * id (reserved while any member lives) and by tree.json, the runner's list
+ * of the tree it saw — every one checked against its start time.
+ */
+async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number> {
+  const worker = record.worker
+  if (!worker || record.keepChildren || workerAlive(record) || !executorOf(record).capabilities.directControl) return 0
+  const paths = taskPaths(stateDir, record.id)
+  const tree = new ProcessTree(worker, () => true, currentPlatform(), {group: false})
+  // The group id is the worker's pid: while that pid is free, a group under it
+  // can only be the worker's own (a pid stays reserved while a group uses it);
+  // once the pid names a new process, the group could be the newcomer's.
+  const members = processStartTime(worker.pid) === null ? listGroupMembers(worker.pid).filter((m) => startedNoEarlierThan(m.startTime, worker.startTime)) : []
+  tree.remember([...readTreeFile(paths), ...members])
+  const run = record.runs.at(-1)?.run ?? 0
+  return stopLeftovers(tree, (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
 }
 
 /** Whether the worker of a (possibly lost) task is still the live process we started. */

@@ -76,6 +76,28 @@ describe('leftover processes', () => {
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
   })
 
+  it('are stopped when runner and worker are both killed, before the task is recorded lost', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--shell', LEAVER(pidsFile, 300)])
+    const pids = await leftoverPids(pidsFile)
+    // let the runner see (and keep in tree.json) the setsid child while its parent lives
+    await waitFor(() => {
+      try {
+        return JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'tree.json'), 'utf8')).length >= 3
+      } catch {
+        return false
+      }
+    }, {message: 'tree.json to hold the worker and both children'})
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
+    process.kill(runner, 'SIGKILL')
+    process.kill(readTask(dir, id).worker.pid, 'SIGKILL')
+    await waitFor(() => !isAlive(runner), {message: 'runner gone'})
+    const listed = await drover(dir, ['list', '--json'])
+    expect(JSON.parse(listed.stdout)[0]).toMatchObject({id, status: 'lost', reason: 'runner vanished without recording an end; 2 leftover processes stopped'})
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  })
+
   it('are left running with --keep-children', async () => {
     const dir = makeStateDir()
     const pidsFile = path.join(dir, 'pids')

@@ -17,6 +17,7 @@ import {
   removeTree,
   retryOnBusy,
   signalIdentity,
+  startedNoEarlierThan,
   signalNumber,
   signalProcessGroup,
   workerSpawnOptions,
@@ -417,6 +418,17 @@ describe('win32, faked PowerShell and taskkill', () => {
     expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGKILL', ctx)).toBe(true)
     expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGINT', ctx)).toBe(true)
     expect(calls).toEqual([startCmd(4242), ['taskkill', ['/F', '/PID', '4242']], startCmd(4242), ['taskkill', ['/PID', '4242']]])
+  })
+
+  it('compares start times only of one form, and never guesses', () => {
+    expect(startedNoEarlierThan('1000', '999')).toBe(true)
+    expect(startedNoEarlierThan('1000', '1000')).toBe(true)
+    expect(startedNoEarlierThan('999', '1000')).toBe(false)
+    expect(startedNoEarlierThan('133456789012345679', '133456789012345678')).toBe(true)
+    expect(startedNoEarlierThan('Tue Dec  1 06:00:01 2026', 'Tue Dec  1 06:00:00 2026')).toBe(true)
+    expect(startedNoEarlierThan('Tue Dec  1 05:59:59 2026', 'Tue Dec  1 06:00:00 2026')).toBe(false)
+    expect(startedNoEarlierThan('1000', 'Tue Dec  1 06:00:00 2026')).toBe(false)
+    expect(startedNoEarlierThan('unknown', 'unknown')).toBe(false)
   })
 
   it('sends nothing for SIGCONT: Windows has no frozen process to wake, and taskkill would end it', () => {
