@@ -19,22 +19,6 @@ export function state(pid: number): string | null {
   }
 }
 
-/** Live processes whose argv contains `needle` as one argument, zombies excluded. */
-export function processesWith(needle: string): number[] {
-  const found: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    let argv: string[]
-    try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
-    } catch {
-      continue
-    }
-    if (argv.includes(needle) && state(Number(entry)) !== 'Z') found.push(Number(entry))
-  }
-  return found
-}
-
 /** Every live process whose argv holds an argument starting with `prefix`, with that argument. */
 export function processesByPrefix(prefix: string): {pid: number; arg: string}[] {
   const found: {pid: number; arg: string}[] = []
