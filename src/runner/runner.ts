@@ -224,7 +224,6 @@ export class Runner {
     this.finishAfterExit()
   }
 
-  /** No process of a task outlives its final status, unless the task was started with --keep-children. */
   /** tree.json: so that if this runner and the worker both vanish, reconcile can still stop what they leave. */
   private saveTree(): void {
     if (!this.tree || this.record.keepChildren) return
@@ -235,6 +234,7 @@ export class Runner {
     }
   }
 
+  /** No process of a task outlives its final status, unless the task was started with --keep-children. */
   private async stopLeftovers(): Promise<void> {
     if (!this.tree || this.record.keepChildren) return
     this.cleaning = true

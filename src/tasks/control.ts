@@ -99,7 +99,8 @@ async function ensureTaken(stateDir: string, record: TaskRecord, requestId: stri
     if (await pickedUp(stateDir, record.id, requestId, eventsFrom, until)) return
     if (Date.now() >= deadline) return
     const read = readRecord(stateDir, record.id)
-    if (!read.ok || isFinalStatus(read.record.status) || executor.observe(stateDir, read.record) !== 'alive') return
+    // a runner still starting (launching the worker, learning an agent's flags) reads every request once it is up
+    if (!read.ok || isFinalStatus(read.record.status) || read.record.status === 'starting' || executor.observe(stateDir, read.record) !== 'alive') return
     if (step === 'wake') {
       if (executor.signal(stateDir, record.id, 'SIGCONT')) appendEvent(paths, {event: 'runner-woken', run: read.record.runs.length, requestId})
     } else if (executor.capabilities.adopt && executor.cancel(stateDir, record.id)) {
