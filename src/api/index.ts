@@ -22,15 +22,16 @@ import {loadTask, loadTasks} from '../tasks/read.js'
 import {waitForFinal} from '../tasks/wait.js'
 import {Wakeup} from '../state/wakeup.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+import {configureQueue, listQueues, queueSpec, type QueueInfo, type QueueStartOptions} from './queues.js'
 
 export {DroverError, ExitCode}
-export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, TaskDetailJson, TaskJson, TaskStatus}
+export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, QueueInfo, TaskDetailJson, TaskJson, TaskStatus}
 
 /** A task named by its id or by the `name` it was started with. */
 export type TaskRef = number | string
 
 /** What to run: an argv (never through a shell), or a script for the user's shell. */
-export interface StartOptions {
+export interface StartOptions extends QueueStartOptions {
   /** argv of the command, e.g. `['claude', '-p', 'fix the tests']`; or give `shell`. */
   command?: string[]
   /** a script run through `$SHELL -c` (cmd.exe /c on Windows) instead of `command`. */
@@ -82,6 +83,8 @@ const DEFAULT_MAX_OUTPUT = 1024 ** 3
 export async function openStateDir(dir?: string): Promise<Drover> {
   const stateDir = await resolveStateDir(dir)
   ensureStateDir(stateDir)
+  const {advanceQueues} = await import('./queues.js')
+  await advanceQueues(stateDir)
   return new Drover(stateDir)
 }
 
@@ -92,14 +95,33 @@ export class Drover {
 
   /** Starts a task and resolves once it runs (or failed to start), with its record. */
   async start(options: StartOptions): Promise<TaskJson> {
-    const spec = startSpec(options)
-    return taskJson(await startTask(this.stateDir, spec))
+    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options))}
+    return taskJson(await startTask(this.stateDir, spec), {stateDir: this.stateDir})
+  }
+
+  /** Each queue: its limit, tasks holding a slot, tasks waiting, paused. */
+  queues(): Promise<QueueInfo[]> {
+    return listQueues(this.stateDir)
+  }
+
+  /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
+  setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
+    return configureQueue(this.stateDir, name, {parallel: opts.parallel})
+  }
+
+  /** A paused queue starts nothing new; its running tasks go on. */
+  pauseQueue(name: string): Promise<QueueInfo> {
+    return configureQueue(this.stateDir, name, {paused: true})
+  }
+
+  resumeQueue(name: string): Promise<QueueInfo> {
+    return configureQueue(this.stateDir, name, {paused: false})
   }
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: {status?: TaskStatus[]} = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const reads = await loadTasks(this.stateDir)
-    const all = reads.map((read) => readJson(read))
+    const all = reads.map((read) => readJson(read, {stateDir: this.stateDir}))
     return filter.status ? all.filter((task) => filter.status!.includes(task.status as TaskStatus)) : all
   }
 

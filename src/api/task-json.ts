@@ -5,6 +5,7 @@ import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {taskPaths, type TaskPaths} from '../state/store.js'
 import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../state/record.js'
+import {queuePosition} from '../state/queues.js'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -52,6 +53,14 @@ export interface TaskJson {
   policies: TaskRecord['policies']
   agentInfo: AgentInfo | null
   checkpoint: Checkpoint | null
+  /** the queue the task waits in for a slot, or null. */
+  queue: string | null
+  priority: number
+  /** ids that must succeed (`after`) or end (`afterEnded`) before a run starts. */
+  after: number[]
+  afterEnded: number[]
+  /** while queued: 1-based place in its queue's line (null when shown without a state dir, or waiting only on dependencies). */
+  position: number | null
 }
 
 export interface CorruptTaskJson {
@@ -66,15 +75,29 @@ export function runtimeMs(record: TaskRecord, now = Date.now()): number | null {
   return Math.max(0, end - Date.parse(record.startedAt))
 }
 
-/** `showEnv` reveals what is masked by default: -e values and credentials in URLs of the command line. */
-export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): TaskJson {
+/** Why a queued task has not started, from its record alone. */
+export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded'>): string {
+  const parts: string[] = []
+  const ids = (list: number[]) => `${list.length === 1 ? 'task' : 'tasks'} ${list.join(', ')}`
+  if (record.after.length > 0) parts.push(`${ids(record.after)} to succeed`)
+  if (record.afterEnded.length > 0) parts.push(`${ids(record.afterEnded)} to end`)
+  if (record.queue !== null) parts.push(`a slot in queue ${record.queue}`)
+  return `waiting for ${parts.join(' and ')}`
+}
+
+/**
+ * `showEnv` reveals what is masked by default: -e values and credentials in
+ * URLs of the command line. `stateDir` adds a queued task's position.
+ */
+export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson {
   const show = opts.showEnv ?? false
+  const queued = record.status === 'queued'
   return {
     id: record.id,
     name: record.name,
     status: record.status,
     desired: record.desired,
-    reason: record.reason,
+    reason: queued && record.reason === null ? queuedReason(record) : record.reason,
     exitCode: record.exitCode,
     signal: record.signal,
     pid: record.worker?.pid ?? null,
@@ -92,10 +115,15 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): Ta
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
+    queue: record.queue,
+    priority: record.priority,
+    after: record.after,
+    afterEnded: record.afterEnded,
+    position: queued && opts.stateDir !== undefined && record.queue !== null ? queuePosition(opts.stateDir, record) : null,
   }
 }
 
-export function readJson(read: RecordRead, opts: {showEnv?: boolean} = {}): TaskJson | CorruptTaskJson {
+export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson | CorruptTaskJson {
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}
 }
 
@@ -118,7 +146,7 @@ export function taskDetailJson(
   const offered = record.status === 'drained' || wasInterrupted(record)
   const refusal = offered ? resumeRefusal(record) : null
   return {
-    ...taskJson(record, opts),
+    ...taskJson(record, {...opts, stateDir}),
     found: true,
     ...live,
     resume: offered && refusal === null ? `drover resume ${record.id}` : null,

@@ -47,6 +47,10 @@ export abstract class BaseCommand extends Command {
   protected async openStateDir(flag: string | undefined, opts: {create?: boolean} = {}): Promise<string> {
     const dir = await resolveStateDir(flag)
     ensureStateDir(dir, opts)
+    // No daemon moves queues on: every command does, so a slot freed by a
+    // runner that died (SIGKILL) is handed on at the next drover command.
+    const {advanceQueues} = await import('../api/queues.js')
+    await advanceQueues(dir)
     return dir
   }
 

@@ -94,6 +94,27 @@ export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean
 }
 
 /**
+ * A runner for a task a queue just moved to `starting`, not waited for: the
+ * command that advanced the queue has its own work, and the new runner records
+ * its own start. Never the standby runner, which belongs to `start`'s own task.
+ */
+export function launchDetached(stateDir: string, id: number): void {
+  const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
+  const {script, execArgv} = runnerEntry()
+  try {
+    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+      detached: true,
+      stdio: ['ignore', 'ignore', logFd],
+      windowsHide: true,
+    })
+    child.on('error', () => {})
+    child.unref()
+  } finally {
+    closeSync(logFd)
+  }
+}
+
+/**
  * Spawns a runner and resolves once it is ready: it closes fd 3 right after
  * recording `running` or the failure (or, adopting, right after taking over).
  * The pipe also closes when the runner dies, so a crash is noticed at once.

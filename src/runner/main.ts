@@ -8,6 +8,7 @@
 import {fstatSync, readSync} from 'node:fs'
 import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
+import {handOff} from './handoff.js'
 
 // Same literal as STANDBY_FLAG in runner/local-executor.ts, which the runner does
 // not import (it is the launcher's side and pulls in more than builtins).
@@ -52,7 +53,15 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
     })
   }
 
-  runner.main().then(() => process.exit(0), crash)
+  // Once the task has ended, its slot is handed on (a failure to do so is left
+  // to the next drover command, which advances queues too).
+  runner
+    .main()
+    .then(
+      () => handOff(stateDir, id).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      crash,
+    )
+    .then(() => process.exit(0), crash)
 }
 
 /**

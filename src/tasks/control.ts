@@ -53,7 +53,12 @@ const result = (record: TaskRecord, fields: Pick<ControlResult, 'accepted' | 'vi
 })
 
 export async function requestControl(stateDir: string, start: TaskRecord, request: NewRequest, opts: ControlOptions): Promise<ControlResult> {
-  const record = await reconcile(stateDir, start)
+  let record = await reconcile(stateDir, start)
+  if (record.status === 'queued') {
+    const queued = await controlQueued(stateDir, record, request)
+    if (queued.result) return queued.result
+    record = queued.record
+  }
   if (isFinalStatus(record.status)) {
     if (record.worker && isSameProcess(record.worker) && record.status === 'lost') return actDirectly(stateDir, record, request)
     if (record.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, record, request)
@@ -72,6 +77,24 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
   }
   return result(ended, {accepted: true, via: 'runner', final: true, message: `task ${record.id} ${outcomeText(ended)}`})
+}
+
+/**
+ * A queued task has no runner to ask: stop and cancel end it without it ever
+ * starting; a drain leaves it queued (it holds no work to checkpoint, and it
+ * carries on by itself after a reboot). If a queue started it meanwhile, the
+ * request goes to its runner as for any running task.
+ */
+async function controlQueued(stateDir: string, record: TaskRecord, request: NewRequest): Promise<{result?: ControlResult; record: TaskRecord}> {
+  if (request.kind === 'drain') {
+    const message = `task ${record.id} is queued: nothing runs to drain, so it stays queued (cancel or stop ends it)`
+    return {result: result(record, {accepted: false, via: 'none', final: false, message}), record}
+  }
+  const {endQueued} = await import('./queues.js')
+  const ended = await endQueued(stateDir, record, request.kind)
+  if (ended) return {result: result(ended, {accepted: true, via: 'direct', final: true, message: `task ${ended.id} ${outcomeText(ended)}`}), record: ended}
+  const read = readRecord(stateDir, record.id)
+  return {record: read.ok ? await reconcile(stateDir, read.record) : record}
 }
 
 function finalMessage(record: TaskRecord): string {

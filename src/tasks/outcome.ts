@@ -32,9 +32,16 @@ export function outcomeLabel(task: {
   exitCode: number | null
   signal: string | null
   forced?: boolean
+  queue?: string | null
+  position?: number | null
 }): string {
   const {status, reason} = task
   switch (status) {
+    case 'queued':
+      if (task.queue && task.position) return `queued (#${task.position} in ${task.queue})`
+      return task.queue ? `queued (${task.queue})` : 'queued (after)'
+    case 'skipped':
+      return 'skipped'
     case 'failed': {
       const policy = reason ? POLICY.exec(reason) : null
       if (policy) return `failed (${policy[1]})`

@@ -50,7 +50,8 @@ function recordWrittenAt(stateDir: string, id: number): number {
  * end the runner recorded in the meantime.
  */
 export async function reconcile(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
-  if (isFinalStatus(record.status) || runnerState(stateDir, record) !== 'gone') return record
+  // A queued task has no runner to check: it is waiting, not running.
+  if (isFinalStatus(record.status) || record.status === 'queued' || runnerState(stateDir, record) !== 'gone') return record
   let release: (() => void) | null = null
   try {
     release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
@@ -60,7 +61,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
   try {
     const fresh = readRecord(stateDir, record.id)
     if (!fresh.ok) return markLost(record)
-    if (isFinalStatus(fresh.record.status) || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
+    if (isFinalStatus(fresh.record.status) || fresh.record.status === 'queued' || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
     if (fresh.record.status !== 'starting' && workerAlive(fresh.record)) {
       const adopted = await adoptWorker(stateDir, fresh.record)
       if (adopted) return adopted

@@ -53,7 +53,7 @@ On a terminal the table fits its width: long names and commands are cut with …
       if (wanted !== null) reads = reads.filter((read) => wanted.has(read.ok ? read.record.status : 'corrupt'))
       if (last !== null) ({reads, hidden} = newestEnded(reads, last))
     }
-    const tasks = reads.map((read) => readJson(read, {showEnv: flags['show-env']}))
+    const tasks = reads.map((read) => readJson(read, {showEnv: flags['show-env'], stateDir}))
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
       if (tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
@@ -79,7 +79,7 @@ function parseStatusFilter(values: string[] | undefined): Set<string> | null {
       throw usageError(`--status: unknown status '${value}' (one of: ${FILTERABLE.join(', ')})`)
     }
     if (value === 'active') for (const s of ['starting', 'running', 'stopping']) wanted.add(s)
-    else if (value === 'final') for (const s of ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']) wanted.add(s)
+    else if (value === 'final') for (const s of ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']) wanted.add(s)
     else wanted.add(value)
   }
   return wanted

@@ -11,7 +11,7 @@ import {startTask, type TaskSpec} from '../../tasks/launch.js'
 import {findTaskToRestart, restartTask} from '../../tasks/restart.js'
 import {fileSize, taskPaths} from '../../state/store.js'
 import {followToStdout} from '../render/follow-stdout.js'
-import {taskJson} from '../../api/task-json.js'
+import {queuedReason, taskJson} from '../../api/task-json.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
 
@@ -56,6 +56,10 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
+    priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
+    after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true}),
+    'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true}),
   }
 
   async run(): Promise<ReturnType<typeof taskJson> | void> {
@@ -70,7 +74,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -88,7 +92,10 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       followFrom = fileSize(taskPaths(stateDir, previous.id).output) ?? 0
       record = await restartTask(stateDir, args.task)
     } else {
-      record = await startTask(stateDir, spec!)
+      const refs = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+      const {queueSpec} = await import('../../api/queues.js')
+      const queueing = await queueSpec(stateDir, {queue: flags.queue, priority: flags.priority, after: refs(flags.after), afterEnded: refs(flags['after-ended'])})
+      record = await startTask(stateDir, {...spec!, ...queueing})
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a
@@ -104,8 +111,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       process.exitCode = await followToStdout(stateDir, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
+    if (record.status === 'queued') this.note(`drover: task ${record.id} queued (${queuedReason(record)})`)
     if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
-    return taskJson(record)
+    return taskJson(record, {stateDir})
   }
 }
 

@@ -1,0 +1,42 @@
+// The runner's last act: when its task has ended, hand the slot on. It
+// advances every queue (a task that ended may also be the dependency others
+// wait on, in any queue) and spawns the runners of the tasks it moved to
+// `starting`, without waiting for them: it is about to exit, and each new
+// runner records its own start.
+
+import {spawn} from 'node:child_process'
+import {closeSync, existsSync} from 'node:fs'
+import {advanceAll} from './advance.js'
+import {effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
+import {isFinalStatus} from '../state/record.js'
+import {openAppend, readRecord, taskPaths} from '../state/store.js'
+
+export async function handOff(stateDir: string, id: number): Promise<void> {
+  if (!existsSync(queuesDir(stateDir))) return
+  // A drain empties the machine (a shutdown, usually): its freed slot is not
+  // handed on here, or draining would start the next tasks. The next drover
+  // command advances the queue.
+  const read = readRecord(stateDir, id)
+  const queue = read.ok ? effectiveQueue(read.record) : null
+  // Ended, its tree gone: the slot is free (the advancer would drop the entry too).
+  if (queue !== null && isFinalStatus(read.ok ? read.record.status : 'lost')) removeActive(stateDir, queue, id)
+  if (read.ok && read.record.status === 'drained') return
+  const {started} = await advanceAll(stateDir)
+  for (const id of started) spawnSiblingRunner(stateDir, id)
+}
+
+/** A runner for another task, started the way this one was (same script, same Node flags). */
+function spawnSiblingRunner(stateDir: string, id: number): void {
+  const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
+  try {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], stateDir, String(id)], {
+      detached: true,
+      stdio: ['ignore', 'ignore', logFd],
+      windowsHide: true,
+    })
+    child.on('error', () => {})
+    child.unref()
+  } finally {
+    closeSync(logFd)
+  }
+}
