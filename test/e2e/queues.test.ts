@@ -110,7 +110,7 @@ describe('queues', () => {
     expect(draining.stderr + draining.stdout).toContain('is queued: nothing runs to drain')
     expect(statusOf(dir, two)).toBe('queued')
 
-    const drained = await drover(dir, ['drain', '--all', '--grace', '0', '--kill-after', '1', '--json'])
+    const drained = await drover(dir, ['drain', '--all', '--grace', '0', '--kill-after', '1s', '--json'])
     expect(drained.exitCode, drained.stdout).toBe(0)
     expect(json(drained).results.map((r: any) => r.id)).toEqual([running])
     // The drained task's runner does not hand its slot on (a drain empties the machine).
