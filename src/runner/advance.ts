@@ -33,7 +33,7 @@ import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js
 export interface AdvanceOptions {
   /** the record as it truly is: commands reconcile it; a runner takes it as written (a dead runner's task then still counts). */
   check?: (record: TaskRecord) => Promise<TaskRecord>
-  /** how long to wait for the queue's lock (default 10 s). */
+  /** how long to wait for the queue's lock (default LOCK_WAIT_MS). */
   lockWaitMs?: number
 }
 
@@ -43,6 +43,9 @@ export interface Advanced {
   skipped: number[]
 }
 
+/** A busy queue delays a start or a hand-off; it must not fail it. */
+export const LOCK_WAIT_MS = 120_000
+
 type Readiness = {kind: 'ready'} | {kind: 'wait'} | {kind: 'skip'; reason: string}
 
 const holdsSlot = (record: TaskRecord) =>
@@ -51,7 +54,7 @@ const holdsSlot = (record: TaskRecord) =>
 /** Interrupted (lost while meant to run, or drained): `resume --interrupted` brings it back, so dependents wait for it. */
 const comesBack = (record: TaskRecord) => record.desired === 'running' && (record.status === 'lost' || record.status === 'drained')
 
-async function readiness(stateDir: string, record: TaskRecord, check: AdvanceOptions['check']): Promise<Readiness> {
+function readiness(stateDir: string, record: TaskRecord): Readiness {
   const deps = [...record.after.map((id) => ({id, strict: true})), ...record.afterEnded.map((id) => ({id, strict: false}))]
   for (const {id, strict} of deps) {
     const read = readRecord(stateDir, id)
@@ -59,8 +62,7 @@ async function readiness(stateDir: string, record: TaskRecord, check: AdvanceOpt
       if (strict) return {kind: 'skip', reason: `dependency ${id} is gone (${read.error})`}
       continue
     }
-    let dep = read.record
-    if (!isFinalStatus(dep.status) && dep.status !== 'queued' && check) dep = await check(dep)
+    const dep = read.record
     if (!isFinalStatus(dep.status)) return {kind: 'wait'}
     if (!strict) {
       if (dep.status === 'lost' && dep.desired === 'running') return {kind: 'wait'}
@@ -76,14 +78,23 @@ async function readiness(stateDir: string, record: TaskRecord, check: AdvanceOpt
 /** One pass over one queue. */
 export async function advanceQueue(stateDir: string, name: string, opts: AdvanceOptions = {}): Promise<Advanced> {
   const done: Advanced = {started: [], skipped: []}
-  const release = await acquireLock(queueLockPath(stateDir, name), {waitMs: opts.lockWaitMs ?? 10_000})
+  // Reconciling (which may start a runner to adopt a worker) happens before
+  // the lock, so the lock is held only for reads and a few small writes: many
+  // starters and runners take turns on it. Inside, records count as written,
+  // and one whose runner died since still holds its slot: never too many.
+  if (opts.check) {
+    for (const id of activeIds(stateDir, name)) {
+      const read = readRecord(stateDir, id)
+      if (read.ok && !isFinalStatus(read.record.status) && read.record.status !== 'queued') await opts.check(read.record)
+    }
+  }
+  const release = await acquireLock(queueLockPath(stateDir, name), {waitMs: opts.lockWaitMs ?? LOCK_WAIT_MS})
   try {
     const config = readQueueConfig(stateDir, name)
     let active = 0
     for (const id of activeIds(stateDir, name)) {
       const read = readRecord(stateDir, id)
-      let record = read.ok ? read.record : null
-      if (record && opts.check && !isFinalStatus(record.status) && record.status !== 'queued') record = await opts.check(record)
+      const record = read.ok ? read.record : null
       if (record && holdsSlot(record)) active++
       else removeActive(stateDir, name, id)
     }
@@ -96,7 +107,7 @@ export async function advanceQueue(stateDir: string, name: string, opts: Advance
         removeWaiting(stateDir, name, key)
         continue
       }
-      const ready = await readiness(stateDir, read.record, opts.check)
+      const ready = readiness(stateDir, read.record)
       if (ready.kind === 'wait') continue
       const moved = await claim(stateDir, name, key, id, ready)
       if (moved === 'started') {

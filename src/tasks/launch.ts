@@ -8,6 +8,7 @@ import {markLive} from '../state/live-index.js'
 import {startRunner} from '../runner/local-executor.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
+import {LOCK_WAIT_MS} from '../runner/advance.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from '../state/requests.js'
 import {
@@ -102,7 +103,7 @@ export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskR
   const create = () => (spec.name ? createNamedTask(stateDir, spec, spec.name) : createTask(stateDir, spec))
   const queue = effectiveQueue({queue: spec.queue ?? null, after: spec.after ?? [], afterEnded: spec.afterEnded ?? []})
   if (queue === null) return launchRunner(stateDir, (await create()).id)
-  const record = await withLock(queueLockPath(stateDir, queue), create)
+  const record = await withLock(queueLockPath(stateDir, queue), create, {waitMs: LOCK_WAIT_MS})
   return advanceOwn(stateDir, record.id)
 }
 
@@ -222,7 +223,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   if (before.ok) await reconcile(stateDir, before.record)
   // A task that waits its turn opens its run as `queued`; the queue's lock comes first, as the advancer takes them.
   const queue = before.ok ? effectiveQueue(before.record) : null
-  const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue))
+  const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue), {waitMs: LOCK_WAIT_MS})
   let release
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
