@@ -5,6 +5,7 @@
 import type {QueueInfo} from '../tasks/queues.js'
 
 export type {QueueInfo}
+export {usageError} from '../base/errors.js'
 
 /** What `start` adds for queues and dependencies; refs are ids or names. */
 export interface QueueStartOptions {

@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {usageError} from '../../base/errors.js'
-import type {QueueInfo} from '../../api/queues.js'
+import {usageError, type QueueInfo} from '../../api/queues.js'
 import {renderTable} from '../render/table.js'
 
 const ACTIONS = ['set', 'pause', 'resume'] as const
