@@ -23,9 +23,10 @@ import {waitForFinal} from '../tasks/wait.js'
 import {Wakeup} from '../state/wakeup.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 import {configureQueue, listQueues, queueSpec, type QueueInfo, type QueueStartOptions} from './queues.js'
+import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 
 export {DroverError, ExitCode}
-export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, QueueInfo, TaskDetailJson, TaskJson, TaskStatus}
+export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, QueueInfo, TaskDetailJson, TaskJson, TaskStatus, WaitOptions, WaitResult, WaitSelection}
 
 /** A task named by its id or by the `name` it was started with. */
 export type TaskRef = number | string
@@ -116,6 +117,16 @@ export class Drover {
 
   resumeQueue(name: string): Promise<QueueInfo> {
     return configureQueue(this.stateDir, name, {paused: false})
+  }
+
+  /**
+   * Waits until every selected task has ended (with `any`, the first), as
+   * `drover wait` does; the result carries its exit code. Unknown refs throw
+   * exit 3; the selection is fixed when the call starts.
+   */
+  async waitFor(selection: WaitSelection, opts: WaitOptions = {}): Promise<WaitResult> {
+    const {selectForWait, waitTasks} = await import('./wait.js')
+    return waitTasks(this.stateDir, await selectForWait(this.stateDir, selection), opts)
   }
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
