@@ -55,6 +55,8 @@ export interface StartOptions extends QueueStartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** with `name`: when a task of that name is queued or running, resolve with it instead of throwing exit 4. */
+  ifAbsent?: boolean
 }
 
 /** A chunk of a task's output, with the byte offsets a reader can resume from. */
@@ -96,7 +98,8 @@ export class Drover {
 
   /** Starts a task and resolves once it runs (or failed to start), with its record. */
   async start(options: StartOptions): Promise<TaskJson> {
-    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options))}
+    if (options.ifAbsent && options.name === undefined) throw usageError('ifAbsent needs a name')
+    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options)), ifAbsent: options.ifAbsent ?? false}
     return taskJson(await startTask(this.stateDir, spec), {stateDir: this.stateDir})
   }
 

@@ -55,6 +55,8 @@ export interface TaskSpec {
   after?: number[]
   /** start only once these tasks all ended, whatever the outcome. */
   afterEnded?: number[]
+  /** with a name: when a task of that name is queued or running, return it instead of refusing (cron). */
+  ifAbsent?: boolean
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -100,11 +102,17 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
  * queue, waiting for its runner only if it got a slot at once.
  */
 export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskRecord> {
-  const create = () => (spec.name ? createNamedTask(stateDir, spec, spec.name) : createTask(stateDir, spec))
+  let existing: TaskRecord | null = null
+  const create = async () => {
+    if (!spec.name) return createTask(stateDir, spec)
+    const named = await createNamedTask(stateDir, spec, spec.name)
+    if (named.existing) existing = named.record
+    return named.record
+  }
   const queue = effectiveQueue({queue: spec.queue ?? null, after: spec.after ?? [], afterEnded: spec.afterEnded ?? []})
-  if (queue === null) return launchRunner(stateDir, (await create()).id)
-  const record = await withLock(queueLockPath(stateDir, queue), create, {waitMs: LOCK_WAIT_MS})
-  return advanceOwn(stateDir, record.id)
+  const record = queue === null ? await create() : await withLock(queueLockPath(stateDir, queue), create, {waitMs: LOCK_WAIT_MS})
+  if (existing) return existing
+  return queue === null ? launchRunner(stateDir, record.id) : advanceOwn(stateDir, record.id)
 }
 
 /** Advances the queues after one of ours was queued; the record as it then is. */
@@ -144,7 +152,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
  * happen under one state-wide lock, so two `start --name x` at once cannot both
  * win; names compare case-insensitively because macOS and Windows file systems do.
  */
-async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<TaskRecord> {
+async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<{record: TaskRecord; existing: boolean}> {
   const release = await acquireLock(stateLockPath(stateDir, 'names'))
   try {
     const wanted = name.toLowerCase()
@@ -152,10 +160,11 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
       if (!read.ok || read.record.name?.toLowerCase() !== wanted || isFinalStatus(read.record.status)) continue
       const current = await reconcile(stateDir, read.record)
       if (!isFinalStatus(current.status)) {
+        if (spec.ifAbsent) return {record: current, existing: true}
         throw conflictError(`name '${name}' is taken by task ${current.id} (${current.status})`, {name, id: current.id})
       }
     }
-    return createTask(stateDir, spec)
+    return {record: createTask(stateDir, spec), existing: false}
   } finally {
     release()
   }

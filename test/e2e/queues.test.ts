@@ -143,6 +143,26 @@ describe('queues', () => {
     j.release('second')
     await waitFor(() => statusOf(dir, second) === 'succeeded')
   })
+
+  it('start --name N --if-absent prints the id of the queued or running task named N and exits 0; without it, 4', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const running = await start(dir, ['--name', 'nightly', '--queue', 'n', ...j.argv('nightly')])
+    const queued = await start(dir, ['--name', 'second', '--queue', 'n', ...j.argv('second')])
+    expect(statusOf(dir, queued)).toBe('queued')
+    expect(await start(dir, ['--name', 'nightly', '--if-absent', '--queue', 'n', ...j.argv('again')])).toBe(running)
+    expect(await start(dir, ['--name', 'second', '--if-absent', ...j.argv('again')])).toBe(queued)
+    expect((await drover(dir, ['start', '--name', 'nightly', ...j.argv('again')])).exitCode).toBe(4)
+    expect((await drover(dir, ['start', '--if-absent', ...j.argv('again')])).exitCode).toBe(2)
+    j.release('nightly')
+    j.release('second')
+    await waitFor(() => statusOf(dir, queued) === 'succeeded')
+    // Ended: a new task is started.
+    const next = await start(dir, ['--name', 'nightly', '--if-absent', ...j.argv('third')])
+    expect(next).toBeGreaterThan(queued)
+    j.release('third')
+    expect(j.started('again')).toBe(false)
+  })
 })
 
 const isFinal = (status: string) => !['queued', 'starting', 'running', 'stopping'].includes(status)

@@ -56,6 +56,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)'}),
     queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
     priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
     after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true}),
@@ -74,7 +75,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -95,7 +96,8 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       const refs = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
       const {queueSpec} = await import('../../api/queues.js')
       const queueing = await queueSpec(stateDir, {queue: flags.queue, priority: flags.priority, after: refs(flags.after), afterEnded: refs(flags['after-ended'])})
-      record = await startTask(stateDir, {...spec!, ...queueing})
+      if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
+      record = await startTask(stateDir, {...spec!, ...queueing, ifAbsent: flags['if-absent']})
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a
