@@ -57,6 +57,10 @@ export interface StartOptions extends QueueStartOptions {
   keepChildren?: boolean
   /** with `name`: when a task of that name is queued or running, resolve with it instead of throwing exit 4. */
   ifAbsent?: boolean
+  /** a shell command run once per final status, the final record as JSON on stdin. */
+  onExit?: string
+  /** how long an exit hook may run (default 60 s). */
+  hookTimeoutMs?: number
 }
 
 /** A chunk of a task's output, with the byte offsets a reader can resume from. */
@@ -99,7 +103,7 @@ export class Drover {
   /** Starts a task and resolves once it runs (or failed to start), with its record. */
   async start(options: StartOptions): Promise<TaskJson> {
     if (options.ifAbsent && options.name === undefined) throw usageError('ifAbsent needs a name')
-    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options)), ifAbsent: options.ifAbsent ?? false}
+    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options)), ifAbsent: options.ifAbsent ?? false, onExit: options.onExit ?? null, hookTimeoutMs: options.hookTimeoutMs ?? null}
     return taskJson(await startTask(this.stateDir, spec), {stateDir: this.stateDir})
   }
 

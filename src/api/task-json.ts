@@ -6,6 +6,7 @@ import type {RecordRead} from '../state/store.js'
 import {taskPaths, type TaskPaths} from '../state/store.js'
 import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../state/record.js'
 import {queuePosition} from '../state/queues.js'
+import {readFileSync} from 'node:fs'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -127,8 +128,41 @@ export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: 
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}
 }
 
+/** An exit hook that failed (non-zero exit, a signal, its timeout, or it could not start). */
+export interface HookFailureJson {
+  run: number
+  hook: string
+  reason: string | null
+  exitCode: number | null
+  signal: string | null
+}
+
+function hookFailures(paths: TaskPaths): HookFailureJson[] {
+  let text: string
+  try {
+    text = readFileSync(paths.events, 'utf8')
+  } catch {
+    return []
+  }
+  if (!text.includes('"hook-failed"')) return []
+  const failures: HookFailureJson[] = []
+  for (const line of text.split('\n')) {
+    if (!line.includes('"hook-failed"')) continue
+    try {
+      const e = JSON.parse(line) as Record<string, unknown>
+      if (e.event !== 'hook-failed') continue
+      failures.push({run: Number(e.run) || 0, hook: String(e.hook), reason: (e.reason as string) ?? null, exitCode: (e.exitCode as number) ?? null, signal: (e.signal as string) ?? null})
+    } catch {
+      // a torn line
+    }
+  }
+  return failures
+}
+
 export type TaskDetailJson = TaskJson & {
   found: true
+  /** exit hooks that failed, from the task's events. */
+  hookFailures: HookFailureJson[]
   runnerAlive: boolean
   workerAlive: boolean
   /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
@@ -148,6 +182,7 @@ export function taskDetailJson(
   return {
     ...taskJson(record, {...opts, stateDir}),
     found: true,
+    hookFailures: hookFailures(taskPaths(stateDir, record.id)),
     ...live,
     resume: offered && refusal === null ? `drover resume ${record.id}` : null,
     resumeRefused: refusal,

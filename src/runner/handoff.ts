@@ -7,11 +7,17 @@
 import {spawn} from 'node:child_process'
 import {closeSync, existsSync} from 'node:fs'
 import {advanceAll} from './advance.js'
+import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
 import {effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
 import {isFinalStatus} from '../state/record.js'
 import {openAppend, readRecord, taskPaths} from '../state/store.js'
 
+/** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
+export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
+
 export async function handOff(stateDir: string, id: number): Promise<void> {
+  const ended = readRecord(stateDir, id)
+  if (ended.ok) fireExitHooks(stateDir, ended.record, selfEntry())
   if (!existsSync(queuesDir(stateDir))) return
   // A drain empties the machine (a shutdown, usually): its freed slot is not
   // handed on here, or draining would start the next tasks. The next drover
@@ -21,15 +27,25 @@ export async function handOff(stateDir: string, id: number): Promise<void> {
   // Ended, its tree gone: the slot is free (the advancer would drop the entry too).
   if (queue !== null && isFinalStatus(read.ok ? read.record.status : 'lost')) removeActive(stateDir, queue, id)
   if (read.ok && read.record.status === 'drained') return
-  const {started} = await advanceAll(stateDir)
-  for (const id of started) spawnSiblingRunner(stateDir, id)
+  const {started, skipped} = await advanceAll(stateDir)
+  for (const next of started) spawnSiblingRunner(stateDir, next)
+  fireSkipped(stateDir, skipped, selfEntry())
+}
+
+/** The hooks of tasks a queue ended `skipped` (they never had a runner to fire them). */
+export function fireSkipped(stateDir: string, ids: number[], entry: RunnerEntry): void {
+  for (const id of ids) {
+    const read = readRecord(stateDir, id)
+    if (read.ok) fireExitHooks(stateDir, read.record, entry)
+  }
 }
 
 /** A runner for another task, started the way this one was (same script, same Node flags). */
 function spawnSiblingRunner(stateDir: string, id: number): void {
   const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
   try {
-    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], stateDir, String(id)], {
+    const {script, execArgv} = selfEntry()
+  const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
       detached: true,
       stdio: ['ignore', 'ignore', logFd],
       windowsHide: true,

@@ -9,6 +9,8 @@ import path from 'node:path'
 import type {Readable, Writable} from 'node:stream'
 import {fileURLToPath} from 'node:url'
 import {openAppend, taskPaths} from '../state/store.js'
+import {fireExitHooks} from './exit-hooks.js'
+import type {TaskRecord} from '../state/record.js'
 
 export const STANDBY_FLAG = '--standby'
 /** After `<state dir> <id>`: take over the live worker of a runner that died. */
@@ -18,7 +20,7 @@ export const ADOPT_FLAG = '--adopt'
 // runner mostly sleeps, and the little it parses goes through JSON.parse.
 const RUNNER_NODE_FLAGS = ['--lite-mode']
 
-function runnerEntry(): {script: string; execArgv: string[]} {
+export function runnerEntry(): {script: string; execArgv: string[]} {
   const here = path.dirname(fileURLToPath(import.meta.url))
   // The bundled CommonJS runner (see src/runner/main.ts for why it is bundled).
   const built = path.join(here, '..', 'runner.cjs')
@@ -98,6 +100,11 @@ export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean
  * command that advanced the queue has its own work, and the new runner records
  * its own start. Never the standby runner, which belongs to `start`'s own task.
  */
+/** Fires a final record's exit hooks from a command (not a runner). */
+export function fireHooks(stateDir: string, record: TaskRecord): void {
+  fireExitHooks(stateDir, record, runnerEntry())
+}
+
 export function launchDetached(stateDir: string, id: number): void {
   const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
   const {script, execArgv} = runnerEntry()

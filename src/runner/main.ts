@@ -9,6 +9,7 @@ import {fstatSync, readSync} from 'node:fs'
 import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
 import {handOff} from './handoff.js'
+import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
 
 // Same literal as STANDBY_FLAG in runner/local-executor.ts, which the runner does
 // not import (it is the launcher's side and pulls in more than builtins).
@@ -106,6 +107,14 @@ function standby(): void {
   main(stateDir, idText)
 }
 
-const [first, second, third] = process.argv.slice(2)
-if (first === STANDBY_FLAG) standby()
+const [first, second, third, fourth] = process.argv.slice(2)
+if (first === HOOK_FLAG) {
+  superviseExitHooks(second, Number(third), Number(fourth)).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      logRunnerError(`drover hooks: ${(error as Error).message}\n`)
+      process.exit(1)
+    },
+  )
+} else if (first === STANDBY_FLAG) standby()
 else main(first, second, third === ADOPT_FLAG)

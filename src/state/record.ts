@@ -142,6 +142,10 @@ export interface TaskRecord {
   afterEnded: number[]
   /** when the task first joined its queue: its place in line, kept when a run is queued again. */
   queuedAt: string | null
+  /** a shell command run once per final status (`start --on-exit`), or null. */
+  onExit: string | null
+  /** how long an exit hook may run before it is stopped (default 60 s). */
+  hookTimeoutMs: number | null
 }
 
 /** Whether a run of this task waits its turn (a queue's limit or dependencies) rather than starting at once. */
@@ -206,6 +210,8 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.after === undefined || isIdList(r.after), 'after')
   check(r.afterEnded === undefined || isIdList(r.afterEnded), 'afterEnded')
   check(r.queuedAt === undefined || isStringOrNull(r.queuedAt), 'queuedAt')
+  check(r.onExit === undefined || isStringOrNull(r.onExit), 'onExit')
+  check(r.hookTimeoutMs === undefined || isIntOrNull(r.hookTimeoutMs), 'hookTimeoutMs')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -225,6 +231,8 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.after ??= []
   record.afterEnded ??= []
   record.queuedAt ??= null
+  record.onExit ??= null
+  record.hookTimeoutMs ??= null
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null

@@ -13,6 +13,7 @@ import {dropRequest, type NewRequest} from '../state/requests.js'
 import {planFor, stopReason} from '../process/stop-plan.js'
 import {appendEvent, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
 import {waitForFinal} from './wait.js'
+import {fireHooks} from '../runner/local-executor.js'
 
 export interface ControlResult {
   id: number
@@ -138,6 +139,7 @@ async function settleLost(stateDir: string, lost: TaskRecord, request: NewReques
     const reason = `${status} by request (runner and worker were already gone)`
     const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
     writeRecord(stateDir, next)
+    fireHooks(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
     return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)${note}`})
   } finally {
@@ -185,6 +187,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
       checkpoint,
     }
     writeRecord(stateDir, next)
+    fireHooks(stateDir, next)
     appendEvent(paths, {event: 'exit', run: next.runs.length, status: next.status, reason})
     safeUnlink(paths.control)
     return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${outcomeText(next)}`})

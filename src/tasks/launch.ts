@@ -5,7 +5,7 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
-import {startRunner} from '../runner/local-executor.js'
+import {fireHooks, startRunner} from '../runner/local-executor.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
 import {LOCK_WAIT_MS} from '../runner/advance.js'
@@ -57,6 +57,9 @@ export interface TaskSpec {
   afterEnded?: number[]
   /** with a name: when a task of that name is queued or running, return it instead of refusing (cron). */
   ifAbsent?: boolean
+  /** a shell command run once per final status. */
+  onExit?: string | null
+  hookTimeoutMs?: number | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -93,6 +96,8 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     after: spec.after ?? [],
     afterEnded: spec.afterEnded ?? [],
     queuedAt: queued ? at : null,
+    onExit: spec.onExit ?? null,
+    hookTimeoutMs: spec.hookTimeoutMs ?? null,
   }
 }
 
@@ -196,6 +201,7 @@ async function failUnstartedRun(stateDir: string, id: number): Promise<TaskRecor
     const failed = transition(read.record, {status: 'failed', reason})
     writeRecord(stateDir, failed)
     appendEvent(taskPaths(stateDir, id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})
+    fireHooks(stateDir, failed)
     return failed
   } finally {
     release()

@@ -7,7 +7,7 @@ import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.j
 import {isValidTaskName} from '../base/parse.js'
 import {existsSync} from 'node:fs'
 import {advanceAll, type Advanced} from '../runner/advance.js'
-import {launchDetached} from '../runner/local-executor.js'
+import {fireHooks, launchDetached} from '../runner/local-executor.js'
 import {acquireLock, LockBusyError, taskLockPath, withLock} from '../state/lock.js'
 import {findTask} from '../state/lookup.js'
 import {
@@ -72,6 +72,10 @@ export async function advanceQueues(
   for (const id of done.started) {
     if (id === opts.waitFor && opts.launch) await opts.launch(id)
     else launchDetached(stateDir, id)
+  }
+  for (const id of done.skipped) {
+    const read = readRecord(stateDir, id)
+    if (read.ok) fireHooks(stateDir, read.record)
   }
   return done
 }
@@ -144,6 +148,7 @@ export async function endQueued(stateDir: string, record: TaskRecord, kind: 'can
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
     const queue = effectiveQueue(next)
     if (queue) removeWaiting(stateDir, queue, waitingKey(next))
+    fireHooks(stateDir, next)
     return next
   } finally {
     release()

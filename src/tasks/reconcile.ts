@@ -11,7 +11,7 @@ import {appendEvent, readRecord, readRunnerIdentity, safeUnlink, taskPaths, writ
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
-import {startRunner} from '../runner/local-executor.js'
+import {fireHooks, startRunner} from '../runner/local-executor.js'
 
 // A runner is given this long to write runner.json after `start` created the
 // record; past it, a `starting` task without a runner was never launched.
@@ -73,6 +73,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
       safeUnlink(taskPaths(stateDir, record.id).runner)
       // The dead runner's disk-full ballast is nobody's now.
       safeUnlink(reservePath(taskPaths(stateDir, record.id).dir))
+      fireHooks(stateDir, lost)
     } catch {
       // read-only or full: report the truth without persisting it
     }

@@ -56,6 +56,8 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder'}),
+    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)'}),
     'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)'}),
     queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
     priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
@@ -75,7 +77,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -97,7 +99,12 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       const {queueSpec} = await import('../../api/queues.js')
       const queueing = await queueSpec(stateDir, {queue: flags.queue, priority: flags.priority, after: refs(flags.after), afterEnded: refs(flags['after-ended'])})
       if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
-      record = await startTask(stateDir, {...spec!, ...queueing, ifAbsent: flags['if-absent']})
+      const hooks = {
+        onExit: flags['on-exit'] ?? null,
+        hookTimeoutMs: flags['hook-timeout'] === undefined ? null : parseDuration(flags['hook-timeout'], '--hook-timeout'),
+      }
+      if (hooks.onExit !== null && hooks.onExit.trim() === '') throw usageError('--on-exit needs a non-empty command')
+      record = await startTask(stateDir, {...spec!, ...queueing, ...hooks, ifAbsent: flags['if-absent']})
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a

@@ -68,6 +68,10 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     const place = task.position !== null ? `, #${task.position} in line` : ''
     add('queue', `${task.queue}${task.priority !== 0 ? ` (priority ${task.priority})` : ''}${place}`)
   }
+  for (const f of task.hookFailures) {
+    const why = f.reason ?? (f.signal ? `killed by ${f.signal}` : `exit ${f.exitCode}`)
+    add('hook failed', `${f.hook} (run ${f.run}): ${why}; output in hooks.log`)
+  }
   if (task.after.length > 0) add('after', task.after.join(', '))
   if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))
