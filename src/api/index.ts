@@ -61,6 +61,12 @@ export interface StartOptions extends QueueStartOptions {
   onExit?: string
   /** how long an exit hook may run (default 60 s). */
   hookTimeoutMs?: number
+  /** try a failed run again up to this many times (not after stop, cancel, drain or a limit). */
+  retry?: number
+  /** before the first retry (default 1 s); doubling each time, with jitter. */
+  retryDelayMs?: number
+  /** retry a run stopped by `timeoutMs` too. */
+  retryOnTimeout?: boolean
 }
 
 /** A chunk of a task's output, with the byte offsets a reader can resume from. */
@@ -103,7 +109,7 @@ export class Drover {
   /** Starts a task and resolves once it runs (or failed to start), with its record. */
   async start(options: StartOptions): Promise<TaskJson> {
     if (options.ifAbsent && options.name === undefined) throw usageError('ifAbsent needs a name')
-    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options)), ifAbsent: options.ifAbsent ?? false, onExit: options.onExit ?? null, hookTimeoutMs: options.hookTimeoutMs ?? null}
+    const spec = {...startSpec(options), ...(await queueSpec(this.stateDir, options)), ifAbsent: options.ifAbsent ?? false, onExit: options.onExit ?? null, hookTimeoutMs: options.hookTimeoutMs ?? null, retryMax: options.retry ?? 0, retryDelayMs: options.retryDelayMs ?? null, retryOnTimeout: options.retryOnTimeout ?? false}
     return taskJson(await startTask(this.stateDir, spec), {stateDir: this.stateDir})
   }
 

@@ -62,6 +62,11 @@ export interface TaskJson {
   afterEnded: number[]
   /** while queued: 1-based place in its queue's line (null when shown without a state dir, or waiting only on dependencies). */
   position: number | null
+  /** the current run's attempt (1 for the first) of `retryMax + 1`. */
+  attempt: number
+  retryMax: number
+  /** while waiting to try again: when the next attempt may start. */
+  retryAt: string | null
 }
 
 export interface CorruptTaskJson {
@@ -77,8 +82,9 @@ export function runtimeMs(record: TaskRecord, now = Date.now()): number | null {
 }
 
 /** Why a queued task has not started, from its record alone. */
-export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded'>): string {
+export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded' | 'retryAt' | 'attempt' | 'retryMax'>): string {
   const parts: string[] = []
+  if (record.retryAt !== null && Date.parse(record.retryAt) > Date.now()) parts.push(`attempt ${record.attempt} of ${record.retryMax + 1} at ${record.retryAt}`)
   const ids = (list: number[]) => `${list.length === 1 ? 'task' : 'tasks'} ${list.join(', ')}`
   if (record.after.length > 0) parts.push(`${ids(record.after)} to succeed`)
   if (record.afterEnded.length > 0) parts.push(`${ids(record.afterEnded)} to end`)
@@ -121,6 +127,9 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     after: record.after,
     afterEnded: record.afterEnded,
     position: queued && opts.stateDir !== undefined && record.queue !== null ? queuePosition(opts.stateDir, record) : null,
+    attempt: record.attempt,
+    retryMax: record.retryMax,
+    retryAt: queued ? record.retryAt : null,
   }
 }
 

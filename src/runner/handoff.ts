@@ -8,7 +8,7 @@ import {spawn} from 'node:child_process'
 import {closeSync, existsSync} from 'node:fs'
 import {advanceAll} from './advance.js'
 import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
-import {effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
+import {AFTER_QUEUE, effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
 import {isFinalStatus} from '../state/record.js'
 import {openAppend, readRecord, taskPaths} from '../state/store.js'
 
@@ -19,14 +19,24 @@ export async function handOff(stateDir: string, id: number): Promise<void> {
   const ended = readRecord(stateDir, id)
   if (ended.ok) fireExitHooks(stateDir, ended.record, selfEntry())
   if (!existsSync(queuesDir(stateDir))) return
+  const record = ended.ok ? ended.record : null
+  // Ended (or waiting for a retry), its tree gone: the slot is free (the advancer would drop the entry too).
+  if (record && (isFinalStatus(record.status) || record.status === 'queued')) {
+    for (const queue of new Set([effectiveQueue(record), record.queue, AFTER_QUEUE])) if (queue) removeActive(stateDir, queue, id)
+  }
   // A drain empties the machine (a shutdown, usually): its freed slot is not
   // handed on here, or draining would start the next tasks. The next drover
   // command advances the queue.
-  const read = readRecord(stateDir, id)
-  const queue = read.ok ? effectiveQueue(read.record) : null
-  // Ended, its tree gone: the slot is free (the advancer would drop the entry too).
-  if (queue !== null && isFinalStatus(read.ok ? read.record.status : 'lost')) removeActive(stateDir, queue, id)
-  if (read.ok && read.record.status === 'drained') return
+  if (record?.status === 'drained') return
+  await advanceAndLaunch(stateDir)
+  // A retry's delay: this runner waits it out (holding no slot) and then moves the queue on, so the attempt starts on time.
+  if (record?.status === 'queued' && record.retryAt !== null) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(record.retryAt!) - Date.now()) + 20))
+    await advanceAndLaunch(stateDir)
+  }
+}
+
+async function advanceAndLaunch(stateDir: string): Promise<void> {
   const {started, skipped} = await advanceAll(stateDir)
   for (const next of started) spawnSiblingRunner(stateDir, next)
   fireSkipped(stateDir, skipped, selfEntry())

@@ -20,6 +20,8 @@ import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
+import {joinLine, queueRetry} from './retry-run.js'
+import {retryable} from '../state/retry.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
 import {
@@ -489,8 +491,12 @@ export class Runner {
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
     if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
     this.outputCap?.stop()
-    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
-    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    const ended: TaskRecord = {...transition(this.record, {status, ...outcome}), ...extra}
+    const retry = retryable(ended) ? queueRetry(this.options.stateDir, ended) : null
+    this.commit(retry ?? ended)
+    if (retry) joinLine(this.options.stateDir, retry)
+    this.event('exit', {run: ended.runs.length, status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    if (retry) this.event('retry', {attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)

@@ -28,7 +28,7 @@ export interface QueueConfig {
 export const DEFAULT_PARALLEL = 1
 
 /**
- * Tasks with dependencies but no queue wait in this one, which has no limit.
+ * Tasks with dependencies (or a retry's delay) but no queue wait in this one, which has no limit.
  * It cannot clash with a user's queue: their names start with a letter.
  */
 export const AFTER_QUEUE = '@after'
@@ -42,10 +42,10 @@ const activeDir = (stateDir: string, name: string) => path.join(queuesDir(stateD
 
 export const queueLockPath = (stateDir: string, name: string) => path.join(stateDir, 'locks', `queue-${name}.lock`)
 
-/** The queue a task's runs wait in: its own, or the dependency queue, or none. */
-export function effectiveQueue(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded'>): string | null {
+/** The queue a task's runs wait in: its own, or the unlimited one (dependencies, a retry's delay), or none. */
+export function effectiveQueue(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded'> & {retryAt?: string | null}): string | null {
   if (record.queue !== null) return record.queue
-  return record.after.length > 0 || record.afterEnded.length > 0 ? AFTER_QUEUE : null
+  return record.after.length > 0 || record.afterEnded.length > 0 || (record.retryAt ?? null) !== null ? AFTER_QUEUE : null
 }
 
 export function readQueueConfig(stateDir: string, name: string): QueueConfig {

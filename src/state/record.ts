@@ -146,6 +146,16 @@ export interface TaskRecord {
   onExit: string | null
   /** how long an exit hook may run before it is stopped (default 60 s). */
   hookTimeoutMs: number | null
+  /** `start --retry N`: failed runs are tried again up to N times (0: never). */
+  retryMax: number
+  /** the first retry's delay; each later one doubles it (with jitter). null: 1 s. */
+  retryDelayMs: number | null
+  /** a run stopped by --timeout is retried too. */
+  retryOnTimeout: boolean
+  /** which attempt the current run is (1 for the first). */
+  attempt: number
+  /** when a failed attempt is tried again: the queued run starts no earlier. */
+  retryAt: string | null
 }
 
 /** Whether a run of this task waits its turn (a queue's limit or dependencies) rather than starting at once. */
@@ -212,6 +222,11 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.queuedAt === undefined || isStringOrNull(r.queuedAt), 'queuedAt')
   check(r.onExit === undefined || isStringOrNull(r.onExit), 'onExit')
   check(r.hookTimeoutMs === undefined || isIntOrNull(r.hookTimeoutMs), 'hookTimeoutMs')
+  check(r.retryMax === undefined || (Number.isSafeInteger(r.retryMax) && (r.retryMax as number) >= 0), 'retryMax')
+  check(r.retryDelayMs === undefined || isIntOrNull(r.retryDelayMs), 'retryDelayMs')
+  check(r.retryOnTimeout === undefined || typeof r.retryOnTimeout === 'boolean', 'retryOnTimeout')
+  check(r.attempt === undefined || (Number.isSafeInteger(r.attempt) && (r.attempt as number) >= 1), 'attempt')
+  check(r.retryAt === undefined || isStringOrNull(r.retryAt), 'retryAt')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -233,6 +248,11 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.queuedAt ??= null
   record.onExit ??= null
   record.hookTimeoutMs ??= null
+  record.retryMax ??= 0
+  record.retryDelayMs ??= null
+  record.retryOnTimeout ??= false
+  record.attempt ??= 1
+  record.retryAt ??= null
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null

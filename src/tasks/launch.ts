@@ -60,6 +60,10 @@ export interface TaskSpec {
   /** a shell command run once per final status. */
   onExit?: string | null
   hookTimeoutMs?: number | null
+  /** try a failed run again up to this many times. */
+  retryMax?: number
+  retryDelayMs?: number | null
+  retryOnTimeout?: boolean
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -98,6 +102,11 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     queuedAt: queued ? at : null,
     onExit: spec.onExit ?? null,
     hookTimeoutMs: spec.hookTimeoutMs ?? null,
+    retryMax: spec.retryMax ?? 0,
+    retryDelayMs: spec.retryDelayMs ?? null,
+    retryOnTimeout: spec.retryOnTimeout ?? false,
+    attempt: 1,
+    retryAt: null,
   }
 }
 
@@ -263,7 +272,8 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     }
     const command = options.prepare(record)
     const at = new Date().toISOString()
-    const next = beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued')
+    // Naming the task again starts its attempts afresh.
+    const next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1}
     // A resume keeps the task's place in line (an interrupted queue continues where it was); a restart joins at the back.
     if (queue !== null) next.queuedAt = options.resumed && record.queuedAt ? record.queuedAt : at
     createTaskLayout(taskPaths(stateDir, id))

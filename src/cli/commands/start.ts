@@ -58,6 +58,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
     'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder'}),
     'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)'}),
+    retry: Flags.integer({description: 'try a failed run again up to N times (a non-zero exit or a signal; never after stop, cancel, drain or a limit)', min: 0}),
+    'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)'}),
+    'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout']}),
     'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)'}),
     queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
     priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
@@ -77,7 +80,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -104,7 +107,13 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
         hookTimeoutMs: flags['hook-timeout'] === undefined ? null : parseDuration(flags['hook-timeout'], '--hook-timeout'),
       }
       if (hooks.onExit !== null && hooks.onExit.trim() === '') throw usageError('--on-exit needs a non-empty command')
-      record = await startTask(stateDir, {...spec!, ...queueing, ...hooks, ifAbsent: flags['if-absent']})
+      if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
+      const retries = {
+        retryMax: flags.retry ?? 0,
+        retryDelayMs: flags['retry-delay'] === undefined ? null : parseDuration(flags['retry-delay'], '--retry-delay', {allowZero: true}),
+        retryOnTimeout: flags['retry-on'] === 'timeout',
+      }
+      record = await startTask(stateDir, {...spec!, ...queueing, ...hooks, ...retries, ifAbsent: flags['if-absent']})
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a

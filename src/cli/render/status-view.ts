@@ -72,6 +72,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     const why = f.reason ?? (f.signal ? `killed by ${f.signal}` : `exit ${f.exitCode}`)
     add('hook failed', `${f.hook} (run ${f.run}): ${why}; output in hooks.log`)
   }
+  if (task.retryMax > 0) add('attempt', `${task.attempt} of ${task.retryMax + 1}${task.retryAt ? `; next starts ${task.retryAt}` : ''}`)
   if (task.after.length > 0) add('after', task.after.join(', '))
   if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))
