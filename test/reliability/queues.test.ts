@@ -195,4 +195,64 @@ describe('a queue of parallel 4 under load', () => {
     }
     expect(readTask(dir, ids[0]).runs).toHaveLength(1)
   })
+
+  it('racing queue set --parallel, pause/resume, prune and stop --all against a busy queue: within the highest limit, everything ends, nothing crashes', {timeout: 300_000}, async () => {
+    const dir = makeStateDir()
+    const marker = `drover-rel-race-${path.basename(dir)}`
+    expect((await drover(dir, ['queue', 'set', 'race', '--parallel', '2'])).exitCode).toBe(0)
+    const watch = sampler(marker, 4)
+    const starters = Promise.all(
+      Array.from({length: 4}, () =>
+        execa(process.execPath, [fixture('rel-queue-starter.mjs'), dir, 'race', '10'], {env: {REL_MARKER: marker}, reject: false, timeout: 200_000}),
+      ),
+    )
+    const outputs: {args: string[]; stderr: string; exitCode: number}[] = []
+    const fire = async (args: string[]) => {
+      const r = await drover(dir, args)
+      outputs.push({args, stderr: r.stderr, exitCode: r.exitCode})
+    }
+    let racing = true
+    const racers = Promise.all([
+      (async () => {
+        for (let i = 0; racing; i++) await fire(['queue', 'set', 'race', '--parallel', String(1 + (i % 4))])
+      })(),
+      (async () => {
+        for (let i = 0; racing; i++) await fire(['queue', i % 2 === 0 ? 'pause' : 'resume', 'race'])
+      })(),
+      (async () => {
+        while (racing) await fire(['prune', '--keep', '5', '-q'])
+      })(),
+    ])
+    const ids = (await starters).flatMap((run) => {
+      expect(run.exitCode, String(run.stderr)).toBe(0)
+      return JSON.parse(String(run.stdout)).ids as number[]
+    })
+    // Race on a while with the queue full of waiting tasks.
+    await new Promise((resolve) => setTimeout(resolve, 5000))
+    racing = false
+    await racers
+    await fire(['queue', 'resume', 'race'])
+    await fire(['stop', '--all', '--time', '2s'])
+    await waitFor(
+      async () => {
+        await drover(dir, ['list', '-q'])
+        return ids.every((id) => {
+          try {
+            return FINAL_STATUSES.includes(readTask(dir, id).status)
+          } catch {
+            return true // pruned: it had ended
+          }
+        })
+      },
+      {timeout: 120_000, interval: 500, message: 'every task to end'},
+    )
+    const max = await watch.stop()
+    expect(max, `over the highest limit: ${watch.seen().join(' | ')}`).toBeLessThanOrEqual(4)
+    for (const o of outputs) {
+      expect(o.stderr, o.args.join(' ')).not.toMatch(/TypeError|ReferenceError|\n\s+at /)
+      expect([0, 4], `${o.args.join(' ')}: ${o.stderr}`).toContain(o.exitCode)
+    }
+    await waitFor(() => workersAlive(marker).length === 0, {timeout: 20_000, message: 'no worker left'})
+    await waitFor(() => readdirSync(path.join(dir, 'locks')).filter((n) => !n.endsWith('.released')).length === 0, {message: 'no lock left'})
+  })
 })
