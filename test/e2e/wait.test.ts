@@ -4,6 +4,7 @@
 // an unknown task — with plain lines piped and the final records under --json.
 
 import {execa} from 'execa'
+import {execFileSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -126,4 +127,33 @@ describe('wait', () => {
     expect(readTask(dir, id).status).toBe('running')
     j.release('long')
   })
+
+  it.runIf(hasScript())('shows live progress on a terminal (listr2), each task as it ends', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const ok = await start(dir, j.argv('ok'))
+    const bad = await start(dir, j.argv('bad', 2))
+    const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
+    const command = `stty cols 120 rows 30; exec ${[process.execPath, BIN, 'wait', String(ok), String(bad)].map(quote).join(' ')}`
+    const child = execa('script', ['-qefc', command, '/dev/null'], {env: {DROVER_STATE_DIR: dir, TERM: 'xterm'}, reject: false, timeout: 60_000, stdin: 'pipe'})
+    let screen = ''
+    child.stdout!.on('data', (chunk: Buffer) => (screen += chunk.toString()))
+    await waitFor(() => screen.includes(`task ${bad}: waiting`), {message: `progress on the terminal: ${JSON.stringify(screen)}`})
+    j.release('ok')
+    await waitFor(() => screen.includes(`task ${ok} succeeded`), {message: 'ok shown as it ended'})
+    j.release('bad')
+    const result = await child
+    child.stdin!.end()
+    expect(result.exitCode).toBe(2)
+    expect(screen + String(result.stdout ?? '')).toContain(`task ${bad} failed (exit 2)`)
+  })
 })
+
+function hasScript(): boolean {
+  try {
+    execFileSync('script', ['--version'], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+}
