@@ -17,6 +17,7 @@ import {acquireLock, taskLockPath} from '../state/lock.js'
 import {
   activeIds,
   addActive,
+  AFTER_QUEUE,
   effectiveQueue,
   idOfKey,
   listQueueNames,
@@ -42,6 +43,8 @@ export interface Advanced {
   started: number[]
   skipped: number[]
 }
+
+const DEPENDENCY_LOOKAHEAD = 16
 
 /** A busy queue delays a start or a hand-off; it must not fail it. */
 export const LOCK_WAIT_MS = 120_000
@@ -85,9 +88,19 @@ export async function advanceQueue(stateDir: string, name: string, opts: Advance
   // starters and runners take turns on it. Inside, records count as written,
   // and one whose runner died since still holds its slot: never too many.
   if (opts.check) {
-    for (const id of activeIds(stateDir, name)) {
+    const check = opts.check
+    const reconcileLive = async (id: number) => {
       const read = readRecord(stateDir, id)
-      if (read.ok && !isFinalStatus(read.record.status) && read.record.status !== 'queued') await opts.check(read.record)
+      if (read.ok && !isFinalStatus(read.record.status) && read.record.status !== 'queued') await check(read.record)
+    }
+    for (const id of activeIds(stateDir, name)) await reconcileLive(id)
+    // The dependencies of the tasks next in line too, so a dependency whose
+    // runner died is found out now; the first few only, so a long line costs
+    // a command nothing.
+    const next = name === AFTER_QUEUE ? waitingKeys(stateDir, name) : waitingKeys(stateDir, name).slice(0, DEPENDENCY_LOOKAHEAD)
+    for (const key of next) {
+      const read = readRecord(stateDir, idOfKey(key))
+      if (read.ok) for (const dep of [...read.record.after, ...read.record.afterEnded]) await reconcileLive(dep)
     }
   }
   const release = await acquireLock(queueLockPath(stateDir, name), {waitMs: opts.lockWaitMs ?? LOCK_WAIT_MS})

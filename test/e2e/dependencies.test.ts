@@ -3,11 +3,11 @@
 // did not; --after-ended waits for any end; unknown ids are a usage error that
 // writes nothing; `start ID` of a skipped task queues it again.
 
-import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
@@ -108,5 +108,27 @@ describe('dependencies', () => {
     expect(readTask(dir, child).runs.length).toBe(2)
     j.release('child')
     await waitFor(() => statusOf(dir, child) === 'succeeded')
+  })
+
+  it('a dependency whose runner and worker were SIGKILLed is found out at the next command; dependents wait for it to come back, and are skipped once it is cancelled', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const dep = await start(dir, j.argv('dep'))
+    const child = await start(dir, ['--after', String(dep), ...j.argv('child')])
+    await waitFor(() => j.started('dep'))
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(dep), 'runner.json'), 'utf8')).pid
+    const worker = readTask(dir, dep).worker.pid
+    process.kill(runner, 'SIGKILL')
+    process.kill(-worker, 'SIGKILL')
+    await waitFor(() => !isAlive(runner) && !isAlive(worker), {timeout: 20_000})
+    // Any command: `queue` reads no task itself, yet the dependency is reconciled.
+    await drover(dir, ['queue'])
+    expect(readTask(dir, dep)).toMatchObject({status: 'lost', desired: 'running'})
+    // Lost while meant to run: resume --interrupted would bring it back, so the dependent waits.
+    expect(statusOf(dir, child)).toBe('queued')
+    expect((await drover(dir, ['cancel', String(dep)])).exitCode).toBe(0)
+    await drover(dir, ['queue'])
+    await waitFor(() => statusOf(dir, child) === 'skipped')
+    expect(readTask(dir, child).reason).toMatch(new RegExp(`^dependency ${dep} cancelled`))
   })
 })
