@@ -13,7 +13,7 @@
 // was seen dead (reconcile). So every live worker of the queue was counted.
 
 import {isSameProcess} from '../platform/platform.js'
-import {acquireLock, taskLockPath} from '../state/lock.js'
+import {acquireLock, LockBusyError, taskLockPath} from '../state/lock.js'
 import {
   activeIds,
   addActive,
@@ -141,7 +141,14 @@ const inLine = (record: TaskRecord, name: string, key: string) =>
 
 /** Moves one queued task on, under its task lock (a cancel of a queued task takes it too). */
 async function claim(stateDir: string, name: string, key: string, id: number, ready: Readiness): Promise<'started' | 'skipped' | null> {
-  const release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
+  let release
+  try {
+    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
+  } catch (error) {
+    // Someone holds the task for long (a cancel, an adoption): leave it for the next advance.
+    if (error instanceof LockBusyError) return null
+    throw error
+  }
   try {
     const read = readRecord(stateDir, id)
     if (!read.ok || !inLine(read.record, name, key)) {
