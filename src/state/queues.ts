@@ -11,7 +11,7 @@
 //   queues/<name>/active/<id>
 //   locks/queue-<name>.lock        held while members are counted and claimed
 
-import {mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, writeFileSync, type Dirent} from 'node:fs'
 import path from 'node:path'
 import {readOwnFile, safeUnlink, writeFileAtomic, DIR_MODE, FILE_MODE} from './store.js'
 import type {TaskRecord} from './record.js'
@@ -75,14 +75,18 @@ export function ensureQueueDirs(stateDir: string, name: string): void {
 
 /** Every queue that has settings or members, the dependency queue included. */
 export function listQueueNames(stateDir: string): string[] {
-  let entries: string[]
+  let entries: Dirent[]
   try {
-    entries = readdirSync(queuesDir(stateDir))
+    entries = readdirSync(queuesDir(stateDir), {withFileTypes: true})
   } catch {
     return []
   }
   const names = new Set<string>()
-  for (const entry of entries) names.add(entry.endsWith('.json') ? entry.slice(0, -5) : entry)
+  // A queue may be named `a.json`: only a file's name loses the suffix.
+  for (const entry of entries) {
+    if (entry.isDirectory()) names.add(entry.name)
+    else if (entry.isFile() && entry.name.endsWith('.json')) names.add(entry.name.slice(0, -5))
+  }
   return [...names].sort()
 }
 
