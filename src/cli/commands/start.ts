@@ -123,13 +123,13 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
     }
+    if (record.status === 'queued') this.note(`drover: task ${record.id} queued (${queuedReason(record)})`)
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
-      if (!failedToStart) this.note(`drover: task ${record.id} started; following it (Ctrl-C stops following, not the task)`)
+      if (!failedToStart) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
       process.exitCode = await followToStdout(stateDir, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
-    if (record.status === 'queued') this.note(`drover: task ${record.id} queued (${queuedReason(record)})`)
     if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
     return taskJson(record, {stateDir})
   }
