@@ -3,7 +3,7 @@
 // `stop --all`/`drain --all` and queued tasks, and a SIGKILLed runner whose
 // queue moves on at the next drover command of any kind.
 
-import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
@@ -162,6 +162,27 @@ describe('queues', () => {
     expect(next).toBeGreaterThan(queued)
     j.release('third')
     expect(j.started('again')).toBe(false)
+  })
+
+  it('usage errors exit 2 and create nothing', async () => {
+    const dir = makeStateDir()
+    for (const args of [
+      ['queue', 'set', 'q', '--parallel', '0'],
+      ['queue', 'set', 'q'],
+      ['queue', 'pause'],
+      ['queue', 'set', '9x', '--parallel', '2'],
+      ['queue', '--parallel', '3'],
+      ['start', '--queue', 'q', '--priority', '1000', '--', 'true'],
+      ['start', '--queue', '-bad', '--', 'true'],
+      ['start', '--retry-delay', '1s', '--', 'true'],
+      ['start', '--if-absent', '--', 'true'],
+    ]) {
+      const r = await drover(dir, args)
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
+    }
+    expect(existsSync(path.join(dir, 'tasks')) && readdirSync(path.join(dir, 'tasks')).some((n) => /^\d+$/.test(n))).toBe(false)
+    expect(existsSync(path.join(dir, 'queues'))).toBe(false)
   })
 })
 
