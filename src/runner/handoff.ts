@@ -15,9 +15,15 @@ import {openAppend, readRecord, taskPaths} from '../state/store.js'
 /** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
 export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
 
-export async function handOff(stateDir: string, id: number): Promise<void> {
+/** Fires this task's exit hooks if its record is final (they run once per final status whoever asks). */
+export function fireOwnHooks(stateDir: string, id: number): void {
   const ended = readRecord(stateDir, id)
   if (ended.ok) fireExitHooks(stateDir, ended.record, selfEntry())
+}
+
+export async function handOff(stateDir: string, id: number): Promise<void> {
+  fireOwnHooks(stateDir, id)
+  const ended = readRecord(stateDir, id)
   if (!existsSync(queuesDir(stateDir))) return
   const record = ended.ok ? ended.record : null
   // Ended (or waiting for a retry), its tree gone: the slot is free (the advancer would drop the entry too).
@@ -27,7 +33,8 @@ export async function handOff(stateDir: string, id: number): Promise<void> {
   // A drain empties the machine (a shutdown, usually): its freed slot is not
   // handed on here, or draining would start the next tasks. The next drover
   // command advances the queue.
-  if (record?.status === 'drained') return
+  // Nor by a runner that was itself told to go (lost): a shutdown, usually.
+  if (record?.status === 'drained' || record?.status === 'lost') return
   await advanceAndLaunch(stateDir)
   // A retry's delay: this runner waits it out (holding no slot) and then moves the queue on, so the attempt starts on time.
   if (record?.status === 'queued' && record.retryAt !== null) {

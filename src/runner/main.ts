@@ -8,7 +8,7 @@
 import {fstatSync, readSync} from 'node:fs'
 import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
-import {handOff} from './handoff.js'
+import {fireOwnHooks, handOff} from './handoff.js'
 import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
 
 // Same literal as STANDBY_FLAG in runner/local-executor.ts, which the runner does
@@ -50,7 +50,11 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   process.on('SIGHUP', () => {})
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      void runner.interrupted(signal).finally(() => process.exit(0))
+      // `lost` is a final status too: its hooks fire (no slot is handed on: a shutdown, usually).
+      void runner
+        .interrupted(signal)
+        .then(() => fireOwnHooks(stateDir, id))
+        .finally(() => process.exit(0))
     })
   }
 

@@ -105,6 +105,8 @@ export class Runner {
   private reasonNotes: string[] = []
   /** stopping the worker's leftovers: requests arriving now are answered by the final record. */
   private cleaning = false
+  /** told to go (SIGTERM/SIGINT to the runner): the end is recorded as lost by interrupted(), nothing else. */
+  private interrupting = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
 
@@ -480,6 +482,8 @@ export class Runner {
     outcome: {reason: string; exitCode?: number | null; signal?: string | null},
     extra: Partial<TaskRecord> = {},
   ): void {
+    // The runner itself was told to go: the worker's end it caused is that interruption's (lost), not a failure.
+    if (this.interrupting) return
     this.finishing = true
     if (this.timer) clearInterval(this.timer)
     this.watcher?.close()
@@ -514,6 +518,7 @@ export class Runner {
   /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */
   async interrupted(signal: NodeJS.Signals): Promise<void> {
     if (this.finishing) return
+    this.interrupting = true
     if (this.workerIdentity && !this.exit) {
       this.tree?.snapshot()
       this.tree?.signal('SIGTERM')

@@ -79,4 +79,14 @@ describe('exit hooks', () => {
     await waitFor(() => hooksLog(dir, queued) === 'cancelled\n', {message: 'cancelled queued task hook'})
     await drover(dir, ['cancel', String(blocker)])
   })
+
+  it('a runner told to stop (SIGTERM, a shutdown) records lost and fires the hooks of that end', async () => {
+    const dir = makeStateDir()
+    const id = await start(dir, ['--on-exit', 'echo "$DROVER_STATUS"', '--', 'sleep', '30'])
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
+    process.kill(runner, 'SIGTERM')
+    await waitFor(() => hooksLog(dir, id) === 'lost\n', {message: 'the lost hook'})
+    expect(readTask(dir, id)).toMatchObject({status: 'lost', desired: 'running'})
+  })
 })
+
