@@ -12,9 +12,10 @@ import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
 import {throughput} from './lib/throughput.mjs'
+import {queues} from './lib/queues.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
@@ -38,6 +39,10 @@ const sizes = {
   followLines: intEnv('BENCH_FOLLOW_LINES', quick ? 60 : 200),
   memTasks: intEnv('BENCH_MEM_TASKS', quick ? 3 : 10),
   drainTasks: intEnv('BENCH_DRAIN_TASKS', quick ? 10 : 50),
+  queueTasks: intEnv('BENCH_QUEUE_TASKS', quick ? 20 : 100),
+  queueWaiting: intEnv('BENCH_QUEUE_WAITING', 1000),
+  waitTasks: 100,
+  waitWindowMs: quick ? 5000 : 10_000,
 }
 const runs = intEnv('BENCH_RUNS', quick ? 5 : 15)
 
@@ -112,6 +117,7 @@ const settings = {
   'follow latency (BENCH_FOLLOW_LINES)': `${sizes.followLines} lines`,
   'memory (BENCH_MEM_TASKS)': `${sizes.memTasks} live tasks per group`,
   'drain (BENCH_DRAIN_TASKS)': `${sizes.drainTasks} tasks`,
+  'queues (BENCH_QUEUE_TASKS, BENCH_QUEUE_WAITING)': `${sizes.queueTasks} hand-offs; start with ${sizes.queueWaiting} waiting; wait on ${sizes.waitTasks}`,
   cases: selected.join(', '),
 }
 const markdown = resultsMarkdown({rows, machine: host, peers: ctx.peers, settings, date, durationMs: Date.now() - began, notes})

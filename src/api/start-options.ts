@@ -10,9 +10,10 @@ import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
 import type {AgentProfileName} from '../state/record.js'
 import type {TaskSpec} from '../tasks/launch.js'
+import type {QueueStartOptions} from './queues.js'
 
-/** What to run: an argv (never through a shell), or a script for the user's shell. */
-export interface StartOptions {
+/** What to run: an argv (never through a shell), or a script for the user's shell; with queues and dependencies (QueueStartOptions). */
+export interface StartOptions extends QueueStartOptions {
   /** argv of the command, e.g. `['claude', '-p', 'fix the tests']`; or give `shell`. */
   command?: string[]
   /** a script run through `$SHELL -c` (cmd.exe /c on Windows) instead of `command`. */
@@ -35,12 +36,29 @@ export interface StartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** with `name`: when a task of that name is queued or running, resolve with it instead of throwing exit 4. */
+  ifAbsent?: boolean
+  /** a shell command run once per final status, the final record as JSON on stdin. */
+  onExit?: string
+  /** how long an exit hook may run (default 60 s). */
+  hookTimeoutMs?: number
+  /** try a failed run again up to this many times (not after stop, cancel, drain or a limit). */
+  retry?: number
+  /** before the first retry (default 1 s); doubling each time, with jitter. */
+  retryDelayMs?: number
+  /** retry a run stopped by `timeoutMs` too. */
+  retryOnTimeout?: boolean
 }
 
-/** StartOptions that passed every check: what `Drover.start` launches. Made only by `prepareStart`. */
+/**
+ * StartOptions that passed every check that needs no state dir: what
+ * `Drover.start` launches (queues and dependencies are resolved there,
+ * against the state dir). Made only by `prepareStart`.
+ */
 export interface PreparedStart {
   readonly prepared: true
   readonly spec: TaskSpec
+  readonly queue: QueueStartOptions
 }
 
 /** The default of `maxOutputBytes`: 1 GiB. */
@@ -53,6 +71,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 ** 3
  * unknown program, an agent that needs argv given a script, a bad name.
  */
 export function prepareStart(o: StartOptions): PreparedStart {
+  if (o.ifAbsent && o.name === undefined) throw usageError('ifAbsent needs a name')
   if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
   if (o.shell !== undefined && o.shell.trim() === '') throw usageError('the shell script is empty')
@@ -90,6 +109,12 @@ export function prepareStart(o: StartOptions): PreparedStart {
     pathEnv,
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
+    ifAbsent: o.ifAbsent ?? false,
+    onExit: o.onExit ?? null,
+    hookTimeoutMs: o.hookTimeoutMs ?? null,
+    retryMax: o.retry ?? 0,
+    retryDelayMs: o.retryDelayMs ?? null,
+    retryOnTimeout: o.retryOnTimeout ?? false,
   }
-  return {prepared: true, spec}
+  return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
 }

@@ -26,9 +26,11 @@ export interface Executor {
   readonly capabilities: ExecutorCapabilities
   /**
    * Places a runner for the task and resolves once it has recorded `running`
-   * or the failure — or, with `adopt`, has taken over the live worker.
+   * or the failure — or, with `adopt`, has taken over the live worker; with
+   * `detach`, once it is placed (a queue's hand-off: the runner records its
+   * own start, and whoever advanced the queue does not wait for it).
    */
-  submit(stateDir: string, id: number, opts?: {adopt?: boolean}): Promise<void>
+  submit(stateDir: string, id: number, opts?: {adopt?: boolean; detach?: boolean}): Promise<void>
   /** Whether the task's runner is there, judged by what the executor can see (never a bare pid). */
   observe(stateDir: string, record: TaskRecord): RunnerPresence
   /**

@@ -20,6 +20,8 @@ import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
+import {joinLine, queueRetry} from './retry-run.js'
+import {retryable} from '../state/retry.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
 import {
@@ -104,6 +106,8 @@ export class Runner {
   private reasonNotes: string[] = []
   /** stopping the worker's leftovers: requests arriving now are answered by the final record. */
   private cleaning = false
+  /** told to go (SIGTERM/SIGINT to the runner): the end is recorded as lost by interrupted(), nothing else. */
+  private interrupting = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
 
@@ -492,6 +496,8 @@ export class Runner {
     outcome: {reason: string; exitCode?: number | null; signal?: string | null},
     extra: Partial<TaskRecord> = {},
   ): void {
+    // The runner itself was told to go: the worker's end it caused is that interruption's (lost), not a failure.
+    if (this.interrupting) return
     this.finishing = true
     if (this.timer) clearInterval(this.timer)
     this.watcher?.close()
@@ -503,8 +509,12 @@ export class Runner {
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
     if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
     this.outputCap?.stop()
-    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
-    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    const ended: TaskRecord = {...transition(this.record, {status, ...outcome}), ...extra}
+    const retry = retryable(ended) ? queueRetry(this.options.stateDir, ended) : null
+    this.commit(retry ?? ended)
+    if (retry) joinLine(this.options.stateDir, retry)
+    this.event('exit', {run: ended.runs.length, status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    if (retry) this.event('retry', {attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
@@ -522,6 +532,7 @@ export class Runner {
   /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */
   async interrupted(signal: NodeJS.Signals): Promise<void> {
     if (this.finishing) return
+    this.interrupting = true
     if (this.workerIdentity && !this.exit) {
       this.tree?.snapshot()
       this.tree?.signal('SIGTERM')

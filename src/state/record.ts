@@ -5,6 +5,7 @@
 export const SCHEMA_VERSION = 1
 
 export const TASK_STATUSES = [
+  'queued',
   'starting',
   'running',
   'stopping',
@@ -14,10 +15,11 @@ export const TASK_STATUSES = [
   'cancelled',
   'drained',
   'lost',
+  'skipped',
 ] as const
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 
-export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
+export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
 export const isFinalStatus = (status: TaskStatus): boolean => FINAL_STATUSES.includes(status)
 
 export type AgentProfileName = 'claude' | 'codex' | 'generic'
@@ -130,7 +132,35 @@ export interface TaskRecord {
   agentHooks: boolean
   /** leave processes the worker started running after it exits (jobs that mean to daemonize). */
   keepChildren: boolean
+  /** the queue whose parallel limit this task's runs wait for, or null. */
+  queue: string | null
+  /** higher runs earlier among the queued tasks of its queue (default 0). */
+  priority: number
+  /** tasks that must all have succeeded before a run starts (else this task ends `skipped`). */
+  after: number[]
+  /** tasks that must all have ended, whatever the outcome, before a run starts. */
+  afterEnded: number[]
+  /** when the task first joined its queue: its place in line, kept when a run is queued again. */
+  queuedAt: string | null
+  /** a shell command run once per final status (`start --on-exit`), or null. */
+  onExit: string | null
+  /** how long an exit hook may run before it is stopped (default 60 s). */
+  hookTimeoutMs: number | null
+  /** `start --retry N`: failed runs are tried again up to N times (0: never). */
+  retryMax: number
+  /** the first retry's delay; each later one doubles it (with jitter). null: 1 s. */
+  retryDelayMs: number | null
+  /** a run stopped by --timeout is retried too. */
+  retryOnTimeout: boolean
+  /** which attempt the current run is (1 for the first). */
+  attempt: number
+  /** when a failed attempt is tried again: the queued run starts no earlier. */
+  retryAt: string | null
 }
+
+/** Whether a run of this task waits its turn (a queue's limit or dependencies) rather than starting at once. */
+export const waitsItsTurn = (record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded'>): boolean =>
+  record.queue !== null || record.after.length > 0 || record.afterEnded.length > 0
 
 export class RecordError extends Error {
   constructor(message: string) {
@@ -185,6 +215,18 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
   check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
   check(r.keepChildren === undefined || typeof r.keepChildren === 'boolean', 'keepChildren')
+  check(r.queue === undefined || isStringOrNull(r.queue), 'queue')
+  check(r.priority === undefined || Number.isSafeInteger(r.priority), 'priority')
+  check(r.after === undefined || isIdList(r.after), 'after')
+  check(r.afterEnded === undefined || isIdList(r.afterEnded), 'afterEnded')
+  check(r.queuedAt === undefined || isStringOrNull(r.queuedAt), 'queuedAt')
+  check(r.onExit === undefined || isStringOrNull(r.onExit), 'onExit')
+  check(r.hookTimeoutMs === undefined || isIntOrNull(r.hookTimeoutMs), 'hookTimeoutMs')
+  check(r.retryMax === undefined || (Number.isSafeInteger(r.retryMax) && (r.retryMax as number) >= 0), 'retryMax')
+  check(r.retryDelayMs === undefined || isIntOrNull(r.retryDelayMs), 'retryDelayMs')
+  check(r.retryOnTimeout === undefined || typeof r.retryOnTimeout === 'boolean', 'retryOnTimeout')
+  check(r.attempt === undefined || (Number.isSafeInteger(r.attempt) && (r.attempt as number) >= 1), 'attempt')
+  check(r.retryAt === undefined || isStringOrNull(r.retryAt), 'retryAt')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -199,6 +241,18 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.pathEnv ??= null
   record.agentHooks ??= true
   record.keepChildren ??= false
+  record.queue ??= null
+  record.priority ??= 0
+  record.after ??= []
+  record.afterEnded ??= []
+  record.queuedAt ??= null
+  record.onExit ??= null
+  record.hookTimeoutMs ??= null
+  record.retryMax ??= 0
+  record.retryDelayMs ??= null
+  record.retryOnTimeout ??= false
+  record.attempt ??= 1
+  record.retryAt ??= null
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null
@@ -246,6 +300,8 @@ function isCheckpoint(v: unknown): boolean {
   )
 }
 
+const isIdList = (v: unknown) => Array.isArray(v) && v.every((id) => Number.isSafeInteger(id) && id > 0)
+
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
 
 function isIdentity(v: unknown): boolean {
@@ -273,19 +329,23 @@ export function encodeRecord(record: TaskRecord): string {
 }
 
 // The moves a record may make. Final statuses may only go back to `starting`
-// (a restart or resume opens a new run; resume itself refuses a cancelled
-// task); `lost` may additionally be corrected to a real outcome by whoever
-// stops the orphaned worker.
+// or `queued` (a restart or resume opens a new run; resume itself refuses a
+// cancelled task); `lost` may additionally be corrected to a real outcome by
+// whoever stops the orphaned worker. A queued run has no process: it starts,
+// or ends without ever starting (cancelled, stopped, drained, or skipped when
+// a dependency did not succeed).
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
+  queued: ['starting', 'cancelled', 'stopped', 'drained', 'skipped'],
   starting: ['running', 'stopping', 'failed', 'cancelled', 'stopped', 'lost'],
   running: ['stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
   stopping: ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
-  succeeded: ['starting'],
-  failed: ['starting'],
-  stopped: ['starting'],
-  cancelled: ['starting'],
-  drained: ['starting'],
-  lost: ['starting', 'stopped', 'cancelled', 'drained', 'failed'],
+  succeeded: ['starting', 'queued'],
+  failed: ['starting', 'queued'],
+  stopped: ['starting', 'queued'],
+  cancelled: ['starting', 'queued'],
+  drained: ['starting', 'queued'],
+  lost: ['starting', 'queued', 'stopped', 'cancelled', 'drained', 'failed'],
+  skipped: ['starting', 'queued'],
 }
 
 export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
@@ -338,14 +398,15 @@ export function transition(record: TaskRecord, outcome: Outcome): TaskRecord {
   return next
 }
 
-/** Opens a new run on a task that is final (restart or resume). */
+/** Opens a new run on a task that is final (restart or resume): `starting`, or `queued` when it waits its turn. */
 export function beginRun(
   record: TaskRecord,
   resumed: boolean,
   command: string[] | null = null,
   at = new Date().toISOString(),
+  status: 'starting' | 'queued' = 'starting',
 ): TaskRecord {
-  const moved = transition(record, {status: 'starting', at, reason: null, exitCode: null, signal: null})
+  const moved = transition(record, {status, at, reason: null, exitCode: null, signal: null})
   return {
     ...moved,
     desired: 'running',
@@ -358,7 +419,7 @@ export function beginRun(
         run: record.runs.length + 1,
         startedAt: null,
         endedAt: null,
-        status: 'starting',
+        status,
         exitCode: null,
         signal: null,
         reason: null,

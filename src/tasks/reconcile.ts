@@ -12,7 +12,7 @@ export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
 import type {Executor, RunnerPresence} from '../runner/executor.js'
-import {localExecutor} from '../runner/local-executor.js'
+import {fireHooks, localExecutor} from '../runner/local-executor.js'
 
 export type {RunnerPresence as RunnerState} from '../runner/executor.js'
 
@@ -33,7 +33,8 @@ export function runnerState(stateDir: string, record: TaskRecord): RunnerPresenc
  * end the runner recorded in the meantime.
  */
 export async function reconcile(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
-  if (isFinalStatus(record.status) || runnerState(stateDir, record) !== 'gone') return record
+  // A queued task has no runner to check: it is waiting, not running.
+  if (isFinalStatus(record.status) || record.status === 'queued' || runnerState(stateDir, record) !== 'gone') return record
   let release: (() => void) | null = null
   try {
     release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
@@ -43,7 +44,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
   try {
     const fresh = readRecord(stateDir, record.id)
     if (!fresh.ok) return markLost(record)
-    if (isFinalStatus(fresh.record.status) || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
+    if (isFinalStatus(fresh.record.status) || fresh.record.status === 'queued' || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
     if (fresh.record.status !== 'starting' && workerAlive(fresh.record)) {
       const adopted = await adoptWorker(stateDir, fresh.record)
       if (adopted) return adopted
@@ -56,6 +57,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
       safeUnlink(taskPaths(stateDir, record.id).runner)
       // The dead runner's disk-full ballast is nobody's now.
       safeUnlink(reservePath(taskPaths(stateDir, record.id).dir))
+      fireHooks(stateDir, lost)
     } catch {
       // read-only or full: report the truth without persisting it
     }

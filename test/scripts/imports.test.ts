@@ -96,6 +96,18 @@ describe('imports point one way', () => {
     expect(reached.has(path.join('runner', 'runner.ts'))).toBe(true)
   })
 
+  it("the runner's bundle loads no node:crypto (about 2 MB of RSS for every live task)", () => {
+    const reached = new Set<string>()
+    const visit = (file: string) => {
+      if (reached.has(file)) return
+      reached.add(file)
+      for (const spec of graph.get(file) ?? []) if (isOwn(spec)) visit(spec)
+    }
+    visit(path.join('runner', 'main.ts'))
+    const crypto = [...reached].filter((file) => (graph.get(file) ?? []).some((spec) => spec === 'node:crypto' || spec === 'crypto'))
+    expect(crypto).toEqual([])
+  })
+
   it('sees the whole graph (a parser that found nothing would pass everything)', () => {
     expect(graph.size).toBeGreaterThan(50)
     // a dynamic import, a static one, and a front-end's

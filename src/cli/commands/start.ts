@@ -48,6 +48,16 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder'}),
+    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)'}),
+    retry: Flags.integer({description: 'try a failed run again up to N times (a non-zero exit or a signal; never after stop, cancel, drain or a limit)', min: 0}),
+    'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)'}),
+    'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout']}),
+    'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)'}),
+    queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
+    priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
+    after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true}),
+    'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true}),
   }
 
   async run(): Promise<TaskJson | void> {
@@ -62,7 +72,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -88,9 +98,10 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
     }
+    if (record.status === 'queued') this.note(`drover: task ${record.id} queued (${record.reason})`)
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
-      if (!failedToStart) this.note(`drover: task ${record.id} started; following it (Ctrl-C stops following, not the task)`)
+      if (!failedToStart) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
       process.exitCode = await followToStdout(drover, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
@@ -130,6 +141,16 @@ function prepare(
     timeout?: string
     'idle-timeout'?: string
     'max-output'?: string
+    queue?: string
+    priority?: number
+    after?: string[]
+    'after-ended'?: string[]
+    'if-absent'?: boolean
+    'on-exit'?: string
+    'hook-timeout'?: string
+    retry?: number
+    'retry-delay'?: string
+    'retry-on'?: string
   },
 ): PreparedStart {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
@@ -148,7 +169,21 @@ function prepare(
     env[key] = value
   }
   const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
+  if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
+  if (flags['on-exit'] !== undefined && flags['on-exit'].trim() === '') throw usageError('--on-exit needs a non-empty command')
+  if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
+  const refs = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
   return prepareStart({
+    queue: flags.queue,
+    priority: flags.priority,
+    after: refs(flags.after),
+    afterEnded: refs(flags['after-ended']),
+    ifAbsent: flags['if-absent'],
+    onExit: flags['on-exit'],
+    hookTimeoutMs: flags['hook-timeout'] === undefined ? undefined : parseDuration(flags['hook-timeout'], '--hook-timeout'),
+    retry: flags.retry,
+    retryDelayMs: flags['retry-delay'] === undefined ? undefined : parseDuration(flags['retry-delay'], '--retry-delay', {allowZero: true}),
+    retryOnTimeout: flags['retry-on'] === 'timeout',
     command: flags.shell === undefined ? command : undefined,
     shell: flags.shell,
     name: flags.name,

@@ -23,6 +23,7 @@ export function statusStyle(status: string): Style | null {
   switch (status) {
     case 'running':
     case 'starting':
+    case 'queued':
       return 'cyan'
     case 'succeeded':
       return 'green'
@@ -34,6 +35,7 @@ export function statusStyle(status: string): Style | null {
     case 'stopped':
     case 'drained':
     case 'cancelled':
+    case 'skipped':
       return 'yellow'
     default:
       return null

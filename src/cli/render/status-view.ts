@@ -42,6 +42,17 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('signal', task.signal)
   // What an ended task was meant to do next is resume's business, not news.
   if (!isFinalStatus(task.status)) add('desired', task.desired)
+  if (task.queue !== null) {
+    const place = task.position !== null ? `, #${task.position} in line` : ''
+    add('queue', `${task.queue}${task.priority !== 0 ? ` (priority ${task.priority})` : ''}${place}`)
+  }
+  for (const f of task.hookFailures) {
+    const why = f.reason ?? (f.signal ? `killed by ${f.signal}` : `exit ${f.exitCode}`)
+    add('hook failed', `${f.hook} (run ${f.run}): ${why}; output in hooks.log`)
+  }
+  if (task.retryMax > 0) add('attempt', `${task.attempt} of ${task.retryMax + 1}${task.retryAt ? `; next starts ${task.retryAt}` : ''}`)
+  if (task.after.length > 0) add('after', task.after.join(', '))
+  if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))
   if (task.shell !== null) add('argv', task.command.map(quoteArg).join(' '))
   add('cwd', task.cwd)
