@@ -24,6 +24,8 @@ import {Wakeup} from '../state/wakeup.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 export {DroverError, ExitCode}
+export type {DiffOptions, DiffResult} from './worktrees.js'
+import type {DiffOptions, DiffResult} from './worktrees.js'
 export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, TaskDetailJson, TaskJson, TaskStatus}
 
 /** A task named by its id or by the `name` it was started with. */
@@ -53,6 +55,10 @@ export interface StartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** run in a new git worktree of the repository `cwd` is in: true for the branch `drover/<id>-<name>`, or the branch's name. */
+  worktree?: boolean | string
+  /** with `worktree`: the commit-ish the branch starts from (default HEAD). */
+  base?: string
 }
 
 /** A chunk of a task's output, with the byte offsets a reader can resume from. */
@@ -205,10 +211,16 @@ export class Drover {
   }
 
   /** Removes the named ended tasks; a live one is refused (exit 4). */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean} = {}): Promise<PruneResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean} = {}): Promise<PruneResult> {
     const records = await Promise.all(refs.map((ref) => this.record(ref)))
     const {prune} = await import('../tasks/prune.js')
-    return prune(this.stateDir, {ids: records.map((r) => r.id), dryRun: opts.dryRun ?? false})
+    return prune(this.stateDir, {ids: records.map((r) => r.id), dryRun: opts.dryRun ?? false, includeWorktrees: opts.includeWorktrees})
+  }
+
+  /** The task's worktree against the commit it started from (`start --worktree` tasks only). */
+  async diff(ref: TaskRef, opts: DiffOptions = {}): Promise<DiffResult> {
+    const {taskDiff} = await import('./worktrees.js')
+    return taskDiff(await this.record(ref), opts)
   }
 
   /**
@@ -296,5 +308,6 @@ function startSpec(o: StartOptions): TaskSpec {
     pathEnv,
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
+    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null},
   }
 }

@@ -4,7 +4,7 @@
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {taskPaths, type TaskPaths} from '../state/store.js'
-import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus} from '../state/record.js'
+import type {AgentInfo, Checkpoint, RunEntry, TaskRecord, TaskStatus, WorktreeInfo} from '../state/record.js'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -52,6 +52,8 @@ export interface TaskJson {
   policies: TaskRecord['policies']
   agentInfo: AgentInfo | null
   checkpoint: Checkpoint | null
+  /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
+  worktree: WorktreeInfo | null
 }
 
 export interface CorruptTaskJson {
@@ -92,6 +94,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): Ta
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
+    worktree: record.worktree,
   }
 }
 

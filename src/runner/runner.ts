@@ -18,6 +18,7 @@ import {sessionBase} from '../agents/events.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
+import {summarizeWorktree} from '../process/worktree.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
@@ -489,12 +490,25 @@ export class Runner {
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
     if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
     this.outputCap?.stop()
-    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
+    const worktree = this.worktreeAtEnd()
+    this.commit({...transition(this.record, {status, ...outcome}), ...(worktree ? {worktree} : {}), ...extra})
     this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
+  }
+
+  /** The worktree's summary against its base, as the run leaves it (what `status` shows). */
+  private worktreeAtEnd(): TaskRecord['worktree'] {
+    const worktree = this.record.worktree
+    if (!worktree) return null
+    try {
+      return {...worktree, summary: summarizeWorktree(worktree)}
+    } catch (error) {
+      this.event('worktree', {error: (error as Error).message})
+      return null
+    }
   }
 
   private namedInRunnerFile(): boolean {

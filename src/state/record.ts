@@ -49,6 +49,39 @@ export interface Policies {
   timeoutMs: number | null
   idleTimeoutMs: number | null
   maxOutputBytes: number | null
+  /** budgets over the agent's whole session (every run that continued it), or null. */
+  maxCostUsd?: number | null
+  maxTurns?: number | null
+  maxTokens?: number | null
+}
+
+/** What a task's worktree holds compared with its base, taken when a run ends. */
+export interface WorktreeSummary {
+  /** the worktree's HEAD commit. */
+  head: string
+  /** commits on the branch since the base commit. */
+  commits: number
+  /** tracked files that differ from the base (committed or not). */
+  filesChanged: number
+  insertions: number
+  deletions: number
+  /** anything not committed: changed tracked files or untracked ones. */
+  uncommitted: boolean
+  at: string
+}
+
+/** A git worktree made for the task (`start --worktree`): it is the task's cwd for every run. */
+export interface WorktreeInfo {
+  /** the working tree `start` ran in: git commands about the worktree run there. */
+  repo: string
+  path: string
+  branch: string
+  /** the ref given with --base (HEAD when none), and the commit it named at start. */
+  base: string
+  baseCommit: string
+  /** the repo's working tree had uncommitted changes at start: they are not in the worktree. */
+  baseDirty: boolean
+  summary: WorktreeSummary | null
 }
 
 /**
@@ -130,6 +163,8 @@ export interface TaskRecord {
   agentHooks: boolean
   /** leave processes the worker started running after it exits (jobs that mean to daemonize). */
   keepChildren: boolean
+  /** the git worktree the task runs in (`start --worktree`), or null. */
+  worktree: WorktreeInfo | null
 }
 
 export class RecordError extends Error {
@@ -185,6 +220,10 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
   check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
   check(r.keepChildren === undefined || typeof r.keepChildren === 'boolean', 'keepChildren')
+  check(p.maxCostUsd === undefined || p.maxCostUsd === null || (typeof p.maxCostUsd === 'number' && Number.isFinite(p.maxCostUsd)), 'policies')
+  check(p.maxTurns === undefined || isIntOrNull(p.maxTurns), 'policies')
+  check(p.maxTokens === undefined || isIntOrNull(p.maxTokens), 'policies')
+  check(r.worktree === undefined || r.worktree === null || isWorktree(r.worktree), 'worktree')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -199,6 +238,7 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.pathEnv ??= null
   record.agentHooks ??= true
   record.keepChildren ??= false
+  record.worktree ??= null
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null
@@ -244,6 +284,20 @@ function isCheckpoint(v: unknown): boolean {
     (v.tookMs === undefined || isIntOrNull(v.tookMs)) &&
     typeof v.at === 'string'
   )
+}
+
+function isWorktree(v: unknown): boolean {
+  if (!isObject(v)) return false
+  const strings = ['repo', 'path', 'branch', 'base', 'baseCommit'].every((k) => typeof v[k] === 'string')
+  const s = v.summary
+  const summary =
+    s === null ||
+    (isObject(s) &&
+      typeof s.head === 'string' &&
+      typeof s.uncommitted === 'boolean' &&
+      typeof s.at === 'string' &&
+      ['commits', 'filesChanged', 'insertions', 'deletions'].every((k) => Number.isSafeInteger(s[k])))
+  return strings && typeof v.baseDirty === 'boolean' && summary
 }
 
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')

@@ -6,6 +6,7 @@ import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
 import {startRunner} from '../runner/local-executor.js'
+import {createWorktree} from '../process/worktree.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from '../state/lock.js'
 import {reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from '../state/requests.js'
@@ -26,6 +27,7 @@ import {
   readRecord,
   safeUnlink,
   taskPaths,
+  worktreesDir,
   writeRecord,
 } from '../state/store.js'
 
@@ -44,6 +46,8 @@ export interface TaskSpec {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** run in a new git worktree of the repository `cwd` is in (branch null: `drover/<id>-<name>`; base null: HEAD). */
+  worktree?: {branch: string | null; base: string | null} | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -73,6 +77,7 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     pathEnv: spec.pathEnv ?? null,
     agentHooks: spec.agentHooks ?? true,
     keepChildren: spec.keepChildren ?? false,
+    worktree: null,
   }
 }
 
@@ -84,9 +89,15 @@ export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskR
 
 function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   const id = allocateTaskId(stateDir)
-  const record = newRecord(id, spec)
+  let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
   try {
+    // The branch name needs the id, so the worktree comes after it; a refusal
+    // leaves no task behind (the id stays used, as every id handed out does).
+    if (spec.worktree) {
+      const made = createWorktree({cwd: spec.cwd, root: worktreesDir(stateDir), id, name: spec.name, ...spec.worktree})
+      record = {...record, cwd: made.cwd, worktree: made.info}
+    }
     markLive(stateDir, id)
     createTaskLayout(paths)
     writeRecord(stateDir, record)
@@ -96,7 +107,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
     rmSync(paths.dir, {recursive: true, force: true})
     throw error
   }
-  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: spec.cwd})
+  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: record.cwd, ...(record.worktree ? {worktree: record.worktree.path, branch: record.worktree.branch} : {})})
   return record
 }
 

@@ -14,6 +14,7 @@ import {
   defaultIo,
   discard,
   endedAtOf,
+  plannedWorktreeRemoval,
   findDebris,
   protection,
   runnerAlive,
@@ -24,6 +25,7 @@ import {
 } from './removal.js'
 import {isRealTaskDir, listTaskIds, raiseHighWater, readAllRecords, readRecord, type RecordRead} from '../state/store.js'
 import {beingCreated} from './read.js'
+import type {WorktreeRemoval} from '../process/worktree.js'
 
 export {treeBytes, type RemovalIo}
 
@@ -40,6 +42,12 @@ export interface PruneCriteria {
   includeCheckpoints?: boolean
   /** also remove records that cannot be read (reported and kept otherwise). */
   includeCorrupt?: boolean
+  /**
+   * a task's clean worktree whose branch has unmerged commits: remove the
+   * worktree and keep the branch (without this the task is kept). A worktree
+   * with uncommitted changes always keeps its task.
+   */
+  includeWorktrees?: boolean
   /** exactly these tasks (`drover rm`), instead of the rules: a live one is skipped. */
   ids?: readonly number[]
 }
@@ -63,6 +71,8 @@ export interface PrunedTask {
   /** null for a corrupt record. */
   endedAt: string | null
   bytes: number
+  /** the task's git worktree, removed with it (only for a task that had one); a kept branch is said in `note`. */
+  worktree?: WorktreeRemoval
 }
 
 /** The stable --json shape of `drover prune`. */
@@ -164,7 +174,7 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
       continue
     }
     if (!allowed.has(record.status)) continue
-    candidates.push({id: record.id, record, protectedBy: protection(stateDir, record, includeCheckpoints, ctx), bytes: null})
+    candidates.push({id: record.id, record, protectedBy: protection(stateDir, record, includeCheckpoints, ctx, options.includeWorktrees), bytes: null})
   }
   // Taken after reconciling, so a task this very prune found lost counts as ended by now (--older-than 0s).
   const now = options.now ?? Date.now()
@@ -248,12 +258,14 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
       const inFlight = new Set<Promise<void>>()
       for (const c of remove) {
         const {id, record} = c
+        const includeWorktrees = options.includeWorktrees ?? false
         const claim: Claim = dryRun
-          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id))}
-          : await claimTask(stateDir, c, io, ctx)
+          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id)), worktree: record && plannedWorktreeRemoval(record, includeWorktrees)}
+          : await claimTask(stateDir, c, io, ctx, includeWorktrees)
         if ('trash' in claim) {
           const ended = record === null ? null : endedAtOf(record)
-          result.removed.push({id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: claim.bytes})
+          const worktree = claim.worktree
+          result.removed.push({id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: claim.bytes, ...(worktree ? {worktree} : {})})
           result.bytesReclaimed += claim.bytes
           if (!dryRun) {
             const pending: Promise<void> = discard(id, claim.trash, io, ctx).then((error) => {

@@ -56,13 +56,18 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    worktree: Flags.string({
+      description: 'run in a new git worktree of the repository you are in, on a new BRANCH (default drover/<id>-<name>); resume and start ID run there too',
+      helpValue: '[BRANCH]',
+    }),
+    base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree']}),
   }
 
   async run(): Promise<ReturnType<typeof taskJson> | void> {
     // Everything after `--` is the command, verbatim: oclif must not see it
     // (it would take the command's own flags for ours, and reorder repeats).
     const dash = this.argv.indexOf('--')
-    const ours = dash === -1 ? this.argv : this.argv.slice(0, dash)
+    const ours = optionalWorktreeValue(dash === -1 ? this.argv : this.argv.slice(0, dash))
     const command = dash === -1 ? [] : this.argv.slice(dash + 1)
     const {args, flags} = await this.parse(Start, ours).catch((error: Error) => {
       throw dash === -1 ? (forgottenDashes(ours, error) ?? error) : error
@@ -70,7 +75,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -89,6 +94,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       record = await restartTask(stateDir, args.task)
     } else {
       record = await startTask(stateDir, spec!)
+      if (record.worktree?.baseDirty) {
+        this.note(`drover: note: uncommitted changes in ${record.worktree.repo} are not in the worktree (it starts from ${record.worktree.baseCommit.slice(0, 12)})`)
+      }
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a
@@ -107,6 +115,15 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
     return taskJson(record)
   }
+}
+
+/**
+ * `--worktree` takes an optional BRANCH, which oclif flags cannot: a bare
+ * `--worktree` (the next word a flag, or nothing) becomes `--worktree=`, the
+ * empty value that means the default branch.
+ */
+function optionalWorktreeValue(argv: string[]): string[] {
+  return argv.flatMap((arg, i) => (arg === '--worktree' && (i === argv.length - 1 || argv[i + 1].startsWith('-')) ? ['--worktree='] : [arg]))
 }
 
 /**
@@ -139,6 +156,8 @@ function buildSpec(
     timeout?: string
     'idle-timeout'?: string
     'max-output'?: string
+    worktree?: string
+    base?: string
   },
 ): TaskSpec {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
@@ -173,6 +192,7 @@ function buildSpec(
     pathEnv,
     agentHooks: flags['agent-hooks'],
     keepChildren: flags['keep-children'] ?? false,
+    worktree: flags.worktree === undefined ? null : {branch: flags.worktree === '' ? null : flags.worktree, base: flags.base ?? null},
     shell: flags.shell ?? null,
     name: flags.name === undefined ? null : parseTaskName(flags.name),
     cwd,

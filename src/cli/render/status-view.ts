@@ -43,6 +43,17 @@ function usageText(u: AgentUsage): string {
     .join(', ')
 }
 
+/** `2 commits, 3 files changed, +10 -2, uncommitted changes`: the worktree against its base when the run ended. */
+export function worktreeChanges(s: NonNullable<TaskDetailJson['worktree']>['summary'] & object): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+  return [
+    plural(s.commits, 'commit'),
+    `${plural(s.filesChanged, 'file')} changed`,
+    `+${s.insertions} -${s.deletions}`,
+    s.uncommitted ? 'uncommitted changes' : 'nothing uncommitted',
+  ].join(', ')
+}
+
 /** The last lines that are not JSON events (the agent's stderr, drover's separators). */
 function plainLines(text: string, count: number): string {
   const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('{'))
@@ -96,6 +107,11 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     const c = task.checkpoint
     const how = `${c.mode === 'safe-point' ? 'signalled at a safe point' : c.mode}${c.tookMs !== null ? ` after ${formatDuration(c.tookMs)}` : ''}`
     add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}, drain ${how}, at ${localTime(c.at)}`)
+  }
+  if (task.worktree) {
+    const w = task.worktree
+    add('worktree', `${w.path} (branch ${w.branch} from ${w.base === 'HEAD' ? '' : `${w.base} `}${w.baseCommit.slice(0, 12)})`)
+    if (w.summary) add('changes', worktreeChanges(w.summary))
   }
   if (task.resume) add('resume', task.resume)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)

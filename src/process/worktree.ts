@@ -1,0 +1,176 @@
+// A task's own git worktree: made at `start --worktree` on a new branch from
+// a base commit, summarised against that base when a run ends, diffed on
+// demand, and taken away by prune/rm only when no commit and no uncommitted
+// change can be lost. Every decision re-reads git; the record only says where.
+
+import {existsSync, mkdirSync} from 'node:fs'
+import path from 'node:path'
+import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
+import type {WorktreeInfo, WorktreeSummary} from '../state/record.js'
+import {git, GitError, gitTest, parseShortstat} from './git.js'
+
+export interface WorktreeRequest {
+  /** the directory `start` was asked to run in: must be inside a git working tree. */
+  cwd: string
+  /** where worktrees of this state dir live. */
+  root: string
+  id: number
+  name: string | null
+  /** the new branch; default `drover/<id>-<name>`. */
+  branch: string | null
+  /** the commit-ish to start from; default HEAD. */
+  base: string | null
+}
+
+export const defaultBranch = (id: number, name: string | null) => `drover/${id}-${name ?? 'task'}`
+
+/**
+ * Makes the worktree and returns it with the task's cwd inside it (the same
+ * subdirectory `start` ran in, so `start --worktree` from `repo/pkg` runs in
+ * `worktree/pkg`). The base is a commit: uncommitted changes of the repo's
+ * working tree stay where they are (recorded as `baseDirty`, never refused),
+ * so an agent starts from exactly what the branch says.
+ */
+export function createWorktree(req: WorktreeRequest): {info: WorktreeInfo; cwd: string} {
+  let top: string
+  try {
+    top = git(req.cwd, ['rev-parse', '--show-toplevel']).trim()
+  } catch (error) {
+    if (error instanceof GitError && error.status === null) throw new DroverError(`--worktree: ${error.detail}`, ExitCode.failed)
+    throw usageError(`--worktree needs a git repository: ${req.cwd} is not inside one`)
+  }
+  const base = req.base ?? 'HEAD'
+  let baseCommit: string
+  try {
+    baseCommit = git(top, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`]).trim()
+  } catch {
+    throw usageError(req.base === null ? `--worktree: ${top} has no commit yet to start a branch from` : `--base ${base} names no commit in ${top}`)
+  }
+  const branch = req.branch ?? defaultBranch(req.id, req.name)
+  try {
+    git(top, ['check-ref-format', '--branch', branch])
+  } catch {
+    throw usageError(`--worktree: ${JSON.stringify(branch)} is not a valid branch name`)
+  }
+  if (gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])) {
+    throw conflictError(`branch ${branch} already exists in ${top}; name a new one (--worktree NAME) or delete it first`, {branch})
+  }
+  const baseDirty = req.base === null && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
+  const worktreePath = path.join(req.root, req.name ? `${req.id}-${req.name}` : String(req.id))
+  mkdirSync(req.root, {recursive: true, mode: 0o700})
+  // A worktree folder deleted by hand stays registered until pruned, and a
+  // registered path cannot be added again.
+  git(top, ['worktree', 'prune'])
+  addWorktree(top, ['worktree', 'add', '--quiet', '-b', branch, worktreePath, baseCommit])
+  const rel = path.relative(top, path.resolve(req.cwd))
+  const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
+  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, summary: null}, cwd}
+}
+
+// Ten `start --worktree` at once on one repo race for git's lock files
+// (config.lock when git records the new branch); a moment later each succeeds.
+function addWorktree(top: string, args: string[]): void {
+  const deadline = Date.now() + 10_000
+  for (let attempt = 0; ; attempt++) {
+    try {
+      git(top, args)
+      return
+    } catch (error) {
+      const busy = error instanceof GitError && /\.lock\b|lock file|Unable to create/i.test(error.detail)
+      if (!busy || Date.now() > deadline) {
+        throw new DroverError(`--worktree: ${error instanceof GitError ? error.detail : String(error)}`, ExitCode.failed)
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + attempt * 10)
+    }
+  }
+}
+
+/** What the worktree holds against its base now; null when its folder is gone. */
+export function summarizeWorktree(info: WorktreeInfo, at = new Date().toISOString()): WorktreeSummary | null {
+  if (!existsSync(info.path)) return null
+  const head = git(info.path, ['rev-parse', 'HEAD']).trim()
+  const commits = Number(git(info.path, ['rev-list', '--count', `${info.baseCommit}..HEAD`]).trim()) || 0
+  const stat = parseShortstat(git(info.path, ['diff', '--shortstat', info.baseCommit]))
+  const uncommitted = git(info.path, ['status', '--porcelain']).trim() !== ''
+  return {head, commits, ...stat, uncommitted, at}
+}
+
+/**
+ * The diff against the base: of the worktree as it is (commits and uncommitted
+ * changes to tracked files), or of the branch when the folder is gone.
+ */
+export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; color?: boolean} = {}): string {
+  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : [])]
+  if (existsSync(info.path)) return git(info.path, ['diff', ...flags, info.baseCommit])
+  if (existsSync(info.repo) && gitTest(info.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${info.branch}`])) {
+    return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`])
+  }
+  throw new DroverError(`the worktree ${info.path} and its branch ${info.branch} are gone: nothing to diff`, ExitCode.failed)
+}
+
+/** What removing a task may do with its worktree. */
+export type WorktreeVerdict =
+  | {keep: true; reason: string}
+  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null}
+
+/**
+ * The rule that never loses work: a worktree with uncommitted changes stays
+ * (and so does its task); a branch goes only when it has no commits beyond
+ * the base or they are merged (reachable from the repo's HEAD or the base
+ * ref). With `includeWorktrees`, a branch with other commits keeps the task
+ * from blocking: the clean worktree goes and the branch stays.
+ */
+export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: boolean): WorktreeVerdict {
+  const present = existsSync(info.path)
+  if (!existsSync(info.repo)) {
+    // The repository itself is gone: there is nothing git could keep or lose.
+    return {keep: false, removeWorktree: false, deleteBranch: false, note: null}
+  }
+  if (present && git(info.path, ['status', '--porcelain']).trim() !== '') {
+    return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`}
+  }
+  const tip = branchTip(info.repo, info.branch)
+  if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: null}
+  if (tip === info.baseCommit || merged(info, tip)) return {keep: false, removeWorktree: present, deleteBranch: true, note: null}
+  const commits = Number(git(info.repo, ['rev-list', '--count', `${info.baseCommit}..${tip}`]).trim()) || 0
+  const unmerged = `its branch ${info.branch} has ${commits} commit${commits === 1 ? '' : 's'} not merged`
+  if (!includeWorktrees) return {keep: true, reason: `${unmerged} (--include-worktrees removes the worktree and keeps the branch)`}
+  return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: ${commits} unmerged commit${commits === 1 ? '' : 's'}`}
+}
+
+function branchTip(repo: string, branch: string): string | null {
+  try {
+    return git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]).trim()
+  } catch {
+    return null
+  }
+}
+
+function merged(info: WorktreeInfo, tip: string): boolean {
+  for (const into of ['HEAD', info.base]) {
+    if (into === `refs/heads/${info.branch}` || into === info.branch) continue
+    try {
+      if (gitTest(info.repo, ['merge-base', '--is-ancestor', tip, into])) return true
+    } catch {
+      // that ref is gone (or HEAD is unborn): not merged into it
+    }
+  }
+  return false
+}
+
+/** What removing did: the worktree folder, and whether the branch went with it. */
+export interface WorktreeRemoval {
+  path: string
+  branch: string
+  worktreeRemoved: boolean
+  branchDeleted: boolean
+  note: string | null
+}
+
+/** Carries out a verdict that lets the task go. git itself refuses a dirty worktree here, a second guard. */
+export function removeWorktree(info: WorktreeInfo, verdict: Extract<WorktreeVerdict, {keep: false}>): WorktreeRemoval {
+  if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', info.path])
+  if (verdict.deleteBranch) git(info.repo, ['branch', '-D', info.branch])
+  if (existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
+  return {path: info.path, branch: info.branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}
+}
