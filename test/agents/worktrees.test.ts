@@ -1,0 +1,54 @@
+// Issue 15, worktrees with the real claude: an agent started with --worktree
+// commits on its own branch in its own worktree, the repository it was
+// started from is untouched, and a resume continues the same conversation in
+// the same worktree (claude keeps sessions per directory, so a resume in any
+// other cwd would not find it).
+
+import {afterEach, describe, expect, it} from 'vitest'
+import {drover, json, readTask} from '../helpers/cli.js'
+import {branches, gitIn, GIT_IDENTITY, makeRepo, cleanupRepos} from '../helpers/git.js'
+import {CLAUDE} from './harness/real-agents.js'
+import {resume, settled, start, stateDir, streamByRun, useFakeServers} from './harness/tasks.js'
+
+const serverOf = useFakeServers()
+afterEach(() => cleanupRepos())
+
+describe('claude in a worktree', () => {
+  it('commits on its branch; status and diff show it; resume runs in the same worktree and session', async () => {
+    const server = serverOf(CLAUDE)
+    const dir = stateDir()
+    const env = CLAUDE.env(server, GIT_IDENTITY)
+    const repo = makeRepo()
+    const base = gitIn(repo, 'rev-parse', 'HEAD').trim()
+    const prompt = 'first prompt of the worktree test [[tool: echo from-claude > agent.txt && git add agent.txt && git commit -qm agent && pwd]]'
+    const id = await start(dir, env, CLAUDE.command(prompt), repo, ['--worktree', '--name', 'wt'])
+    const first = await settled(dir, id, env)
+    expect(first, JSON.stringify(first)).toMatchObject({status: 'succeeded'})
+    const wt = first.worktree
+    expect(wt).toMatchObject({repo, branch: `drover/${id}-wt`, baseCommit: base})
+    expect(wt.summary).toMatchObject({commits: 1, filesChanged: 1, insertions: 1, deletions: 0, uncommitted: false})
+    expect(first.cwd).toBe(wt.path)
+    // The tool ran in the worktree, not in the repository.
+    const toolResults = streamByRun(dir, id)[0].filter((e) => e.type === 'user')
+    expect(JSON.stringify(toolResults)).toContain(wt.path)
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('')
+    expect(gitIn(repo, 'show', `drover/${id}-wt:agent.txt`)).toBe('from-claude\n')
+    expect(branches(repo)).toEqual([`drover/${id}-wt`, 'main'])
+    expect((await drover(dir, ['diff', '--stat', String(id)], {env})).stdout).toBe(' agent.txt | 1 +\n 1 file changed, 1 insertion(+)')
+
+    const sessionId = readTask(dir, id).agentInfo.sessionId
+    await resume(dir, id, env, 'second prompt [[tool: pwd && echo more >> agent.txt]]')
+    const second = await settled(dir, id, env)
+    expect(second, JSON.stringify(second)).toMatchObject({status: 'succeeded', run: 2, cwd: wt.path})
+    expect(second.agentInfo.sessionId).toBe(sessionId)
+    const resumed = server.modelRequests('second prompt')[0]
+    expect(JSON.stringify(resumed.body.messages)).toContain('first prompt of the worktree test')
+    expect(JSON.stringify(streamByRun(dir, id)[1].filter((e) => e.type === 'user'))).toContain(wt.path)
+    expect(second.worktree.summary).toMatchObject({commits: 1, insertions: 2, uncommitted: true})
+
+    // Uncommitted work keeps the task and its worktree.
+    const rm = await drover(dir, ['rm', String(id), '--json'], {env})
+    expect(rm.exitCode).toBe(4)
+    expect(json(rm).skipped[0].reason).toMatch(/has uncommitted changes/)
+  })
+})
