@@ -26,6 +26,7 @@ import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetai
 export {DroverError, ExitCode}
 export type {DiffOptions, DiffResult} from './worktrees.js'
 import type {DiffOptions, DiffResult} from './worktrees.js'
+import {checkBudget, givenLimits, type Budget} from './budget.js'
 export type {ControlResult, CorruptTaskJson, PruneOptions, PruneResult, TaskDetailJson, TaskJson, TaskStatus}
 
 /** A task named by its id or by the `name` it was started with. */
@@ -59,6 +60,10 @@ export interface StartOptions {
   worktree?: boolean | string
   /** with `worktree`: the commit-ish the branch starts from (default HEAD). */
   base?: string
+  /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
+  maxCostUsd?: number
+  maxTurns?: number
+  maxTokens?: number
 }
 
 /** A chunk of a task's output, with the byte offsets a reader can resume from. */
@@ -198,10 +203,10 @@ export class Drover {
   }
 
   /** A new run that continues the task's session (the agent's own conversation for claude and codex). */
-  async resume(ref: TaskRef, opts: {prompt?: string} = {}): Promise<TaskJson> {
+  async resume(ref: TaskRef, opts: {prompt?: string; budget?: Partial<Budget>} = {}): Promise<TaskJson> {
     const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)
-    return taskJson(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT))
+    return taskJson(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT, {budget: opts.budget}))
   }
 
   /** Removes ended tasks by the rules given (see `drover prune`). */
@@ -289,6 +294,9 @@ function startSpec(o: StartOptions): TaskSpec {
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command is empty')
   if (o.shell !== undefined && (o.agent === 'claude' || o.agent === 'codex')) throw usageError(`agent ${o.agent} needs a command, not a shell script`)
   const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
+  const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic')
+  const budget = {maxCostUsd: o.maxCostUsd ?? null, maxTurns: o.maxTurns ?? null, maxTokens: o.maxTokens ?? null}
+  checkBudget(agent, budget)
   const env = o.env ?? {}
   const cwd = path.resolve(o.cwd ?? process.cwd())
   const pathEnv = env.PATH ?? process.env.PATH ?? null
@@ -298,8 +306,9 @@ function startSpec(o: StartOptions): TaskSpec {
     name: o.name === undefined ? null : parseTaskName(o.name),
     cwd,
     env,
-    agent: o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic'),
+    agent,
     policies: {
+      ...givenLimits(budget),
       timeoutMs: o.timeoutMs ?? null,
       idleTimeoutMs: o.idleTimeoutMs ?? null,
       maxOutputBytes: o.maxOutputBytes === undefined ? DEFAULT_MAX_OUTPUT : o.maxOutputBytes,

@@ -34,7 +34,7 @@ export function runEnd(seen: RunSeen): RunEnd {
   if (seen.stop) {
     const {plan, killedAfterMs} = seen.stop
     const end: RunEnd = {status: plan.status, reason: stopReason(plan, killedAfterMs), exitCode: code, signal}
-    if (plan.cause === 'drain') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
+    if (plan.cause === 'drain' || plan.cause === 'budget') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
     return end
   }
   if (seen.adopted) {

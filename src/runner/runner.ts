@@ -15,6 +15,7 @@ import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../
 import {runEnd} from './run-outcome.js'
 import {OutputCapWatch} from './output-cap.js'
 import {sessionBase} from '../agents/events.js'
+import {budgetReached} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
@@ -429,6 +430,7 @@ export class Runner {
     }
     if (this.record.agent !== 'generic') this.readAgentOutput(size)
     if (this.exit) return
+    this.checkBudget()
     if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
       this.lastTreeScan = now
       this.tree?.snapshot()
@@ -439,6 +441,15 @@ export class Runner {
     const {timeoutMs, idleTimeoutMs} = this.record.policies
     if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
     else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
+  }
+
+  /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
+  private checkBudget(): void {
+    if (this.plan || !this.agentStream) return
+    const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
+    if (!reached) return
+    this.event('policy', {cause: 'budget', detail: reached})
+    this.startPlan(planFor('budget', {detail: reached}))
   }
 
   private policyStop(cause: StopCause): void {

@@ -181,6 +181,8 @@ export interface NewRunOptions {
    * task's own (an agent resume), else null.
    */
   prepare: (record: TaskRecord) => string[] | null
+  /** limits this run changes for the task (resume's new budget), applied before `prepare` sees it. */
+  policies?: Partial<Policies>
 }
 
 /**
@@ -204,7 +206,8 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   try {
     const read = readRecord(stateDir, id)
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
-    const record = reconcileLocked(stateDir, read.record)
+    const reconciled = reconcileLocked(stateDir, read.record)
+    const record = options.policies ? {...reconciled, policies: {...reconciled.policies, ...options.policies}} : reconciled
     if (!isFinalStatus(record.status)) {
       throw conflictError(`task ${id} is ${record.status}; stop it first`, {id, status: record.status})
     }

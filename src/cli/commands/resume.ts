@@ -4,6 +4,7 @@ import {DroverError, ExitCode, usageError} from '../../base/errors.js'
 import type {TaskRecord} from '../../state/record.js'
 import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask, wasInterrupted} from '../../tasks/resume.js'
 import {selectTasks} from '../../tasks/select.js'
+import {parseCost} from '../../api/budget.js'
 import {taskJson, type TaskJson} from '../../api/task-json.js'
 
 export interface ResumeResult {
@@ -18,6 +19,8 @@ export default class Resume extends BaseCommand {
 - claude: claude -p --resume <session id> "<prompt>" with the original flags (output format, model, permissions);
 - codex: codex exec --json resume <thread id> "<prompt>";
 - anything else: the same command again, with DROVER_RESUME=1 and the same DROVER_SESSION_DIR.
+
+A task drained by its budget (reason "budget: …") is refused until given a higher one: resume --max-cost, --max-turns or --max-tokens sets the new limit for the session's total, which counts what every run before spent.
 
 --interrupted resumes every lost task that was meant to be running (its runner vanished in a crash or reboot), but not tasks stopped on purpose: put it in an @reboot crontab line. A task that is running, was cancelled, or has no session to continue is refused with exit 4.`
 
@@ -37,6 +40,9 @@ export default class Resume extends BaseCommand {
     interrupted: Flags.boolean({description: 'resume every lost task whose desired state is still running'}),
     prompt: Flags.string({description: `what to tell a resumed agent (default: "${DEFAULT_RESUME_PROMPT}")`}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
+    'max-cost': Flags.string({description: "a new budget for the session's total cost in US dollars (what it has spent counts)", helpValue: 'USD'}),
+    'max-turns': Flags.integer({description: "a new budget for the session's total model turns (the turns so far count)", min: 1}),
+    'max-tokens': Flags.integer({description: "a new budget for the session's total tokens (the tokens so far count)", min: 1}),
   }
 
   async run(): Promise<ResumeResult> {
@@ -53,6 +59,11 @@ export default class Resume extends BaseCommand {
       return true
     })
     const prompt = flags.prompt ?? DEFAULT_RESUME_PROMPT
+    const budget = {
+      maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
+      maxTurns: flags['max-turns'],
+      maxTokens: flags['max-tokens'],
+    }
     const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing.map((id) => ({id, found: false}))}
     // Concurrently: a machine coming back from a reboot resumes all its agents at once.
     await Promise.all(
@@ -65,7 +76,7 @@ export default class Resume extends BaseCommand {
           return
         }
         try {
-          const record = await resumeTask(stateDir, task, prompt)
+          const record = await resumeTask(stateDir, task, prompt, {budget})
           result.resumed.push(taskJson(record))
           this.report(record, flags.quiet)
         } catch (error) {

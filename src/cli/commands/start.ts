@@ -6,6 +6,7 @@ import {usageError} from '../../base/errors.js'
 import {parseDuration, parseEnvAssignment, parseSize, parseTaskName} from '../../base/parse.js'
 import {resolveExecutable, shellCommand} from '../../platform/platform.js'
 import {detectProfile} from '../../agents/profiles.js'
+import {checkBudget, givenLimits, parseCost} from '../../api/budget.js'
 import {AGENT_PROFILES, type AgentProfileName, type TaskRecord} from '../../state/record.js'
 import {startTask, type TaskSpec} from '../../tasks/launch.js'
 import {findTaskToRestart, restartTask} from '../../tasks/restart.js'
@@ -56,6 +57,12 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    'max-cost': Flags.string({
+      description: 'claude: drain the task once its session has cost this many US dollars (counted across resumes; claude reports cost when a run ends)',
+      helpValue: 'USD',
+    }),
+    'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1}),
+    'max-tokens': Flags.integer({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)', min: 1}),
     worktree: Flags.string({
       description: 'run in a new git worktree of the repository you are in, on a new BRANCH (default drover/<id>-<name>); resume and start ID run there too',
       helpValue: '[BRANCH]',
@@ -75,7 +82,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree', 'max-cost', 'max-turns', 'max-tokens'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -158,6 +165,9 @@ function buildSpec(
     'max-output'?: string
     worktree?: string
     base?: string
+    'max-cost'?: string
+    'max-turns'?: number
+    'max-tokens'?: number
   },
 ): TaskSpec {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
@@ -186,6 +196,13 @@ function buildSpec(
   // Resolved now, with the PATH this start sees: a later resume from cron
   // (PATH=/usr/bin:/bin) runs the same program with the same PATH.
   const pathEnv = env.PATH ?? process.env.PATH ?? null
+  const agent = (flags.agent as AgentProfileName | undefined) ?? (flags.shell === undefined ? detectProfile(command) : 'generic')
+  const budget = {
+    maxCostUsd: flags['max-cost'] === undefined ? null : parseCost(flags['max-cost']),
+    maxTurns: flags['max-turns'] ?? null,
+    maxTokens: flags['max-tokens'] ?? null,
+  }
+  checkBudget(agent, budget)
   return {
     command: argv,
     executable: resolveExecutable(argv[0], {pathEnv: pathEnv ?? undefined, cwd, pathExt: process.env.PATHEXT}),
@@ -197,8 +214,9 @@ function buildSpec(
     name: flags.name === undefined ? null : parseTaskName(flags.name),
     cwd,
     env,
-    agent: (flags.agent as AgentProfileName | undefined) ?? (flags.shell === undefined ? detectProfile(command) : 'generic'),
+    agent,
     policies: {
+      ...givenLimits(budget),
       timeoutMs: flags.timeout === undefined ? null : parseDuration(flags.timeout, '--timeout'),
       idleTimeoutMs: flags['idle-timeout'] === undefined ? null : parseDuration(flags['idle-timeout'], '--idle-timeout'),
       maxOutputBytes: maxOutput === 0 ? null : maxOutput,

@@ -94,6 +94,9 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     p.timeoutMs !== null ? `timeout ${formatDuration(p.timeoutMs)}` : '',
     p.idleTimeoutMs !== null ? `idle-timeout ${formatDuration(p.idleTimeoutMs)}` : '',
     p.maxOutputBytes !== null ? `max-output ${formatBytes(p.maxOutputBytes)}` : '',
+    p.maxCostUsd != null ? `max-cost $${p.maxCostUsd}` : '',
+    p.maxTurns != null ? `max-turns ${p.maxTurns}` : '',
+    p.maxTokens != null ? `max-tokens ${p.maxTokens}` : '',
   ].filter(Boolean)
   add('limits', policies.join(', '))
   const info = task.agentInfo
