@@ -27,6 +27,15 @@ export function budgetReached(budget: Budget, session: AgentUsage | null): strin
 }
 
 /**
+ * The agent has just said its run is over (claude's result; codex's turn end,
+ * after which the real codex exits): a budget reached there is not stopped —
+ * the run is ending by itself, and whether a stop or the exit came first must
+ * not decide its status. The next resume is refused instead.
+ */
+export const runEnding = (lastEvent: string | null): boolean =>
+  lastEvent !== null && (lastEvent.startsWith('result') || lastEvent === 'turn.completed' || lastEvent === 'turn.failed')
+
+/**
  * A budget the agent can be held to: only claude and codex report usage, and
  * codex reports tokens but no cost. Refused at start rather than never enforced.
  */

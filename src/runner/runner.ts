@@ -15,7 +15,7 @@ import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../
 import {runEnd} from './run-outcome.js'
 import {OutputCapWatch} from './output-cap.js'
 import {sessionBase} from '../agents/events.js'
-import {budgetReached} from '../agents/budget.js'
+import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
@@ -445,7 +445,7 @@ export class Runner {
 
   /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
   private checkBudget(): void {
-    if (this.plan || !this.agentStream) return
+    if (this.plan || !this.agentStream || runEnding(this.record.agentInfo?.lastEvent ?? null)) return
     const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
     if (!reached) return
     this.event('policy', {cause: 'budget', detail: reached})

@@ -1,10 +1,15 @@
 // Budgets read from an agent's session usage: which limit is reached, which
-// agent can be held to which budget, and the graded stop a budget starts.
+// agent can be held to which budget, the graded stop a budget starts, and the
+// real claude drained by its budget and resumed with a higher one.
 
 import {describe, expect, it} from 'vitest'
 import {budgetReached, checkBudget, givenLimits, parseCost} from '../../src/agents/budget.js'
 import {planFor, stopReason} from '../../src/process/stop-plan.js'
 import {DroverError} from '../../src/base/errors.js'
+import {drover} from '../helpers/cli.js'
+import {agentTempDir} from './harness/env.js'
+import {CLAUDE} from './harness/real-agents.js'
+import {settled, start, stateDir, useFakeServers} from './harness/tasks.js'
 
 const usage = (turns: number, costUsd: number | null, inputTokens: number | null, outputTokens: number | null) => ({turns, costUsd, inputTokens, outputTokens})
 
@@ -52,5 +57,29 @@ describe('the budget stop', () => {
     expect(plan.steps).toEqual(planFor('drain').steps)
     expect(stopReason(plan, null)).toBe('budget: max-turns 3 reached (3 turns)')
     expect(stopReason(plan, 12_000)).toBe('budget: max-turns 3 reached (3 turns), killed after 12 s')
+  })
+})
+
+describe('the real claude held to --max-turns', () => {
+  const serverOf = useFakeServers()
+
+  it('drained by its budget through the hook (no signal), resumed with a higher one in the same session', async () => {
+    const server = serverOf(CLAUDE)
+    const dir = stateDir()
+    const env = CLAUDE.env(server)
+    const id = await start(dir, env, CLAUDE.command('budget loop [[loop: echo step]]'), agentTempDir('drover-work-'), ['--max-turns', '2'])
+    const first = await settled(dir, id, env)
+    expect(first, JSON.stringify(first)).toMatchObject({status: 'drained', checkpoint: {mode: 'cooperative'}})
+    expect(first.reason).toMatch(/^budget: max-turns 2 reached/)
+    expect(first.agentInfo.session.turns).toBeLessThan(10)
+
+    const refused = await drover(dir, ['resume', String(id)], {env})
+    expect(refused.exitCode).toBe(4)
+    const raised = await drover(dir, ['resume', String(id), '--max-turns', '50', '--prompt', 'just say hello'], {env})
+    expect(raised.exitCode, raised.stderr).toBe(0)
+    const second = await settled(dir, id, env)
+    expect(second, JSON.stringify(second)).toMatchObject({status: 'succeeded', run: 2, policies: {maxTurns: 50}})
+    expect(second.agentInfo.sessionId).toBe(first.agentInfo.sessionId)
+    expect(second.agentInfo.session.turns).toBe(first.agentInfo.session.turns + second.agentInfo.turns)
   })
 })
