@@ -7,6 +7,8 @@ import {tailOffset} from '../../tasks/follow.js'
 import {taskPaths} from '../../state/store.js'
 import {loadTask} from '../../tasks/read.js'
 import {followToStdout} from '../render/follow-stdout.js'
+import {painter} from '../render/color.js'
+import {logsView, wantsLogsView} from '../logs-view.js'
 
 /** `-n N` or `-n all`: a count of lines, or the whole log. */
 const lineCount = Flags.custom<number | 'all'>({
@@ -34,16 +36,35 @@ Output of every run of the task is in one log; restarts and resumes are separate
     {description: 'Output and outcome as NDJSON', command: '<%= config.bin %> logs -f --json 3 | jq -r \'select(.type == "output") | .text\''},
   ]
 
-  static override args = {task: Args.string({description: 'task id or name', required: true})}
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] -f --all']
+
+  static override strict = false
+  static override args = {task: Args.string({description: 'task id or name (several with -f, each line prefixed [id name])'})}
 
   static override flags = {
     follow: Flags.boolean({char: 'f', description: 'follow new output until the task ends'}),
     tail: lineCount({char: 'n', aliases: ['lines'], description: 'print only the last N lines, or "all" (the default, with -f too)', exclusive: ['offset']}),
     offset: Flags.integer({description: 'start at this byte of output.log (the "end" of the last --json output object)', min: 0, exclusive: ['tail']}),
+    all: Flags.boolean({char: 'a', description: 'every running task, and with -f those that start while following'}),
+    pretty: Flags.boolean({description: "claude and codex: show the agent's events as a transcript (the default on a terminal)"}),
+    raw: Flags.boolean({description: "the agent's own event stream, byte for byte (the default when piped)"}),
+    full: Flags.boolean({description: 'with --pretty: tool results and thinking in full, not cut to a few lines'}),
+    timestamps: Flags.boolean({char: 't', description: 'prefix each line with the time it arrived (lines already there show none)'}),
+    since: Flags.string({description: 'only the runs active in this last stretch (e.g. 10m); with --all also tasks that ended within it'}),
   }
 
   async run(): Promise<{id: number; output: string} | void> {
-    const {args, flags} = await this.parse(Logs)
+    const {argv, flags} = await this.parse(Logs)
+    const refs = argv as string[]
+    const tty = process.stdout.isTTY === true && !this.jsonEnabled()
+    const {Drover} = await import('../../api/index.js')
+    const drover = new Drover(await this.openStateDir(flags['state-dir']))
+    if (await wantsLogsView(drover, refs, flags, tty)) {
+      process.exitCode = await logsView(drover, refs, flags, {json: this.jsonEnabled(), tty, paint: painter(this.color(flags.color))})
+      return
+    }
+    if (refs.length !== 1) throw new DroverError(refs.length === 0 ? 'no task given: name a task, or --all' : 'several tasks need -f', ExitCode.usage)
+    const args = {task: refs[0]}
     const stateDir = await this.openStateDir(flags['state-dir'])
     const read = await loadTask(stateDir, args.task)
     if (!read.ok && read.missing) throw new DroverError(`no such task: ${args.task}`, ExitCode.notFound)
