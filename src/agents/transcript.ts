@@ -65,6 +65,12 @@ function claudeItems(type: string, event: Record<string, unknown>): TranscriptIt
       return blocks.flatMap((b): TranscriptItem[] =>
         b?.type === 'tool_result' ? [{kind: 'result', text: claudeResultText(b.content), isError: b.is_error === true}] : [],
       )
+    case 'rate_limit_event': {
+      const info = obj(event.rate_limit_info)
+      if (info?.status !== 'rejected') return []
+      const resets = num(info.resetsAt)
+      return [{kind: 'error', text: `${str(info.rateLimitType) ?? 'usage'} limit reached${resets !== null ? `; resets ${new Date(resets * 1000).toISOString()}` : ''}`}]
+    }
     case 'result': {
       const ok = event.is_error !== true && (subtype === null || subtype === 'success')
       const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string').join('; ') : ''

@@ -124,6 +124,8 @@ export interface AgentInfo extends AgentUsage {
   session: AgentUsage | null
   /** what the agent itself reported as going wrong (an error result, a failed turn). */
   error: string | null
+  /** a provider's usage or rate limit the agent ran into in this run, and when it lifts (ISO) if said. */
+  limit?: {message: string; resetAt: string | null} | null
 }
 
 export interface TaskRecord {
@@ -269,7 +271,8 @@ function isAgentInfo(v: unknown): boolean {
     isStringOrNull(v.sessionId) &&
     isStringOrNull(v.lastEvent) &&
     (v.session === undefined || v.session === null || isAgentUsage(v.session)) &&
-    (v.error === undefined || isStringOrNull(v.error))
+    (v.error === undefined || isStringOrNull(v.error)) &&
+    (v.limit === undefined || v.limit === null || (isObject(v.limit) && typeof v.limit.message === 'string' && isStringOrNull(v.limit.resetAt)))
   )
 }
 

@@ -105,6 +105,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     add('this run', [usageText(info), info.lastEvent ? `last event ${info.lastEvent}` : ''].filter(Boolean).join(', '))
     if (info.session && task.runs.length > 1) add('session total', usageText(info.session))
     add('agent error', info.error === null ? null : escapeControls(info.error))
+    if (info.limit) add('usage limit', `${escapeControls(info.limit.message)}${info.limit.resetAt ? `; resets ${timeWithAge(info.limit.resetAt)}` : ''}`)
   }
   if (task.checkpoint) {
     const c = task.checkpoint
