@@ -26,13 +26,18 @@ export default class Logs extends BaseCommand {
 
 With --json and -f, stdout is a stream of JSON objects, one per line: {"type":"output","id","offset","end","text"} for each line of output, then {"type":"end","id","exitCode","task"}; the exit code is the task's, as without --json. --offset continues such a stream from the "end" of its last output object.
 
-Output of every run of the task is in one log; restarts and resumes are separated by a line starting with "── drover: run".`
+Output of every run of the task is in one log; restarts and resumes are separated by a line starting with "── drover: run".
+
+For claude and codex tasks on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to six lines (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
+
+Several tasks (logs -f A B C), or --all (every running task, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived; --since D shows the runs active in the last D (drover knows when runs began and ended, not when each line was written).`
 
   static override examples = [
     {description: 'Follow an agent as it works', command: '<%= config.bin %> logs -f fix-tests'},
     {description: 'The last 20 lines', command: '<%= config.bin %> logs -n 20 3'},
     {description: 'Only new output from now on', command: '<%= config.bin %> logs -f -n 0 3'},
     {description: 'Wait for a job in a script, keep its whole log and use its exit code', command: '<%= config.bin %> logs -f 3 > build.log || echo "build failed: $?"'},
+    {description: 'Every running agent at once, as transcripts, with times', command: '<%= config.bin %> logs -f --all --pretty -t'},
     {description: 'Output and outcome as NDJSON', command: '<%= config.bin %> logs -f --json 3 | jq -r \'select(.type == "output") | .text\''},
   ]
 

@@ -24,6 +24,10 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
+With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
+
+--max-cost, --max-turns and --max-tokens are budgets over the agent's whole session, counted across resumes: reaching one drains the task (reason "budget: …"), and resume with a higher budget continues it.
+
 With a task id or name instead of a command, starts that ended task (succeeded, failed, stopped, cancelled, drained or lost) again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
 
   static override examples = [
@@ -31,6 +35,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     {description: 'Start and follow, exiting with the job\'s own exit code', command: '<%= config.bin %> start --follow -- npm test'},
     {description: 'A shell pipeline, stopped if it runs longer than 2 hours', command: '<%= config.bin %> start --timeout 2h --shell "make build 2>&1 | tee build.txt"'},
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
+    {description: 'An agent on its own branch and worktree, with a budget', command: '<%= config.bin %> start --worktree --name auth --max-turns 40 -- claude -p "add login" --output-format stream-json --verbose'},
   ]
 
   static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
