@@ -64,6 +64,8 @@ export interface StartOptions {
   maxCostUsd?: number
   maxTurns?: number
   maxTokens?: number
+  /** `wait`: when the agent stops on its provider's usage limit, wait until it lifts and resume (default `fail`). */
+  onLimit?: 'wait' | 'fail'
 }
 
 /** A chunk of a task's output, with the byte offsets a reader can resume from. */
@@ -297,6 +299,7 @@ function startSpec(o: StartOptions): TaskSpec {
   const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic')
   const budget = {maxCostUsd: o.maxCostUsd ?? null, maxTurns: o.maxTurns ?? null, maxTokens: o.maxTokens ?? null}
   checkBudget(agent, budget)
+  if (o.onLimit === 'wait' && agent === 'generic') throw usageError('onLimit wait needs an agent whose usage limits drover can read (claude or codex)')
   const env = o.env ?? {}
   const cwd = path.resolve(o.cwd ?? process.cwd())
   const pathEnv = env.PATH ?? process.env.PATH ?? null
@@ -309,6 +312,7 @@ function startSpec(o: StartOptions): TaskSpec {
     agent,
     policies: {
       ...givenLimits(budget),
+      ...(o.onLimit === 'wait' ? {onLimit: 'wait' as const} : {}),
       timeoutMs: o.timeoutMs ?? null,
       idleTimeoutMs: o.idleTimeoutMs ?? null,
       maxOutputBytes: o.maxOutputBytes === undefined ? DEFAULT_MAX_OUTPUT : o.maxOutputBytes,

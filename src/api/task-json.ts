@@ -54,6 +54,8 @@ export interface TaskJson {
   checkpoint: Checkpoint | null
   /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
   worktree: WorktreeInfo | null
+  /** while `waiting` for a usage limit to lift: when its runner resumes it. */
+  waitUntil?: string | null
 }
 
 export interface CorruptTaskJson {
@@ -95,6 +97,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): Ta
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
     worktree: record.worktree,
+    ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }
 

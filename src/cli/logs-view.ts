@@ -21,7 +21,7 @@ export interface LogsViewFlags {
   offset?: number
 }
 
-const LIVE = ['starting', 'running', 'stopping']
+const LIVE = ['starting', 'running', 'stopping', 'waiting']
 const usageError = (message: string) => new DroverError(message, ExitCode.usage)
 
 function sizeOf(file: string): number {

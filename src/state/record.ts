@@ -8,6 +8,8 @@ export const TASK_STATUSES = [
   'starting',
   'running',
   'stopping',
+  /** the agent ran into a provider's usage limit (`--on-limit wait`): its runner resumes it at `waitUntil`. */
+  'waiting',
   'succeeded',
   'failed',
   'stopped',
@@ -49,6 +51,8 @@ export interface Policies {
   timeoutMs: number | null
   idleTimeoutMs: number | null
   maxOutputBytes: number | null
+  /** `wait`: a run that ends on a provider's usage limit is resumed when the limit lifts. */
+  onLimit?: 'wait' | 'fail'
   /** budgets over the agent's whole session (every run that continued it), or null. */
   maxCostUsd?: number | null
   maxTurns?: number | null
@@ -167,6 +171,10 @@ export interface TaskRecord {
   keepChildren: boolean
   /** the git worktree the task runs in (`start --worktree`), or null. */
   worktree: WorktreeInfo | null
+  /** while `waiting`: when the runner resumes the task (ISO). */
+  waitUntil?: string | null
+  /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
+  limitWaits?: number
 }
 
 export class RecordError extends Error {
@@ -226,6 +234,9 @@ export function decodeRecord(text: string): TaskRecord {
   check(p.maxTurns === undefined || isIntOrNull(p.maxTurns), 'policies')
   check(p.maxTokens === undefined || isIntOrNull(p.maxTokens), 'policies')
   check(r.worktree === undefined || r.worktree === null || isWorktree(r.worktree), 'worktree')
+  check(p.onLimit === undefined || p.onLimit === 'wait' || p.onLimit === 'fail', 'policies')
+  check(r.waitUntil === undefined || isStringOrNull(r.waitUntil), 'waitUntil')
+  check(r.limitWaits === undefined || Number.isSafeInteger(r.limitWaits), 'limitWaits')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -335,7 +346,9 @@ export function encodeRecord(record: TaskRecord): string {
 // stops the orphaned worker.
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
   starting: ['running', 'stopping', 'failed', 'cancelled', 'stopped', 'lost'],
-  running: ['stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  running: ['stopping', 'waiting', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  // The worker is gone; its runner waits to resume it, or records why it did not.
+  waiting: ['starting', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
   stopping: ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
   succeeded: ['starting'],
   failed: ['starting'],
@@ -405,6 +418,8 @@ export function beginRun(
   const moved = transition(record, {status: 'starting', at, reason: null, exitCode: null, signal: null})
   return {
     ...moved,
+    // a wait for a usage limit ends with the run that follows it
+    ...(record.waitUntil ? {waitUntil: null} : {}),
     desired: 'running',
     startedAt: null,
     endedAt: null,

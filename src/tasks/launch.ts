@@ -208,7 +208,9 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
     const reconciled = reconcileLocked(stateDir, read.record)
     const record = options.policies ? {...reconciled, policies: {...reconciled.policies, ...options.policies}} : reconciled
-    if (!isFinalStatus(record.status)) {
+    // A task waiting for a usage limit has no worker: its runner only sleeps,
+    // and sees the new run when it wakes (so `resume` may cut the wait short).
+    if (!isFinalStatus(record.status) && !(record.status === 'waiting' && options.resumed)) {
       throw conflictError(`task ${id} is ${record.status}; stop it first`, {id, status: record.status})
     }
     if (workerAlive(record)) {

@@ -25,7 +25,7 @@ export async function selectTasks(
   if (!opts.all && refs.length === 0) throw usageError(`no task given: name the tasks to ${opts.what} (ids or names), or use --all`)
   for (const ref of refs) parseTaskRef(ref)
   if (opts.all) {
-    const statuses = opts.allStatuses ?? ['starting', 'running', 'stopping']
+    const statuses = opts.allStatuses ?? ['starting', 'running', 'stopping', 'waiting']
     const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && statuses.includes(read.record.status) ? [read.record] : []))
     return {tasks, missing: []}
   }

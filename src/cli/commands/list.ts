@@ -78,7 +78,7 @@ function parseStatusFilter(values: string[] | undefined): Set<string> | null {
     if (!(FILTERABLE as readonly string[]).includes(value)) {
       throw usageError(`--status: unknown status '${value}' (one of: ${FILTERABLE.join(', ')})`)
     }
-    if (value === 'active') for (const s of ['starting', 'running', 'stopping']) wanted.add(s)
+    if (value === 'active') for (const s of ['starting', 'running', 'stopping', 'waiting']) wanted.add(s)
     else if (value === 'final') for (const s of ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']) wanted.add(s)
     else wanted.add(value)
   }

@@ -26,6 +26,8 @@ The command is run directly, never through a shell, unless you pass --shell "scr
 
 With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
 
+--on-limit wait: when a claude or codex run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
+
 --max-cost, --max-turns and --max-tokens are budgets over the agent's whole session, counted across resumes: reaching one drains the task (reason "budget: …"), and resume with a higher budget continues it.
 
 With a task id or name instead of a command, starts that ended task (succeeded, failed, stopped, cancelled, drained or lost) again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
@@ -68,6 +70,10 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     }),
     'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1}),
     'max-tokens': Flags.integer({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)', min: 1}),
+    'on-limit': Flags.string({
+      description: "claude, codex: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation",
+      options: ['fail', 'wait'],
+    }),
     worktree: Flags.string({
       description: 'run in a new git worktree of the repository you are in, on a new BRANCH (default drover/<id>-<name>); resume and start ID run there too',
       helpValue: '[BRANCH]',
@@ -87,7 +93,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree', 'max-cost', 'max-turns', 'max-tokens'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree', 'max-cost', 'max-turns', 'max-tokens', 'on-limit'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -173,6 +179,7 @@ function buildSpec(
     'max-cost'?: string
     'max-turns'?: number
     'max-tokens'?: number
+    'on-limit'?: string
   },
 ): TaskSpec {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
@@ -208,6 +215,7 @@ function buildSpec(
     maxTokens: flags['max-tokens'] ?? null,
   }
   checkBudget(agent, budget)
+  if (flags['on-limit'] === 'wait' && agent === 'generic') throw usageError('--on-limit wait needs an agent whose usage limits drover can read (claude or codex)')
   return {
     command: argv,
     executable: resolveExecutable(argv[0], {pathEnv: pathEnv ?? undefined, cwd, pathExt: process.env.PATHEXT}),
@@ -222,6 +230,7 @@ function buildSpec(
     agent,
     policies: {
       ...givenLimits(budget),
+      ...(flags['on-limit'] === 'wait' ? {onLimit: 'wait' as const} : {}),
       timeoutMs: flags.timeout === undefined ? null : parseDuration(flags.timeout, '--timeout'),
       idleTimeoutMs: flags['idle-timeout'] === undefined ? null : parseDuration(flags['idle-timeout'], '--idle-timeout'),
       maxOutputBytes: maxOutput === 0 ? null : maxOutput,

@@ -31,6 +31,7 @@ export function statusStyle(status: string): Style | null {
     case 'corrupt':
       return 'red'
     case 'stopping':
+    case 'waiting':
     case 'stopped':
     case 'drained':
     case 'cancelled':

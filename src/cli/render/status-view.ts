@@ -71,6 +71,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('name', task.name)
   add('status', style ? paint(style, task.status) : task.status)
   add('reason', reasonDetail(task.status, task.reason))
+  if (task.status === 'waiting' && task.waitUntil) add('resumes', timeWithAge(task.waitUntil))
   if (task.exitCode !== null) add('exit code', String(task.exitCode))
   add('signal', task.signal)
   // What an ended task was meant to do next is resume's business, not news.
@@ -97,6 +98,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     p.maxCostUsd != null ? `max-cost $${p.maxCostUsd}` : '',
     p.maxTurns != null ? `max-turns ${p.maxTurns}` : '',
     p.maxTokens != null ? `max-tokens ${p.maxTokens}` : '',
+    p.onLimit === 'wait' ? 'on-limit wait' : '',
   ].filter(Boolean)
   add('limits', policies.join(', '))
   const info = task.agentInfo
