@@ -20,7 +20,7 @@ import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
 import {summarizeWorktree} from '../process/worktree.js'
-import {limitWaitUntil, resumeThroughCli} from './limit-wait.js'
+import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
@@ -491,66 +491,25 @@ export class Runner {
     this.finish(status, outcome, checkpoint ? {checkpoint} : {})
   }
 
-  /**
-   * `--on-limit wait`: the run ended on a usage limit. Recorded `waiting`
-   * until the limit lifts, answering requests meanwhile (cancel, stop and
-   * drain end the task as they would a running one); then the run's end is
-   * recorded and `drover resume` continues the conversation.
-   */
+  /** `--on-limit wait`: see limit-wait.ts. The timers of the run are done with; the wait polls itself. */
   private async waitForLimit(until: number, end: {reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.watcher?.close()
-    const untilIso = new Date(until).toISOString()
-    const waits = (this.record.limitWaits ?? 0) + 1
-    this.commit({...transition(this.record, {status: 'waiting', reason: `${end.reason}; waiting until ${untilIso}`, exitCode: end.exitCode, signal: end.signal}), waitUntil: untilIso, limitWaits: waits})
-    this.event('waiting', {until: untilIso, attempt: waits})
-    const runs = this.record.runs.length
-    const ended = {waitUntil: null}
-    for (;;) {
-      const requests = readRequests(this.paths)
-      for (const {file} of requests) this.handledFiles.add(file)
-      const kinds = new Set(requests.map(({request}) => request.kind))
-      if (kinds.has('cancel')) return this.finishWaiting(runs, 'cancelled', {reason: 'cancelled by request while waiting for a usage limit'}, {...ended, desired: 'stopped'})
-      if (kinds.has('stop')) return this.finishWaiting(runs, 'stopped', {reason: 'stopped by request while waiting for a usage limit'}, {...ended, desired: 'stopped'})
-      if (kinds.has('drain')) {
-        const at = new Date().toISOString()
-        const checkpoint = {profile: this.record.agent, sessionId: this.record.agentInfo?.sessionId ?? null, sessionDir: this.paths.session, forced: false, mode: 'cooperative' as const, tookMs: 0, at}
-        return this.finishWaiting(runs, 'drained', {reason: 'drained while waiting for a usage limit'}, {...ended, checkpoint})
-      }
-      // `drover resume` cut the wait short: the task is the next run's now.
-      if (this.resumedElsewhere(runs)) return
-      if (Date.now() >= until) break
-      await sleep(Math.min(TICK_MS, Math.max(10, until - Date.now())))
-    }
-    const problem = await resumeThroughCli(this.options.stateDir, this.options.id)
-    if (problem) {
-      logRunnerError(`drover runner: could not resume task ${this.options.id} after its usage limit: ${problem}\n`)
-      await this.finishWaiting(runs, 'failed', {reason: `${end.reason}; the usage limit lifted but the resume failed: ${problem}`, exitCode: end.exitCode, signal: end.signal}, ended)
-    }
-  }
-
-  private resumedElsewhere(runs: number): boolean {
-    const read = readRecord(this.options.stateDir, this.options.id)
-    return !read.ok || read.record.status !== 'waiting' || read.record.runs.length !== runs
-  }
-
-  /** Ends a wait under the task lock, which `resume` also takes: a resume that won the race is left alone. */
-  private async finishWaiting(runs: number, status: TaskStatus, outcome: {reason: string; exitCode?: number | null; signal?: string | null}, extra: Partial<TaskRecord>): Promise<void> {
-    // Loaded only here: the lock module brings node:crypto, ~2 MB of RSS that
-    // every runner would otherwise carry for a moment most never reach.
-    const {acquireLock, taskLockPath} = await import('../state/lock.js')
-    let release: (() => void) | null = null
-    try {
-      release = await acquireLock(taskLockPath(this.options.stateDir, this.options.id), {waitMs: 10_000})
-    } catch {
-      // the lock is stuck: the record is still this runner's to write
-    }
-    try {
-      if (this.resumedElsewhere(runs)) return
-      this.finish(status, outcome, extra)
-    } finally {
-      release?.()
-    }
+    await waitForLimit(
+      {
+        stateDir: this.options.stateDir,
+        id: this.options.id,
+        paths: this.paths,
+        record: () => this.record,
+        commit: (next) => this.commit(next),
+        event: (name, extra) => this.event(name, extra),
+        finish: (status, outcome, extra) => this.finish(status, outcome, extra),
+        handled: (file) => this.handledFiles.add(file),
+        logError: logRunnerError,
+      },
+      until,
+      end,
+    )
   }
 
   private finish(
