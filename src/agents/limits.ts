@@ -39,7 +39,9 @@ export function usageLimitOf(profile: 'claude' | 'codex', type: string, event: R
     if (type !== 'result' || (event.is_error !== true && str(event.subtype) === 'success')) return null
     const errors = Array.isArray(event.errors) ? event.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('; ') : ''
     const text = `${str(event.result) ?? ''} ${errors}`.trim()
-    if (!CLAUDE_LIMIT.test(text)) return null
+    // claude 2.1 also says it in fields: api_error_status 429 (529 overloaded), api_error_type rate_limit_error.
+    const structured = event.api_error_status === 429 || event.api_error_status === 529 || /rate_limit|overloaded/.test(str(event.api_error_type) ?? '')
+    if (!structured && !CLAUDE_LIMIT.test(text)) return null
     return {message: oneLine(text.replace(/\|\d{9,}\b/, '')), resetAt: iso(resetFromText(text, now))}
   }
   if (type !== 'error' && type !== 'turn.failed') return null

@@ -28,7 +28,8 @@ describe('claude', () => {
     // 3:50pm in Tokyo (UTC+9) is 06:50 UTC
     expect(seen[4]?.resetAt).toBe('2026-04-29T06:50:00.000Z')
     expect(seen[5]).toMatchObject({message: expect.stringContaining('rate_limit_error'), resetAt: null})
-    expect(seen[6]).toBeNull()
+    expect(seen[6]).toEqual({message: "API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.", resetAt: null})
+    expect(seen[7]).toBeNull()
   })
 
   it('the event reader keeps the limit in what the runner records', () => {
@@ -50,6 +51,10 @@ describe('codex', () => {
     expect(seen[2]?.resetAt).toBe(new Date(1777936568 * 1000).toISOString())
     expect(seen[3]).toEqual({message: 'exceeded retry limit, last status: 429 Too Many Requests', resetAt: null})
     expect(seen[4]).toBeNull()
+    const sixFortyEight = new Date(NOW)
+    sixFortyEight.setHours(6, 48, 0, 0)
+    if (sixFortyEight.getTime() < NOW - 60_000) sixFortyEight.setDate(sixFortyEight.getDate() + 1)
+    expect(seen[5]).toMatchObject({message: expect.stringMatching(/^You’ve hit your usage limit/), resetAt: sixFortyEight.toISOString()})
   })
 })
 
