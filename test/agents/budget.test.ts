@@ -8,7 +8,7 @@ import {planFor, stopReason} from '../../src/process/stop-plan.js'
 import {DroverError} from '../../src/base/errors.js'
 import {drover} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
-import {CLAUDE} from './harness/real-agents.js'
+import {CLAUDE, CODEX} from './harness/real-agents.js'
 import {settled, start, stateDir, useFakeServers} from './harness/tasks.js'
 
 const usage = (turns: number, costUsd: number | null, inputTokens: number | null, outputTokens: number | null) => ({turns, costUsd, inputTokens, outputTokens})
@@ -60,8 +60,23 @@ describe('the budget stop', () => {
   })
 })
 
-describe('the real claude held to --max-turns', () => {
+describe('the real agents held to their budgets', () => {
   const serverOf = useFakeServers()
+
+  it('codex reports tokens when its turn ends: the run keeps its status, the next resume is refused until the budget is raised', async () => {
+    const server = serverOf(CODEX)
+    const dir = stateDir()
+    const env = CODEX.env(server)
+    const id = await start(dir, env, CODEX.command('budget prompt for codex'), agentTempDir('drover-work-'), ['--max-tokens', '100'])
+    const first = await settled(dir, id, env)
+    expect(first, JSON.stringify(first)).toMatchObject({status: 'succeeded', policies: {maxTokens: 100}})
+    expect(first.agentInfo.session.inputTokens + first.agentInfo.session.outputTokens).toBeGreaterThanOrEqual(100)
+    const refused = await drover(dir, ['resume', String(id)], {env})
+    expect(refused.exitCode).toBe(4)
+    expect(refused.stderr).toMatch(/has used its budget \(max-tokens 100 reached \(\d+ tokens\)\)/)
+    expect((await drover(dir, ['resume', String(id), '--max-tokens', '100000000'], {env})).exitCode).toBe(0)
+    expect(await settled(dir, id, env)).toMatchObject({status: 'succeeded', run: 2})
+  })
 
   it('drained by its budget through the hook (no signal), resumed with a higher one in the same session', async () => {
     const server = serverOf(CLAUDE)
