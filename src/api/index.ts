@@ -60,6 +60,8 @@ export interface StartOptions {
   worktree?: boolean | string
   /** with `worktree`: the commit-ish the branch starts from (default HEAD). */
   base?: string
+  /** with `worktree: 'branch'`: run on that existing branch (never deleted by rm or prune). */
+  existingBranch?: boolean
   /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
   maxCostUsd?: number
   maxTurns?: number
@@ -321,6 +323,6 @@ function startSpec(o: StartOptions): TaskSpec {
     pathEnv,
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
-    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null},
+    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false},
   }
 }

@@ -20,6 +20,8 @@ export interface WorktreeRequest {
   branch: string | null
   /** the commit-ish to start from; default HEAD. */
   base: string | null
+  /** run on `branch` as it is, though it exists already (it is then never deleted). */
+  existingBranch?: boolean
 }
 
 export const defaultBranch = (id: number, name: string | null) => `drover/${id}-${name ?? 'task'}`
@@ -39,32 +41,39 @@ export function createWorktree(req: WorktreeRequest): {info: WorktreeInfo; cwd: 
     if (error instanceof GitError && error.status === null) throw new DroverError(`--worktree: ${error.detail}`, ExitCode.failed)
     throw usageError(`--worktree needs a git repository: ${req.cwd} is not inside one`)
   }
-  const base = req.base ?? 'HEAD'
+  const branch = req.branch ?? defaultBranch(req.id, req.name)
+  const exists = gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])
+  if (req.existingBranch) {
+    if (req.branch === null || !exists) throw usageError(`--existing-branch: ${req.branch === null ? 'name the branch: --worktree BRANCH' : `there is no branch ${branch} in ${top}`}`)
+    if (req.base !== null) throw usageError('--existing-branch runs on the branch as it is: leave out --base')
+  }
+  const base = req.existingBranch ? `refs/heads/${branch}` : (req.base ?? 'HEAD')
   let baseCommit: string
   try {
     baseCommit = git(top, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`]).trim()
   } catch {
     throw usageError(req.base === null ? `--worktree: ${top} has no commit yet to start a branch from` : `--base ${base} names no commit in ${top}`)
   }
-  const branch = req.branch ?? defaultBranch(req.id, req.name)
   try {
     git(top, ['check-ref-format', '--branch', branch])
   } catch {
     throw usageError(`--worktree: ${JSON.stringify(branch)} is not a valid branch name`)
   }
-  if (gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])) {
-    throw conflictError(`branch ${branch} already exists in ${top}; name a new one (--worktree NAME) or delete it first`, {branch})
+  if (exists && !req.existingBranch) {
+    throw conflictError(`branch ${branch} already exists in ${top}; name a new one (--worktree NAME), or run on it with --existing-branch`, {branch})
   }
-  const baseDirty = req.base === null && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
+  const baseDirty = req.base === null && !req.existingBranch && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
   const worktreePath = path.join(req.root, req.name ? `${req.id}-${req.name}` : String(req.id))
   mkdirSync(req.root, {recursive: true, mode: 0o700})
   // A worktree folder deleted by hand stays registered until pruned, and a
   // registered path cannot be added again.
   git(top, ['worktree', 'prune'])
-  addWorktree(top, ['worktree', 'add', '--quiet', '-b', branch, worktreePath, baseCommit])
+  // git itself refuses a branch checked out in another worktree.
+  addWorktree(top, req.existingBranch ? ['worktree', 'add', '--quiet', worktreePath, branch] : ['worktree', 'add', '--quiet', '-b', branch, worktreePath, baseCommit])
   const rel = path.relative(top, path.resolve(req.cwd))
   const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
-  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, summary: null}, cwd}
+  const created = req.existingBranch ? {createdBranch: false} : {}
+  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, summary: null}, cwd}
 }
 
 // Ten `start --worktree` at once on one repo race for git's lock files
@@ -131,6 +140,8 @@ export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: boolean): 
   }
   const tip = branchTip(info.repo, info.branch)
   if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: null}
+  // A branch the task did not make stays, with every commit on it: only the clean worktree goes.
+  if (info.createdBranch === false) return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: it existed before the task`}
   if (tip === info.baseCommit || merged(info, tip)) return {keep: false, removeWorktree: present, deleteBranch: true, note: null}
   const commits = Number(git(info.repo, ['rev-list', '--count', `${info.baseCommit}..${tip}`]).trim()) || 0
   const unmerged = `its branch ${info.branch} has ${commits} commit${commits === 1 ? '' : 's'} not merged`

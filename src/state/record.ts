@@ -85,6 +85,8 @@ export interface WorktreeInfo {
   baseCommit: string
   /** the repo's working tree had uncommitted changes at start: they are not in the worktree. */
   baseDirty: boolean
+  /** false when the task runs on a branch that existed before it (`--existing-branch`): such a branch is never deleted. */
+  createdBranch?: boolean
   summary: WorktreeSummary | null
 }
 
@@ -311,7 +313,7 @@ function isWorktree(v: unknown): boolean {
       typeof s.uncommitted === 'boolean' &&
       typeof s.at === 'string' &&
       ['commits', 'filesChanged', 'insertions', 'deletions'].every((k) => Number.isSafeInteger(s[k])))
-  return strings && typeof v.baseDirty === 'boolean' && summary
+  return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary
 }
 
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')

@@ -47,7 +47,7 @@ export interface TaskSpec {
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
   /** run in a new git worktree of the repository `cwd` is in (branch null: `drover/<id>-<name>`; base null: HEAD). */
-  worktree?: {branch: string | null; base: string | null} | null
+  worktree?: {branch: string | null; base: string | null; existingBranch?: boolean} | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {

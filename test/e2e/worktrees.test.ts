@@ -79,9 +79,17 @@ describe('start --worktree', () => {
     expect(taken.exitCode).toBe(4)
     expect(taken.stderr).toMatch(/^drover: branch feature\/x already exists/)
     expect((await drover(dir, ['start', '--base', 'main', '--', 'true'], {cwd: repo})).exitCode).toBe(2)
+    // asked for: a branch that exists, as it is; checked out elsewhere, git refuses it (exit 1)
+    expect((await drover(dir, ['start', '--worktree', 'feature/x', '--existing-branch', '--', 'true'], {cwd: repo})).exitCode).toBe(1)
+    gitIn(repo, 'branch', 'other', first)
+    const onOther = await startIn(dir, repo, ['--worktree', 'other', '--existing-branch'], 'git rev-parse --abbrev-ref HEAD')
+    expect((await ended(dir, onOther)).worktree).toMatchObject({branch: 'other', baseCommit: first, createdBranch: false})
+    expect((await drover(dir, ['logs', String(onOther)])).stdout).toBe('other')
+    expect((await drover(dir, ['rm', String(onOther)])).exitCode).toBe(0)
+    expect(branches(repo)).toContain('other')
     expect((await drover(dir, ['start', '--worktree', 'y', String(id)], {cwd: repo})).exitCode).toBe(2)
     expect(json(await drover(dir, ['list', '--json'])).map((t: {id: number}) => t.id)).toEqual([id])
-    expect(branches(repo)).toEqual(['feature/x', 'main'])
+    expect(branches(repo)).toEqual(['feature/x', 'main', 'other'])
 
     // A dirty working tree is not carried: the task starts from the commit, and is told so.
     writeFileSync(path.join(repo, 'a.txt'), 'dirty\n')

@@ -64,10 +64,27 @@ describe('making a worktree', () => {
   it('refuses outside a repository (2), an existing branch (4), a bad base or branch name (2)', () => {
     const repo = makeRepo()
     expect(exitOf(() => make(repo, {cwd: root()}))).toEqual([2, expect.stringMatching(/needs a git repository/)])
-    expect(exitOf(() => make(repo, {branch: 'main'}))).toEqual([4, expect.stringMatching(/^branch main already exists/)])
+    expect(exitOf(() => make(repo, {branch: 'main'}))).toEqual([4, expect.stringMatching(/^branch main already exists.*--existing-branch$/)])
     expect(exitOf(() => make(repo, {base: 'nosuch'}))).toEqual([2, '--base nosuch names no commit in ' + repo])
     expect(exitOf(() => make(repo, {branch: 'bad..name'}))).toEqual([2, expect.stringMatching(/not a valid branch name/)])
     expect(branches(repo)).toEqual(['main'])
+  })
+
+  it('--existing-branch runs on a branch as it is, and that branch is never deleted', () => {
+    const repo = makeRepo()
+    gitIn(repo, 'branch', 'feature')
+    const tip = commitFile(repo, 'main-only.txt', 'x\n')
+    expect(exitOf(() => make(repo, {branch: 'nosuch', existingBranch: true}))).toEqual([2, expect.stringMatching(/there is no branch nosuch/)])
+    expect(exitOf(() => make(repo, {branch: 'feature', existingBranch: true, base: 'main'}))).toEqual([2, expect.stringMatching(/leave out --base/)])
+    // git refuses a branch checked out elsewhere (main is, in the repo itself)
+    expect(exitOf(() => make(repo, {branch: 'main', existingBranch: true}))[0]).toBe(1)
+    const {info} = make(repo, {branch: 'feature', existingBranch: true})
+    expect(info).toMatchObject({branch: 'feature', base: 'refs/heads/feature', createdBranch: false, baseDirty: false})
+    expect(info.baseCommit).not.toBe(tip)
+    const verdict = worktreeVerdict(info, false)
+    expect(verdict).toEqual({keep: false, removeWorktree: true, deleteBranch: false, note: 'branch feature kept: it existed before the task'})
+    removeWorktree(info, verdict as never)
+    expect(branches(repo)).toEqual(['feature', 'main'])
   })
 
   it('a dirty working tree is not carried and not refused: baseDirty says so', () => {

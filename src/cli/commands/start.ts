@@ -78,6 +78,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       description: 'run in a new git worktree of the repository you are in, on a new BRANCH (default drover/<id>-<name>); resume and start ID run there too',
       helpValue: '[BRANCH]',
     }),
+    'existing-branch': Flags.boolean({description: 'with --worktree BRANCH: run on that branch, which exists already (it is never deleted by rm or prune)', dependsOn: ['worktree']}),
     base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree']}),
   }
 
@@ -93,7 +94,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree', 'max-cost', 'max-turns', 'max-tokens', 'on-limit'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit'] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -176,6 +177,7 @@ function buildSpec(
     'max-output'?: string
     worktree?: string
     base?: string
+    'existing-branch'?: boolean
     'max-cost'?: string
     'max-turns'?: number
     'max-tokens'?: number
@@ -222,7 +224,10 @@ function buildSpec(
     pathEnv,
     agentHooks: flags['agent-hooks'],
     keepChildren: flags['keep-children'] ?? false,
-    worktree: flags.worktree === undefined ? null : {branch: flags.worktree === '' ? null : flags.worktree, base: flags.base ?? null},
+    worktree:
+      flags.worktree === undefined
+        ? null
+        : {branch: flags.worktree === '' ? null : flags.worktree, base: flags.base ?? null, existingBranch: flags['existing-branch'] ?? false},
     shell: flags.shell ?? null,
     name: flags.name === undefined ? null : parseTaskName(flags.name),
     cwd,
