@@ -42,6 +42,7 @@ describe('logs -f of several tasks', () => {
     // without -f: what is there, prefixed the same way
     const printed = await drover(dir, ['logs', String(b), String(a)])
     expect(printed.stdout.split('\n')).toContain(`[${b} beta]  b2`)
+    expect(printed.exitCode).toBe(0)
   })
 
   it('-f --all follows the running tasks and those that start while following, until all have ended', async () => {

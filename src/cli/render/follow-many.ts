@@ -39,10 +39,14 @@ function writeOut(text: string): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())))
 }
 
-/** Follows (or prints) the tasks; resolves to the exit code: 0 when all succeeded, else the first failing task's own. */
+/** Follows (or prints) the tasks; resolves to the exit code: following, 0 when all succeeded, else the first failing task's own. */
 export async function followMany(drover: Drover, tasks: TaskDetailJson[], opts: FollowManyOptions): Promise<number> {
   const abort = new AbortController()
-  const onInterrupt = () => abort.abort()
+  let interrupted = false
+  const onInterrupt = () => {
+    interrupted = true
+    abort.abort()
+  }
   process.once('SIGINT', onInterrupt)
   const ended = new Map<number, TaskJson | null>()
   const followers = new Map<number, Promise<void>>()
@@ -104,13 +108,20 @@ export async function followMany(drover: Drover, tasks: TaskDetailJson[], opts: 
     await out
   } finally {
     process.removeListener('SIGINT', onInterrupt)
-    abort.abort()
+    abort.abort() // the watch for new tasks
   }
-  if ([...ended.values()].some((task) => task === null)) {
-    const live = [...followers.keys()].filter((id) => ended.get(id) === null)
-    process.stderr.write(`\ndrover: stopped following; task${live.length === 1 ? '' : 's'} ${live.join(', ')} still running or removed\n`)
+  const unended = [...followers.keys()].filter((id) => ended.get(id) === null)
+  if (interrupted) {
+    process.stderr.write(`\ndrover: stopped following; the tasks still run (drover stop ID to stop one)\n`)
     return 130
   }
+  // Followed to its end, a task without one was removed meanwhile.
+  if (unended.length > 0) {
+    process.stderr.write(`drover: task${unended.length === 1 ? '' : 's'} ${unended.join(', ')} removed while following\n`)
+    return 3
+  }
+  // Printing what is there says nothing of how the tasks end: like `logs` without -f, exit 0.
+  if (!opts.follow) return 0
   const codes = [...ended.entries()].sort(([a], [b]) => a - b).map(([, task]) => exitCodeOf(task!))
   return codes.find((code) => code !== 0) ?? 0
 }
