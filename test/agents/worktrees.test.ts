@@ -2,7 +2,7 @@
 // commits on its own branch in its own worktree, the repository it was
 // started from is untouched, and a resume continues the same conversation in
 // the same worktree (claude keeps sessions per directory, so a resume in any
-// other cwd would not find it).
+// other cwd would not find it); and ten of them at once on one repository.
 
 import {afterEach, describe, expect, it} from 'vitest'
 import {drover, json, readTask} from '../helpers/cli.js'
@@ -50,5 +50,24 @@ describe('claude in a worktree', () => {
     const rm = await drover(dir, ['rm', String(id), '--json'], {env})
     expect(rm.exitCode).toBe(4)
     expect(json(rm).skipped[0].reason).toMatch(/has uncommitted changes/)
+  })
+
+  it('ten claude agents at once, each in its own worktree of one repository, each committing on its own branch', async () => {
+    const server = serverOf(CLAUDE)
+    const dir = stateDir()
+    const env = CLAUDE.env(server, GIT_IDENTITY)
+    const repo = makeRepo()
+    const ids = await Promise.all(
+      Array.from({length: 10}, (_, i) =>
+        start(dir, env, CLAUDE.command(`agent ${i} [[tool: echo ${i} > mine.txt && git add mine.txt && git commit -qm "agent ${i}"]]`), repo, ['--worktree', '--name', `a${i}`]),
+      ),
+    )
+    const ended = await Promise.all(ids.map((id) => settled(dir, id, env, 150_000)))
+    for (const [i, task] of ended.entries()) {
+      expect(task, JSON.stringify(task)).toMatchObject({status: 'succeeded', worktree: {branch: `drover/${ids[i]}-a${i}`, summary: {commits: 1, filesChanged: 1, uncommitted: false}}})
+      expect(gitIn(repo, 'show', `drover/${ids[i]}-a${i}:mine.txt`)).toBe(`${i}\n`)
+    }
+    expect(branches(repo)).toHaveLength(11)
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('')
   })
 })
