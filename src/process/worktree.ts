@@ -3,7 +3,8 @@
 // demand, and taken away by prune/rm only when no commit and no uncommitted
 // change can be lost. Every decision re-reads git; the record only says where.
 
-import {existsSync, mkdirSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
 import type {WorktreeInfo, WorktreeSummary} from '../state/record.js'
@@ -94,23 +95,42 @@ function addWorktree(top: string, args: string[]): void {
   }
 }
 
+/**
+ * Runs `fn` with an index of its own holding every file of the worktree as it
+ * is — tracked and untracked (not ignored), committed or not — so a diff
+ * against the base shows all the work, new files included, while the
+ * worktree's own index is never touched. An agent that cannot commit (codex's
+ * sandbox keeps .git read-only) leaves its work as new, untracked files.
+ */
+function withWholeTree<T>(info: WorktreeInfo, fn: (env: NodeJS.ProcessEnv) => T): T {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drover-index-'))
+  const env = {GIT_INDEX_FILE: path.join(dir, 'index')}
+  try {
+    git(info.path, ['read-tree', 'HEAD'], {env})
+    git(info.path, ['add', '--all'], {env})
+    return fn(env)
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
 /** What the worktree holds against its base now; null when its folder is gone. */
 export function summarizeWorktree(info: WorktreeInfo, at = new Date().toISOString()): WorktreeSummary | null {
   if (!existsSync(info.path)) return null
   const head = git(info.path, ['rev-parse', 'HEAD']).trim()
   const commits = Number(git(info.path, ['rev-list', '--count', `${info.baseCommit}..HEAD`]).trim()) || 0
-  const stat = parseShortstat(git(info.path, ['diff', '--shortstat', info.baseCommit]))
+  const stat = withWholeTree(info, (env) => parseShortstat(git(info.path, ['diff', '--cached', '--shortstat', info.baseCommit], {env})))
   const uncommitted = git(info.path, ['status', '--porcelain']).trim() !== ''
   return {head, commits, ...stat, uncommitted, at}
 }
 
 /**
- * The diff against the base: of the worktree as it is (commits and uncommitted
- * changes to tracked files), or of the branch when the folder is gone.
+ * The diff against the base: of the worktree as it is (its commits, changes
+ * not committed and new files), or of the branch when the folder is gone.
  */
 export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; color?: boolean} = {}): string {
   const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : [])]
-  if (existsSync(info.path)) return git(info.path, ['diff', ...flags, info.baseCommit])
+  if (existsSync(info.path)) return withWholeTree(info, (env) => git(info.path, ['diff', '--cached', ...flags, info.baseCommit], {env}))
   if (existsSync(info.repo) && gitTest(info.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${info.branch}`])) {
     return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`])
   }

@@ -2,12 +2,13 @@
 // commits on its own branch in its own worktree, the repository it was
 // started from is untouched, and a resume continues the same conversation in
 // the same worktree (claude keeps sessions per directory, so a resume in any
-// other cwd would not find it); and ten of them at once on one repository.
+// other cwd would not find it); ten of them at once on one repository; and
+// codex, whose sandbox lets it write the worktree but not commit.
 
 import {afterEach, describe, expect, it} from 'vitest'
 import {drover, json, readTask} from '../helpers/cli.js'
 import {branches, gitIn, GIT_IDENTITY, makeRepo, cleanupRepos} from '../helpers/git.js'
-import {CLAUDE} from './harness/real-agents.js'
+import {CLAUDE, CODEX} from './harness/real-agents.js'
 import {resume, settled, start, stateDir, streamByRun, useFakeServers} from './harness/tasks.js'
 
 const serverOf = useFakeServers()
@@ -68,6 +69,22 @@ describe('claude in a worktree', () => {
       expect(gitIn(repo, 'show', `drover/${ids[i]}-a${i}:mine.txt`)).toBe(`${i}\n`)
     }
     expect(branches(repo)).toHaveLength(11)
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('')
+  })
+
+  it('codex in a worktree: its sandbox keeps .git read-only, so its work stays uncommitted; the summary and diff show new files', async () => {
+    const server = serverOf(CODEX)
+    const dir = stateDir()
+    const env = CODEX.env(server, GIT_IDENTITY)
+    const repo = makeRepo()
+    const command = CODEX.command('[[tool: echo from-codex > codex.txt && git add codex.txt 2>&1; echo done]]', '-s', 'workspace-write')
+    const id = await start(dir, env, command, repo, ['--worktree'])
+    const task = await settled(dir, id, env)
+    expect(task, JSON.stringify(task)).toMatchObject({status: 'succeeded', worktree: {summary: {commits: 0, filesChanged: 1, insertions: 1, uncommitted: true}}})
+    expect(JSON.stringify(streamByRun(dir, id)[0])).toMatch(/index\.lock.*Read-only file system/)
+    const diff = await drover(dir, ['diff', String(id)], {env})
+    expect(diff.stdout).toContain('+++ b/codex.txt')
+    expect(diff.stdout).toContain('+from-codex')
     expect(gitIn(repo, 'status', '--porcelain')).toBe('')
   })
 })

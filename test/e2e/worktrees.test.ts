@@ -35,26 +35,28 @@ describe('start --worktree', () => {
     const wt = record.worktree
     expect(wt).toMatchObject({repo, branch: `drover/${id}-fix`, base: 'HEAD', baseCommit: base, baseDirty: false})
     expect(record.cwd).toBe(wt.path)
-    expect(wt.summary).toMatchObject({commits: 1, filesChanged: 1, insertions: 1, deletions: 0, uncommitted: true})
+    // new.txt is not committed, not even added: it counts all the same
+    expect(wt.summary).toMatchObject({commits: 1, filesChanged: 2, insertions: 2, deletions: 0, uncommitted: true})
     expect(gitIn(repo, 'status', '--porcelain')).toBe('')
     expect(branches(repo)).toEqual([`drover/${id}-fix`, 'main'])
 
     const status = await drover(dir, ['status', String(id)])
     expect(status.stdout).toContain(`worktree     ${wt.path} (branch drover/${id}-fix from ${base.slice(0, 12)})`)
-    expect(status.stdout).toContain('changes      1 commit, 1 file changed, +1 -0, uncommitted changes')
+    expect(status.stdout).toContain('changes      1 commit, 2 files changed, +2 -0, uncommitted changes')
     expect(json(await drover(dir, ['status', String(id), '--json'])).worktree).toEqual(wt)
 
     const stat = await drover(dir, ['diff', '--stat', 'fix'])
     expect(stat.exitCode).toBe(0)
-    expect(stat.stdout).toBe(' a.txt | 1 +\n 1 file changed, 1 insertion(+)')
+    expect(stat.stdout).toBe(' a.txt   | 1 +\n new.txt | 1 +\n 2 files changed, 2 insertions(+)')
     const patch = json(await drover(dir, ['diff', String(id), '--json']))
     expect(patch).toMatchObject({id, branch: `drover/${id}-fix`, baseCommit: base, path: wt.path, stat: false})
     expect(patch.diff).toContain('+two')
+    expect(patch.diff).toContain('+++ b/new.txt')
 
     // A new run of the task runs in the same worktree and the summary follows it.
     expect((await drover(dir, ['start', String(id)], {env})).exitCode).toBe(0)
     await waitFor(() => readTask(dir, id).runs.length === 2 && readTask(dir, id).status === 'succeeded', {message: 'second run'})
-    expect(readTask(dir, id).worktree.summary).toMatchObject({commits: 2, filesChanged: 1, insertions: 2, uncommitted: true})
+    expect(readTask(dir, id).worktree.summary).toMatchObject({commits: 2, filesChanged: 2, insertions: 3, uncommitted: true})
     expect(gitIn(wt.path, 'log', '--format=%s', '-2')).toBe('two\ntwo\n')
 
     const plain = await startIn(dir, repo, [], 'true')
@@ -171,7 +173,8 @@ describe('ten tasks in parallel worktrees of one repository', () => {
     for (const [i, id] of ids.entries()) {
       const record = readTask(dir, id)
       expect(record.status).toBe('succeeded')
-      expect(record.worktree.summary).toMatchObject({commits: 1, filesChanged: 1, insertions: 1, uncommitted: true})
+      // mine.txt committed, seen.txt (the listing) left untracked
+      expect(record.worktree.summary).toMatchObject({commits: 1, filesChanged: 2, uncommitted: true})
       expect(gitIn(repo, 'show', `drover/${id}-agent${i}:mine.txt`)).toBe(`${i}\n`)
     }
     expect(branches(repo)).toHaveLength(11)

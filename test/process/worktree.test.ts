@@ -98,16 +98,19 @@ describe('making a worktree', () => {
 })
 
 describe('summary and diff', () => {
-  it('counts commits, files, lines against the base, and uncommitted work', () => {
+  it('counts commits, files, lines against the base — new files too — and uncommitted work; the index is not touched', () => {
     const repo = makeRepo()
     const {info} = make(repo)
     expect(summarizeWorktree(info, 'now')).toEqual({head: info.baseCommit, commits: 0, filesChanged: 0, insertions: 0, deletions: 0, uncommitted: false, at: 'now'})
     commitFile(info.path, 'a.txt', 'two\nthree\n')
     const head = commitFile(info.path, 'c.txt', 'c\n')
     writeFileSync(path.join(info.path, 'untracked.txt'), 'u\n')
-    expect(summarizeWorktree(info, 'now')).toEqual({head, commits: 2, filesChanged: 2, insertions: 3, deletions: 1, uncommitted: true, at: 'now'})
-    expect(worktreeDiff(info, {stat: true})).toMatch(/a.txt \| 3 \+\+-\n c.txt \| 1 \+\n 2 files changed, 3 insertions\(\+\), 1 deletion\(-\)/)
+    expect(summarizeWorktree(info, 'now')).toEqual({head, commits: 2, filesChanged: 3, insertions: 4, deletions: 1, uncommitted: true, at: 'now'})
+    expect(worktreeDiff(info, {stat: true})).toMatch(/a.txt +\| 3 \+\+-\n c.txt +\| 1 \+\n untracked.txt \| 1 \+\n 3 files changed, 4 insertions\(\+\), 1 deletion\(-\)/)
     expect(worktreeDiff(info)).toContain('+three')
+    expect(worktreeDiff(info)).toContain('+++ b/untracked.txt')
+    // still untracked as far as the worktree's own index knows
+    expect(gitIn(info.path, 'status', '--porcelain')).toBe('?? untracked.txt\n')
   })
 
   it('parses shortstat in all its forms', () => {

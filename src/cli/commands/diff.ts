@@ -4,7 +4,7 @@ import {Drover, type DiffResult} from '../../api/index.js'
 
 export default class Diff extends BaseCommand {
   static override summary = "Show what a task changed in its worktree, against the commit it started from."
-  static override description = `For a task started with --worktree: git's diff of the worktree as it is now (its commits and its uncommitted changes to tracked files; untracked files are not in a diff) against the base commit the task's branch started from. When the worktree folder is gone but the branch is not, the branch is diffed. A task without a worktree exits 1.
+  static override description = `For a task started with --worktree: git's diff of the worktree as it is now (its commits, changes not committed, and new files not yet added) against the base commit the task's branch started from. The worktree's own index is never touched. When the worktree folder is gone but the branch is not, the branch is diffed. A task without a worktree exits 1.
 
 Colour follows drover's rule (a terminal, no NO_COLOR; --color/--no-color decide). --json prints {id, branch, base, baseCommit, path, stat, diff}.`
 
