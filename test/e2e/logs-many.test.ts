@@ -1,13 +1,15 @@
 // `logs` for people and for many tasks: -f A B with [id name] prefixes and
 // the exit code of the first task that failed, -f --all taking in tasks that
-// start while following, --timestamps, --since by runs, and the refusals.
+// start while following, --timestamps, --since by runs, the refusals, and
+// the transcript an agent's log is by default on a terminal.
 
-import {writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {execa} from 'execa'
 import {makeTask} from '../fixtures/prune-state.js'
-import {BIN, cleanupStateDirs, drover, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {taskPaths} from '../../src/state/store.js'
 
@@ -27,6 +29,39 @@ async function startShell(dir: string, name: string, script: string): Promise<nu
   expect(r.exitCode, r.stderr).toBe(0)
   return Number(r.stdout)
 }
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+})()
+
+describe.runIf(hasScript)('logs on a terminal', () => {
+  it('a claude task is shown as a transcript by default; --raw gives the stream', async () => {
+    const dir = makeStateDir()
+    const bin = path.join(dir, 'bin')
+    mkdirSync(bin)
+    writeFileSync(path.join(bin, 'claude'), `#!/usr/bin/env node\nimport(${JSON.stringify(fixture('agent-claude.mjs'))})\n`, {mode: 0o755})
+    const env = {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: dir, FAKE_AGENT_TURNS: '1', FAKE_AGENT_TURN_MS: '20'}
+    const r = await drover(dir, ['start', '--', 'claude', '-p', 'hi', '--output-format', 'stream-json', '--verbose'], {env})
+    const id = Number(r.stdout)
+    await waitFor(() => readTask(dir, id).status === 'succeeded', {message: 'claude done'})
+    const onTerminal = async (args: string[]) => {
+      const command = `stty cols 200 rows 30; exec ${[process.execPath, BIN, ...args].map((w) => `'${w}'`).join(' ')}`
+      const run = await execa('script', ['-qefc', command, '/dev/null'], {env: {...env, DROVER_STATE_DIR: dir, TERM: 'xterm', NO_COLOR: '1'}, reject: false, stdin: 'ignore'})
+      return String(run.stdout).replace(/\r/g, '')
+    }
+    const pretty = await onTerminal(['logs', String(id)])
+    expect(pretty).toMatch(/^● session [0-9a-f-]{36} /m)
+    expect(pretty).toMatch(/^→ Bash sleep 0\.02$/m)
+    expect(pretty).toMatch(/^✔ done · \$0\.\d{4} · 1 turn · \d+ tokens · [\d.]+ s$/m)
+    expect(pretty).not.toContain('{"type"')
+    expect(await onTerminal(['logs', '--raw', String(id)])).toContain('{"type":"system"')
+  })
+})
 
 describe('logs -f of several tasks', () => {
   it('prefixes each line with [id name], keeps each task in order, exits with the first failing task\'s code', async () => {
