@@ -21,6 +21,8 @@ import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
 import type {QueueInfo} from './queues.js'
+import type {Budget} from './budget.js'
+import type {DiffOptions, DiffResult} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
@@ -300,10 +302,16 @@ export class Drover {
   }
 
   /** A new run that continues the task's session (the agent's own conversation for claude and codex). */
-  async resume(ref: TaskRef, opts: {prompt?: string} = {}): Promise<TaskJson> {
+  async resume(ref: TaskRef, opts: {prompt?: string; budget?: Partial<Budget>} = {}): Promise<TaskJson> {
     const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)
-    return this.json(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT))
+    return this.json(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT, {budget: opts.budget}))
+  }
+
+  /** The task's worktree against the commit it started from (`start --worktree` tasks only). */
+  async diff(ref: TaskRef, opts: DiffOptions = {}): Promise<DiffResult> {
+    const {taskDiff} = await import('./worktrees.js')
+    return taskDiff(await this.record(ref), opts)
   }
 
   /** Resumes many tasks at once: named ones, `all` (drained and interrupted), or `interrupted` (after a reboot). */
@@ -323,7 +331,7 @@ export class Drover {
    * refs that name no task come back in `missing`; every ref is checked
    * before anything is removed.
    */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean} = {}): Promise<RmResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean} = {}): Promise<RmResult> {
     const {findTask} = await import('../state/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
@@ -340,7 +348,7 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
-    return {...(await prune(this.stateDir, {ids: [...ids], dryRun})), missing}
+    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.includeWorktrees})), missing}
   }
 
   /**

@@ -11,6 +11,7 @@ import {detectProfile} from '../agents/profiles.js'
 import type {AgentProfileName} from '../state/record.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
+import {checkBudget, givenLimits} from './budget.js'
 
 /** What to run: an argv (never through a shell), or a script for the user's shell; with queues and dependencies (QueueStartOptions). */
 export interface StartOptions extends QueueStartOptions {
@@ -48,6 +49,18 @@ export interface StartOptions extends QueueStartOptions {
   retryDelayMs?: number
   /** retry a run stopped by `timeoutMs` too. */
   retryOnTimeout?: boolean
+  /** run in a new git worktree of the repository `cwd` is in: true for the branch `drover/<id>-<name>`, or the branch's name. */
+  worktree?: boolean | string
+  /** with `worktree`: the commit-ish the branch starts from (default HEAD). */
+  base?: string
+  /** with `worktree: 'branch'`: run on that existing branch (never deleted by rm or prune). */
+  existingBranch?: boolean
+  /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
+  maxCostUsd?: number
+  maxTurns?: number
+  maxTokens?: number
+  /** `wait`: when the agent stops on its provider's usage limit, wait until it lifts and resume (default `fail`). */
+  onLimit?: 'wait' | 'fail'
 }
 
 /**
@@ -85,6 +98,10 @@ export function prepareStart(o: StartOptions): PreparedStart {
   // the names a -e flag may set, whoever passes them
   for (const [key, value] of Object.entries(env)) parseEnvAssignment(`${key}=${value}`)
   const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
+  const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic')
+  const budget = {maxCostUsd: o.maxCostUsd ?? null, maxTurns: o.maxTurns ?? null, maxTokens: o.maxTokens ?? null}
+  checkBudget(agent, budget)
+  if (o.onLimit === 'wait' && agent === 'generic') throw usageError('--on-limit wait needs an agent whose usage limits drover can read (claude or codex)')
   const cwd = path.resolve(o.cwd ?? process.cwd())
   if (o.command !== undefined) {
     const problem = commandProblem(o.command, cwd, {...process.env, ...env})
@@ -99,8 +116,10 @@ export function prepareStart(o: StartOptions): PreparedStart {
     name: o.name === undefined ? null : parseTaskName(o.name),
     cwd,
     env,
-    agent: o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic'),
+    agent,
     policies: {
+      ...givenLimits(budget),
+      ...(o.onLimit === 'wait' ? {onLimit: 'wait' as const} : {}),
       timeoutMs: o.timeoutMs ?? null,
       idleTimeoutMs: o.idleTimeoutMs ?? null,
       maxOutputBytes: o.maxOutputBytes === undefined ? DEFAULT_MAX_OUTPUT_BYTES : o.maxOutputBytes,
@@ -115,6 +134,7 @@ export function prepareStart(o: StartOptions): PreparedStart {
     retryMax: o.retry ?? 0,
     retryDelayMs: o.retryDelayMs ?? null,
     retryOnTimeout: o.retryOnTimeout ?? false,
+    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false},
   }
   return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
 }

@@ -4,7 +4,7 @@
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition} from '../state/queues.js'
 import {readFileSync} from 'node:fs'
@@ -68,6 +68,10 @@ export interface TaskJson {
   retryMax: number
   /** while waiting to try again: when the next attempt may start. */
   retryAt: string | null
+  /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
+  worktree: WorktreeInfo | null
+  /** while `waiting` for a usage limit to lift: when its runner resumes it. */
+  waitUntil?: string | null
 }
 
 export interface CorruptTaskJson {
@@ -131,6 +135,8 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     attempt: record.attempt,
     retryMax: record.retryMax,
     retryAt: queued ? record.retryAt : null,
+    worktree: record.worktree,
+    ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }
 

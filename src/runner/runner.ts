@@ -15,9 +15,12 @@ import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../
 import {runEnd} from './run-outcome.js'
 import {OutputCapWatch} from './output-cap.js'
 import {sessionBase} from '../agents/events.js'
+import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
+import {summarizeWorktree} from '../process/worktree.js'
+import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {joinLine, queueRetry} from './retry-run.js'
@@ -225,7 +228,7 @@ export class Runner {
     if (this.plan) await this.planDone
     this.outputCap?.stop()
     await this.stopLeftovers()
-    this.finishAfterExit()
+    await this.finishAfterExit()
   }
 
   /** tree.json: so that if this runner and the worker both vanish, reconcile can still stop what they leave. */
@@ -446,6 +449,7 @@ export class Runner {
     }
     if (this.record.agent !== 'generic') this.readAgentOutput(size)
     if (this.exit) return
+    this.checkBudget()
     if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
       this.lastTreeScan = now
       if (this.tree?.snapshot()) this.saveTree()
@@ -456,6 +460,15 @@ export class Runner {
     const {timeoutMs, idleTimeoutMs} = this.record.policies
     if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
     else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
+  }
+
+  /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
+  private checkBudget(): void {
+    if (this.plan || !this.agentStream || runEnding(this.record.agentInfo?.lastEvent ?? null)) return
+    const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
+    if (!reached) return
+    this.event('policy', {cause: 'budget', detail: reached})
+    this.startPlan(planFor('budget', {detail: reached}))
   }
 
   private policyStop(cause: StopCause): void {
@@ -472,7 +485,7 @@ export class Runner {
     if (read.persist) this.commit(this.record)
   }
 
-  private finishAfterExit(): void {
+  private async finishAfterExit(): Promise<void> {
     if (this.record.agent !== 'generic') {
       try {
         this.readAgentOutput(statSync(this.paths.output).size)
@@ -488,7 +501,33 @@ export class Runner {
       sessionDir: this.paths.session,
       diskFull: () => diskFull(this.paths.dir),
     })
+    const until = status === 'failed' && !this.stopResult ? limitWaitUntil(this.record) : null
+    if (until !== null) {
+      await this.waitForLimit(until, outcome)
+      return
+    }
     this.finish(status, outcome, checkpoint ? {checkpoint} : {})
+  }
+
+  /** `--on-limit wait`: see limit-wait.ts. The timers of the run are done with; the wait polls itself. */
+  private async waitForLimit(until: number, end: {reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.watcher?.close()
+    await waitForLimit(
+      {
+        stateDir: this.options.stateDir,
+        id: this.options.id,
+        paths: this.paths,
+        record: () => this.record,
+        commit: (next) => this.commit(next),
+        event: (name, extra) => this.event(name, extra),
+        finish: (status, outcome, extra) => this.finish(status, outcome, extra),
+        handled: (file) => this.handledFiles.add(file),
+        logError: logRunnerError,
+      },
+      until,
+      end,
+    )
   }
 
   private finish(
@@ -509,7 +548,10 @@ export class Runner {
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
     if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
     this.outputCap?.stop()
-    const ended: TaskRecord = {...transition(this.record, {status, ...outcome}), ...extra}
+    const worktree = this.worktreeAtEnd()
+    // A run that got through resets the backoff of usage-limit waits.
+    const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
+    const ended: TaskRecord = {...transition(this.record, {status, ...outcome}), ...(worktree ? {worktree} : {}), ...waits, ...extra}
     const retry = retryable(ended) ? queueRetry(this.options.stateDir, ended) : null
     this.commit(retry ?? ended)
     if (retry) joinLine(this.options.stateDir, retry)
@@ -519,6 +561,18 @@ export class Runner {
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
+  }
+
+  /** The worktree's summary against its base, as the run leaves it (what `status` shows). */
+  private worktreeAtEnd(): TaskRecord['worktree'] {
+    const worktree = this.record.worktree
+    if (!worktree) return null
+    try {
+      return {...worktree, summary: summarizeWorktree(worktree)}
+    } catch (error) {
+      this.event('worktree', {error: (error as Error).message})
+      return null
+    }
   }
 
   private namedInRunnerFile(): boolean {

@@ -9,6 +9,8 @@ export const TASK_STATUSES = [
   'starting',
   'running',
   'stopping',
+  /** the agent ran into a provider's usage limit (`--on-limit wait`): its runner resumes it at `waitUntil`. */
+  'waiting',
   'succeeded',
   'failed',
   'stopped',
@@ -51,6 +53,43 @@ export interface Policies {
   timeoutMs: number | null
   idleTimeoutMs: number | null
   maxOutputBytes: number | null
+  /** `wait`: a run that ends on a provider's usage limit is resumed when the limit lifts. */
+  onLimit?: 'wait' | 'fail'
+  /** budgets over the agent's whole session (every run that continued it), or null. */
+  maxCostUsd?: number | null
+  maxTurns?: number | null
+  maxTokens?: number | null
+}
+
+/** What a task's worktree holds compared with its base, taken when a run ends. */
+export interface WorktreeSummary {
+  /** the worktree's HEAD commit. */
+  head: string
+  /** commits on the branch since the base commit. */
+  commits: number
+  /** tracked files that differ from the base (committed or not). */
+  filesChanged: number
+  insertions: number
+  deletions: number
+  /** anything not committed: changed tracked files or untracked ones. */
+  uncommitted: boolean
+  at: string
+}
+
+/** A git worktree made for the task (`start --worktree`): it is the task's cwd for every run. */
+export interface WorktreeInfo {
+  /** the working tree `start` ran in: git commands about the worktree run there. */
+  repo: string
+  path: string
+  branch: string
+  /** the ref given with --base (HEAD when none), and the commit it named at start. */
+  base: string
+  baseCommit: string
+  /** the repo's working tree had uncommitted changes at start: they are not in the worktree. */
+  baseDirty: boolean
+  /** false when the task runs on a branch that existed before it (`--existing-branch`): such a branch is never deleted. */
+  createdBranch?: boolean
+  summary: WorktreeSummary | null
 }
 
 /**
@@ -93,6 +132,8 @@ export interface AgentInfo extends AgentUsage {
   session: AgentUsage | null
   /** what the agent itself reported as going wrong (an error result, a failed turn). */
   error: string | null
+  /** a provider's usage or rate limit the agent ran into in this run, and when it lifts (ISO) if said. */
+  limit?: {message: string; resetAt: string | null} | null
 }
 
 export interface TaskRecord {
@@ -156,6 +197,12 @@ export interface TaskRecord {
   attempt: number
   /** when a failed attempt is tried again: the queued run starts no earlier. */
   retryAt: string | null
+  /** the git worktree the task runs in (`start --worktree`), or null. */
+  worktree: WorktreeInfo | null
+  /** while `waiting`: when the runner resumes the task (ISO). */
+  waitUntil?: string | null
+  /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
+  limitWaits?: number
 }
 
 /** Whether a run of this task waits its turn (a queue's limit or dependencies) rather than starting at once. */
@@ -227,6 +274,13 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.retryOnTimeout === undefined || typeof r.retryOnTimeout === 'boolean', 'retryOnTimeout')
   check(r.attempt === undefined || (Number.isSafeInteger(r.attempt) && (r.attempt as number) >= 1), 'attempt')
   check(r.retryAt === undefined || isStringOrNull(r.retryAt), 'retryAt')
+  check(p.maxCostUsd === undefined || p.maxCostUsd === null || (typeof p.maxCostUsd === 'number' && Number.isFinite(p.maxCostUsd)), 'policies')
+  check(p.maxTurns === undefined || isIntOrNull(p.maxTurns), 'policies')
+  check(p.maxTokens === undefined || isIntOrNull(p.maxTokens), 'policies')
+  check(r.worktree === undefined || r.worktree === null || isWorktree(r.worktree), 'worktree')
+  check(p.onLimit === undefined || p.onLimit === 'wait' || p.onLimit === 'fail', 'policies')
+  check(r.waitUntil === undefined || isStringOrNull(r.waitUntil), 'waitUntil')
+  check(r.limitWaits === undefined || Number.isSafeInteger(r.limitWaits), 'limitWaits')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -253,6 +307,7 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.retryOnTimeout ??= false
   record.attempt ??= 1
   record.retryAt ??= null
+  record.worktree ??= null
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null
@@ -283,7 +338,8 @@ function isAgentInfo(v: unknown): boolean {
     isStringOrNull(v.sessionId) &&
     isStringOrNull(v.lastEvent) &&
     (v.session === undefined || v.session === null || isAgentUsage(v.session)) &&
-    (v.error === undefined || isStringOrNull(v.error))
+    (v.error === undefined || isStringOrNull(v.error)) &&
+    (v.limit === undefined || v.limit === null || (isObject(v.limit) && typeof v.limit.message === 'string' && isStringOrNull(v.limit.resetAt)))
   )
 }
 
@@ -301,6 +357,19 @@ function isCheckpoint(v: unknown): boolean {
 }
 
 const isIdList = (v: unknown) => Array.isArray(v) && v.every((id) => Number.isSafeInteger(id) && id > 0)
+function isWorktree(v: unknown): boolean {
+  if (!isObject(v)) return false
+  const strings = ['repo', 'path', 'branch', 'base', 'baseCommit'].every((k) => typeof v[k] === 'string')
+  const s = v.summary
+  const summary =
+    s === null ||
+    (isObject(s) &&
+      typeof s.head === 'string' &&
+      typeof s.uncommitted === 'boolean' &&
+      typeof s.at === 'string' &&
+      ['commits', 'filesChanged', 'insertions', 'deletions'].every((k) => Number.isSafeInteger(s[k])))
+  return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary
+}
 
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
 
@@ -337,7 +406,9 @@ export function encodeRecord(record: TaskRecord): string {
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
   queued: ['starting', 'cancelled', 'stopped', 'drained', 'skipped'],
   starting: ['running', 'stopping', 'failed', 'cancelled', 'stopped', 'lost'],
-  running: ['stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  running: ['stopping', 'waiting', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  // The worker is gone; its runner waits to resume it, or records why it did not.
+  waiting: ['starting', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
   stopping: ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
   succeeded: ['starting', 'queued'],
   failed: ['starting', 'queued'],
@@ -409,6 +480,8 @@ export function beginRun(
   const moved = transition(record, {status, at, reason: null, exitCode: null, signal: null})
   return {
     ...moved,
+    // a wait for a usage limit ends with the run that follows it
+    ...(record.waitUntil ? {waitUntil: null} : {}),
     desired: 'running',
     startedAt: null,
     endedAt: null,

@@ -54,6 +54,9 @@ export function tasksDir(stateDir: string): string {
   return tasksDirMemo.tasks
 }
 
+/** Where `start --worktree` puts the tasks' git worktrees: beside tasks/, never inside a repository. */
+export const worktreesDir = (stateDir: string) => path.join(stateDir, 'worktrees')
+
 const taskDir = (stateDir: string, id: number) => tasksDir(stateDir) + path.sep + id
 
 export function taskPaths(stateDir: string, id: number): TaskPaths {

@@ -6,6 +6,7 @@ import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
+import {createWorktree} from '../process/worktree.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
 import {LOCK_WAIT_MS} from '../runner/advance.js'
@@ -29,6 +30,7 @@ import {
   readRecord,
   safeUnlink,
   taskPaths,
+  worktreesDir,
   writeRecord,
 } from '../state/store.js'
 
@@ -64,6 +66,8 @@ export interface TaskSpec {
   retryMax?: number
   retryDelayMs?: number | null
   retryOnTimeout?: boolean
+  /** run in a new git worktree of the repository `cwd` is in (branch null: `drover/<id>-<name>`; base null: HEAD). */
+  worktree?: {branch: string | null; base: string | null; existingBranch?: boolean} | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -107,6 +111,7 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     retryOnTimeout: spec.retryOnTimeout ?? false,
     attempt: 1,
     retryAt: null,
+    worktree: null,
   }
 }
 
@@ -142,10 +147,16 @@ async function advanceOwn(stateDir: string, id: number): Promise<TaskRecord> {
 
 function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   const id = allocateTaskId(stateDir)
-  const record = newRecord(id, spec)
+  let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
   const queue = effectiveQueue(record)
   try {
+    // The branch name needs the id, so the worktree comes after it; a refusal
+    // leaves no task behind (the id stays used, as every id handed out does).
+    if (spec.worktree) {
+      const made = createWorktree({cwd: spec.cwd, root: worktreesDir(stateDir), id, name: spec.name, ...spec.worktree})
+      record = {...record, cwd: made.cwd, worktree: made.info}
+    }
     markLive(stateDir, id)
     createTaskLayout(paths)
     // Joined before the record exists (the caller holds the queue's lock): a crash in between leaves a stale entry, which the advancer drops.
@@ -157,7 +168,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
     rmSync(paths.dir, {recursive: true, force: true})
     throw error
   }
-  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: spec.cwd, ...(queue ? {queued: record.queue} : {})})
+  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: record.cwd, ...(queue ? {queued: record.queue} : {}), ...(record.worktree ? {worktree: record.worktree.path, branch: record.worktree.branch} : {})})
   return record
 }
 
@@ -235,6 +246,8 @@ export interface NewRunOptions {
    * task's own (an agent resume), else null.
    */
   prepare: (record: TaskRecord) => string[] | null
+  /** limits this run changes for the task (resume's new budget), applied before `prepare` sees it. */
+  policies?: Partial<Policies>
 }
 
 /**
@@ -263,8 +276,11 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   try {
     const read = readRecord(stateDir, id)
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
-    const record = reconcileLocked(stateDir, read.record)
-    if (!isFinalStatus(record.status)) {
+    const reconciled = reconcileLocked(stateDir, read.record)
+    const record = options.policies ? {...reconciled, policies: {...reconciled.policies, ...options.policies}} : reconciled
+    // A task waiting for a usage limit has no worker: its runner only sleeps,
+    // and sees the new run when it wakes (so `resume` may cut the wait short).
+    if (!isFinalStatus(record.status) && !(record.status === 'waiting' && options.resumed)) {
       throw conflictError(`task ${id} is ${record.status}; stop it first`, {id, status: record.status})
     }
     if (workerAlive(record)) {

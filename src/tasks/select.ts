@@ -27,8 +27,10 @@ export async function selectTasks(
   if (opts.all) {
     // Queued tasks are included, so `stop --all` and `cancel --all` also end
     // what would start later; `drain --all` leaves them queued (nothing of
-    // theirs runs, and they carry on by themselves after a reboot).
-    const statuses = opts.allStatuses ?? (opts.what === 'drain' ? ['starting', 'running', 'stopping'] : ['queued', 'starting', 'running', 'stopping'])
+    // theirs runs, and they carry on by themselves after a reboot). A task
+    // waiting out a usage limit is live work: every --all reaches it.
+    const statuses =
+      opts.allStatuses ?? (opts.what === 'drain' ? ['starting', 'running', 'stopping', 'waiting'] : ['queued', 'starting', 'running', 'stopping', 'waiting'])
     const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && statuses.includes(read.record.status) ? [read.record] : []))
     return {tasks, missing: []}
   }

@@ -5,8 +5,8 @@ import {FINAL_STATUSES, TASK_STATUSES, usageError, type TaskStatus} from '../../
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 import {renderTaskTable} from '../render/list-view.js'
 
-/** What --status active means: a task at work now (not one queued or waiting for its turn). */
-const ACTIVE: readonly TaskStatus[] = ['starting', 'running', 'stopping']
+/** What --status active means: a task with a runner now (not one queued for its turn). */
+const ACTIVE: readonly TaskStatus[] = ['starting', 'running', 'stopping', 'waiting']
 const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]

@@ -20,6 +20,17 @@ function usageText(u: AgentUsage): string {
     .join(', ')
 }
 
+/** `2 commits, 3 files changed, +10 -2, uncommitted changes`: the worktree against its base when the run ended. */
+export function worktreeChanges(s: NonNullable<TaskDetailJson['worktree']>['summary'] & object): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+  return [
+    plural(s.commits, 'commit'),
+    `${plural(s.filesChanged, 'file')} changed`,
+    `+${s.insertions} -${s.deletions}`,
+    s.uncommitted ? 'uncommitted changes' : 'nothing uncommitted',
+  ].join(', ')
+}
+
 /** The last lines that are not JSON events (the agent's stderr, drover's separators). */
 function plainLines(text: string, count: number): string {
   const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('{'))
@@ -38,6 +49,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('name', task.name)
   add('status', style ? paint(style, task.status) : task.status)
   add('reason', reasonDetail(task.status, task.reason))
+  if (task.status === 'waiting' && task.waitUntil) add('resumes', timeWithAge(task.waitUntil))
   if (task.exitCode !== null) add('exit code', String(task.exitCode))
   add('signal', task.signal)
   // What an ended task was meant to do next is resume's business, not news.
@@ -72,6 +84,10 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     p.timeoutMs !== null ? `timeout ${formatDuration(p.timeoutMs)}` : '',
     p.idleTimeoutMs !== null ? `idle-timeout ${formatDuration(p.idleTimeoutMs)}` : '',
     p.maxOutputBytes !== null ? `max-output ${formatBytes(p.maxOutputBytes)}` : '',
+    p.maxCostUsd != null ? `max-cost $${p.maxCostUsd}` : '',
+    p.maxTurns != null ? `max-turns ${p.maxTurns}` : '',
+    p.maxTokens != null ? `max-tokens ${p.maxTokens}` : '',
+    p.onLimit === 'wait' ? 'on-limit wait' : '',
   ].filter(Boolean)
   add('limits', policies.join(', '))
   const info = task.agentInfo
@@ -80,11 +96,17 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     add('this run', [usageText(info), info.lastEvent ? `last event ${info.lastEvent}` : ''].filter(Boolean).join(', '))
     if (info.session && task.runs.length > 1) add('session total', usageText(info.session))
     add('agent error', info.error === null ? null : escapeControls(info.error))
+    if (info.limit) add('usage limit', `${escapeControls(info.limit.message)}${info.limit.resetAt ? `; resets ${timeWithAge(info.limit.resetAt)}` : ''}`)
   }
   if (task.checkpoint) {
     const c = task.checkpoint
     const how = `${c.mode === 'safe-point' ? 'signalled at a safe point' : c.mode}${c.tookMs !== null ? ` after ${formatDuration(c.tookMs)}` : ''}`
     add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}, drain ${how}, at ${localTime(c.at)}`)
+  }
+  if (task.worktree) {
+    const w = task.worktree
+    add('worktree', `${w.path} (branch ${w.branch} from ${w.base === 'HEAD' ? '' : `${w.base} `}${w.baseCommit.slice(0, 12)})`)
+    if (w.summary) add('changes', worktreeChanges(w.summary))
   }
   if (task.resume) add('resume', task.resume)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)
