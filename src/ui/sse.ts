@@ -1,0 +1,102 @@
+// The two live feeds, as server-sent events: changes to the task list
+// (Drover.events, the same wake-up as `logs -f`) and one task's output as it
+// is written (Drover.followOutput). Both end when the browser goes away; a
+// slow browser slows the output feed down (backpressure), it never drops or
+// reorders bytes, since every chunk carries the byte offsets it covers.
+
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import {StringDecoder} from 'node:string_decoder'
+import type {Drover, TaskRef} from '../api/drover.js'
+import {describeOutcomeOf} from './rows.js'
+
+/** A comment line now and then, so proxies and the browser keep the stream open. */
+const HEARTBEAT_MS = 15_000
+/** One event's worth of output: big enough to move fast, small enough to render in one frame. */
+const MAX_EVENT_BYTES = 64 * 1024
+
+interface Feed {
+  send: (event: string, data: unknown) => Promise<void>
+  signal: AbortSignal
+  end: () => void
+}
+
+function openFeed(req: IncomingMessage, res: ServerResponse, closing: AbortSignal): Feed {
+  const aborter = new AbortController()
+  const abort = () => aborter.abort()
+  req.on('close', abort)
+  res.on('close', abort)
+  closing.addEventListener('abort', abort)
+  res.writeHead(200, {'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive'})
+  res.write(': open\n\n')
+  const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
+  aborter.signal.addEventListener('abort', () => {
+    clearInterval(heartbeat)
+    closing.removeEventListener('abort', abort)
+    res.end()
+  })
+  return {
+    signal: aborter.signal,
+    async send(event, data) {
+      if (aborter.signal.aborted) return
+      if (res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)) return
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve)
+        aborter.signal.addEventListener('abort', () => resolve(), {once: true})
+      })
+    },
+    end: abort,
+  }
+}
+
+/** Every change to the state dir's tasks, as `task` (created or changed) and `removed` events. */
+export async function taskEvents(drover: Drover, req: IncomingMessage, res: ServerResponse, closing: AbortSignal): Promise<void> {
+  const feed = openFeed(req, res, closing)
+  try {
+    for await (const event of drover.events({signal: feed.signal})) {
+      if (event.type === 'removed') await feed.send('removed', {id: event.id})
+      else if (event.type !== 'ended') await feed.send('task', describeOutcomeOf(event.task))
+    }
+  } finally {
+    feed.end()
+  }
+}
+
+/**
+ * A task's output from `offset` (or its last `tail` lines) as `output`
+ * events `{offset, end, text}`, then one `end` event when the task has ended
+ * or was removed. Text is decoded across chunk edges, so a character split
+ * between two writes arrives whole.
+ */
+export async function outputEvents(
+  drover: Drover,
+  ref: TaskRef,
+  from: {offset?: number; tail?: number},
+  req: IncomingMessage,
+  res: ServerResponse,
+  closing: AbortSignal,
+): Promise<void> {
+  const start = await drover.outputStart(ref, from)
+  const feed = openFeed(req, res, closing)
+  let decoder = new StringDecoder('utf8')
+  try {
+    const result = await drover.followOutput(ref, {
+      offset: start.offset,
+      signal: feed.signal,
+      onReset: async (reason) => {
+        decoder = new StringDecoder('utf8')
+        await feed.send('reset', {reason})
+      },
+      write: async (chunk, offset) => {
+        for (let at = 0; at < chunk.length; at += MAX_EVENT_BYTES) {
+          const piece = chunk.subarray(at, at + MAX_EVENT_BYTES)
+          await feed.send('output', {offset: offset + at, end: offset + at + piece.length, text: decoder.write(piece)})
+        }
+      },
+    })
+    const tail = decoder.end()
+    if (tail) await feed.send('output', {offset: null, end: null, text: tail})
+    await feed.send('end', result.outcome === 'ended' ? {outcome: 'ended', task: describeOutcomeOf(result.task)} : {outcome: result.outcome})
+  } finally {
+    feed.end()
+  }
+}
