@@ -10,6 +10,9 @@ import {usageError} from '../api/values.js'
 import {isLoopback, newSecrets} from './security.js'
 import {createUiServer} from './server.js'
 
+/** How long open feeds get to end once Ctrl-C is pressed. */
+const CLOSE_GRACE_MS = 1000
+
 export interface ServeOptions {
   stateDir?: string
   host: string
@@ -41,10 +44,14 @@ export async function serveUi(options: ServeOptions): Promise<void> {
   process.stderr.write(`drover ui: serving ${drover.stateDir}${options.readOnly ? ' (read-only)' : ''}; Ctrl-C stops the dashboard, not the tasks\n`)
   if (options.open) openBrowser(url)
   await new Promise<void>((resolve) => {
-    const end = () => void ui.close().finally(resolve)
+    const end = () => void Promise.race([ui.close(), new Promise((r) => setTimeout(r, CLOSE_GRACE_MS))]).finally(resolve)
     process.once('SIGINT', end)
     process.once('SIGTERM', end)
   })
+  // Exit for sure, as the MCP server does: a feed still winding down (a
+  // watcher, a read in flight) must not keep the process, and no task
+  // depends on it.
+  process.exit(0)
 }
 
 /** The desktop's own opener; failing to open is not an error (the URL is printed). */
