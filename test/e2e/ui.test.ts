@@ -39,7 +39,8 @@ const rowStatus = (page: Page, id: number) => page.locator(`#tasks tr[data-id="$
 describe('drover ui in a browser', () => {
   it('shows a task started from another shell within a second, and follows its status', async () => {
     const stateDir = makeStateDir()
-    await startTask(stateDir, ['--name', 'before', '--', process.execPath, '-e', 'console.log("done")'])
+    // (run in / with plain shell commands: the screenshot shows no path of the machine that took it)
+    await startTask(stateDir, ['--name', 'before', '--cwd', '/', '--shell', 'echo done'])
     const ui = await startUi(stateDir)
     const context = await signedIn(browser, ui)
     const page = await context.newPage()
@@ -47,7 +48,7 @@ describe('drover ui in a browser', () => {
     await page.locator('#tasks tr[data-id="1"]').waitFor()
     await page.locator('#live.live').waitFor()
 
-    const id = await startTask(stateDir, ['--name', 'watched', '--', process.execPath, fixture('sleeper.mjs'), '60'])
+    const id = await startTask(stateDir, ['--name', 'watched', '--cwd', '/', '--shell', 'sleep 60'])
     const started = Date.now()
     await rowStatus(page, id).waitFor({timeout: 5000})
     expect(Date.now() - started).toBeLessThan(1000)
@@ -72,7 +73,7 @@ describe('drover ui in a browser', () => {
 
   it('streams output into the task page, colours rendered, partial lines shown, markup inert; a stop clicked there stops the task', async () => {
     const stateDir = makeStateDir()
-    const id = await startTask(stateDir, ['--name', 'talker', '--', process.execPath, fixture('ui-output.mjs')])
+    const id = await startTask(stateDir, ['--name', 'talker', '--cwd', '/', '-e', `FIXTURE=${fixture('ui-output.mjs')}`, '--shell', 'exec node "$FIXTURE"'])
     const ui = await startUi(stateDir)
     const page = await (await signedIn(browser, ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)
