@@ -12,9 +12,10 @@ import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
 import {throughput} from './lib/throughput.mjs'
+import {ui} from './lib/ui.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, ui}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
@@ -38,6 +39,8 @@ const sizes = {
   followLines: intEnv('BENCH_FOLLOW_LINES', quick ? 60 : 200),
   memTasks: intEnv('BENCH_MEM_TASKS', quick ? 3 : 10),
   drainTasks: intEnv('BENCH_DRAIN_TASKS', quick ? 10 : 50),
+  uiTasks: intEnv('BENCH_UI_TASKS', 20),
+  uiSeconds: intEnv('BENCH_UI_SECONDS', quick ? 8 : 20),
 }
 const runs = intEnv('BENCH_RUNS', quick ? 5 : 15)
 
