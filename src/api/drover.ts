@@ -20,6 +20,7 @@ import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, Dr
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
+import type {UsagePoint} from './usage.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** A task named by its id or by the `name` it was started with. */
@@ -155,6 +156,12 @@ export class Drover {
     const {id, offset} = await this.outputStart(ref, from)
     const {readOutput} = await import('./output.js')
     return {id, offset, data: readOutput(this.stateDir, id, offset)}
+  }
+
+  /** A claude or codex task's turns, tokens and cost turn by turn, read from its event stream (empty for other tasks). */
+  async usage(ref: TaskRef): Promise<UsagePoint[]> {
+    const {usageSeries} = await import('../tasks/usage-series.js')
+    return usageSeries(this.stateDir, await this.record(ref))
   }
 
   /** Like `output`, as a stream for large logs; it errors with ENOENT when the task has written nothing yet. */

@@ -81,10 +81,11 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
       return sendJson(res, 200, {tasks: tasks.map(describeOutcomeOf), hidden, readOnly: options.readOnly})
     }
     if (path === '/api/events') return taskEvents(drover, req, res, closing.signal)
-    const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream))?$/.exec(path)
+    const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage))?$/.exec(path)
     if (!task) throw new HttpError(404, 'not found')
     const id = Number(task[1])
     if (task[2] === undefined) return sendJson(res, 200, describeOutcomeOf(await drover.get(id)))
+    if (task[2] === 'usage') return sendJson(res, 200, await drover.usage(id))
     if (task[2] === 'output') {
       const format = url.searchParams.get('format') === 'transcript' ? 'transcript' : 'raw'
       const maxBytes = Math.min(intParam(url, 'maxBytes') ?? MAX_PAGE_BYTES, MAX_PAGE_BYTES)

@@ -48,6 +48,8 @@ dd { margin: 0; word-break: break-all; }
 .tabs button { background: var(--line); color: var(--fg); }
 pre.output { background: var(--term); color: var(--termfg); padding: .8em; margin: .4em 0; height: 60vh; overflow: auto; white-space: pre-wrap; word-break: break-all; font: 13px/1.4 ui-monospace, monospace; border-radius: 4px; contain: strict; }
 .output-view #earlier { background: var(--line); color: var(--fg); }
+.usage-chart { margin: .4em 0; } .usage-chart figcaption { color: var(--muted); font-size: .9em; }
+.key-tokens { color: #2472c8; } .key-cost { color: #d93025; }
 .timeline { color: var(--muted); padding-left: 1.4em; }
 .b { font-weight: 700; } .dim { opacity: .7; } .i { font-style: italic; } .u { text-decoration: underline; }
 ${TERMINAL_COLOURS.map((c, i) => `.fg-${i} { color: ${c}; } .bg-${i} { background: ${c}; }`).join('\n')}

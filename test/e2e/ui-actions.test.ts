@@ -85,6 +85,9 @@ describe('drover ui: actions', () => {
     await expect.poll(() => page.locator('#transcript').textContent(), {timeout: 15_000}).toMatch(/→ Bash /)
     expect(await page.locator('#transcript').textContent()).not.toContain('"type":')
     await expect.poll(async () => Number(await page.locator('#usage dt:has-text("Turns") + dd').textContent()), {timeout: 15_000}).toBeGreaterThan(0)
+    // tokens and cost by turn, drawn from the agent's own stream
+    await expect.poll(() => page.locator('#usage-chart polyline').count(), {timeout: 15_000}).toBeGreaterThan(0)
+    expect(await page.locator('#usage-chart figcaption').textContent()).toMatch(/tokens [\d,]+ · cost .* · by turn, 1–\d+/)
 
     await page.click('#actions button[data-action="drain"]')
     await expect.poll(() => statusOf(page), {timeout: 30_000}).toMatch(/^drained/)

@@ -5,6 +5,7 @@
 import {commandLine, el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
+import {usageChart, type UsagePoint} from './usage-chart.js'
 import {getJson, isFinal, post, readOnly, type Task, type TaskDetail} from './net.js'
 
 interface Action {
@@ -26,6 +27,7 @@ export function showTask(main: HTMLElement, id: number): void {
   const title = el('h1')
   const facts = el('dl', {className: 'facts'})
   const usage = el('dl', {className: 'usage', attrs: {id: 'usage'}})
+  const chart = el('div')
   const buttons = el('div', {className: 'actions', attrs: {id: 'actions'}})
   const message = el('p', {className: 'error', attrs: {role: 'alert', id: 'action-message'}})
   const timeline = el('ol', {className: 'timeline', attrs: {id: 'timeline'}})
@@ -39,6 +41,7 @@ export function showTask(main: HTMLElement, id: number): void {
     readOnly ? null : buttons,
     message,
     usage,
+    chart,
     tabs,
     pane,
     el('h2', {}, 'Runs'),
@@ -104,7 +107,9 @@ export function showTask(main: HTMLElement, id: number): void {
 
   const refresh = async () => {
     try {
-      render(await getJson<TaskDetail>(`/api/tasks/${id}`))
+      const task = await getJson<TaskDetail>(`/api/tasks/${id}`)
+      render(task)
+      if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
     } catch (error) {
       message.textContent = (error as Error).message
     }
