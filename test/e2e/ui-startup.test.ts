@@ -1,14 +1,19 @@
 // `drover ui` costs the other commands nothing: its server and page load in
 // its own command only (a lazy import), so `drover list` reads not one of
-// its modules. Checked by recording every module the process loads.
+// its modules. Checked by recording every module the process loads. And
+// `--open` hands the URL to the desktop's opener.
 
-import {readFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {execa} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, cleanupStateDirs, drover, fixture, makeStateDir} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
+import {startUi, stopUis} from '../helpers/ui.js'
 
-afterEach(() => cleanupStateDirs())
+afterEach(async () => {
+  await stopUis()
+  cleanupStateDirs()
+})
 
 async function modulesLoaded(stateDir: string, args: string[]): Promise<string[]> {
   const record = path.join(makeStateDir(), 'imports.txt')
@@ -31,5 +36,26 @@ describe('drover ui: start-up cost of other commands', () => {
     // and it would see the dashboard's modules where they load
     const ui = await modulesLoaded(stateDir, ['ui', '--host', '0.0.0.0'])
     expect(ui.some((url) => url.endsWith('/dist/ui/index.js'))).toBe(true)
+  })
+})
+
+describe('drover ui: --open, --port', () => {
+  it('opens the printed URL with xdg-open', async () => {
+    const bin = makeStateDir()
+    const opened = path.join(bin, 'opened.txt')
+    // a stand-in opener on PATH: it writes down what it was asked to open
+    writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`)
+    chmodSync(path.join(bin, 'xdg-open'), 0o755)
+    const ui = await startUi(makeStateDir(), ['--open'], {PATH: `${bin}:${process.env.PATH}`})
+    await waitFor(() => existsSync(opened) && readFileSync(opened, 'utf8') !== '', {message: 'xdg-open to be run'})
+    expect(readFileSync(opened, 'utf8')).toBe(ui.url)
+  })
+
+  it('listens on the --port asked for, and says so in one line (exit 2) when it is taken', async () => {
+    const first = await startUi(makeStateDir())
+    const again = await drover(makeStateDir(), ['ui', '--port', String(first.port)])
+    expect(again.exitCode).toBe(2)
+    expect(again.stderr.trim()).toBe(`drover: port ${first.port} is in use`)
+    expect(again.stdout).toBe('')
   })
 })

@@ -27,8 +27,8 @@ export interface UiProcess {
 const running: UiProcess[] = []
 const contexts: BrowserContext[] = []
 
-export async function startUi(stateDir: string, args: string[] = []): Promise<UiProcess> {
-  const child = spawn(process.execPath, [BIN, 'ui', ...args], {env: {...process.env, DROVER_STATE_DIR: stateDir, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
+export async function startUi(stateDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<UiProcess> {
+  const child = spawn(process.execPath, [BIN, 'ui', ...args], {env: {...process.env, DROVER_STATE_DIR: stateDir, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']})
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()))
