@@ -8,6 +8,7 @@ import type {Drover} from '../api/drover.js'
 import {TASK_STATUSES, type TaskStatus} from '../api/values.js'
 import {runTaskAction, startOptionsOf, TASK_ACTIONS, type TaskAction} from './actions.js'
 import {assetFile, pageHtml} from './assets.js'
+import {EventHub} from './hub.js'
 import {HttpError, intParam, readJsonBody, sendError, sendJson} from './http.js'
 import {describeOutcomeOf} from './rows.js'
 import {allowedHosts, cookieName, sameSecret, sessionCookie, setCommonHeaders, type Secrets} from './security.js'
@@ -33,6 +34,7 @@ export interface UiServer {
 
 export function createUiServer(drover: Drover, secrets: Secrets, options: UiOptions): UiServer {
   const closing = new AbortController()
+  const hub = new EventHub(drover)
   const server = createHttpServer((req, res) => {
     setCommonHeaders(res)
     handle(req, res).catch((error: unknown) => sendError(res, error))
@@ -80,7 +82,7 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
       const {tasks, hidden} = await drover.recent({last: intParam(url, 'last') ?? LIST_LAST, status: statuses.length > 0 ? statuses : undefined})
       return sendJson(res, 200, {tasks: tasks.map(describeOutcomeOf), hidden, readOnly: options.readOnly})
     }
-    if (path === '/api/events') return taskEvents(drover, req, res, closing.signal)
+    if (path === '/api/events') return taskEvents(hub, req, res, closing.signal)
     const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage))?$/.exec(path)
     if (!task) throw new HttpError(404, 'not found')
     const id = Number(task[1])
@@ -108,6 +110,7 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
     close: () =>
       new Promise<void>((resolve) => {
         closing.abort()
+        hub.stop()
         server.close(() => resolve())
         server.closeAllConnections()
       }),

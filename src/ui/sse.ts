@@ -7,6 +7,7 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {StringDecoder} from 'node:string_decoder'
 import type {Drover, TaskRef} from '../api/drover.js'
+import type {EventHub} from './hub.js'
 import {describeOutcomeOf} from './rows.js'
 
 /** A comment line now and then, so proxies and the browser keep the stream open. */
@@ -15,7 +16,10 @@ const HEARTBEAT_MS = 15_000
 const MAX_EVENT_BYTES = 64 * 1024
 
 interface Feed {
+  /** writes an event and waits until the socket takes more (backpressure). */
   send: (event: string, data: unknown) => Promise<void>
+  /** writes an event without waiting: for small, rare ones. */
+  push: (event: string, data: unknown) => void
   signal: AbortSignal
   end: () => void
 }
@@ -44,21 +48,24 @@ function openFeed(req: IncomingMessage, res: ServerResponse, closing: AbortSigna
         aborter.signal.addEventListener('abort', () => resolve(), {once: true})
       })
     },
+    push(event, data) {
+      if (!aborter.signal.aborted) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    },
     end: abort,
   }
 }
 
-/** Every change to the state dir's tasks, as `task` (created or changed) and `removed` events. */
-export async function taskEvents(drover: Drover, req: IncomingMessage, res: ServerResponse, closing: AbortSignal): Promise<void> {
+/** Every change to the state dir's tasks, as `task` (created or changed) and `removed` events, until the browser goes. */
+export async function taskEvents(hub: EventHub, req: IncomingMessage, res: ServerResponse, closing: AbortSignal): Promise<void> {
   const feed = openFeed(req, res, closing)
-  try {
-    for await (const event of drover.events({signal: feed.signal})) {
-      if (event.type === 'removed') await feed.send('removed', {id: event.id})
-      else if (event.type !== 'ended') await feed.send('task', describeOutcomeOf(event.task))
-    }
-  } finally {
-    feed.end()
-  }
+  // Pushed without waiting for a slow browser: these events are small and
+  // rare, and one tab must not hold up the others sharing the watch.
+  const unsubscribe = hub.subscribe((event) => {
+    if (event.type === 'removed') feed.push('removed', {id: event.id})
+    else if (event.type !== 'ended') feed.push('task', describeOutcomeOf(event.task))
+  })
+  await new Promise<void>((resolve) => feed.signal.addEventListener('abort', () => resolve(), {once: true}))
+  unsubscribe()
 }
 
 /**
