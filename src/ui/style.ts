@@ -46,6 +46,7 @@ dd { margin: 0; word-break: break-all; }
 .actions { display: flex; gap: .5em; margin: .6em 0; }
 .tabs { display: flex; gap: .3em; margin-top: 1em; }
 .tabs button { background: var(--line); color: var(--fg); }
+.tabs button[aria-pressed="true"] { background: #2472c8; color: #fff; }
 pre.output { background: var(--term); color: var(--termfg); padding: .8em; margin: .4em 0; height: 60vh; overflow: auto; white-space: pre-wrap; word-break: break-all; font: 13px/1.4 ui-monospace, monospace; border-radius: 4px; contain: strict; }
 .output-view #earlier { background: var(--line); color: var(--fg); }
 .usage-chart { margin: .4em 0; } .usage-chart figcaption { color: var(--muted); font-size: .9em; }

@@ -79,11 +79,17 @@ export class OutputView {
       this.onEnd()
     })
     // EventSource would reconnect to the same URL and replay: reconnect from where we are instead.
+    // Only while the task is still there: a removed task (or a dashboard that was stopped) ends it.
     source.addEventListener('error', () => {
       source.close()
       if (this.ended) return
       setLive('reconnecting')
-      setTimeout(() => this.connect(`/api/tasks/${this.id}/stream?offset=${this.end}`), 1000)
+      setTimeout(() => {
+        getJson(`/api/tasks/${this.id}`).then(
+          () => this.connect(`/api/tasks/${this.id}/stream?offset=${this.end}`),
+          () => setLive('ended'),
+        )
+      }, 1000)
     })
   }
 

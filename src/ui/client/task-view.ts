@@ -129,10 +129,18 @@ export function showTask(main: HTMLElement, id: number): void {
 
   void refresh().then(() => {
     const showOutput = () => pane.replaceChildren(output.root)
-    const tabButton = (label: string, show: () => void) => el('button', {attrs: {type: 'button'}, on: {click: show}}, label)
+    const tabButton = (label: string, show: () => void) => {
+      const button = el('button', {attrs: {type: 'button', 'aria-pressed': 'false'}}, label)
+      button.addEventListener('click', () => {
+        for (const other of tabs.querySelectorAll('button')) other.setAttribute('aria-pressed', String(other === button))
+        show()
+      })
+      return button
+    }
     if (detail && (detail.agent === 'claude' || detail.agent === 'codex')) {
       transcript = new TranscriptView(id)
       tabs.replaceChildren(tabButton('Output', showOutput), tabButton('Transcript', () => pane.replaceChildren(transcript!.show())))
+      tabs.querySelector('button')!.setAttribute('aria-pressed', 'true')
     }
     showOutput()
     output.start()
