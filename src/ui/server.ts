@@ -10,7 +10,7 @@ import {runTaskAction, startOptionsOf, TASK_ACTIONS, type TaskAction} from './ac
 import {assetFile, pageHtml} from './assets.js'
 import {EventHub} from './hub.js'
 import {HttpError, intParam, readJsonBody, sendError, sendJson} from './http.js'
-import {describeOutcomeOf} from './rows.js'
+import {taskRow} from './rows.js'
 import {allowedHosts, cookieName, sameSecret, sessionCookie, setCommonHeaders, type Secrets} from './security.js'
 import {outputEvents, taskEvents} from './sse.js'
 
@@ -80,13 +80,13 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
     if (path === '/api/tasks') {
       const statuses = url.searchParams.getAll('status').filter((s): s is TaskStatus => (TASK_STATUSES as readonly string[]).includes(s))
       const {tasks, hidden} = await drover.recent({last: intParam(url, 'last') ?? LIST_LAST, status: statuses.length > 0 ? statuses : undefined})
-      return sendJson(res, 200, {tasks: tasks.map(describeOutcomeOf), hidden, readOnly: options.readOnly})
+      return sendJson(res, 200, {tasks: tasks.map(taskRow), hidden, readOnly: options.readOnly})
     }
     if (path === '/api/events') return taskEvents(hub, req, res, closing.signal)
     const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage))?$/.exec(path)
     if (!task) throw new HttpError(404, 'not found')
     const id = Number(task[1])
-    if (task[2] === undefined) return sendJson(res, 200, describeOutcomeOf(await drover.get(id)))
+    if (task[2] === undefined) return sendJson(res, 200, taskRow(await drover.get(id)))
     if (task[2] === 'usage') return sendJson(res, 200, await drover.usage(id))
     if (task[2] === 'output') {
       const format = url.searchParams.get('format') === 'transcript' ? 'transcript' : 'raw'
@@ -98,7 +98,7 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
 
   async function post(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req)
-    if (url.pathname === '/api/tasks') return sendJson(res, 201, describeOutcomeOf(await drover.start(startOptionsOf(body))))
+    if (url.pathname === '/api/tasks') return sendJson(res, 201, taskRow(await drover.start(startOptionsOf(body))))
     const match = /^\/api\/tasks\/(\d+)\/([a-z]+)$/.exec(url.pathname)
     if (!match || !(TASK_ACTIONS as readonly string[]).includes(match[2])) throw new HttpError(404, 'no such action')
     return sendJson(res, 200, await runTaskAction(drover, Number(match[1]), match[2] as TaskAction, body))

@@ -8,7 +8,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {StringDecoder} from 'node:string_decoder'
 import type {Drover, TaskRef} from '../api/drover.js'
 import type {EventHub} from './hub.js'
-import {describeOutcomeOf} from './rows.js'
+import {taskRow} from './rows.js'
 
 /** A comment line now and then, so proxies and the browser keep the stream open. */
 const HEARTBEAT_MS = 15_000
@@ -62,7 +62,7 @@ export async function taskEvents(hub: EventHub, req: IncomingMessage, res: Serve
   // rare, and one tab must not hold up the others sharing the watch.
   const unsubscribe = hub.subscribe((event) => {
     if (event.type === 'removed') feed.push('removed', {id: event.id})
-    else if (event.type !== 'ended') feed.push('task', describeOutcomeOf(event.task))
+    else if (event.type !== 'ended') feed.push('task', taskRow(event.task))
   })
   await new Promise<void>((resolve) => feed.signal.addEventListener('abort', () => resolve(), {once: true}))
   unsubscribe()
@@ -102,7 +102,7 @@ export async function outputEvents(
     })
     const tail = decoder.end()
     if (tail) await feed.send('output', {offset: null, end: null, text: tail})
-    await feed.send('end', result.outcome === 'ended' ? {outcome: 'ended', task: describeOutcomeOf(result.task)} : {outcome: result.outcome})
+    await feed.send('end', result.outcome === 'ended' ? {outcome: 'ended', task: taskRow(result.task)} : {outcome: result.outcome})
   } finally {
     feed.end()
   }

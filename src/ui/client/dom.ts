@@ -47,9 +47,3 @@ export function runtimeOf(task: {startedAt: string | null; endedAt: string | nul
   if (!task.startedAt) return null
   return Math.max(0, (task.endedAt ? Date.parse(task.endedAt) : Date.now()) - Date.parse(task.startedAt))
 }
-
-/** The command as one line: the shell script, or argv quoted where needed. */
-export function commandLine(task: {command: string[]; shell: string | null}): string {
-  if (task.shell !== null) return task.shell.replace(/\n/g, '\\n')
-  return task.command.map((arg) => (arg !== '' && /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`).replace(/\n/g, '\\n')}'`)).join(' ')
-}

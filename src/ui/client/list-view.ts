@@ -1,7 +1,7 @@
 // The task list: every live task and the newest ended ones, kept current by
 // the server's task feed, filtered by status and name in the page.
 
-import {commandLine, el, setChildren, formatCost, formatDuration, runtimeOf} from './dom.js'
+import {el, setChildren, formatCost, formatDuration, runtimeOf} from './dom.js'
 import {startForm} from './start-form.js'
 import {getJson, isFinal, readOnly, setLive, TASK_STATUSES, type Task} from './net.js'
 
@@ -35,7 +35,7 @@ export function showList(main: HTMLElement): void {
     if (s === 'ended' && !isFinal(task.status)) return false
     if (s && s !== 'live' && s !== 'ended' && task.status !== s) return false
     const q = name.value.trim().toLowerCase()
-    return !q || (task.name ?? '').toLowerCase().includes(q) || (task.command ? commandLine(task).toLowerCase().includes(q) : false)
+    return !q || (task.name ?? '').toLowerCase().includes(q) || task.commandLine.toLowerCase().includes(q)
   }
 
   const draw = (task: Task) => {
@@ -50,7 +50,7 @@ export function showList(main: HTMLElement): void {
       el('td', {}, task.agent === 'generic' ? '' : task.agent ?? ''),
       el('td', {}, usage ? String(usage.turns) : ''),
       el('td', {}, formatCost(usage?.costUsd)),
-      el('td', {className: 'command'}, task.command ? commandLine(task) : task.error ?? ''),
+      el('td', {className: 'command'}, task.commandLine),
     )
     row.hidden = !visible(task)
     if (!rows.has(task.id)) {

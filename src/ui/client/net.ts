@@ -6,8 +6,9 @@ import {meta} from './dom.js'
 const csrf = meta('drover-csrf')
 export const readOnly = meta('drover-read-only') === 'true'
 
-/** drover's statuses, and which of them are final, as the server put them in the page. */
+/** drover's statuses, which of them are final, and its agent profiles, as the server put them in the page. */
 export const TASK_STATUSES = meta('drover-statuses').split(',')
+export const AGENT_PROFILES = meta('drover-agents').split(',')
 export const FINAL_STATUSES = meta('drover-final-statuses').split(',')
 export const isFinal = (status: string) => FINAL_STATUSES.includes(status)
 
@@ -29,12 +30,13 @@ export interface RunEntry {
   resumed: boolean
 }
 
-/** A task as the server sends it: its --json shape plus the outcome label. */
+/** A task as the server sends it: its --json shape plus the outcome label and the command on one line. */
 export interface Task {
   id: number
   name: string | null
   status: string
   outcome: string
+  commandLine: string
   reason: string | null
   exitCode: number | null
   pid: number | null

@@ -2,7 +2,7 @@
 // readable transcript), turns/tokens/cost, and the runs timeline with the
 // changes seen while the page is open.
 
-import {commandLine, el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
+import {el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
 import {usageChart, type UsagePoint} from './usage-chart.js'
@@ -64,7 +64,7 @@ export function showTask(main: HTMLElement, id: number): void {
     document.title = `drover: ${task.name ?? task.id} (${task.status})`
     setChildren(title, `Task ${task.id}`, task.name ? el('span', {className: 'name'}, ` ${task.name}`) : null, ' ', el('span', {className: `badge status-${task.status}`, attrs: {id: 'status'}}, task.outcome))
     facts.replaceChildren(
-      ...fact('Command', commandLine(task)),
+      ...fact('Command', task.commandLine),
       ...fact('Directory', task.cwd),
       ...fact('Agent', task.agent),
       ...fact('Started', formatTime(task.startedAt)),
