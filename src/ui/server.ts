@@ -73,8 +73,9 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
     }
     const asset = assetFile(path)
     if (asset) {
+      const body = await asset.read()
       res.writeHead(200, {'Content-Type': asset.type})
-      res.end(await asset.read())
+      res.end(body)
       return
     }
     if (path === '/api/tasks') {

@@ -55,6 +55,10 @@ describe('drover ui: security', () => {
     }
     // even the token URL: a rebinding page must not get the cookie set
     expect((await rawRequest(ui, {path: `/?token=${ui.token}`, headers: {Host: `evil.example:${ui.port}`}})).status).toBe(403)
+    // what is not ours is a plain 404, whatever is asked for
+    for (const path of ['/assets/nope.js', '/assets/../index.js', '/api/nope', '/etc/passwd']) {
+      expect([path, (await rawRequest(ui, {path, headers: {Cookie: cookie}})).status]).toEqual([path, 404])
+    }
     for (const host of [`127.0.0.1:${ui.port}`, `localhost:${ui.port}`, `LOCALHOST:${ui.port}`]) {
       expect((await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})).status).toBe(200)
     }
