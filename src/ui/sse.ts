@@ -5,7 +5,6 @@
 // reorders bytes, since every chunk carries the byte offsets it covers.
 
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {StringDecoder} from 'node:string_decoder'
 import type {Drover, TaskRef} from '../api/drover.js'
 import type {EventHub} from './hub.js'
 import {taskRow} from './rows.js'
@@ -71,8 +70,10 @@ export async function taskEvents(hub: EventHub, req: IncomingMessage, res: Serve
 /**
  * A task's output from `offset` (or its last `tail` lines) as `output`
  * events `{offset, end, text}`, then one `end` event when the task has ended
- * or was removed. Text is decoded across chunk edges, so a character split
- * between two writes arrives whole.
+ * or was removed. An event's text is exactly the bytes from `offset` to
+ * `end`: a character split between two writes is held back until it is
+ * whole, so a page that reconnects from the last `end` it saw never gets
+ * half a character.
  */
 export async function outputEvents(
   drover: Drover,
@@ -84,26 +85,45 @@ export async function outputEvents(
 ): Promise<void> {
   const start = await drover.outputStart(ref, from)
   const feed = openFeed(req, res, closing)
-  let decoder = new StringDecoder('utf8')
+  // bytes of a character not yet whole, and where they start in the log
+  let held = Buffer.alloc(0)
+  let heldAt = start.offset
+  const send = async (bytes: Buffer, offset: number) => {
+    for (let at = 0; at < bytes.length; at += MAX_EVENT_BYTES) {
+      const piece = bytes.subarray(at, at + MAX_EVENT_BYTES)
+      await feed.send('output', {offset: offset + at, end: offset + at + piece.length, text: piece.toString('utf8')})
+    }
+  }
   try {
     const result = await drover.followOutput(ref, {
       offset: start.offset,
       signal: feed.signal,
       onReset: async (reason) => {
-        decoder = new StringDecoder('utf8')
+        held = Buffer.alloc(0)
         await feed.send('reset', {reason})
       },
       write: async (chunk, offset) => {
-        for (let at = 0; at < chunk.length; at += MAX_EVENT_BYTES) {
-          const piece = chunk.subarray(at, at + MAX_EVENT_BYTES)
-          await feed.send('output', {offset: offset + at, end: offset + at + piece.length, text: decoder.write(piece)})
-        }
+        const bytes = held.length > 0 ? Buffer.concat([held, chunk]) : chunk
+        const whole = completeUtf8Length(bytes)
+        held = Buffer.from(bytes.subarray(whole))
+        heldAt = offset + chunk.length - held.length
+        await send(bytes.subarray(0, whole), offset - (bytes.length - chunk.length))
       },
     })
-    const tail = decoder.end()
-    if (tail) await feed.send('output', {offset: null, end: null, text: tail})
+    if (held.length > 0 && result.outcome === 'ended') await send(held, heldAt)
     await feed.send('end', result.outcome === 'ended' ? {outcome: 'ended', task: taskRow(result.task)} : {outcome: result.outcome})
   } finally {
     feed.end()
   }
+}
+
+/** How many leading bytes hold whole UTF-8 characters: a sequence cut at the end is left out. */
+export function completeUtf8Length(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]
+    if ((byte & 0xc0) === 0x80) continue // a continuation byte: look further back
+    const needed = byte >= 0xf8 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+    return needed > back ? bytes.length - back : bytes.length
+  }
+  return bytes.length
 }

@@ -82,6 +82,9 @@ describe('drover ui in a browser', () => {
     // it keeps coming while the page is open
     await expect.poll(() => output.textContent(), {timeout: 10_000}).toMatch(/tick [3-9]/)
     expect(await output.locator('span.fg-1').first().textContent()).toBe('red line')
+    // a character that arrived in two halves shows whole
+    expect(await output.textContent()).toContain('euro split: €\n')
+    expect(await output.textContent()).not.toContain('\ufffd')
     expect(await output.textContent()).toContain('<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> markup')
     expect(await page.evaluate(() => (window as unknown as {__pwned?: number}).__pwned)).toBeUndefined()
     expect(await output.locator('script, img').count()).toBe(0)
