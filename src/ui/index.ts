@@ -22,6 +22,8 @@ export interface ServeOptions {
   /** binding a non-loopback address was asked for explicitly. */
   allowRemote: boolean
   open: boolean
+  /** print the address as one JSON object instead of the bare URL. */
+  json: boolean
 }
 
 export async function serveUi(options: ServeOptions): Promise<void> {
@@ -40,7 +42,7 @@ export async function serveUi(options: ServeOptions): Promise<void> {
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   const url = `http://${host}:${port}/?token=${ui.secrets.token}`
   if (!isLoopback(options.host)) process.stderr.write(`warning: the dashboard is reachable from other machines on ${options.host}; anyone with the URL controls your tasks\n`)
-  process.stdout.write(`${url}\n`)
+  process.stdout.write(options.json ? `${JSON.stringify({url, host: options.host, port, readOnly: options.readOnly})}\n` : `${url}\n`)
   process.stderr.write(`drover ui: serving ${drover.stateDir}${options.readOnly ? ' (read-only)' : ''}; Ctrl-C stops the dashboard, not the tasks\n`)
   if (options.open) openBrowser(url)
   await new Promise<void>((resolve) => {

@@ -51,6 +51,18 @@ describe('drover ui: --open, --port', () => {
     expect(readFileSync(opened, 'utf8')).toBe(ui.url)
   })
 
+  it('prints its address as one JSON object with --json', async () => {
+    const child = execa(process.execPath, [BIN, 'ui', '--json', '--read-only'], {env: {DROVER_STATE_DIR: makeStateDir()}, reject: false})
+    let stdout = ''
+    child.stdout!.on('data', (data: Buffer) => (stdout += data.toString()))
+    await waitFor(() => stdout.endsWith('\n'), {message: 'the address'})
+    child.kill('SIGINT')
+    expect((await child).exitCode).toBe(0)
+    const printed = JSON.parse(stdout)
+    expect(printed).toEqual({url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/), host: '127.0.0.1', port: expect.any(Number), readOnly: true})
+    expect(printed.url).toContain(`:${printed.port}/`)
+  })
+
   it('listens on the --port asked for, and says so in one line (exit 2) when it is taken', async () => {
     const first = await startUi(makeStateDir())
     const again = await drover(makeStateDir(), ['ui', '--port', String(first.port)])

@@ -3,9 +3,9 @@ import {BaseCommand} from '../base-command.js'
 
 export default class Ui extends BaseCommand {
   static override summary = 'Serve a local web dashboard: the task list and each task’s output, live, with stop, cancel, drain, resume and start.'
-  static override description = `Runs an HTTP server on 127.0.0.1 (a free port unless --port) and prints its URL on stdout. The URL carries a random token: open it once and the browser keeps a session cookie; any request without it gets 401. Requests naming another Host get 403, actions need the page's CSRF token and POST, and the page loads nothing from the network.
+  static override description = `Runs an HTTP server on 127.0.0.1 (a free port unless --port) and prints its URL on stdout (with --json: {"url", "host", "port", "readOnly"} on one line). The URL carries a random token: open it once and the browser keeps a session cookie; any request without it gets 401. Requests naming another Host get 403, actions need the page's CSRF token and POST, and the page loads nothing from the network.
 
-The list updates live as tasks start, change and end, from any shell; a task page streams its output (ANSI colours shown, partial lines included, earlier output paged in on demand), the readable transcript of claude and codex tasks, their turns, tokens and cost, and the runs timeline. Each action asks for confirmation and goes through the same library API as the CLI.
+The list updates live as tasks start, change and end, from any shell; a task page streams its output (ANSI colours shown, partial lines included, earlier output paged in on demand), the readable transcript of claude and codex tasks, their turns, tokens and cost (with a chart by turn), and the runs timeline. Each action asks for confirmation and goes through the same library API as the CLI.
 
 Ctrl-C stops the dashboard and leaves every task running. With --read-only the actions are hidden and refused.`
 
@@ -16,7 +16,7 @@ Ctrl-C stops the dashboard and leaves every task running. With --read-only the a
 
   static override flags = {
     port: Flags.integer({description: 'port to listen on (default: a free one)', min: 0, max: 65_535, default: 0}),
-    host: Flags.string({description: 'address to bind (default 127.0.0.1); a non-loopback one needs --allow-remote', default: '127.0.0.1'}),
+    host: Flags.string({description: 'address to bind; a non-loopback one needs --allow-remote', default: '127.0.0.1'}),
     'allow-remote': Flags.boolean({description: 'allow a --host other machines can reach (a warning is printed)'}),
     open: Flags.boolean({description: 'open the URL in the default browser'}),
     'read-only': Flags.boolean({description: 'hide and refuse every action: only look'}),
@@ -33,6 +33,7 @@ Ctrl-C stops the dashboard and leaves every task running. With --read-only the a
       readOnly: flags['read-only'],
       allowRemote: flags['allow-remote'],
       open: flags.open,
+      json: this.jsonEnabled(),
     })
   }
 }
