@@ -29,8 +29,8 @@ afterAll(async () => {
   await browser?.close()
 })
 
-async function startTask(stateDir: string, args: string[]): Promise<number> {
-  const started = await drover(stateDir, ['start', '--json', ...args])
+async function startTask(stateDir: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+  const started = await drover(stateDir, ['start', '--json', ...args], {env})
   return json(started).id
 }
 
@@ -63,6 +63,15 @@ describe('drover ui in a browser', () => {
     await expect.poll(() => page.locator('#tasks tr[data-id="1"]').isHidden()).toBe(true)
     expect(await page.locator(`#tasks tr[data-id="${id}"]`).isVisible()).toBe(true)
     await page.fill('#filter-name', '')
+
+    // an agent's turns and cost in the list (the stand-in claude on PATH, as a user would start the real one)
+    const agent = await startTask(stateDir, [
+      '--name', 'fix-tests', '--cwd', '/', '-e', `HOME=${makeStateDir()}`, '-e', 'FAKE_AGENT_TURNS=3', '-e', 'FAKE_AGENT_TURN_MS=50',
+      '--', 'claude', '-p', 'make the tests pass', '--output-format', 'stream-json', '--verbose',
+    ], {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`})
+    await expect.poll(() => rowStatus(page, agent).textContent(), {timeout: 15_000}).toBe('succeeded')
+    const cells = await page.locator(`#tasks tr[data-id="${agent}"] td`).allTextContents()
+    expect(cells.slice(4, 7)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
     await page.screenshot({path: path.join(SHOTS, 'dashboard-list.png')})
 
     expect((await drover(stateDir, ['stop', String(id)])).exitCode).toBe(0)
