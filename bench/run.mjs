@@ -13,9 +13,10 @@ import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
+import {ui} from './lib/ui.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues, ui}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
@@ -43,6 +44,8 @@ const sizes = {
   queueWaiting: intEnv('BENCH_QUEUE_WAITING', 1000),
   waitTasks: 100,
   waitWindowMs: quick ? 5000 : 10_000,
+  uiTasks: intEnv('BENCH_UI_TASKS', 20),
+  uiSeconds: intEnv('BENCH_UI_SECONDS', quick ? 8 : 20),
 }
 const runs = intEnv('BENCH_RUNS', quick ? 5 : 15)
 

@@ -24,6 +24,7 @@ import type {QueueInfo} from './queues.js'
 import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
+import type {UsagePoint} from './usage.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** A task named by its id or by the `name` it was started with. */
@@ -198,6 +199,12 @@ export class Drover {
     const {id, offset} = await this.outputStart(ref, from)
     const {readOutput} = await import('./output.js')
     return {id, offset, data: readOutput(this.stateDir, id, offset)}
+  }
+
+  /** A claude or codex task's turns, tokens and cost turn by turn, read from its event stream (empty for other tasks). */
+  async usage(ref: TaskRef): Promise<UsagePoint[]> {
+    const {usageSeries} = await import('../tasks/usage-series.js')
+    return usageSeries(this.stateDir, await this.record(ref))
   }
 
   /** Like `output`, as a stream for large logs; it errors with ENOENT when the task has written nothing yet. */

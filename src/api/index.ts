@@ -17,6 +17,7 @@ export type {ControlBatch, ControlHandle, ControlManyOptions, ControlRequest, Co
 export type {FollowOutputOptions, FollowResult, OutputFrom, OutputReset} from './output.js'
 export {DEFAULT_PAGE_BYTES} from './output-page.js'
 export type {OutputPage, PageOptions} from './output-page.js'
+export type {UsagePoint} from './usage.js'
 export {commandLine, escapeControls, exitCodeOf, quoteArg} from './task-json.js'
 export type {CorruptTaskJson, HookFailureJson, TaskDetailJson, TaskJson} from './task-json.js'
 export * from './values.js'
