@@ -1,5 +1,5 @@
 // Agent tasks with the fake claude and codex (shaped like the real ones; the
-// real binaries are proven in test/agents/): a resume from cron's bare
+// real binaries are proven in test/real-agents/): a resume from cron's bare
 // environment, a resume that cannot launch staying resumable, --shell refused
 // for agents, and prompts with newlines kept on one line in every view.
 
