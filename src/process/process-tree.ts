@@ -7,7 +7,9 @@ import {
   isSameProcess,
   listDescendants,
   listGroupMembers,
+  listProcessesWithEnv,
   signalIdentity,
+  startedNoEarlierThan,
   signalProcessGroup,
   type PlatformContext,
   type ProcessIdentity,
@@ -32,7 +34,7 @@ export class ProcessTree {
      * id) may name someone else's group by now, so the group is neither
      * listed nor signalled — only identities known to be the task's are.
      */
-    private readonly opts: {group: boolean} = {group: true},
+    private readonly opts: {group: boolean; marks?: Record<string, string>} = {group: true},
   ) {
     this.known.set(worker.pid, worker)
   }
@@ -76,6 +78,12 @@ export class ProcessTree {
    */
   leftovers(): ProcessIdentity[] {
     if (this.opts.group) for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    // Whatever still carries the task's mark in its environment is the task's, however it left the tree.
+    if (this.opts.marks) {
+      for (const identity of listProcessesWithEnv(this.opts.marks, this.ctx)) {
+        if (startedNoEarlierThan(identity.startTime, this.worker.startTime)) this.known.set(identity.pid, identity)
+      }
+    }
     return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx))
   }
 

@@ -8,6 +8,7 @@
 // the task's hooks.log and records each outcome as an event (`hook`, or
 // `hook-failed`, which status shows).
 
+import {withoutTaskVariables} from '../process/worker.js'
 import {spawn} from 'node:child_process'
 import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
@@ -52,6 +53,7 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
   try {
     const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
       detached: true,
+      env: withoutTaskVariables(),
       stdio: 'ignore',
       windowsHide: true,
     })

@@ -14,6 +14,7 @@ import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
 import type {Executor, RunnerPresence} from './executor.js'
 import {fireExitHooks} from './exit-hooks.js'
+import {withoutTaskVariables} from '../process/worker.js'
 
 // A runner is given this long to write runner.json after `start` created the
 // record; past it, a `starting` task without a runner was never launched.
@@ -55,6 +56,7 @@ export function prespawnRunner(): void {
   try {
     const child = spawn(process.execPath, [...execArgv, script, STANDBY_FLAG], {
       detached: true,
+      env: withoutTaskVariables(),
       stdio: ['pipe', 'ignore', 'ignore', 'pipe'],
       windowsHide: true,
     })
@@ -93,6 +95,7 @@ export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean
   try {
     const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id), ...(opts.adopt ? [ADOPT_FLAG] : [])], {
       detached: true,
+      env: withoutTaskVariables(),
       stdio: ['ignore', 'ignore', logFd, 'pipe'],
       windowsHide: true,
     })
@@ -118,6 +121,7 @@ export function launchDetached(stateDir: string, id: number): void {
   try {
     const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
       detached: true,
+      env: withoutTaskVariables(),
       stdio: ['ignore', 'ignore', logFd],
       windowsHide: true,
     })

@@ -10,7 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {OutputCapWatch} from './output-cap.js'
@@ -18,7 +18,7 @@ import {sessionBase} from '../agents/events.js'
 import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
-import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
+import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
@@ -277,7 +277,7 @@ export class Runner {
     this.workerIdentity = worker
     const exited = () => worker === null || !isSameProcess(worker)
     if (exited()) this.exit = {code: null, signal: null}
-    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited()) : null
+    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited(), currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
     // what the runner before us had seen of the tree stays known
     this.tree?.remember(readTreeFile(this.paths))
     this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
@@ -308,7 +308,7 @@ export class Runner {
     const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
-    this.tree = new ProcessTree(launch.identity, () => this.exit !== null)
+    this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths)})
     this.saveTree()
     launch.child.once('exit', (code, signal) => {
       this.exit = {code, signal}

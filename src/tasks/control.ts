@@ -5,7 +5,8 @@
 
 import {readFileSync} from 'node:fs'
 import {acquireLock, taskLockPath} from '../state/lock.js'
-import {isSameProcess} from '../platform/platform.js'
+import {currentPlatform, isSameProcess} from '../platform/platform.js'
+import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
 import {executorOf, reconcile, runnerState} from './reconcile.js'
 import type {Executor} from '../runner/executor.js'
@@ -236,7 +237,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
     }
     const paths = taskPaths(stateDir, record.id)
     appendEvent(paths, {event: 'request', kind: request.kind, direct: true, run: record.runs.length})
-    const tree = new ProcessTree(worker, () => !isSameProcess(worker))
+    const tree = new ProcessTree(worker, () => !isSameProcess(worker), currentPlatform(), {group: true, marks: taskMark(paths)})
     const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
     const outcome = await executeStopPlan(tree, {
       currentPlan: () => plan,

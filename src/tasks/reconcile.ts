@@ -4,6 +4,7 @@
 // that adopts it — supervision survives a runner crash — and only work that is
 // really gone is finalised as `lost`. Either happens once, under the task lock.
 
+import {taskMark} from '../process/worker.js'
 import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
@@ -99,7 +100,7 @@ async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number
   const worker = record.worker
   if (!worker || record.keepChildren || workerAlive(record) || !executorOf(record).capabilities.directControl) return 0
   const paths = taskPaths(stateDir, record.id)
-  const tree = new ProcessTree(worker, () => true, currentPlatform(), {group: false})
+  const tree = new ProcessTree(worker, () => true, currentPlatform(), {group: false, marks: taskMark(paths)})
   // The group id is the worker's pid: while that pid is free, a group under it
   // can only be the worker's own (a pid stays reserved while a group uses it);
   // once the pid names a new process, the group could be the newcomer's.

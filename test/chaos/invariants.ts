@@ -7,8 +7,11 @@
 //   intent     a task the run stopped or cancelled is not brought back by resume --interrupted
 //   strangers  the live processes planted in fabricated records were never signalled
 //   accounted  every task a start made still exists unless a prune or rm reported it removed
+//   queues     no queue ran more tasks at once than its limit (a sampler of the process table)
+//   after      no run of a task started before its --after tasks succeeded (--after-ended: ended)
+//   hooks      an --on-exit hook ran at most once per run (and, at the end, at least once)
 
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {alive, processesByPrefix, state} from './procs.js'
 import {runnerOf, workerOf} from './faults.js'
@@ -21,11 +24,52 @@ export interface ListedTask {
   run?: number
   desired?: string
   error?: string
+  reason?: string | null
+  after?: number[]
+  afterEnded?: number[]
+  runs?: {startedAt: string | null}[]
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'])
+/** When the task's events say it ended (with `succeeded` only, when asked), oldest first. */
+function endings(stateDir: string, id: number, succeededOnly: boolean): number[] {
+  let text: string
+  try {
+    text = readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8')
+  } catch {
+    return []
+  }
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        const e = JSON.parse(line) as {ts?: string; event?: string; status?: string}
+        const ended = e.event === 'exit' || e.event === 'lost' || e.event === 'skipped'
+        return ended && (!succeededOnly || e.status === 'succeeded') && e.ts ? [Date.parse(e.ts)] : []
+      } catch {
+        return []
+      }
+    })
+}
 
-export function checkInvariants(world: World, listed: ListedTask[], opts: {afterReboot?: Map<number, number>} = {}): string[] {
+/** Hook lines per task id, from the run's hook log. */
+export function hookCounts(file: string): Map<number, number> {
+  const counts = new Map<number, number>()
+  let text = ''
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return counts
+  }
+  for (const line of text.split('\n')) {
+    const id = Number(line.split(' ')[0])
+    if (Number.isSafeInteger(id) && id > 0) counts.set(id, (counts.get(id) ?? 0) + 1)
+  }
+  return counts
+}
+
+const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped'])
+
+export function checkInvariants(world: World, listed: ListedTask[], opts: {afterReboot?: Map<number, number>; final?: boolean} = {}): string[] {
   const violations: string[] = []
   const byId = new Map(listed.map((task) => [task.id, task]))
 
@@ -47,6 +91,9 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
       if (alive(worker)) violations.push(`leftovers: task ${task.id} is ${task.status} but its worker ${worker!.pid} lives`)
       const marker = world.markers.get(task.id)
       if (marker && markersAlive.has(marker)) violations.push(`leftovers: task ${task.id} is ${task.status} but its child ${marker} (pid ${markersAlive.get(marker)!.join(',')}) lives`)
+    } else if (task.status === 'queued') {
+      // a queued task holds no process: it waits, and says for what
+      if (!task.reason) violations.push(`liveness: task ${task.id} is queued without a reason`)
     } else if (task.status !== 'starting' && !alive(runnerOf(world.stateDir, task.id))) {
       violations.push(`liveness: task ${task.id} is ${task.status} without a live runner`)
     }
@@ -65,6 +112,29 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
         violations.push(`intent: task ${id} was stopped on purpose, and resume --interrupted ran it again (run ${task.run})`)
       }
     }
+  }
+
+  violations.push(...world.samplerViolations.splice(0))
+
+  for (const task of listed) {
+    for (const [deps, succeededOnly] of [[task.after ?? [], true], [task.afterEnded ?? [], false]] as const) {
+      for (const dep of deps) {
+        if (!existsSync(path.join(world.stateDir, 'tasks', String(dep)))) continue
+        const ends = endings(world.stateDir, dep, succeededOnly)
+        for (const run of task.runs ?? []) {
+          if (!run.startedAt) continue
+          const started = Date.parse(run.startedAt)
+          if (!ends.some((at) => at <= started)) violations.push(`after: task ${task.id} started at ${run.startedAt} before task ${dep} ${succeededOnly ? 'succeeded' : 'ended'}`)
+        }
+      }
+    }
+  }
+
+  const hooks = hookCounts(world.hookLog)
+  for (const task of listed) {
+    const count = hooks.get(task.id) ?? 0
+    if (count > (task.run ?? 1)) violations.push(`hooks: task ${task.id}'s exit hook ran ${count} times in ${task.run} run(s)`)
+    if (opts.final && world.hooked.has(task.id) && FINAL.has(task.status) && count === 0) violations.push(`hooks: task ${task.id} ended ${task.status} and its exit hook never ran`)
   }
 
   for (const stranger of world.strangers) {

@@ -6,10 +6,16 @@ import path from 'node:path'
 import type {Rng} from './rng.js'
 import {FIXTURES, World} from './world.js'
 
-export type Op = 'start' | 'stop' | 'cancel' | 'drain' | 'resume' | 'restart' | 'prune' | 'rm' | 'list' | 'status' | 'logs'
+export type Op = 'start' | 'stop' | 'cancel' | 'drain' | 'resume' | 'restart' | 'prune' | 'rm' | 'list' | 'status' | 'logs' | 'queue' | 'wait'
+
+/** The queues the run uses, and the most each may run at once (the checker's bound). */
+export const QUEUES = ['q1', 'q2'] as const
+export const MAX_PARALLEL = 3
 
 export const OP_WEIGHTS: Record<Op, number> = {
   start: 6,
+  queue: 0.6,
+  wait: 0.5,
   stop: 2,
   cancel: 1,
   drain: 1.5,
@@ -59,11 +65,23 @@ async function start(world: World, rng: Rng, round: number, actor: string, base:
       break
   }
   const named = rng.chance(0.2) ? ['--name', `t${rng.int(1, 30)}`] : []
-  const r = await world.drover(round, actor, ['start', '--json', ...named, ...args], env)
+  const known = knownIds(world)
+  const orchestration = [
+    ...(rng.chance(0.35) ? ['--queue', rng.pick(QUEUES), ...(rng.chance(0.3) ? ['--priority', String(rng.int(-2, 2))] : [])] : []),
+    ...(known.length > 0 && rng.chance(0.15) ? [rng.chance(0.7) ? '--after' : '--after-ended', String(rng.pick(known))] : []),
+    ...(kind !== 'claude' && kind !== 'codex' && rng.chance(0.15) ? ['--retry', '1', '--retry-delay', '0s'] : []),
+    ...(rng.chance(0.2) ? ['--on-exit', `echo "$DROVER_TASK_ID $DROVER_STATUS" >> '${world.hookLog}'`] : []),
+  ]
+  // a short task that may be retried fails, so its retries happen
+  if (kind === 'short' && orchestration.includes('--retry')) args = ['--shell', `sleep ${marker} & sleep 0.2; exit 3`]
+  const r = await world.drover(round, actor, ['start', '--json', ...named, ...orchestration, ...args], env)
   if (r.exitCode === 0 || r.exitCode === 1) {
     try {
       const task = JSON.parse(r.stdout) as {id: number}
       world.markers.set(task.id, kind === 'claude' || kind === 'codex' ? null : marker)
+      const queue = orchestration.indexOf('--queue')
+      if (queue >= 0) world.queueOf.set(task.id, orchestration[queue + 1])
+      if (orchestration.includes('--on-exit')) world.hooked.add(task.id)
       world.stoppedOnPurpose.delete(task.id)
     } catch {
       // killed mid-write: the task, if any, is found by the checker
@@ -130,5 +148,20 @@ export async function runOp(world: World, rng: Rng, round: number, actor: string
     case 'logs':
       await world.drover(round, actor, ['logs', '-n', '5', someId()])
       return
+    case 'queue': {
+      const queue = rng.pick(QUEUES)
+      const action = rng.weighted({set: 3, pause: 1, resume: 2})
+      const parallel = rng.int(1, MAX_PARALLEL)
+      const args = action === 'set' ? ['queue', 'set', queue, '--parallel', String(parallel)] : ['queue', action, queue]
+      // the bound is the highest limit ever asked for: a lower one stops nothing that runs
+      if (action === 'set') world.queueLimits.set(queue, Math.max(world.queueLimits.get(queue) ?? 1, parallel))
+      await world.drover(round, actor, [...args, '--json'])
+      return
+    }
+    case 'wait': {
+      const target = rng.chance(0.5) ? ['--queue', rng.pick(QUEUES)] : [someId()]
+      await world.drover(round, actor, ['wait', '--any', '--timeout', '2s', '--json', ...target])
+      return
+    }
   }
 }

@@ -49,7 +49,7 @@ for (const [name, n] of Object.entries({rounds, seed, processes, opsPerActor, re
 const disk = canMountTmpfs() ? mountTmpfs('96m') : null
 const stateDir = disk ? path.join(disk, 'state') : mkdtempSync(path.join(os.tmpdir(), 'drover-chaos-'))
 const home = mkdtempSync(path.join(os.tmpdir(), 'drover-chaos-home-'))
-const world = new World(stateDir, seed)
+const world = new World(stateDir, seed, path.join(home, 'hooks.txt'))
 console.log(`chaos: seed ${seed}, ${rounds} rounds, ${processes} processes, state dir ${stateDir}`)
 
 /** Sentinels: live processes that are not drover's, named as worker and runner in fabricated records. */
@@ -106,9 +106,19 @@ async function round(n: number): Promise<void> {
       }
     }
   })()
+  // The queues' limits, watched in the process table while the round runs.
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      sampleQueues()
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
   await Promise.all(actors)
   faulting = false
   await faults
+  sampling = false
+  await sampler
   for (const cleanup of ctx.cleanups) cleanup()
 
   let afterReboot: Map<number, number> | undefined
@@ -122,6 +132,21 @@ async function round(n: number): Promise<void> {
   }
   const violations = checkInvariants(world, await list(n), {afterReboot})
   if (violations.length > 0) fail(n, violations)
+}
+
+/** Live marker processes per queue against the highest limit the queue was ever given. */
+function sampleQueues(): void {
+  const taskOfMarker = new Map([...world.markers].flatMap(([id, marker]) => (marker ? [[marker, id] as const] : [])))
+  const running = new Map<string, Set<number>>()
+  for (const {arg} of processesByPrefix(MARKER_PREFIX)) {
+    const id = taskOfMarker.get(arg)
+    const queue = id === undefined ? undefined : world.queueOf.get(id)
+    if (id !== undefined && queue) running.set(queue, (running.get(queue) ?? new Set()).add(id))
+  }
+  for (const [queue, ids] of running) {
+    const limit = world.queueLimits.get(queue) ?? 1
+    if (ids.size > limit) world.samplerViolations.push(`queues: ${ids.size} tasks of queue ${queue} ran at once (limit ${limit}): ${[...ids].join(', ')}`)
+  }
 }
 
 function cleanupAll(): void {
@@ -139,7 +164,9 @@ try {
   }
   // The end: stop everything, and nothing of any task may be left.
   await world.drover(rounds + 1, 'end', ['stop', '--all', '--time', '1', '-q'])
-  const violations = checkInvariants(world, await list(rounds + 1))
+  // exit hooks run detached: give the last ones a moment
+  await new Promise((r) => setTimeout(r, 3000))
+  const violations = checkInvariants(world, await list(rounds + 1), {final: true})
   if (violations.length > 0) fail(rounds + 1, violations)
   console.log(`chaos: passed — seed ${seed}, ${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations in ${((Date.now() - started) / 1000).toFixed(0)} s`)
   cleanupAll()

@@ -48,11 +48,24 @@ export class World {
   readonly strangers: {identity: ProcessIdentity; exited: string | null}[] = []
   /** the drover commands in flight, so a fault can kill one mid-way. */
   readonly inFlight = new Set<ReturnType<typeof spawn>>()
+  /** task id → the queue it was started in. */
+  readonly queueOf = new Map<number, string>()
+  /** tasks started with an --on-exit hook that appends "id status" to hookLog. */
+  readonly hooked = new Set<number>()
+  /** the highest parallel limit each queue was ever given (a queue never set runs one). */
+  readonly queueLimits = new Map<string, number>()
+  /** what the sampler saw go over a queue's limit, for the checker to report. */
+  readonly samplerViolations: string[] = []
   operations = 0
   faults = 0
   private markerSeq = 0
 
-  constructor(readonly stateDir: string, readonly seed: number) {}
+  constructor(
+    readonly stateDir: string,
+    readonly seed: number,
+    /** where the runs' --on-exit hooks append one line each. */
+    readonly hookLog: string,
+  ) {}
 
   nextMarker(): string {
     this.markerSeq++

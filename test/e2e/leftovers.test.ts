@@ -8,7 +8,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 const strays: number[] = []
 afterEach(() => {
@@ -96,6 +96,33 @@ describe('leftover processes', () => {
     const listed = await drover(dir, ['list', '--json'])
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({id, status: 'lost', reason: 'runner vanished without recording an end; 2 leftover processes stopped'})
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  })
+
+  it('include a setsid child whose parent was killed before the runner ever saw it (found by the task mark in its environment)', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--shell', `setsid sleep 303 & echo $! > '${pidsFile}'; exec sleep 300`])
+    const [escapee] = await leftoverPids(pidsFile)
+    // at once: the runner's once-a-second look at the tree has not seen the child
+    process.kill(readTask(dir, id).worker.pid, 'SIGKILL')
+    const record = await ended(dir, id)
+    expect(record.reason).toMatch(/1 leftover process stopped$/)
+    expect(isAlive(escapee), `pid ${escapee}`).toBe(false)
+  })
+
+  it('never include a task started from inside the task (its runner does not carry the task mark)', async () => {
+    const dir = makeStateDir()
+    const idFile = path.join(dir, 'inner-id')
+    const outer = await started(dir, ['--shell', `'${process.execPath}' '${BIN}' start -- sleep 300 > '${idFile}'; sleep 1`])
+    expect((await ended(dir, outer)).status).toBe('succeeded')
+    const inner = Number(readFileSync(idFile, 'utf8').trim())
+    const task = readTask(dir, inner)
+    strays.push(task.worker.pid)
+    expect(task.status).toBe('running')
+    expect(isAlive(task.worker.pid)).toBe(true)
+    const listed = await drover(dir, ['status', '--json', String(inner)])
+    expect(JSON.parse(listed.stdout)).toMatchObject({status: 'running', runnerAlive: true})
+    await drover(dir, ['stop', String(inner)])
   })
 
   it('are left running with --keep-children', async () => {

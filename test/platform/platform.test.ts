@@ -12,6 +12,7 @@ import {
   isSameProcess,
   listDescendants,
   listGroupMembers,
+  listProcessesWithEnv,
   processStartTime,
   resolveExecutable,
   removeTree,
@@ -172,6 +173,19 @@ describe.runIf(onLinux)('linux, real processes', () => {
     await exited(child)
     expect(signalProcessGroup(child.pid!, 'SIGTERM')).toBe(false)
     for (const bad of [0, 1, -5, 2.5]) expect(() => signalProcessGroup(bad, 'SIGTERM')).toThrow(RangeError)
+  })
+
+  it('finds processes by a mark in their environment, and only on Linux', async () => {
+    const mark = `drover-test-${process.pid}-${Date.now()}`
+    const child = spawn('sleep', ['30'], {stdio: 'ignore', env: {...process.env, DROVER_TEST_MARK: mark}})
+    try {
+      await waitFor(() => processStartTime(child.pid!) !== null, 'sleep start time')
+      expect(listProcessesWithEnv({DROVER_TEST_MARK: mark})).toEqual([{pid: child.pid!, startTime: processStartTime(child.pid!)}])
+      expect(listProcessesWithEnv({DROVER_TEST_MARK: `${mark}-other`})).toEqual([])
+      expect(listProcessesWithEnv({DROVER_TEST_MARK: mark}, fakeContext('darwin', () => '').ctx)).toEqual([])
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 
   it('signals an identity only when the start time matches', async () => {
