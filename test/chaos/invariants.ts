@@ -51,6 +51,16 @@ function endings(stateDir: string, id: number, succeededOnly: boolean): number[]
     })
 }
 
+/** The runner may have recorded the end (and gone) between the listing and this check. */
+function endedSince(stateDir: string, id: number): boolean {
+  try {
+    const record = JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(id), 'task.json'), 'utf8')) as {status?: string}
+    return FINAL.has(record.status ?? '')
+  } catch {
+    return false
+  }
+}
+
 /** Hook lines per task id, from the run's hook log. */
 export function hookCounts(file: string): Map<number, number> {
   const counts = new Map<number, number>()
@@ -94,14 +104,18 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
     } else if (task.status === 'queued') {
       // a queued task holds no process: it waits, and says for what
       if (!task.reason) violations.push(`liveness: task ${task.id} is queued without a reason`)
-    } else if (task.status !== 'starting' && !alive(runnerOf(world.stateDir, task.id))) {
+    } else if (task.status !== 'starting' && !alive(runnerOf(world.stateDir, task.id)) && !endedSince(world.stateDir, task.id)) {
       violations.push(`liveness: task ${task.id} is ${task.status} without a live runner`)
     }
   }
 
   for (const id of world.markers.keys()) {
     if (byId.has(id) || world.removed.has(id)) continue
-    if (world.uncertainRemoval && !existsSync(path.join(world.stateDir, 'tasks', String(id)))) continue
+    // a prune or rm killed mid-way may have removed it without saying so: from now on it counts as removed
+    if (world.uncertainRemoval && !existsSync(path.join(world.stateDir, 'tasks', String(id)))) {
+      world.removed.add(id)
+      continue
+    }
     violations.push(`accounted: task ${id} vanished without a prune or rm reporting it`)
   }
 
