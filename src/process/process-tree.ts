@@ -255,3 +255,35 @@ export async function stopLeftovers(tree: ProcessTree, event: (name: string, ext
   await executeStopPlan(tree, {currentPlan: () => LEFTOVER_PLAN, writeControl: () => {}, event})
   return left.length
 }
+
+/**
+ * A run whose runner died after spawning the worker but before recording it:
+ * there is no identity to start from, only the task's mark, which every
+ * process of the worker's tree inherited. Those still alive get SIGTERM, and
+ * SIGKILL after up to 2 s — each checked against its start time. Returns how
+ * many there were (none where the platform cannot read another process's
+ * environment).
+ */
+export async function stopMarked(
+  marks: Record<string, string>,
+  event: (name: string, extra: Record<string, unknown>) => void,
+  ctx: PlatformContext = currentPlatform(),
+): Promise<number> {
+  const found = listProcessesWithEnv(marks, ctx)
+  if (found.length === 0) return 0
+  event('leftovers', {count: found.length, pids: found.map((p) => p.pid)})
+  const send = (signal: 'SIGTERM' | 'SIGKILL') => {
+    for (const identity of found) {
+      try {
+        if (isSameProcess(identity, ctx)) signalIdentity(identity, signal, ctx)
+      } catch {
+        // gone, or not ours to signal any more
+      }
+    }
+  }
+  send('SIGTERM')
+  const until = Date.now() + 2000
+  while (Date.now() < until && found.some((identity) => isSameProcess(identity, ctx))) await new Promise((resolve) => setTimeout(resolve, 50))
+  send('SIGKILL')
+  return found.length
+}

@@ -7,6 +7,8 @@ import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {createWorktree} from '../process/worktree.js'
+import {stopMarked} from '../process/process-tree.js'
+import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
 import {LOCK_WAIT_MS} from '../runner/advance.js'
@@ -219,7 +221,12 @@ async function failUnstartedRun(stateDir: string, id: number): Promise<TaskRecor
     const read = readRecord(stateDir, id)
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
     if (read.record.status !== 'starting') return read.record
-    const reason = `runner exited before starting the worker: ${lastLine(taskPaths(stateDir, id).runnerLog) || 'no message'}`
+    // It may have died just after spawning the worker: nothing of the task may outlive this final status.
+    const paths = taskPaths(stateDir, id)
+    const run = read.record.runs.length
+    const left = read.record.keepChildren ? 0 : await stopMarked(taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
+    const leftovers = left > 0 ? `; ${left} leftover process${left === 1 ? '' : 'es'} stopped` : ''
+    const reason = `runner exited before starting the worker: ${lastLine(paths.runnerLog) || 'no message'}${leftovers}`
     const failed = transition(read.record, {status: 'failed', reason})
     writeRecord(stateDir, failed)
     appendEvent(taskPaths(stateDir, id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})

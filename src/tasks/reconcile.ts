@@ -8,7 +8,7 @@ import {taskMark} from '../process/worker.js'
 import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
-import {ProcessTree, stopLeftovers} from '../process/process-tree.js'
+import {ProcessTree, stopLeftovers, stopMarked} from '../process/process-tree.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
@@ -98,15 +98,17 @@ function markLost(record: TaskRecord, leftovers = 0): TaskRecord {
  */
 async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number> {
   const worker = record.worker
-  if (!worker || record.keepChildren || workerAlive(record) || !executorOf(record).capabilities.directControl) return 0
+  if (record.keepChildren || workerAlive(record) || !executorOf(record).capabilities.directControl) return 0
   const paths = taskPaths(stateDir, record.id)
+  const run = record.runs.at(-1)?.run ?? 0
+  // a runner that died between spawning the worker and recording it: only the task's mark finds its processes
+  if (!worker) return stopMarked(taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
   const tree = new ProcessTree(worker, () => true, currentPlatform(), {group: false, marks: taskMark(paths)})
   // The group id is the worker's pid: while that pid is free, a group under it
   // can only be the worker's own (a pid stays reserved while a group uses it);
   // once the pid names a new process, the group could be the newcomer's.
   const members = processStartTime(worker.pid) === null ? listGroupMembers(worker.pid).filter((m) => startedNoEarlierThan(m.startTime, worker.startTime)) : []
   tree.remember([...readTreeFile(paths), ...members])
-  const run = record.runs.at(-1)?.run ?? 0
   return stopLeftovers(tree, (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
 }
 

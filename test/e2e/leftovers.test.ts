@@ -5,7 +5,7 @@
 // daemonize. And the output cap is a bound: a worker that ignores SIGTERM and
 // writes at disk speed is held to the cap plus a bounded overshoot.
 
-import {readFileSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
@@ -42,6 +42,20 @@ async function leftoverPids(file: string): Promise<number[]> {
   const pids = text.split(' ').map(Number)
   strays.push(...pids)
   return pids
+}
+
+/** Live `sleep` processes whose argument starts with `mark`. */
+function sleepsWith(mark: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return []
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
+      return argv[0] === 'sleep' && argv[1]?.startsWith(mark) && state !== 'Z' ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
 }
 
 const ended = (dir: string, id: number) =>
@@ -123,6 +137,25 @@ describe('leftover processes', () => {
     const listed = await drover(dir, ['status', '--json', String(inner)])
     expect(JSON.parse(listed.stdout)).toMatchObject({status: 'running', runnerAlive: true})
     await drover(dir, ['stop', String(inner)])
+  })
+
+  it('are stopped when the runner dies between spawning the worker and recording it', async () => {
+    const dir = makeStateDir()
+    // unique arguments, to find the children in the process table whether or not they started before the stop
+    const mark = `30${process.pid % 1000}${Date.now() % 1000}`
+    const r = await drover(dir, ['start', '--shell', `sleep ${mark}1 & setsid sleep ${mark}2 & sleep ${mark}3`], {
+      env: {NODE_OPTIONS: `--require ${fixture('runner-dies-after-spawn.cjs')}`},
+    })
+    expect(r.exitCode, r.stderr).toBe(1)
+    const id = Number(/task (\d+)/.exec(r.stderr)![1])
+    const record = readTask(dir, id)
+    expect(record).toMatchObject({status: 'failed', worker: null})
+    expect(record.reason).toMatch(/^runner exited before starting the worker: /)
+    // a child that had not started yet when drover looked would be its shell's, which was stopped: give any a moment
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const survivors = sleepsWith(mark)
+    strays.push(...survivors)
+    expect(survivors).toEqual([])
   })
 
   it('are left running with --keep-children', async () => {
