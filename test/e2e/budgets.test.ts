@@ -3,30 +3,19 @@
 // resume refuses it until given a higher budget, and the budget counts the
 // whole session across resumes. Refusals for agents that cannot report it.
 
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {makeTempDir, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
-const made: string[] = []
-afterEach(() => {
-  cleanupStateDirs()
-  for (const dir of made.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
-  made.push(dir)
-  return dir
-}
+afterEach(() => cleanupStateDirs())
 
 function agentEnv(): Record<string, string> {
-  const bin = tempDir('drover-bin-')
+  const bin = makeTempDir('drover-bin-')
   for (const name of ['claude', 'codex']) {
     writeFileSync(path.join(bin, name), `#!/usr/bin/env node\nimport(${JSON.stringify(fixture(`agent-${name}.mjs`))})\n`, {mode: 0o755})
   }
-  return {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: tempDir('drover-home-'), FAKE_AGENT_TURN_MS: '400', FAKE_AGENT_TURNS: '100000'}
+  return {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: makeTempDir('drover-home-'), FAKE_AGENT_TURN_MS: '400', FAKE_AGENT_TURNS: '100000'}
 }
 
 const ended = (dir: string, id: number) => waitFor(() => ['drained', 'succeeded', 'failed'].includes(readTask(dir, id).status) && readTask(dir, id), {timeout: 40_000, message: `task ${id} ended`})

@@ -3,41 +3,23 @@
 // did not; --after-ended waits for any end; unknown ids are a usage error that
 // writes nothing; `start ID` of a skipped task queues it again.
 
-import {existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {jobs, statusOf} from '../helpers/queue-jobs.js'
+import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
-
-const JOB = fixture('queue-job.mjs')
-
-function jobs() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-jobs-'))
-  return {
-    argv: (name: string, code = 0) => ['--', process.execPath, JOB, dir, name, String(code)],
-    started: (name: string) => existsSync(path.join(dir, `${name}.started`)),
-    release: (name: string) => writeFileSync(path.join(dir, `${name}.go`), ''),
-  }
-}
-
-async function start(stateDir: string, args: string[]): Promise<number> {
-  const r = await drover(stateDir, ['start', ...args])
-  expect(r.exitCode, r.stderr).toBe(0)
-  return Number(r.stdout.trim())
-}
-
-const statusOf = (stateDir: string, id: number) => readTask(stateDir, id).status as string
 
 describe('dependencies', () => {
   it('--after waits (queued, with the reason) and starts when every dependency succeeded', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const a = await start(dir, ['--name', 'first', ...j.argv('a')])
-    const b = await start(dir, j.argv('b'))
-    const c = await start(dir, ['--after', 'first', '--after', String(b), ...j.argv('c')])
+    const a = await startOk(dir, ['--name', 'first', ...j.argv('a')])
+    const b = await startOk(dir, j.argv('b'))
+    const c = await startOk(dir, ['--after', 'first', '--after', String(b), ...j.argv('c')])
     const shown = json(await drover(dir, ['status', String(c), '--json']))
     expect(shown).toMatchObject({status: 'queued', after: [a, b], reason: `waiting for tasks ${a}, ${b} to succeed`})
     j.release('a')
@@ -53,11 +35,11 @@ describe('dependencies', () => {
   it('a failed dependency skips its dependents down a chain and across a diamond; --after-ended runs anyway', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const top = await start(dir, j.argv('top', 3))
-    const left = await start(dir, ['--after', String(top), ...j.argv('left')])
-    const right = await start(dir, ['--after-ended', String(top), ...j.argv('right')])
-    const bottom = await start(dir, ['--after', `${left},${right}`, ...j.argv('bottom')])
-    const cleanup = await start(dir, ['--after-ended', String(bottom), ...j.argv('cleanup')])
+    const top = await startOk(dir, j.argv('top', 3))
+    const left = await startOk(dir, ['--after', String(top), ...j.argv('left')])
+    const right = await startOk(dir, ['--after-ended', String(top), ...j.argv('right')])
+    const bottom = await startOk(dir, ['--after', `${left},${right}`, ...j.argv('bottom')])
+    const cleanup = await startOk(dir, ['--after-ended', String(bottom), ...j.argv('cleanup')])
     j.release('top')
     await waitFor(() => j.started('right'), {message: 'right ran after top ended'})
     expect(readTask(dir, left)).toMatchObject({status: 'skipped', reason: `dependency ${top} failed (exit 3)`})
@@ -80,7 +62,7 @@ describe('dependencies', () => {
   it('unknown dependencies are a usage error (exit 2) and nothing is written', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const a = await start(dir, j.argv('a'))
+    const a = await startOk(dir, j.argv('a'))
     for (const flag of ['--after', '--after-ended']) {
       const r = await drover(dir, ['start', flag, `${a},99`, ...j.argv('x')])
       expect(r.exitCode).toBe(2)
@@ -94,9 +76,9 @@ describe('dependencies', () => {
     const dir = makeStateDir()
     const j = jobs()
     const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-flag-')), 'ok')
-    const dep = await start(dir, ['--', process.execPath, '-e', `process.exit(require('fs').existsSync(${JSON.stringify(flag)}) ? 0 : 1)`])
+    const dep = await startOk(dir, ['--', process.execPath, '-e', `process.exit(require('fs').existsSync(${JSON.stringify(flag)}) ? 0 : 1)`])
     await waitFor(() => statusOf(dir, dep) === 'failed')
-    const child = await start(dir, ['--after', String(dep), ...j.argv('child')])
+    const child = await startOk(dir, ['--after', String(dep), ...j.argv('child')])
     await waitFor(() => statusOf(dir, child) === 'skipped')
     expect(readTask(dir, child).reason).toBe(`dependency ${dep} failed (exit 1)`)
     writeFileSync(flag, '')
@@ -113,8 +95,8 @@ describe('dependencies', () => {
   it('a dependency whose runner and worker were SIGKILLed is found out at the next command; dependents wait for it to come back, and are skipped once it is cancelled', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const dep = await start(dir, j.argv('dep'))
-    const child = await start(dir, ['--after', String(dep), ...j.argv('child')])
+    const dep = await startOk(dir, j.argv('dep'))
+    const child = await startOk(dir, ['--after', String(dep), ...j.argv('child')])
     await waitFor(() => j.started('dep'))
     const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(dep), 'runner.json'), 'utf8')).pid
     const worker = readTask(dir, dep).worker.pid

@@ -3,30 +3,19 @@
 // stream names, then its runner resumes the same conversation; stop, cancel
 // and drain end the wait; resume cuts it short.
 
-import {mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {readFileSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {makeTempDir, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
-const made: string[] = []
-afterEach(() => {
-  cleanupStateDirs()
-  for (const dir of made.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
-  made.push(dir)
-  return dir
-}
+afterEach(() => cleanupStateDirs())
 
 /** The fake claude on PATH, at its usage limit while `limit` exists (holding the reset time). */
 function agentEnv(): {env: Record<string, string>; limit: string} {
-  const bin = tempDir('drover-bin-')
+  const bin = makeTempDir('drover-bin-')
   writeFileSync(path.join(bin, 'claude'), `#!/usr/bin/env node\nimport(${JSON.stringify(fixture('agent-claude.mjs'))})\n`, {mode: 0o755})
-  const limit = path.join(tempDir('drover-limit-'), 'limit')
-  const env = {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: tempDir('drover-home-'), FAKE_AGENT_TURN_MS: '50', FAKE_AGENT_TURNS: '2', FAKE_CLAUDE_LIMIT_FILE: limit}
+  const limit = path.join(makeTempDir('drover-limit-'), 'limit')
+  const env = {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: makeTempDir('drover-home-'), FAKE_AGENT_TURN_MS: '50', FAKE_AGENT_TURNS: '2', FAKE_CLAUDE_LIMIT_FILE: limit}
   return {env, limit}
 }
 

@@ -3,34 +3,14 @@
 // `stop --all`/`drain --all` and queued tasks, and a SIGKILLed runner whose
 // queue moves on at the next drover command of any kind.
 
-import {existsSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {existsSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {jobs, statusOf} from '../helpers/queue-jobs.js'
+import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
-
-const JOB = fixture('queue-job.mjs')
-
-function jobs() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-jobs-'))
-  return {
-    dir,
-    argv: (name: string, code = 0) => ['--', process.execPath, JOB, dir, name, String(code)],
-    started: (name: string) => existsSync(path.join(dir, `${name}.started`)),
-    release: (name: string) => writeFileSync(path.join(dir, `${name}.go`), ''),
-  }
-}
-
-async function start(stateDir: string, args: string[]): Promise<number> {
-  const r = await drover(stateDir, ['start', ...args])
-  expect(r.exitCode, r.stderr).toBe(0)
-  return Number(r.stdout.trim())
-}
-
-const statusOf = (stateDir: string, id: number) => readTask(stateDir, id).status as string
 
 describe('queues', () => {
   it('runs at most N at once; the rest are queued with their position and start as slots free, in order', async () => {
@@ -38,7 +18,7 @@ describe('queues', () => {
     const j = jobs()
     expect((await drover(dir, ['queue', 'set', 'q', '--parallel', '2'])).exitCode).toBe(0)
     const ids: number[] = []
-    for (const name of ['a', 'b', 'c', 'd']) ids.push(await start(dir, ['--queue', 'q', ...j.argv(name)]))
+    for (const name of ['a', 'b', 'c', 'd']) ids.push(await startOk(dir, ['--queue', 'q', ...j.argv(name)]))
     await waitFor(() => j.started('a') && j.started('b'), {message: 'a and b started'})
     expect(ids.map((id) => statusOf(dir, id)).slice(2)).toEqual(['queued', 'queued'])
     const list = json(await drover(dir, ['list', '--json']))
@@ -68,10 +48,10 @@ describe('queues', () => {
   it('--priority jumps ahead; a paused queue starts nothing until resumed', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const blocker = await start(dir, ['--queue', 'p', ...j.argv('blocker')])
+    const blocker = await startOk(dir, ['--queue', 'p', ...j.argv('blocker')])
     await waitFor(() => j.started('blocker'))
-    const low = await start(dir, ['--queue', 'p', ...j.argv('low')])
-    const high = await start(dir, ['--queue', 'p', '--priority', '5', ...j.argv('high')])
+    const low = await startOk(dir, ['--queue', 'p', ...j.argv('low')])
+    const high = await startOk(dir, ['--queue', 'p', '--priority', '5', ...j.argv('high')])
     expect(readTask(dir, high).priority).toBe(5)
     expect(json(await drover(dir, ['status', String(high), '--json'])).position).toBe(1)
     expect(json(await drover(dir, ['status', String(low), '--json'])).position).toBe(2)
@@ -95,11 +75,11 @@ describe('queues', () => {
   it('cancel and stop end a queued task without starting it; stop --all includes queued tasks, drain --all leaves them queued', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const running = await start(dir, ['--queue', 'c', ...j.argv('run')])
+    const running = await startOk(dir, ['--queue', 'c', ...j.argv('run')])
     await waitFor(() => j.started('run'))
-    const one = await start(dir, ['--queue', 'c', ...j.argv('one')])
-    const two = await start(dir, ['--queue', 'c', ...j.argv('two')])
-    const three = await start(dir, ['--queue', 'c', ...j.argv('three')])
+    const one = await startOk(dir, ['--queue', 'c', ...j.argv('one')])
+    const two = await startOk(dir, ['--queue', 'c', ...j.argv('two')])
+    const three = await startOk(dir, ['--queue', 'c', ...j.argv('three')])
 
     const cancelled = await drover(dir, ['cancel', String(one), '--json'])
     expect(cancelled.exitCode).toBe(0)
@@ -128,8 +108,8 @@ describe('queues', () => {
   it('a SIGKILLed runner and worker: the queue moves on at the next drover command of any kind', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const first = await start(dir, ['--queue', 'k', ...j.argv('first')])
-    const second = await start(dir, ['--queue', 'k', ...j.argv('second')])
+    const first = await startOk(dir, ['--queue', 'k', ...j.argv('first')])
+    const second = await startOk(dir, ['--queue', 'k', ...j.argv('second')])
     await waitFor(() => j.started('first'))
     const runner = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(path.join(dir, 'tasks', String(first), 'runner.json'), 'utf8')))
     const worker = readTask(dir, first).worker.pid
@@ -147,18 +127,18 @@ describe('queues', () => {
   it('start --name N --if-absent prints the id of the queued or running task named N and exits 0; without it, 4', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const running = await start(dir, ['--name', 'nightly', '--queue', 'n', ...j.argv('nightly')])
-    const queued = await start(dir, ['--name', 'second', '--queue', 'n', ...j.argv('second')])
+    const running = await startOk(dir, ['--name', 'nightly', '--queue', 'n', ...j.argv('nightly')])
+    const queued = await startOk(dir, ['--name', 'second', '--queue', 'n', ...j.argv('second')])
     expect(statusOf(dir, queued)).toBe('queued')
-    expect(await start(dir, ['--name', 'nightly', '--if-absent', '--queue', 'n', ...j.argv('again')])).toBe(running)
-    expect(await start(dir, ['--name', 'second', '--if-absent', ...j.argv('again')])).toBe(queued)
+    expect(await startOk(dir, ['--name', 'nightly', '--if-absent', '--queue', 'n', ...j.argv('again')])).toBe(running)
+    expect(await startOk(dir, ['--name', 'second', '--if-absent', ...j.argv('again')])).toBe(queued)
     expect((await drover(dir, ['start', '--name', 'nightly', ...j.argv('again')])).exitCode).toBe(4)
     expect((await drover(dir, ['start', '--if-absent', ...j.argv('again')])).exitCode).toBe(2)
     j.release('nightly')
     j.release('second')
     await waitFor(() => statusOf(dir, queued) === 'succeeded')
     // Ended: a new task is started.
-    const next = await start(dir, ['--name', 'nightly', '--if-absent', ...j.argv('third')])
+    const next = await startOk(dir, ['--name', 'nightly', '--if-absent', ...j.argv('third')])
     expect(next).toBeGreaterThan(queued)
     j.release('third')
     expect(j.started('again')).toBe(false)

@@ -7,29 +7,17 @@ import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {startOk, taskEvents, cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
-
-const events = (dir: string, id: number) =>
-  readFileSync(path.join(dir, 'tasks', String(id), 'events.ndjson'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-
-async function start(dir: string, args: string[]): Promise<number> {
-  const r = await drover(dir, ['start', ...args])
-  expect(r.exitCode, r.stderr).toBe(0)
-  return Number(r.stdout.trim())
-}
 
 const isFinal = (s: string) => !['queued', 'starting', 'running', 'stopping'].includes(s)
 
 describe('retries', () => {
   it('a failing task runs 1 + N times with a doubling delay, shows its attempt, and ends with the last exit code; hooks fire once', async () => {
     const dir = makeStateDir()
-    const id = await start(dir, ['--retry', '2', '--retry-delay', '1s', '--on-exit', 'echo "$DROVER_STATUS"', '--', 'sh', '-c', 'exit 3'])
+    const id = await startOk(dir, ['--retry', '2', '--retry-delay', '1s', '--on-exit', 'echo "$DROVER_STATUS"', '--', 'sh', '-c', 'exit 3'])
     const seen = await waitFor(() => {
       const t = readTask(dir, id)
       return t.status === 'queued' && t.retryAt ? t : null
@@ -46,7 +34,7 @@ describe('retries', () => {
     const list = (await drover(dir, ['status', String(id)])).stdout
     expect(list).toMatch(/attempt\s+3 of 3/)
     // Delays: 1 s ±20 %, then 2 s ±20 %.
-    const all = events(dir, id)
+    const all = taskEvents(dir, id)
     const delays = all.filter((e) => e.event === 'retry').map((e) => Date.parse(e.at) - Date.parse(e.ts))
     expect(delays).toHaveLength(2)
     expect(delays[0]).toBeGreaterThanOrEqual(790)
@@ -67,7 +55,7 @@ describe('retries', () => {
     const dir = makeStateDir()
     const counter = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-retry-')), 'n')
     const script = `n=$(cat '${counter}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '${counter}'; [ $n -ge 2 ]`
-    const id = await start(dir, ['--retry', '5', '--retry-delay', '0s', '--shell', script])
+    const id = await startOk(dir, ['--retry', '5', '--retry-delay', '0s', '--shell', script])
     await waitFor(() => isFinal(readTask(dir, id).status) && readTask(dir, id).runs.length >= 2)
     expect(readTask(dir, id)).toMatchObject({status: 'succeeded', attempt: 2})
     expect(readFileSync(counter, 'utf8').trim()).toBe('2')
@@ -75,12 +63,12 @@ describe('retries', () => {
 
   it('never retries a stop, a cancel or a limit; a timeout only with --retry-on timeout', async () => {
     const dir = makeStateDir()
-    const stopped = await start(dir, ['--retry', '3', '--', 'sleep', '30'])
+    const stopped = await startOk(dir, ['--retry', '3', '--', 'sleep', '30'])
     expect((await drover(dir, ['stop', String(stopped), '--time', '1s'])).exitCode).toBe(0)
-    const cancelled = await start(dir, ['--retry', '3', '--', 'sleep', '30'])
+    const cancelled = await startOk(dir, ['--retry', '3', '--', 'sleep', '30'])
     expect((await drover(dir, ['cancel', String(cancelled)])).exitCode).toBe(0)
-    const timeout = await start(dir, ['--retry', '3', '--timeout', '1s', '--', 'sleep', '30'])
-    const retriedTimeout = await start(dir, ['--retry', '1', '--retry-delay', '0s', '--retry-on', 'timeout', '--timeout', '1s', '--', 'sleep', '30'])
+    const timeout = await startOk(dir, ['--retry', '3', '--timeout', '1s', '--', 'sleep', '30'])
+    const retriedTimeout = await startOk(dir, ['--retry', '1', '--retry-delay', '0s', '--retry-on', 'timeout', '--timeout', '1s', '--', 'sleep', '30'])
     await waitFor(() => [timeout, retriedTimeout].every((id) => isFinal(readTask(dir, id).status)), {timeout: 60_000})
     expect(readTask(dir, stopped)).toMatchObject({status: 'stopped', attempt: 1})
     expect(readTask(dir, stopped).runs).toHaveLength(1)
@@ -92,8 +80,8 @@ describe('retries', () => {
   it('waiting to retry holds no queue slot', async () => {
     const dir = makeStateDir()
     const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-retry-')), 'b-ran')
-    const a = await start(dir, ['--queue', 'r', '--retry', '1', '--retry-delay', '4s', '--', 'sh', '-c', 'exit 1'])
-    const b = await start(dir, ['--queue', 'r', '--', 'sh', '-c', `touch '${flag}'`])
+    const a = await startOk(dir, ['--queue', 'r', '--retry', '1', '--retry-delay', '4s', '--', 'sh', '-c', 'exit 1'])
+    const b = await startOk(dir, ['--queue', 'r', '--', 'sh', '-c', `touch '${flag}'`])
     await waitFor(() => existsSync(flag), {message: 'b ran during a\'s delay'})
     expect(readTask(dir, a)).toMatchObject({status: 'queued', attempt: 2})
     await waitFor(() => isFinal(readTask(dir, a).status), {timeout: 30_000})

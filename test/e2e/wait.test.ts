@@ -5,31 +5,12 @@
 
 import {execa} from 'execa'
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {jobs} from '../helpers/queue-jobs.js'
+import {BIN, startOk, cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
-
-const JOB = fixture('queue-job.mjs')
-
-function jobs() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-jobs-'))
-  return {
-    argv: (name: string, code = 0) => ['--', process.execPath, JOB, dir, name, String(code)],
-    started: (name: string) => existsSync(path.join(dir, `${name}.started`)),
-    release: (name: string) => writeFileSync(path.join(dir, `${name}.go`), ''),
-  }
-}
-
-async function start(stateDir: string, args: string[]): Promise<number> {
-  const r = await drover(stateDir, ['start', ...args])
-  expect(r.exitCode, r.stderr).toBe(0)
-  return Number(r.stdout.trim())
-}
 
 /** A `drover wait` process, and a promise that resolves once it has chosen its tasks and waits. */
 function waitIn(stateDir: string, args: string[]) {
@@ -49,8 +30,8 @@ describe('wait', () => {
   it('exits 0 when all succeeded, printing a line per task as it ends; --json gives the final records', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const a = await start(dir, j.argv('a'))
-    const b = await start(dir, ['--name', 'bee', ...j.argv('b')])
+    const a = await startOk(dir, j.argv('a'))
+    const b = await startOk(dir, ['--name', 'bee', ...j.argv('b')])
     const waiting = waitIn(dir, [String(a), 'bee'])
     const asJson = waitIn(dir, ['--all', '--json'])
     await Promise.all([waiting.ready, asJson.ready])
@@ -70,9 +51,9 @@ describe('wait', () => {
   it('exits with the code of the first task, in end order, that did not succeed; skipped counts as 1', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const early = await start(dir, j.argv('early', 5))
-    const late = await start(dir, j.argv('late', 6))
-    const ok = await start(dir, j.argv('ok'))
+    const early = await startOk(dir, j.argv('early', 5))
+    const late = await startOk(dir, j.argv('late', 6))
+    const ok = await startOk(dir, j.argv('ok'))
     const waiting = waitIn(dir, [String(late), String(ok), String(early)])
     await waiting.ready
     j.release('ok')
@@ -81,7 +62,7 @@ describe('wait', () => {
     j.release('late')
     expect((await waiting).exitCode).toBe(5)
 
-    const skipped = await start(dir, ['--after', String(early), ...j.argv('never')])
+    const skipped = await startOk(dir, ['--after', String(early), ...j.argv('never')])
     await waitFor(() => readTask(dir, skipped).status === 'skipped')
     expect((await waitIn(dir, [String(ok), String(skipped)])).exitCode).toBe(1)
   })
@@ -89,9 +70,9 @@ describe('wait', () => {
   it('--any returns when the first ends; --timeout exits 124; --queue and --status select; unknown tasks exit 3', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const one = await start(dir, ['--queue', 'w', ...j.argv('one')])
-    const two = await start(dir, ['--queue', 'w', ...j.argv('two')])
-    const other = await start(dir, j.argv('other'))
+    const one = await startOk(dir, ['--queue', 'w', ...j.argv('one')])
+    const two = await startOk(dir, ['--queue', 'w', ...j.argv('two')])
+    const other = await startOk(dir, j.argv('other'))
     const timedOut = await waitIn(dir, ['--queue', 'w', '--timeout', '1s'])
     expect(timedOut.exitCode).toBe(124)
     expect(String(timedOut.stderr)).toContain(`timed out; still not ended: ${one}, ${two}`)
@@ -117,7 +98,7 @@ describe('wait', () => {
   it('Ctrl-C ends the wait with 130 and leaves the tasks running', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const id = await start(dir, j.argv('long'))
+    const id = await startOk(dir, j.argv('long'))
     const waiting = waitIn(dir, [String(id)])
     await waiting.ready
     waiting.kill('SIGINT')
@@ -131,8 +112,8 @@ describe('wait', () => {
   it.runIf(hasScript())('shows live progress on a terminal (listr2), each task as it ends', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const ok = await start(dir, j.argv('ok'))
-    const bad = await start(dir, j.argv('bad', 2))
+    const ok = await startOk(dir, j.argv('ok'))
+    const bad = await startOk(dir, j.argv('bad', 2))
     const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
     const command = `stty cols 120 rows 30; exec ${[process.execPath, BIN, 'wait', String(ok), String(bad)].map(quote).join(' ')}`
     const child = execa('script', ['-qefc', command, '/dev/null'], {env: {DROVER_STATE_DIR: dir, TERM: 'xterm'}, reject: false, timeout: 60_000, stdin: 'pipe'})
