@@ -184,9 +184,15 @@ export const localExecutor: Executor = {
       // records `running`, and createdAt may be days old. Nothing rewrites a
       // `starting` record after the run was opened, so the file's mtime is when
       // this run began: without it a second `resume` racing the first would take
-      // the run still starting for abandoned and start another.
-      const opened = Math.max(Date.parse(record.createdAt) || 0, recordWrittenAt(stateDir, record.id))
-      if (Date.now() - opened < STARTUP_GRACE_MS) return 'starting'
+      // the run still starting for abandoned and start another. The mtime, not
+      // createdAt: the kernel stamps it with the clock this process reads, while
+      // createdAt is whatever clock its writer had — one a step ahead kept a dead
+      // run `starting` for as long as the step (found by chaos, clock steps).
+      const opened = recordWrittenAt(stateDir, record.id) || Date.parse(record.createdAt) || 0
+      const age = Date.now() - opened
+      // in the future beyond the grace: the clock stepped back since, and the
+      // age is unknown; a runner still starting finds its run taken and stops
+      if (age < STARTUP_GRACE_MS && age > -STARTUP_GRACE_MS) return 'starting'
     }
     return 'gone'
   },

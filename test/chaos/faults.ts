@@ -1,23 +1,38 @@
 // The faults a chaos round injects while its actors work: SIGKILL of a random
-// runner, worker or drover command (mid-write included), a runner frozen with
-// SIGSTOP and thawed later, the state dir's disk filling up and freeing, and
-// — every so often — a reboot: every process of every task killed at once.
+// runner, worker or drover command (mid-write included), a runner or a drover
+// command frozen with SIGSTOP and thawed later (a stall every other process's
+// clock sees: locks held, timers running out meanwhile), steps of the wall
+// clock (commands started for a while see it minutes ahead or behind, as
+// after an NTP step), the state dir's disk filling up and freeing, and —
+// every so often — a reboot: every process of every task killed at once.
 
 import {closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import type {ProcessIdentity} from '../../src/platform/platform.js'
+import {clockShifter} from './clock.js'
 import {alive, kill, processesByPrefix} from './procs.js'
 import type {Rng} from './rng.js'
 import {MARKER_PREFIX, type World} from './world.js'
 
-export type Fault = 'kill-runner' | 'kill-worker' | 'kill-command' | 'freeze-runner' | 'fill-disk'
+export type Fault = 'kill-runner' | 'kill-worker' | 'kill-command' | 'freeze-runner' | 'fill-disk' | Delay
+export type Delay = 'stall-command' | 'step-clock'
 
-export const FAULT_WEIGHTS: Record<Fault, number> = {
+export const FAULT_WEIGHTS: Record<Exclude<Fault, Delay>, number> = {
   'kill-runner': 3,
   'kill-worker': 3,
   'kill-command': 3,
   'freeze-runner': 2,
   'fill-disk': 1,
+}
+
+/**
+ * Delays come from a stream of their own (run.ts), so adding them left the
+ * operations and faults a seed drew before they existed as they were: the
+ * seeds of old violations still replay what found them.
+ */
+export const DELAY_WEIGHTS: Record<Delay, number> = {
+  'stall-command': 3,
+  'step-clock': 2,
 }
 
 function taskIds(stateDir: string): number[] {
@@ -88,6 +103,36 @@ export async function injectFault(ctx: FaultContext, fault: Fault): Promise<stri
         thaw()
       })
       return `freeze-runner ${target.pid}`
+    }
+    case 'stall-command': {
+      const commands = [...world.inFlight]
+      if (commands.length === 0) return null
+      const command = rng.pick(commands)
+      const ms = rng.int(500, 4000)
+      command.kill('SIGSTOP')
+      const thaw = () => command.exitCode === null && command.signalCode === null && command.kill('SIGCONT')
+      const timer = setTimeout(thaw, ms)
+      ctx.cleanups.push(() => {
+        clearTimeout(timer)
+        thaw()
+      })
+      return `stall-command ${command.pid} ${ms} ms`
+    }
+    case 'step-clock': {
+      if (!clockShifter) return null
+      // far enough to cross every grace period drover keeps (15 s for a run
+      // starting), both ways; commands started in the window, and the runners
+      // and workers they start, keep the shifted clock for life
+      const minutes = rng.pick([-90, -20, -1, 1, 20, 90])
+      const windowMs = rng.int(300, 2000)
+      world.clockShift = minutes
+      world.clockSteps++
+      const timer = setTimeout(() => (world.clockShift = 0), windowMs)
+      ctx.cleanups.push(() => {
+        clearTimeout(timer)
+        world.clockShift = 0
+      })
+      return `step-clock ${minutes > 0 ? '+' : ''}${minutes} min for ${windowMs} ms`
     }
     case 'fill-disk': {
       if (!ctx.diskFiller) return null

@@ -3,12 +3,17 @@
 //   records    every task.json decodes (nothing listed as corrupt)
 //   ids        ids are unique and never reused (an id keeps its createdAt)
 //   liveness   every task is final, or starting within its grace, or has a live runner
+//              (the grace measured by the checker's own clock: a task seen starting
+//              with no runner for longer than STUCK_STARTING_MS is stuck)
 //   leftovers  no process of a task is alive once its status is final
 //   intent     a task the run stopped or cancelled is not brought back by resume --interrupted
 //   strangers  the live processes planted in fabricated records were never signalled
 //   accounted  every task a start made still exists unless a prune or rm reported it removed
 //   queues     no queue ran more tasks at once than its limit (a sampler of the process table)
-//   after      no run of a task started before its --after tasks succeeded (--after-ended: ended)
+//   after      no run of a task started before its --after tasks succeeded (--after-ended: ended):
+//              observed (the sampler sees a task's child alive while a dependency's
+//              events hold no such end), and from the recorded times while every
+//              process has kept the one clock (no clock step yet in the run)
 //   hooks      an --on-exit hook ran at most once per run (and, at the end, at least once)
 
 import {existsSync, readFileSync} from 'node:fs'
@@ -30,8 +35,11 @@ export interface ListedTask {
   runs?: {startedAt: string | null}[]
 }
 
+/** drover's grace for a run starting is 15 s; the checker sees a task later than drover does. */
+const STUCK_STARTING_MS = 20_000
+
 /** When the task's events say it ended (with `succeeded` only, when asked), oldest first. */
-function endings(stateDir: string, id: number, succeededOnly: boolean): number[] {
+export function endings(stateDir: string, id: number, succeededOnly: boolean): number[] {
   let text: string
   try {
     text = readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8')
@@ -79,6 +87,34 @@ export function hookCounts(file: string): Map<number, number> {
 
 const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped'])
 
+/**
+ * The sampler's half of `after`: a task's child is alive now, so each of its
+ * dependencies' events must already hold the end it waited for. Events are
+ * only appended, so this needs no clock; read the process table first.
+ */
+export function checkDependenciesObserved(world: World, runningIds: Iterable<number>): void {
+  for (const id of runningIds) {
+    let record: {run?: number; after?: number[]; afterEnded?: number[]}
+    try {
+      record = JSON.parse(readFileSync(path.join(world.stateDir, 'tasks', String(id), 'task.json'), 'utf8'))
+    } catch {
+      continue
+    }
+    // once per run: `start ID` runs a task again, and waits for its dependencies again
+    const key = `${id}/${record.run ?? 0}`
+    if (world.dependencyChecked.has(key)) continue
+    world.dependencyChecked.add(key)
+    for (const [deps, succeededOnly] of [[record.after ?? [], true], [record.afterEnded ?? [], false]] as const) {
+      for (const dep of deps) {
+        if (!existsSync(path.join(world.stateDir, 'tasks', String(dep)))) continue
+        if (endings(world.stateDir, dep, succeededOnly).length === 0) {
+          world.samplerViolations.push(`after: task ${id} runs while task ${dep} has not ${succeededOnly ? 'succeeded' : 'ended'} (seen in the process table)`)
+        }
+      }
+    }
+  }
+}
+
 export function checkInvariants(world: World, listed: ListedTask[], opts: {afterReboot?: Map<number, number>; final?: boolean} = {}): string[] {
   const violations: string[] = []
   const byId = new Map(listed.map((task) => [task.id, task]))
@@ -107,6 +143,13 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
     } else if (task.status !== 'starting' && !alive(runnerOf(world.stateDir, task.id)) && !endedSince(world.stateDir, task.id)) {
       violations.push(`liveness: task ${task.id} is ${task.status} without a live runner`)
     }
+    if (task.status === 'starting' && !alive(runnerOf(world.stateDir, task.id))) {
+      const since = world.startingSince.get(task.id) ?? Date.now()
+      world.startingSince.set(task.id, since)
+      if (Date.now() - since > STUCK_STARTING_MS) violations.push(`liveness: task ${task.id} has been starting with no runner for ${Math.round((Date.now() - since) / 1000)} s`)
+    } else {
+      world.startingSince.delete(task.id)
+    }
   }
 
   for (const id of world.markers.keys()) {
@@ -130,7 +173,8 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
 
   violations.push(...world.samplerViolations.splice(0))
 
-  for (const task of listed) {
+  // recorded times are comparable only while every process kept the one clock
+  for (const task of world.clockSteps > 0 ? [] : listed) {
     for (const [deps, succeededOnly] of [[task.after ?? [], true], [task.afterEnded ?? [], false]] as const) {
       for (const dep of deps) {
         if (!existsSync(path.join(world.stateDir, 'tasks', String(dep)))) continue

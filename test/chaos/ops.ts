@@ -77,7 +77,9 @@ async function start(world: World, rng: Rng, round: number, actor: string, base:
   const r = await world.drover(round, actor, ['start', '--json', ...named, ...orchestration, ...args], env)
   if (r.exitCode === 0 || r.exitCode === 1) {
     try {
-      const task = JSON.parse(r.stdout) as {id: number}
+      const task = JSON.parse(r.stdout) as {id?: number}
+      // exit 1 may carry an error object instead of a task (a dependency that failed)
+      if (typeof task.id !== 'number') return
       world.markers.set(task.id, kind === 'claude' || kind === 'codex' ? null : marker)
       const queue = orchestration.indexOf('--queue')
       if (queue >= 0) world.queueOf.set(task.id, orchestration[queue + 1])

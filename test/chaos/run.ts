@@ -2,7 +2,8 @@
 //
 // A seeded chaos run against the real CLI and real processes: each round, P
 // actors issue random drover commands at once while faults are injected
-// (SIGKILL of runners, workers and commands; frozen runners; a full disk);
+// (SIGKILL of runners, workers and commands; frozen runners and stalled
+// commands; steps of the wall clock; a full disk);
 // every K rounds a reboot kills everything and `resume --interrupted` runs.
 // After each round the invariants (invariants.ts) are checked; a violation
 // stops the run with the seed, the round, the recent history and the state
@@ -15,8 +16,9 @@ import os from 'node:os'
 import path from 'node:path'
 import {parseArgs} from 'node:util'
 import {processStartTime} from '../../src/platform/platform.js'
-import {FAULT_WEIGHTS, injectFault, reboot, type FaultContext} from './faults.js'
-import {checkInvariants, type ListedTask} from './invariants.js'
+import {DELAY_WEIGHTS, FAULT_WEIGHTS, injectFault, reboot, type Fault, type FaultContext} from './faults.js'
+import {clockShifter} from './clock.js'
+import {checkDependenciesObserved, checkInvariants, type ListedTask} from './invariants.js'
 import {OP_WEIGHTS, runOp} from './ops.js'
 import {kill, processesByPrefix} from './procs.js'
 import {Rng} from './rng.js'
@@ -51,6 +53,8 @@ const stateDir = disk ? path.join(disk, 'state') : mkdtempSync(path.join(os.tmpd
 const home = mkdtempSync(path.join(os.tmpdir(), 'drover-chaos-home-'))
 const world = new World(stateDir, seed, path.join(home, 'hooks.txt'))
 console.log(`chaos: seed ${seed}, ${rounds} rounds, ${processes} processes, state dir ${stateDir}`)
+if (!clockShifter) console.log('chaos: no libfaketime (Debian package faketime): no clock steps this run')
+if (!disk) console.log('chaos: no small tmpfs (needs root): no full disk this run')
 
 /** Sentinels: live processes that are not drover's, named as worker and runner in fabricated records. */
 async function plantStrangers(): Promise<void> {
@@ -95,17 +99,23 @@ async function round(n: number): Promise<void> {
     }
   })
   let faulting = true
-  const faults = (async () => {
-    while (faulting) {
-      await new Promise((r) => setTimeout(r, ctx.rng.int(100, 600)))
-      if (!faulting) break
-      const done = await injectFault(ctx, ctx.rng.weighted(FAULT_WEIGHTS))
-      if (done) {
-        world.faults++
-        world.history.push({round: n, actor: 'fault', op: done, args: [done], outcome: 'injected'})
+  const injector = (c: FaultContext, pick: () => Fault, gap: [number, number]) =>
+    (async () => {
+      while (faulting) {
+        await new Promise((r) => setTimeout(r, c.rng.int(...gap)))
+        if (!faulting) break
+        const done = await injectFault(c, pick())
+        if (done) {
+          world.faults++
+          world.history.push({round: n, actor: 'fault', op: done, args: [done], outcome: 'injected'})
+        }
       }
-    }
-  })()
+    })()
+  const delays: FaultContext = {...ctx, rng: Rng.derive(seed, n, 998)}
+  const faults = Promise.all([
+    injector(ctx, () => ctx.rng.weighted(FAULT_WEIGHTS), [100, 600]),
+    injector(delays, () => delays.rng.weighted(DELAY_WEIGHTS), [300, 1500]),
+  ])
   // The queues' limits, watched in the process table while the round runs.
   let sampling = true
   const sampler = (async () => {
@@ -134,12 +144,14 @@ async function round(n: number): Promise<void> {
   if (violations.length > 0) fail(n, violations)
 }
 
-/** Live marker processes per queue against the highest limit the queue was ever given. */
+/** Live marker processes: per queue against the highest limit the queue was ever given, and against their tasks' dependencies. */
 function sampleQueues(): void {
   const taskOfMarker = new Map([...world.markers].flatMap(([id, marker]) => (marker ? [[marker, id] as const] : [])))
   const running = new Map<string, Set<number>>()
+  const alive = new Set<number>()
   for (const {arg} of processesByPrefix(MARKER_PREFIX)) {
     const id = taskOfMarker.get(arg)
+    if (id !== undefined) alive.add(id)
     const queue = id === undefined ? undefined : world.queueOf.get(id)
     if (id !== undefined && queue) running.set(queue, (running.get(queue) ?? new Set()).add(id))
   }
@@ -147,6 +159,7 @@ function sampleQueues(): void {
     const limit = world.queueLimits.get(queue) ?? 1
     if (ids.size > limit) world.samplerViolations.push(`queues: ${ids.size} tasks of queue ${queue} ran at once (limit ${limit}): ${[...ids].join(', ')}`)
   }
+  checkDependenciesObserved(world, alive)
 }
 
 function cleanupAll(): void {

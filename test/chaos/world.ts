@@ -7,6 +7,7 @@ import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {ProcessIdentity} from '../../src/platform/platform.js'
+import {clockShifter} from './clock.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -23,6 +24,8 @@ export interface HistoryEntry {
   /** exit code, or the signal the run sent it mid-way. */
   outcome?: string
   ms?: number
+  /** the clock the command ran with, when shifted (e.g. "+20m"). */
+  clock?: string
 }
 
 export interface CliRun {
@@ -56,6 +59,14 @@ export class World {
   readonly queueLimits = new Map<string, number>()
   /** what the sampler saw go over a queue's limit, for the checker to report. */
   readonly samplerViolations: string[] = []
+  /** tasks the checker saw starting with no runner, and when (the checker's clock). */
+  readonly startingSince = new Map<number, number>()
+  /** "id/run" of the runs whose dependencies the sampler checked while they ran. */
+  readonly dependencyChecked = new Set<string>()
+  /** clock steps injected so far: from the first, recorded times of different processes are not comparable. */
+  clockSteps = 0
+  /** minutes the wall clock of commands started now is off by (0: the real clock). */
+  clockShift = 0
   operations = 0
   faults = 0
   private markerSeq = 0
@@ -74,13 +85,14 @@ export class World {
 
   /** Runs one drover command as a child process, recorded in the history. */
   drover(round: number, actor: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliRun> {
-    const entry: HistoryEntry = {round, actor, op: args[0], args}
+    const shift = this.clockShift !== 0 && clockShifter ? clockShifter(this.clockShift) : {}
+    const entry: HistoryEntry = {round, actor, op: args[0], args, clock: shift.FAKETIME}
     this.history.push(entry)
     this.operations++
     const started = Date.now()
     return new Promise((resolve) => {
       const child = spawn(process.execPath, [BIN, ...args], {
-        env: {...process.env, DROVER_STATE_DIR: this.stateDir, NO_COLOR: '1', ...env},
+        env: {...process.env, DROVER_STATE_DIR: this.stateDir, NO_COLOR: '1', ...env, ...shift},
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       this.inFlight.add(child)
@@ -101,6 +113,8 @@ export class World {
 
   /** The last `count` history entries, one line each. */
   recent(count: number): string[] {
-    return this.history.slice(-count).map((e) => `round ${e.round} ${e.actor}: drover ${e.args.join(' ')} → ${e.outcome ?? 'in flight'}${e.ms === undefined ? '' : ` (${e.ms} ms)`}`)
+    return this.history
+      .slice(-count)
+      .map((e) => `round ${e.round} ${e.actor}: ${e.clock ? `[clock ${e.clock}] ` : ''}drover ${e.args.join(' ')} → ${e.outcome ?? 'in flight'}${e.ms === undefined ? '' : ` (${e.ms} ms)`}`)
   }
 }

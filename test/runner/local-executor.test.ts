@@ -67,6 +67,24 @@ describe('the local executor', () => {
     expect(localExecutor.observe(old.stateDir, {...old.record, status: 'starting', createdAt: longAgo.toISOString()})).toBe('gone')
   })
 
+  it('counts the grace by the record file\'s time, not by createdAt from a writer whose clock was off', () => {
+    // written a minute ago by a process whose clock ran an hour ahead
+    const ahead = taskWithRunner(null)
+    const minuteAgo = new Date(Date.now() - 60_000)
+    utimesSync(taskPaths(ahead.stateDir, 1).record, minuteAgo, minuteAgo)
+    const hourAhead = new Date(Date.now() + 3_600_000).toISOString()
+    expect(localExecutor.observe(ahead.stateDir, {...ahead.record, status: 'starting', createdAt: hourAhead})).toBe('gone')
+    // just written by a process whose clock ran an hour behind: still starting
+    const behind = taskWithRunner(null)
+    const hourBehind = new Date(Date.now() - 3_600_000).toISOString()
+    expect(localExecutor.observe(behind.stateDir, {...behind.record, status: 'starting', createdAt: hourBehind})).toBe('starting')
+    // the clock stepped back an hour after the record was written: its age is unknown, so not kept waiting
+    const stepped = taskWithRunner(null)
+    const hourLater = new Date(Date.now() + 3_600_000)
+    utimesSync(taskPaths(stepped.stateDir, 1).record, hourLater, hourLater)
+    expect(localExecutor.observe(stepped.stateDir, {...stepped.record, status: 'starting'})).toBe('gone')
+  })
+
   it('signals and cancels the runner only while its identity holds', async () => {
     const child = sleeper()
     const startTime = await waitFor(() => processStartTime(child.pid!))
