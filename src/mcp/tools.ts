@@ -145,7 +145,8 @@ export const TOOLS = [
     async run(args, {drover}) {
       if ((args.tasks === undefined) === (args.all !== true)) throw usageError('give tasks, or all: true (not both)')
       // Every task is looked up before any is touched: a wrong name drains nothing.
-      const targets = args.all ? (await drover.list({status: ['starting', 'running', 'stopping']})).map((t) => t.id) : await ids(drover, args.tasks!)
+      // As `drain --all`: live tasks and those waiting out a usage limit; queued ones hold no work to save.
+      const targets = args.all ? (await drover.list({status: ['starting', 'running', 'stopping', 'waiting']})).map((t) => t.id) : await ids(drover, args.tasks!)
       const opts = {graceMs: ms(args.graceSeconds), killAfterMs: ms(args.killAfterSeconds)}
       return {results: await Promise.all(targets.map((id) => drover.drain(id, opts)))}
     },

@@ -149,6 +149,22 @@ describe('drover mcp: start_task options and queue_status', () => {
     expect(costly.policies).toMatchObject({maxCostUsd: 2.5, timeoutMs: 1000})
   })
 
+  it('onLimit wait: a task at its usage limit is waiting, and drain_tasks all drains it as drain --all does', async () => {
+    const stateDir = makeStateDir()
+    const limit = path.join(makeTempDir('drover-limit-'), 'limit')
+    const env = {...agentEnv(50), FAKE_AGENT_TURNS: '2', FAKE_CLAUDE_LIMIT_FILE: limit}
+    const mcp = await startMcp(stateDir)
+    const task = await started(mcp, {command: ['claude', '-p', 'count', '--output-format', 'stream-json', '--verbose'], env, onLimit: 'wait'})
+    expect(task.policies).toMatchObject({onLimit: 'wait'})
+    // A first run gets a session; the resumed one hits the limit, which resets in an hour.
+    expect((await mcp.call('wait_tasks', {tasks: [task.id]})).structuredContent.tasks[0].status).toBe('succeeded')
+    writeFileSync(limit, String(Math.floor(Date.now() / 1000) + 3600))
+    expect((await mcp.call('resume_task', {task: task.id})).isError).toBeFalsy()
+    await waitFor(() => readTask(stateDir, task.id).status === 'waiting', {timeout: 20_000, message: 'waiting for the limit'})
+    const drained = await mcp.call('drain_tasks', {all: true, graceSeconds: 2, killAfterSeconds: 1})
+    expect(drained.structuredContent.results).toEqual([expect.objectContaining({id: task.id, status: 'drained'})])
+  })
+
   it('timeout, idleTimeout, retry: the durations of drover start, as strings with a unit', async () => {
     const stateDir = makeStateDir()
     const mcp = await startMcp(stateDir)
