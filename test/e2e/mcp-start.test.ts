@@ -46,7 +46,7 @@ describe('drover mcp: start_task options and queue_status', () => {
     for (const name of ['a', 'b', 'c', 'd']) ids.push((await started(writer, {command: job.argv(name).slice(1), name, queue: 'builds'})).id)
     const urgent = await started(writer, {command: job.argv('e').slice(1), name: 'e', queue: 'builds', priority: 5})
     expect(urgent).toMatchObject({status: 'queued', queue: 'builds', priority: 5, position: 1})
-    await waitFor(() => job.started('a') && job.started('b'), {message: 'a and b to run'})
+    await waitFor(() => job.started('a') && job.started('b') && ids.slice(0, 2).every((id) => readTask(stateDir, id).status === 'running'), {message: 'a and b to run'})
 
     const status = await mcp.call('queue_status', {})
     expect(status.isError, status.content[0]?.text).toBeFalsy()
