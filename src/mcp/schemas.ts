@@ -12,7 +12,12 @@ export const taskRef = z
   .describe('a task id (e.g. 7) or the name it was started with (e.g. "fix-tests")')
 
 const seconds = (what: string) => z.number().nonnegative().describe(what)
-const positiveSeconds = (what: string) => z.number().positive().describe(what)
+// As the CLI's duration flags: a string with its unit. A bare number is refused
+// (is 30 seconds or minutes?), here by the schema and, as a string, by parseDuration.
+const DOLLARS = 'expected an amount of US dollars above 0, e.g. 2.5'
+const dollars = (what: string) => z.number({error: DOLLARS}).positive({error: DOLLARS}).describe(what)
+const duration = (what: string) =>
+  z.string({error: 'expected a duration with its unit, as a string: e.g. "90s", "30m", "2h", "1h30m" (a bare number has no unit)'}).describe(`${what}: a duration with its unit, e.g. "90s", "30m", "2h", "1h30m"`)
 
 export const statusEnum = z.enum(TASK_STATUSES)
 
@@ -40,6 +45,15 @@ export const task = z.looseObject({
 
 const corruptTask = z.object({id: z.number().int(), status: z.literal('corrupt'), error: z.string()})
 
+const queuedTask = z.looseObject({
+  id: z.number().int(),
+  name: nullableString,
+  status: statusEnum,
+  priority: z.number().int(),
+  position: nullableNumber.describe('1-based place in the line while queued'),
+  reason: nullableString.describe('while queued: what it waits for'),
+})
+
 const controlResult = z.looseObject({
   id: z.number().int(),
   accepted: z.boolean().describe('false when there was nothing to act on (the task had already ended)'),
@@ -62,10 +76,41 @@ export const inputs = {
     cwd: z.string().optional().describe('working directory (default: the directory the MCP server was started in)'),
     env: z.record(z.string(), z.string()).optional().describe('environment variables added for the task; their values are never shown back'),
     agent: z.enum(AGENT_PROFILES).optional().describe('agent profile for session tracking and resume (default: from the program name: claude, codex, else generic)'),
-    timeoutSeconds: positiveSeconds('stop the task when it runs longer than this').optional(),
-    idleTimeoutSeconds: positiveSeconds('stop the task when its output does not grow for this long').optional(),
+    timeout: duration('stop the task (gracefully, like stop_task) when it runs longer than this').optional(),
+    idleTimeout: duration('stop the task when its output does not grow for this long').optional(),
     maxOutputBytes: z.number().int().nonnegative().optional().describe('stop the task when its output passes this many bytes (default 1 GiB; 0 for no limit)'),
     keepChildren: z.boolean().optional().describe('leave processes the command started running after it exits (default false)'),
+    queue: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('run in this queue: while the queue already runs its limit of tasks (1 unless set with `drover queue set NAME --parallel N`), the task waits with status "queued" and starts by itself when a slot frees. See queue_status'),
+    priority: z.number().int().min(-999).max(999).optional().describe('in its queue, start before tasks of lower priority (-999 to 999; default 0, first come first served among equals)'),
+    after: z
+      .array(taskRef)
+      .min(1)
+      .optional()
+      .describe('start only once these tasks (ids or names) have all succeeded; meanwhile the task is "queued". If one of them fails or is stopped, this task ends "skipped" and never runs'),
+    afterEnded: z.array(taskRef).min(1).optional().describe('start only once these tasks have all ended, whatever their outcome'),
+    worktree: z
+      .union([z.boolean(), z.string().min(1)], {error: 'expected true or a branch name'})
+      .optional()
+      .describe(
+        'run in a new git worktree of the repository `cwd` is in, on a new branch: true for the branch drover/<id>-<name>, or the new branch\'s name. It starts from the commit `base` (default HEAD): uncommitted changes of the repository are NOT carried. Lets several agents work on one repository without touching each other\'s files; get_task shows what the task changed when it ends',
+      ),
+    base: z.string().min(1).optional().describe('with worktree: the commit, branch or tag the new branch starts from (default HEAD)'),
+    existingBranch: z.boolean().optional().describe('with worktree set to a branch name: run on that branch, which exists already, as it is'),
+    maxTurns: z.number().int().min(1).optional().describe("claude, codex: drain the task after this many model turns of its session (counted across resumes); resume_task with a higher maxTurns continues it"),
+    maxTokens: z.number().int().min(1).optional().describe('claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)'),
+    maxCostUsd: dollars('claude only: drain the task once its session has cost this many US dollars (claude reports its cost when a run ends)').optional(),
+    onLimit: z
+      .enum(['fail', 'wait'])
+      .optional()
+      .describe('claude, codex: when the agent stops on its provider\'s usage limit, "fail" (default) or "wait" until the limit lifts and then resume its conversation (status "waiting" meanwhile)'),
+    retry: z.number().int().min(0).optional().describe('try a failed run (non-zero exit or a signal) again up to this many times; never after stop, cancel, drain or a limit'),
+    retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
+    retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
+    ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error (start work only once)'),
   }),
   list_tasks: z.strictObject({
     status: z.array(statusEnum).optional().describe('only tasks in these statuses, e.g. ["running"]'),
@@ -103,6 +148,12 @@ export const inputs = {
   resume_task: z.strictObject({
     task: taskRef,
     prompt: z.string().min(1).optional().describe('what to tell the agent when its session continues (default: carry on where you left off)'),
+    maxTurns: z.number().int().min(1).optional().describe("a new budget for the session's total model turns (the turns so far count): needed to resume a task drained by its budget"),
+    maxTokens: z.number().int().min(1).optional().describe("a new budget for the session's total tokens (the tokens so far count)"),
+    maxCostUsd: dollars("a new budget for the session's total cost in US dollars (claude)").optional(),
+  }),
+  queue_status: z.strictObject({
+    queue: z.string().min(1).optional().describe('only this queue'),
   }),
   prune_tasks: z.strictObject({
     keep: z.number().int().nonnegative().optional().describe('keep the newest N ended tasks, remove the rest'),
@@ -138,6 +189,19 @@ export const outputs = {
   cancel_task: z.object({result: controlResult}),
   drain_tasks: z.object({results: z.array(controlResult)}),
   resume_task: z.object({task}),
+  queue_status: z.object({
+    queues: z.array(
+      z.looseObject({
+        name: z.string(),
+        parallel: z.number().int().describe('how many of its tasks may run at once'),
+        paused: z.boolean().describe('a paused queue starts nothing new'),
+        running: z.number().int().describe('tasks holding a slot (starting, running, stopping)'),
+        waiting: z.number().int().describe('tasks waiting for a slot'),
+        runningTasks: z.array(queuedTask).describe('the tasks holding a slot'),
+        queuedTasks: z.array(queuedTask).describe('the tasks waiting, next to start first'),
+      }),
+    ),
+  }),
   prune_tasks: z.looseObject({dryRun: z.boolean(), removed: z.array(z.looseObject({id: z.number().int()})), kept: z.number().int()}),
 } as const
 

@@ -5,6 +5,7 @@
 import {DroverError, ExitCode, type Drover, type TaskJson, type TaskRef} from '../api/index.js'
 import {FINAL_STATUSES} from '../api/values.js'
 import {inputs, outputs, type ToolInput, type ToolName} from './schemas.js'
+import {startOptions} from './start.js'
 import {waitTasks} from './wait.js'
 
 export interface ToolContext {
@@ -63,23 +64,10 @@ export const TOOLS = [
     name: 'start_task',
     access: 'write',
     annotations: annotate('Start a background task', {openWorldHint: true}),
-    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). A sub-agent runs unattended, with nobody to answer a permission prompt: give claude the tools it may use (e.g. "--allowedTools", "Bash,Edit") or a --permission-mode. Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). Returns {task} with its id, name and status; a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
+    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). A sub-agent runs unattended, with nobody to answer a permission prompt: give claude the tools it may use (e.g. "--allowedTools", "Bash,Edit") or a --permission-mode. Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). To run many at once without overloading the machine, give them one \`queue\` (queue_status shows it); to run one after others, give \`after\`; to keep parallel agents on one repository apart, give each \`worktree: true\`; to bound an agent, give \`maxTurns\`, \`maxTokens\` or \`maxCostUsd\` (it is drained when its session reaches one). Durations are strings with a unit ("90s", "30m", "2h"). Returns {task} with its id, name and status ("running", or "queued" while it waits for a slot or for \`after\`); a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
     async run(args, {drover}) {
-      const options = {
-        command: args.command,
-        shell: args.shell,
-        name: args.name,
-        cwd: args.cwd,
-        env: args.env,
-        agent: args.agent,
-        timeoutMs: ms(args.timeoutSeconds),
-        idleTimeoutMs: ms(args.idleTimeoutSeconds),
-        maxOutputBytes: args.maxOutputBytes === 0 ? null : args.maxOutputBytes,
-        keepChildren: args.keepChildren,
-      }
-      if ((args.command === undefined) === (args.shell === undefined)) throw usageError('give exactly one of command (an argv array) or shell (a script)')
       // Checked whole before anything is written: a refused call changes nothing on disk.
-      const task = await drover.start(options)
+      const task = await drover.start(startOptions(args))
       // As `drover start`: a run that never got a worker (no such program, a bad cwd) failed, exit 1.
       if (task.status === 'failed' && task.pid === null) throw new DroverError(`task ${task.id} failed to start: ${task.reason}`, ExitCode.failed, {id: task.id})
       return {task}
@@ -157,7 +145,8 @@ export const TOOLS = [
     async run(args, {drover}) {
       if ((args.tasks === undefined) === (args.all !== true)) throw usageError('give tasks, or all: true (not both)')
       // Every task is looked up before any is touched: a wrong name drains nothing.
-      const targets = args.all ? (await drover.list({status: ['starting', 'running', 'stopping']})).map((t) => t.id) : await ids(drover, args.tasks!)
+      // As `drain --all`: live tasks and those waiting out a usage limit; queued ones hold no work to save.
+      const targets = args.all ? (await drover.list({status: ['starting', 'running', 'stopping', 'waiting']})).map((t) => t.id) : await ids(drover, args.tasks!)
       const opts = {graceMs: ms(args.graceSeconds), killAfterMs: ms(args.killAfterSeconds)}
       return {results: await Promise.all(targets.map((id) => drover.drain(id, opts)))}
     },
@@ -167,9 +156,35 @@ export const TOOLS = [
     access: 'write',
     annotations: annotate('Resume a task', {openWorldHint: true}),
     description:
-      "Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with `prompt` as the next message), anything else is started again. Refused (conflict) while the task runs or when it has no session to continue. Returns {task} at once; follow it with read_output and wait_tasks.",
+      "Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with `prompt` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks.",
     async run(args, {drover}) {
-      return {task: await drover.resume(args.task, {prompt: args.prompt})}
+      const budget = {maxTurns: args.maxTurns, maxTokens: args.maxTokens, maxCostUsd: args.maxCostUsd}
+      return {task: await drover.resume(args.task, {prompt: args.prompt, budget})}
+    },
+  }),
+  define({
+    name: 'queue_status',
+    access: 'read',
+    annotations: reading('Show queues'),
+    description:
+      'The queues tasks were started in (start_task with `queue`): for each, its limit (`parallel`, how many of its tasks run at once), whether it is paused, the tasks holding a slot (`runningTasks`) and those waiting their turn (`queuedTasks`, next to start first, with their place in line). Use it to see why a task is "queued" and how much work is still ahead. A queued task starts by itself when a slot frees; nothing needs to be called. Tasks waiting only for `after` are in no queue: list_tasks with status ["queued"] shows them. Returns {queues}.',
+    async run(args, {drover}) {
+      const [queues, live] = await Promise.all([drover.queues(), drover.list({status: ['queued', 'starting', 'running', 'stopping', 'waiting']})])
+      const tasks = live.filter((t): t is TaskJson => t.status !== 'corrupt')
+      const brief = (t: TaskJson) => ({id: t.id, name: t.name, status: t.status, priority: t.priority, position: t.position, reason: t.reason})
+      const byPlace = (a: TaskJson, b: TaskJson) => (a.position ?? Infinity) - (b.position ?? Infinity) || a.id - b.id
+      return {
+        queues: queues
+          .filter((q) => args.queue === undefined || q.name === args.queue)
+          .map((q) => {
+            const mine = tasks.filter((t) => t.queue === q.name)
+            return {
+              ...q,
+              runningTasks: mine.filter((t) => t.status !== 'queued').map(brief),
+              queuedTasks: mine.filter((t) => t.status === 'queued').sort(byPlace).map(brief),
+            }
+          }),
+      }
     },
   }),
   define({

@@ -27,14 +27,20 @@ export interface WorktreeRequest {
 
 export const defaultBranch = (id: number, name: string | null) => `drover/${id}-${name ?? 'task'}`
 
+/** What planWorktree found: the repository and the commit the new branch starts from. */
+export interface WorktreePlan {
+  top: string
+  base: string
+  baseCommit: string
+}
+
 /**
- * Makes the worktree and returns it with the task's cwd inside it (the same
- * subdirectory `start` ran in, so `start --worktree` from `repo/pkg` runs in
- * `worktree/pkg`). The base is a commit: uncommitted changes of the repo's
- * working tree stay where they are (recorded as `baseDirty`, never refused),
- * so an agent starts from exactly what the branch says.
+ * Every refusal of a worktree that needs no task id — not in a repository, a
+ * base that names no commit, a bad or taken branch name given — checked before
+ * the id is handed out, so a refused start leaves the state dir as it was.
+ * Only the default branch (`drover/<id>-<name>`) waits for the id.
  */
-export function createWorktree(req: WorktreeRequest): {info: WorktreeInfo; cwd: string} {
+export function planWorktree(req: Pick<WorktreeRequest, 'cwd' | 'branch' | 'base' | 'existingBranch'>): WorktreePlan {
   let top: string
   try {
     top = git(req.cwd, ['rev-parse', '--show-toplevel']).trim()
@@ -42,27 +48,46 @@ export function createWorktree(req: WorktreeRequest): {info: WorktreeInfo; cwd: 
     if (error instanceof GitError && error.status === null) throw new DroverError(`--worktree: ${error.detail}`, ExitCode.failed)
     throw usageError(`--worktree needs a git repository: ${req.cwd} is not inside one`)
   }
-  const branch = req.branch ?? defaultBranch(req.id, req.name)
-  const exists = gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])
+  const exists = req.branch !== null && branchExists(top, req.branch)
   if (req.existingBranch) {
-    if (req.branch === null || !exists) throw usageError(`--existing-branch: ${req.branch === null ? 'name the branch: --worktree BRANCH' : `there is no branch ${branch} in ${top}`}`)
+    if (req.branch === null || !exists) throw usageError(`--existing-branch: ${req.branch === null ? 'name the branch: --worktree BRANCH' : `there is no branch ${req.branch} in ${top}`}`)
     if (req.base !== null) throw usageError('--existing-branch runs on the branch as it is: leave out --base')
   }
-  const base = req.existingBranch ? `refs/heads/${branch}` : (req.base ?? 'HEAD')
+  const base = req.existingBranch ? `refs/heads/${req.branch}` : (req.base ?? 'HEAD')
   let baseCommit: string
   try {
     baseCommit = git(top, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`]).trim()
   } catch {
     throw usageError(req.base === null ? `--worktree: ${top} has no commit yet to start a branch from` : `--base ${base} names no commit in ${top}`)
   }
+  if (req.branch !== null) checkNewBranch(top, req.branch, exists, req.existingBranch ?? false)
+  return {top, base, baseCommit}
+}
+
+const branchExists = (top: string, branch: string) => gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])
+
+function checkNewBranch(top: string, branch: string, exists: boolean, existingBranch: boolean): void {
   try {
     git(top, ['check-ref-format', '--branch', branch])
   } catch {
     throw usageError(`--worktree: ${JSON.stringify(branch)} is not a valid branch name`)
   }
-  if (exists && !req.existingBranch) {
+  if (exists && !existingBranch) {
     throw conflictError(`branch ${branch} already exists in ${top}; name a new one (--worktree NAME), or run on it with --existing-branch`, {branch})
   }
+}
+
+/**
+ * Makes the worktree and returns it with the task's cwd inside it (the same
+ * subdirectory `start` ran in, so `start --worktree` from `repo/pkg` runs in
+ * `worktree/pkg`). The base is a commit: uncommitted changes of the repo's
+ * working tree stay where they are (recorded as `baseDirty`, never refused),
+ * so an agent starts from exactly what the branch says.
+ */
+export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWorktree(req)): {info: WorktreeInfo; cwd: string} {
+  const {top, base, baseCommit} = plan
+  const branch = req.branch ?? defaultBranch(req.id, req.name)
+  if (req.branch === null) checkNewBranch(top, branch, branchExists(top, branch), false)
   const baseDirty = req.base === null && !req.existingBranch && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
   const worktreePath = path.join(req.root, req.name ? `${req.id}-${req.name}` : String(req.id))
   mkdirSync(req.root, {recursive: true, mode: 0o700})

@@ -6,7 +6,7 @@ import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
-import {createWorktree} from '../process/worktree.js'
+import {createWorktree, planWorktree} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
 import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
@@ -148,15 +148,17 @@ async function advanceOwn(stateDir: string, id: number): Promise<TaskRecord> {
 }
 
 function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
+  // Checked before the id is handed out: a refused worktree changes nothing in the state dir.
+  const plan = spec.worktree ? planWorktree({cwd: spec.cwd, ...spec.worktree}) : null
   const id = allocateTaskId(stateDir)
   let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
   const queue = effectiveQueue(record)
   try {
-    // The branch name needs the id, so the worktree comes after it; a refusal
-    // leaves no task behind (the id stays used, as every id handed out does).
+    // The default branch name needs the id, so the worktree comes after it; a
+    // refusal then leaves no task behind (the id stays used, as every id handed out does).
     if (spec.worktree) {
-      const made = createWorktree({cwd: spec.cwd, root: worktreesDir(stateDir), id, name: spec.name, ...spec.worktree})
+      const made = createWorktree({cwd: spec.cwd, root: worktreesDir(stateDir), id, name: spec.name, ...spec.worktree}, plan!)
       record = {...record, cwd: made.cwd, worktree: made.info}
     }
     markLive(stateDir, id)

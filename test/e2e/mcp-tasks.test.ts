@@ -89,6 +89,18 @@ describe('drover mcp: tasks', () => {
     expect(readTask(stateDir, slow).status).toBe('running')
   })
 
+  it('caps every wait at --max-wait, whatever timeoutSeconds asks', async () => {
+    const stateDir = makeStateDir()
+    const mcp = await startMcp(stateDir, ['--max-wait', '1'])
+    const slow = (await mcp.call('start_task', {command: [process.execPath, fixture('sleeper.mjs')]})).structuredContent.task.id
+    const began = Date.now()
+    const waited = await mcp.call('wait_tasks', {tasks: [slow], timeoutSeconds: 600})
+    expect(waited.structuredContent).toMatchObject({ended: [], pending: [slow], timedOut: true})
+    // 1 s asked; the bound is generous for a loaded machine, far below the 600 s requested
+    expect(Date.now() - began).toBeLessThan(15_000)
+    expect(readTask(stateDir, slow).status).toBe('running')
+  })
+
   it('stops, cancels, drains and resumes tasks', async () => {
     const stateDir = makeStateDir()
     const mcp = await startMcp(stateDir)

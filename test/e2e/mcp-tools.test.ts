@@ -16,8 +16,10 @@ afterEach(async () => {
   cleanupStateDirs()
 })
 
-const ALL_TOOLS = ['start_task', 'list_tasks', 'get_task', 'read_output', 'wait_tasks', 'stop_task', 'cancel_task', 'drain_tasks', 'resume_task']
-const READ_TOOLS = ['list_tasks', 'get_task', 'read_output', 'wait_tasks']
+const ALL_TOOLS = ['start_task', 'list_tasks', 'get_task', 'read_output', 'wait_tasks', 'stop_task', 'cancel_task', 'drain_tasks', 'resume_task', 'queue_status']
+const READ_TOOLS = ['list_tasks', 'get_task', 'read_output', 'wait_tasks', 'queue_status']
+// what `drover start` takes, as start_task's arguments
+const START_OPTIONS = ['command', 'shell', 'name', 'cwd', 'env', 'agent', 'timeout', 'idleTimeout', 'queue', 'priority', 'after', 'afterEnded', 'worktree', 'base', 'existingBranch', 'maxTurns', 'maxTokens', 'maxCostUsd', 'onLimit', 'retry', 'retryDelay', 'retryOnTimeout', 'ifAbsent']
 
 describe('drover mcp: tools', () => {
   it('lists its tools with descriptions, input and output schemas and annotations', async () => {
@@ -31,7 +33,10 @@ describe('drover mcp: tools', () => {
       expect(tool.annotations).toMatchObject({readOnlyHint: READ_TOOLS.includes(tool.name)})
     }
     const start = tools.find((t) => t.name === 'start_task')!
-    expect(Object.keys(start.inputSchema.properties!)).toEqual(expect.arrayContaining(['command', 'shell', 'name', 'cwd', 'env', 'agent', 'timeoutSeconds']))
+    expect(Object.keys(start.inputSchema.properties!)).toEqual(expect.arrayContaining(START_OPTIONS))
+    expect(start.inputSchema.properties!.timeout).toMatchObject({type: 'string'})
+    expect(Object.keys(tools.find((t) => t.name === 'resume_task')!.inputSchema.properties!)).toEqual(['task', 'prompt', 'maxTurns', 'maxTokens', 'maxCostUsd'])
+    expect(tools.find((t) => t.name === 'queue_status')!.outputSchema!.properties).toHaveProperty('queues')
     expect(start.description).toMatch(/keep running when the MCP client disconnects/)
     const read = tools.find((t) => t.name === 'read_output')!
     expect(read.outputSchema!.properties).toHaveProperty('nextCursor')
@@ -75,8 +80,8 @@ describe('drover mcp: tools', () => {
       ['start_task', {shell: '   '}, 2, /shell script is empty/],
       ['start_task', {command: ['true'], env: {'1BAD': 'x'}}, 2, /invalid variable name/],
       ['start_task', {command: ['true'], name: '9lives'}, 2, /invalid task name/],
-      ['start_task', {command: ['true'], timeoutSeconds: -1}, 2, /timeoutSeconds/],
-      ['start_task', {command: ['true'], idleTimeoutSeconds: 0}, 2, /idleTimeoutSeconds/],
+      ['start_task', {command: ['true'], timeout: '-1s'}, 2, /^timeout: duration must not be negative/],
+      ['start_task', {command: ['true'], idleTimeout: '0s'}, 2, /^idleTimeout: /],
       ['start_task', {command: [process.execPath, '-e', '0'], cwd: 42}, 2, /cwd/],
       ['start_task', {command: ['/']}, 2, /is a directory, not a command/],
       ['start_task', {command: ['true'], agent: 'gpt'}, 2, /agent/],

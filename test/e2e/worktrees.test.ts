@@ -7,6 +7,7 @@ import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {snapshot} from '../helpers/snapshot.js'
 import {branches, cleanupRepos, commitFile, GIT_IDENTITY, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
 
 vi.setConfig({testTimeout: 120_000})
@@ -74,6 +75,9 @@ describe('start --worktree', () => {
     const record = await ended(dir, id)
     expect(record.worktree).toMatchObject({branch: 'feature/x', base: first, baseCommit: first})
     expect(record.worktree.summary).toMatchObject({commits: 0, filesChanged: 0, uncommitted: false})
+    // The runner tidies up just after the final record: let it go first.
+    await waitFor(async () => json(await drover(dir, ['status', String(id), '--json'])).runnerAlive === false, {message: 'the runner to exit'})
+    const before = snapshot(dir)
 
     const outside = await drover(dir, ['start', '--worktree', '--', 'true'], {cwd: path.dirname(repo)})
     expect(outside).toMatchObject({exitCode: 2, stderr: `drover: --worktree needs a git repository: ${path.dirname(repo)} is not inside one`})
@@ -81,6 +85,9 @@ describe('start --worktree', () => {
     expect(taken.exitCode).toBe(4)
     expect(taken.stderr).toMatch(/^drover: branch feature\/x already exists/)
     expect((await drover(dir, ['start', '--base', 'main', '--', 'true'], {cwd: repo})).exitCode).toBe(2)
+    expect((await drover(dir, ['start', '--worktree', 'new', '--base', 'nope', '--', 'true'], {cwd: repo})).stderr).toBe(`drover: --base nope names no commit in ${repo}`)
+    // refused before an id is handed out: not even the id counter moved
+    expect(snapshot(dir)).toEqual(before)
     // asked for: a branch that exists, as it is; checked out elsewhere, git refuses it (exit 1)
     expect((await drover(dir, ['start', '--worktree', 'feature/x', '--existing-branch', '--', 'true'], {cwd: repo})).exitCode).toBe(1)
     gitIn(repo, 'branch', 'other', first)

@@ -12,10 +12,10 @@ import {TOOLS, toolsFor} from '../../src/mcp/tools.js'
 describe('the MCP tools', () => {
   it('offers the read tools always, the others unless read-only, prune only when allowed', () => {
     const names = (opts: {readOnly: boolean; allow: string[]}) => toolsFor(opts).map((t) => t.name)
-    expect(names({readOnly: true, allow: ['prune']})).toEqual(['list_tasks', 'get_task', 'read_output', 'wait_tasks'])
+    expect(names({readOnly: true, allow: ['prune']})).toEqual(['list_tasks', 'get_task', 'read_output', 'wait_tasks', 'queue_status'])
     expect(names({readOnly: false, allow: []})).not.toContain('prune_tasks')
     expect(names({readOnly: false, allow: ['prune']})).toContain('prune_tasks')
-    expect(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.access)).toEqual(Array(4).fill('read'))
+    expect(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.access)).toEqual(Array(5).fill('read'))
   })
 
   it('has an input and an output schema for every tool, each a JSON Schema object', () => {

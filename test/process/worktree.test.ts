@@ -6,7 +6,7 @@ import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createWorktree, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
+import {createWorktree, planWorktree, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
 import {parseShortstat} from '../../src/process/git.js'
 import {DroverError} from '../../src/base/errors.js'
 import {branches, cleanupRepos, commitFile, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
@@ -68,6 +68,21 @@ describe('making a worktree', () => {
     expect(exitOf(() => make(repo, {base: 'nosuch'}))).toEqual([2, '--base nosuch names no commit in ' + repo])
     expect(exitOf(() => make(repo, {branch: 'bad..name'}))).toEqual([2, expect.stringMatching(/not a valid branch name/)])
     expect(branches(repo)).toEqual(['main'])
+  })
+
+  it('planWorktree makes every refusal that needs no task id, and makes nothing; only the default branch waits for the id', () => {
+    const repo = makeRepo()
+    expect(exitOf(() => planWorktree({cwd: root(), branch: null, base: null}))).toEqual([2, expect.stringMatching(/needs a git repository/)])
+    expect(exitOf(() => planWorktree({cwd: repo, branch: 'main', base: null}))[0]).toBe(4)
+    expect(exitOf(() => planWorktree({cwd: repo, branch: null, base: 'nosuch'}))[0]).toBe(2)
+    expect(exitOf(() => planWorktree({cwd: repo, branch: 'bad..name', base: null}))[0]).toBe(2)
+    expect(exitOf(() => planWorktree({cwd: repo, branch: null, base: null, existingBranch: true}))[0]).toBe(2)
+    const plan = planWorktree({cwd: repo, branch: null, base: null})
+    expect(plan).toEqual({top: repo, base: 'HEAD', baseCommit: gitIn(repo, 'rev-parse', 'HEAD').trim()})
+    expect(worktreePaths(repo)).toEqual([repo])
+    gitIn(repo, 'branch', 'drover/7-fix')
+    expect(exitOf(() => make(repo))).toEqual([4, expect.stringMatching(/^branch drover\/7-fix already exists/)])
+    expect(branches(repo)).toEqual(['drover/7-fix', 'main'])
   })
 
   it('--existing-branch runs on a branch as it is, and that branch is never deleted', () => {
