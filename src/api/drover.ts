@@ -22,7 +22,7 @@ import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
 import type {QueueInfo} from './queues.js'
 import type {Budget} from './budget.js'
-import type {DiffOptions, DiffResult} from './worktrees.js'
+import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
@@ -319,6 +319,12 @@ export class Drover {
   async diff(ref: TaskRef, opts: DiffOptions = {}): Promise<DiffResult> {
     const {taskDiff} = await import('./worktrees.js')
     return taskDiff(await this.record(ref), opts)
+  }
+
+  /** The task's worktree: branch, base, and files changed with lines added and removed, read from git now. */
+  async worktree(ref: TaskRef): Promise<WorktreeStatus> {
+    const {taskWorktree} = await import('./worktrees.js')
+    return taskWorktree(await this.record(ref))
   }
 
   /** Resumes many tasks at once: named ones, `all` (drained and interrupted), or `interrupted` (after a reboot). */

@@ -71,7 +71,7 @@ describe('drover ui in a browser', () => {
     ], {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`})
     await expect.poll(() => rowStatus(page, agent).textContent(), {timeout: 15_000}).toBe('succeeded')
     const cells = await page.locator(`#tasks tr[data-id="${agent}"] td`).allTextContents()
-    expect(cells.slice(4, 7)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
+    expect(cells.slice(5, 8)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
     await page.screenshot({path: path.join(SHOTS, 'dashboard-list.png')})
 
     expect((await drover(stateDir, ['stop', String(id)])).exitCode).toBe(0)

@@ -1,7 +1,8 @@
 // One task: what it is, its actions, its live output (or the agent's
-// readable transcript), turns/tokens/cost, and the runs timeline with the
-// changes seen while the page is open.
+// readable transcript), turns/tokens/cost, its worktree and diff when it has
+// one, and the runs timeline with the changes seen while the page is open.
 
+import {DiffView} from './diff-view.js'
 import {el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
@@ -34,6 +35,7 @@ export function showTask(main: HTMLElement, id: number): void {
   const seen = el('ol', {className: 'timeline'})
   const tabs = el('nav', {className: 'tabs'})
   const pane = el('div', {className: 'pane'})
+  const worktree = el('div')
   setChildren(main, 
     el('p', {}, el('a', {attrs: {href: '/'}}, '← all tasks')),
     title,
@@ -44,6 +46,7 @@ export function showTask(main: HTMLElement, id: number): void {
     chart,
     tabs,
     pane,
+    worktree,
     el('h2', {}, 'Runs'),
     timeline,
     el('h2', {}, 'Seen while this page is open'),
@@ -52,6 +55,7 @@ export function showTask(main: HTMLElement, id: number): void {
 
   let detail: TaskDetail | null = null
   let transcript: TranscriptView | null = null
+  let diff: DiffView | null = null
   const output = new OutputView(
     id,
     () => transcript?.poke(),
@@ -67,6 +71,7 @@ export function showTask(main: HTMLElement, id: number): void {
       ...fact('Command', task.commandLine),
       ...fact('Directory', task.cwd),
       ...fact('Agent', task.agent),
+      ...fact('Queue', task.queue ? `${task.queue}${task.position ? `, #${task.position} in line` : ''}` : ''),
       ...fact('Started', formatTime(task.startedAt)),
       ...fact('Runtime', formatDuration(runtimeOf(task))),
       ...fact('Ended', formatTime(task.endedAt)),
@@ -102,6 +107,11 @@ export function showTask(main: HTMLElement, id: number): void {
         ),
       ),
     )
+    // the worktree is read again when the task changes status (a run ended, another began) and on a click
+    if (task.worktree && (!diff || previous?.status !== task.status)) {
+      if (!diff) worktree.replaceChildren((diff = new DiffView(id)).root)
+      void diff.refresh()
+    }
     if (previous && previous.status !== task.status) seen.append(el('li', {}, `${new Date().toLocaleTimeString()}: ${previous.status} → ${task.status}`))
   }
 
