@@ -51,9 +51,10 @@ describe('drover ui: queues', () => {
     await row(page, free).waitFor()
     await page.locator('#live.live').waitFor()
 
-    // the queue column: the queue (a link to it) and a waiting task's place in line
+    // the queue column (a link to the queue), and a waiting task's place in line in its status, as `drover list` words it
     await expect.poll(() => row(page, a).locator('td.queue').textContent()).toBe('builds')
-    expect(await row(page, b).locator('td.queue').textContent()).toBe('builds #1')
+    expect(await row(page, b).locator('td.queue').textContent()).toBe('builds')
+    expect(await row(page, b).locator('td.status').textContent()).toBe('queued (#1 in builds)')
     expect(await row(page, free).locator('td.queue').textContent()).toBe('')
     expect(await row(page, a).locator('td.queue a').getAttribute('href')).toBe('/queues#queue-builds')
 
@@ -93,8 +94,8 @@ describe('drover ui: queues', () => {
     await expect.poll(() => queueRows(queues, 'builds', 'holding'), {timeout: 15_000}).toEqual([b])
     await expect.poll(() => queueRows(queues, 'builds', 'waiting')).toEqual([c])
     await expect.poll(() => builds.locator(`table.waiting tr[data-id="${c}"] td.status`).textContent()).toBe('#1')
-    await expect.poll(() => row(page, c).locator('td.queue').textContent()).toBe('builds #1')
-    await expect.poll(() => row(page, b).locator('td.queue').textContent()).toBe('builds')
+    await expect.poll(() => row(page, c).locator('td.status').textContent()).toBe('queued (#1 in builds)')
+    await expect.poll(() => row(page, b).locator('td.status').textContent()).toBe('running')
     // a new limit reaches the view without any task changing first
     expect((await drover(stateDir, ['queue', 'set', 'builds', '--parallel', '3'])).exitCode).toBe(0)
     await expect.poll(() => builds.locator('dd.limit').textContent(), {timeout: 10_000}).toBe('3 at a time')

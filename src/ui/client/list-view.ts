@@ -64,7 +64,7 @@ export function showList(main: HTMLElement): void {
       el('td', {}, el('a', {attrs: {href: `/task/${task.id}`}}, String(task.id))),
       el('td', {}, task.name ?? ''),
       el('td', {className: 'status'}, task.outcome),
-      el('td', {className: 'queue'}, task.queue ? el('a', {attrs: {href: `/queues#queue-${task.queue}`}}, task.queue) : '', task.position ? ` #${task.position}` : ''),
+      el('td', {className: 'queue'}, task.queue ? el('a', {attrs: {href: `/queues#queue-${task.queue}`}}, task.queue) : ''),
       el('td', {className: 'runtime'}, task.status === 'corrupt' ? '' : formatDuration(runtimeOf(task))),
       el('td', {}, task.agent === 'generic' ? '' : task.agent ?? ''),
       el('td', {}, usage ? String(usage.turns) : ''),
@@ -117,8 +117,8 @@ export function showList(main: HTMLElement): void {
 
   // A waiting task's place in line moves when another task of its queue
   // starts or goes, which is no change of its own (no event): read the lines
-  // again then. Only places are taken from the answer, and only for tasks
-  // still queued here, so an answer older than the latest event undoes nothing.
+  // again then. Only tasks queued both here and in the answer are redrawn, so
+  // an answer older than the latest event undoes no change of status.
   let linesTimer = 0
   const rereadLines = () => {
     if (linesTimer) return
@@ -128,7 +128,7 @@ export function showList(main: HTMLElement): void {
         ({queues}) => {
           for (const waiting of queues.flatMap((q) => q.tasks)) {
             const shown = tasks.get(waiting.id)
-            if (shown?.status === 'queued' && waiting.status === 'queued' && shown.position !== waiting.position) draw({...shown, position: waiting.position})
+            if (shown?.status === 'queued' && waiting.status === 'queued' && shown.outcome !== waiting.outcome) draw(waiting)
           }
         },
         () => {},
