@@ -6,7 +6,7 @@
 // command loads only what it uses: start-up time is a feature.)
 
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
-export type {ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
+export type {JournalEntry, ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
 export {prepareStart, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
 export type {PreparedStart, StartOptions} from './start-options.js'
 export type {QueueInfo, QueueStartOptions} from './queues.js'

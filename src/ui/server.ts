@@ -24,6 +24,8 @@ export interface UiOptions {
 
 /** How many ended tasks the list loads at first (the live ones always). */
 const LIST_LAST = 200
+/** The newest entries of a task's events journal a page shows. */
+const JOURNAL_LAST = 500
 /** The largest page of output one read returns. */
 const MAX_PAGE_BYTES = 1024 * 1024
 
@@ -87,11 +89,12 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
     }
     if (path === '/api/queues') return sendJson(res, 200, {queues: await queueViews(drover)})
     if (path === '/api/events') return taskEvents(hub, req, res, closing.signal)
-    const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage|worktree))?$/.exec(path)
+    const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage|worktree|journal))?$/.exec(path)
     if (!task) throw new HttpError(404, 'not found')
     const id = Number(task[1])
     if (task[2] === undefined) return sendJson(res, 200, taskRow(await drover.get(id)))
     if (task[2] === 'usage') return sendJson(res, 200, await drover.usage(id))
+    if (task[2] === 'journal') return sendJson(res, 200, await drover.journal(id, {last: JOURNAL_LAST}))
     if (task[2] === 'worktree') return sendJson(res, 200, await worktreeView(drover, id))
     if (task[2] === 'output') {
       const format = url.searchParams.get('format') === 'transcript' ? 'transcript' : 'raw'

@@ -55,6 +55,11 @@ pre.output { background: var(--term); color: var(--termfg); padding: .8em; margi
 .usage-chart { margin: .4em 0; } .usage-chart figcaption { color: var(--muted); font-size: .9em; }
 .key-tokens { color: #2472c8; } .key-cost { color: #d93025; }
 .timeline { color: var(--muted); padding-left: 1.4em; }
+table.journal { border-collapse: collapse; font-size: .92em; }
+table.journal td { padding: .15em .8em .15em 0; vertical-align: top; }
+table.journal td.time, table.journal td.run { color: var(--muted); white-space: nowrap; }
+table.journal td.event { font-weight: 600; white-space: nowrap; }
+table.journal td.facts { font-family: ui-monospace, monospace; word-break: break-all; }
 section.queue { margin-bottom: 1.6em; }
 section.queue h2 .paused { color: #b07d00; font-weight: 400; }
 section.queue dl.facts { grid-template-columns: repeat(6, max-content); }

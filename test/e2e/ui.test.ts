@@ -96,6 +96,14 @@ describe('drover ui in a browser', () => {
     const status = json((await drover(stateDir, ['status', String(id), '--json'])))
     expect(status).toMatchObject({id, status: 'stopped', workerAlive: false})
     expect(await page.locator('#actions button[data-action="again"]').count()).toBe(1)
+    // the events journal as a timeline: the stop asked for, the signal it sent, how the run ended
+    const events = async () => page.locator('#journal td.event').allTextContents()
+    await expect.poll(events, {timeout: 10_000}).toContain('exit')
+    expect(await events()).toEqual(expect.arrayContaining(['created', 'started', 'request', 'signal', 'exit']))
+    expect(await page.locator('#journal tr.event-request td.facts').textContent()).toContain('kind stop')
+    expect(await page.locator('#journal tr.event-signal td.facts').first().textContent()).toBe('signal SIGTERM')
+    expect(await page.locator('#journal tr.event-exit td.facts').textContent()).toMatch(/^status stopped · reason stopped by request/)
+    expect(await page.locator('#journal tr.event-exit td.run').textContent()).toBe('run 1')
   })
 
   it('refuses actions in read-only mode: none shown, a POST with the CSRF token still 403, the task untouched', async () => {

@@ -1,9 +1,10 @@
 // One task: what it is, its actions, its live output (or the agent's
 // readable transcript), turns/tokens/cost, its worktree and diff when it has
-// one, and the runs timeline with the changes seen while the page is open.
+// one, the runs, and the events journal as a timeline.
 
 import {DiffView} from './diff-view.js'
 import {el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
+import {JournalView} from './journal-view.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
 import {usageChart, type UsagePoint} from './usage-chart.js'
@@ -36,6 +37,7 @@ export function showTask(main: HTMLElement, id: number): void {
   const tabs = el('nav', {className: 'tabs'})
   const pane = el('div', {className: 'pane'})
   const worktree = el('div')
+  const journal = new JournalView(id)
   setChildren(main, 
     el('p', {}, el('a', {attrs: {href: '/'}}, '← all tasks')),
     title,
@@ -49,6 +51,8 @@ export function showTask(main: HTMLElement, id: number): void {
     worktree,
     el('h2', {}, 'Runs'),
     timeline,
+    el('h2', {}, 'Events'),
+    journal.root,
     el('h2', {}, 'Seen while this page is open'),
     seen,
   )
@@ -119,6 +123,7 @@ export function showTask(main: HTMLElement, id: number): void {
     try {
       const task = await getJson<TaskDetail>(`/api/tasks/${id}`)
       render(task)
+      await journal.refresh()
       if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
     } catch (error) {
       message.textContent = (error as Error).message
