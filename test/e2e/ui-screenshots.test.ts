@@ -135,11 +135,16 @@ describe('drover ui: the README screenshots', () => {
     await page.locator('#usage-chart polyline').first().waitFor()
     await expect.poll(() => page.locator('#worktree-summary dt:has-text("Files changed") + dd').textContent()).toBe('2')
     expect(await page.locator('#diff .diff-add').count()).toBeGreaterThan(0)
+    // the journal is drawn before the chart: now every path is on the page
+    await expect.poll(() => page.locator('#journal td.event').allTextContents()).toContain('exit')
     await usualPaths(page, [
       [stateDir, '~/.local/state/drover'],
       [demo, '~/src'],
+      [fixture('bin'), '/usr/local/bin'],
     ])
-    expect(await page.locator('#main').textContent()).not.toContain(os.tmpdir())
+    const shown = (await page.locator('#main').textContent())!
+    expect(shown).not.toContain(os.tmpdir())
+    expect(shown).not.toContain(ROOT)
     await page.screenshot({path: path.join(SHOTS, 'dashboard-task.png'), fullPage: true})
   })
 })

@@ -47,6 +47,9 @@ export class JournalView {
 function factsOf(entry: JournalEntry): string {
   return Object.entries(entry)
     .filter(([key, value]) => !LEFT_OUT.has(key) && value !== null && value !== undefined)
-    .map(([key, value]) => `${key} ${typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : JSON.stringify(value)}`)
+    .map(([key, value]) => `${key} ${typeof value === 'string' ? value : Array.isArray(value) ? value.map(String).map(shellWord).join(' ') : JSON.stringify(value)}`)
     .join(' · ')
 }
+
+/** An argv word as a shell would need it, so `-p 'fix the test'` reads as one argument. */
+const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)
