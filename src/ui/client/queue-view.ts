@@ -17,12 +17,14 @@ export function showQueues(main: HTMLElement): void {
   main.replaceChildren(el('h1', {}, 'Queues'), list)
 
   let timer = 0
+  let drawn = false
   const load = async () => {
     timer = 0
     const {queues} = await getJson<{queues: Queue[]}>('/api/queues')
     list.replaceChildren(...(queues.length === 0 ? [none] : queues.map(queueSection)))
-    // a link from the list (/queues#queue-NAME) lands on its queue once it is drawn
-    if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView()
+    // a link from the list (/queues#queue-NAME) lands on its queue once it is first drawn
+    if (!drawn && location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView()
+    drawn = true
   }
   const soon = () => {
     if (!timer) timer = window.setTimeout(() => void load(), SETTLE_MS)
