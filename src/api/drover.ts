@@ -10,7 +10,7 @@ import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
-import {fileSize, listTaskIds, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
+import {fileSize, listTaskIds, readEvents, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {isSameProcess} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
 import {reconcile, workerAlive} from '../tasks/reconcile.js'
@@ -22,7 +22,7 @@ import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
 import type {QueueInfo} from './queues.js'
 import type {Budget} from './budget.js'
-import type {DiffOptions, DiffResult} from './worktrees.js'
+import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
@@ -46,6 +46,18 @@ export type TaskEvent =
   | {type: 'status'; id: number; from: TaskStatus; to: TaskStatus; task: TaskJson}
   | {type: 'ended'; id: number; task: TaskJson}
   | {type: 'removed'; id: number}
+
+/**
+ * One line of a task's events journal (events.ndjson): when, which run, what
+ * happened (`created`, `started`, `request`, `signal`, `exit`, `dequeued`,
+ * `hook`, `lost`, …) and that event's own facts.
+ */
+export interface JournalEntry {
+  ts: string
+  event: string
+  run?: number
+  [fact: string]: unknown
+}
 
 /** Which tasks `list` returns: by status (`corrupt` for unreadable records); `showEnv` unmasks secrets. */
 export interface ListFilter {
@@ -319,6 +331,18 @@ export class Drover {
   async diff(ref: TaskRef, opts: DiffOptions = {}): Promise<DiffResult> {
     const {taskDiff} = await import('./worktrees.js')
     return taskDiff(await this.record(ref), opts)
+  }
+
+  /** The task's events journal, oldest first; with `last`, only the newest `last` entries. */
+  async journal(ref: TaskRef, opts: {last?: number} = {}): Promise<JournalEntry[]> {
+    const entries = readEvents(taskPaths(this.stateDir, (await this.record(ref)).id)) as JournalEntry[]
+    return opts.last === undefined ? entries : entries.slice(Math.max(0, entries.length - opts.last))
+  }
+
+  /** The task's worktree: branch, base, and files changed with lines added and removed, read from git now. */
+  async worktree(ref: TaskRef): Promise<WorktreeStatus> {
+    const {taskWorktree} = await import('./worktrees.js')
+    return taskWorktree(await this.record(ref))
   }
 
   /** Resumes many tasks at once: named ones, `all` (drained and interrupted), or `interrupted` (after a reboot). */

@@ -6,12 +6,12 @@
 // command loads only what it uses: start-up time is a feature.)
 
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
-export type {ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
+export type {JournalEntry, ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
 export {prepareStart, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
 export type {PreparedStart, StartOptions} from './start-options.js'
 export type {QueueInfo, QueueStartOptions} from './queues.js'
 export type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
-export type {DiffOptions, DiffResult} from './worktrees.js'
+export type {DiffOptions, DiffResult, WorktreeStatus, WorktreeSummary} from './worktrees.js'
 export type {Budget} from './budget.js'
 export type {ControlBatch, ControlHandle, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 export type {FollowOutputOptions, FollowResult, OutputFrom, OutputReset} from './output.js'

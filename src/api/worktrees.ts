@@ -1,9 +1,12 @@
 // The API's view of task worktrees (`start --worktree`): the diff against the
-// base. The git work itself is process/worktree.ts; this shapes it for callers.
+// base, and what the worktree holds now. The git work itself is
+// process/worktree.ts; this shapes it for callers.
 
 import {DroverError, ExitCode} from '../base/errors.js'
-import {worktreeDiff} from '../process/worktree.js'
-import type {TaskRecord} from '../state/record.js'
+import {summarizeWorktree, worktreeDiff} from '../process/worktree.js'
+import type {TaskRecord, WorktreeInfo, WorktreeSummary} from '../state/record.js'
+
+export type {WorktreeSummary}
 
 export interface DiffOptions {
   /** git's `--stat` summary instead of the patch. */
@@ -26,16 +29,46 @@ export interface DiffResult {
 }
 
 export function taskDiff(record: TaskRecord, opts: DiffOptions = {}): DiffResult {
-  const worktree = record.worktree
-  if (!worktree) {
-    throw new DroverError(`task ${record.id} has no worktree (start it with --worktree to give it one)`, ExitCode.failed, {id: record.id})
-  }
-  let diff: string
+  const worktree = worktreeOf(record)
+  const diff = withTaskErrors(record, () => worktreeDiff(worktree, opts))
+  return {id: record.id, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit, path: worktree.path, stat: opts.stat ?? false, diff}
+}
+
+/** A task's worktree and what it holds against its base. */
+export interface WorktreeStatus {
+  id: number
+  branch: string
+  base: string
+  baseCommit: string
+  path: string
+  /** the worktree folder is still there (else the summary is the one recorded when a run last ended). */
+  present: boolean
+  /** the repo had uncommitted changes at start, which the worktree does not have. */
+  baseDirty: boolean
+  summary: WorktreeSummary | null
+}
+
+/**
+ * The worktree as it is now, read from git (a running agent's work so far);
+ * when its folder is gone, the summary recorded when a run last ended.
+ */
+export function taskWorktree(record: TaskRecord): WorktreeStatus {
+  const worktree = worktreeOf(record)
+  const now = withTaskErrors(record, () => summarizeWorktree(worktree))
+  const {branch, base, baseCommit, path, baseDirty} = worktree
+  return {id: record.id, branch, base, baseCommit, path, present: now !== null, baseDirty, summary: now ?? worktree.summary}
+}
+
+function worktreeOf(record: TaskRecord): WorktreeInfo {
+  if (record.worktree) return record.worktree
+  throw new DroverError(`task ${record.id} has no worktree (start it with --worktree to give it one)`, ExitCode.failed, {id: record.id})
+}
+
+function withTaskErrors<T>(record: TaskRecord, fn: () => T): T {
   try {
-    diff = worktreeDiff(worktree, opts)
+    return fn()
   } catch (error) {
     if (error instanceof DroverError) throw error
     throw new DroverError(`task ${record.id}: ${(error as Error).message}`, ExitCode.failed, {id: record.id})
   }
-  return {id: record.id, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit, path: worktree.path, stat: opts.stat ?? false, diff}
 }

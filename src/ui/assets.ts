@@ -48,7 +48,7 @@ export function pageHtml(opts: {csrf: string; readOnly: boolean}): string {
 <script type="module" src="/assets/app.js"></script>
 </head>
 <body>
-<header><a href="/" class="brand">drover</a><span id="mode">${opts.readOnly ? 'read-only' : ''}</span><span id="live" class="live">connecting…</span></header>
+<header><a href="/" class="brand">drover</a><nav><a href="/">tasks</a> <a href="/queues">queues</a></nav><span id="mode">${opts.readOnly ? 'read-only' : ''}</span><span id="live" class="live">connecting…</span></header>
 <main id="main"></main>
 </body>
 </html>

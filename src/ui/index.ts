@@ -41,7 +41,8 @@ export async function serveUi(options: ServeOptions): Promise<void> {
   const {port} = ui.server.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   const url = `http://${host}:${port}/?token=${ui.secrets.token}`
-  if (!isLoopback(options.host)) process.stderr.write(`warning: the dashboard is reachable from other machines on ${options.host}; anyone with the URL controls your tasks\n`)
+  const warning = remoteWarning(options.host, options.readOnly)
+  if (warning) process.stderr.write(`${warning}\n`)
   process.stdout.write(options.json ? `${JSON.stringify({url, host: options.host, port, readOnly: options.readOnly})}\n` : `${url}\n`)
   process.stderr.write(`drover ui: serving ${drover.stateDir}${options.readOnly ? ' (read-only)' : ''}; Ctrl-C stops the dashboard, not the tasks\n`)
   if (options.open) openBrowser(url)
@@ -54,6 +55,12 @@ export async function serveUi(options: ServeOptions): Promise<void> {
   // watcher, a read in flight) must not keep the process, and no task
   // depends on it.
   process.exit(0)
+}
+
+/** What binding `host` must say on stderr: null on loopback. */
+export function remoteWarning(host: string, readOnly: boolean): string | null {
+  if (isLoopback(host)) return null
+  return `warning: the dashboard is reachable from other machines on ${host}; anyone with the URL ${readOnly ? 'sees' : 'controls'} your tasks`
 }
 
 /** The desktop's own opener; failing to open is not an error (the URL is printed). */

@@ -12,7 +12,8 @@ export function taskRow<T extends TaskJson | CorruptTaskJson>(task: T): TaskRow<
   const t = task as TaskJson
   return {
     ...task,
-    outcome: outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced}),
+    // every field `drover list` passes, so a queued task says where it waits as the CLI does
+    outcome: outcomeLabel({...t, forced: t.checkpoint?.forced}),
     commandLine: commandLine(t),
   }
 }

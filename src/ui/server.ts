@@ -10,9 +10,11 @@ import {runTaskAction, startOptionsOf, TASK_ACTIONS, type TaskAction} from './ac
 import {assetFile, pageHtml} from './assets.js'
 import {EventHub} from './hub.js'
 import {HttpError, intParam, readJsonBody, sendError, sendJson} from './http.js'
+import {queueViews} from './queues.js'
 import {taskRow} from './rows.js'
 import {allowedHosts, cookieName, sameSecret, sessionCookie, setCommonHeaders, type Secrets} from './security.js'
 import {outputEvents, taskEvents} from './sse.js'
+import {worktreeView} from './worktree.js'
 
 export interface UiOptions {
   readOnly: boolean
@@ -22,6 +24,8 @@ export interface UiOptions {
 
 /** How many ended tasks the list loads at first (the live ones always). */
 const LIST_LAST = 200
+/** The newest entries of a task's events journal a page shows. */
+const JOURNAL_LAST = 500
 /** The largest page of output one read returns. */
 const MAX_PAGE_BYTES = 1024 * 1024
 
@@ -65,7 +69,7 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
 
   async function get(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = url.pathname
-    if (path === '/' || /^\/task\/\d+$/.test(path)) {
+    if (path === '/' || path === '/queues' || /^\/task\/\d+$/.test(path)) {
       const html = pageHtml({csrf: secrets.csrf, readOnly: options.readOnly})
       res.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'})
       res.end(html)
@@ -83,12 +87,15 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
       const {tasks, hidden} = await drover.recent({last: intParam(url, 'last') ?? LIST_LAST, status: statuses.length > 0 ? statuses : undefined})
       return sendJson(res, 200, {tasks: tasks.map(taskRow), hidden, readOnly: options.readOnly})
     }
+    if (path === '/api/queues') return sendJson(res, 200, {queues: await queueViews(drover)})
     if (path === '/api/events') return taskEvents(hub, req, res, closing.signal)
-    const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage))?$/.exec(path)
+    const task = /^\/api\/tasks\/(\d+)(?:\/(output|stream|usage|worktree|journal))?$/.exec(path)
     if (!task) throw new HttpError(404, 'not found')
     const id = Number(task[1])
     if (task[2] === undefined) return sendJson(res, 200, taskRow(await drover.get(id)))
     if (task[2] === 'usage') return sendJson(res, 200, await drover.usage(id))
+    if (task[2] === 'journal') return sendJson(res, 200, await drover.journal(id, {last: JOURNAL_LAST}))
+    if (task[2] === 'worktree') return sendJson(res, 200, await worktreeView(drover, id))
     if (task[2] === 'output') {
       const format = url.searchParams.get('format') === 'transcript' ? 'transcript' : 'raw'
       const maxBytes = Math.min(intParam(url, 'maxBytes') ?? MAX_PAGE_BYTES, MAX_PAGE_BYTES)

@@ -17,6 +17,9 @@ header .live { margin-left: auto; color: var(--muted); font-size: .9em; }
 header .live.live::before { content: "● "; color: #0dbc79; }
 header .live.reconnecting::before { content: "● "; color: #e5a50a; }
 #mode { color: #bc3fbc; }
+header nav { display: flex; gap: .8em; }
+header nav a { color: var(--muted); text-decoration: none; }
+header nav a[aria-current="page"] { color: var(--fg); font-weight: 600; }
 main { padding: 1em 1.2em; }
 a { color: #2472c8; }
 table.tasks { border-collapse: collapse; width: 100%; }
@@ -52,6 +55,24 @@ pre.output { background: var(--term); color: var(--termfg); padding: .8em; margi
 .usage-chart { margin: .4em 0; } .usage-chart figcaption { color: var(--muted); font-size: .9em; }
 .key-tokens { color: #2472c8; } .key-cost { color: #d93025; }
 .timeline { color: var(--muted); padding-left: 1.4em; }
+table.journal { border-collapse: collapse; font-size: .92em; }
+table.journal td { padding: .15em .8em .15em 0; vertical-align: top; }
+table.journal td.time, table.journal td.run { color: var(--muted); white-space: nowrap; }
+table.journal td.event { font-weight: 600; white-space: nowrap; }
+table.journal td.facts { font-family: ui-monospace, monospace; word-break: break-all; }
+section.queue { margin-bottom: 1.6em; }
+section.queue h2 .paused { color: #b07d00; font-weight: 400; }
+section.queue dl.facts { grid-template-columns: repeat(6, max-content); }
+table.tasks caption { text-align: left; color: var(--muted); padding: .4em 0 .2em; }
+.worktree h2 button { font-size: .8em; margin-left: .6em; background: var(--line); color: var(--fg); }
+pre.diff { background: var(--bg); border: 1px solid var(--line); padding: .6em 0; margin: .4em 0; max-height: 70vh; overflow: auto; font: 13px/1.4 ui-monospace, monospace; border-radius: 4px; }
+pre.diff span { display: block; padding: 0 .8em; white-space: pre; }
+.diff-file { font-weight: 700; background: rgba(127, 127, 127, .12); }
+.diff-meta { color: var(--muted); }
+.diff-hunk { color: #11a8cd; }
+.diff-add { background: rgba(13, 188, 121, .16); color: #0a7d50; }
+.diff-del { background: rgba(217, 48, 37, .14); color: #b3261e; }
+@media (prefers-color-scheme: dark) { .diff-add { color: #5fd39d; } .diff-del { color: #f28b82; } }
 .b { font-weight: 700; } .dim { opacity: .7; } .i { font-style: italic; } .u { text-decoration: underline; }
 ${TERMINAL_COLOURS.map((c, i) => `.fg-${i} { color: ${c}; } .bg-${i} { background: ${c}; }`).join('\n')}
 `

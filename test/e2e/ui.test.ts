@@ -1,18 +1,13 @@
 // `drover ui` in a real browser: Debian's headless Chromium on a real
 // `drover ui` child process, loopback only, with tasks started and checked
-// through the CLI from "another shell". Screenshots of the list and of a
-// task page go to docs/ when UPDATE_SCREENSHOTS=1 (the README shows them),
-// else to a temp dir, so a plain test run leaves the work tree clean.
+// through the CLI from "another shell". (The README's screenshots are
+// taken by ui-screenshots.test.ts.)
 
-import {mkdtempSync} from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, ROOT, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, waitFor} from '../helpers/cli.js'
 import {launchBrowser, signedIn, startUi, stopUis} from '../helpers/ui.js'
-
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs') : mkdtempSync(path.join(os.tmpdir(), 'drover-ui-shots-'))
 
 let browser: Browser
 
@@ -39,7 +34,6 @@ const rowStatus = (page: Page, id: number) => page.locator(`#tasks tr[data-id="$
 describe('drover ui in a browser', () => {
   it('shows a task started from another shell within a second, and follows its status', async () => {
     const stateDir = makeStateDir()
-    // (run in / with plain shell commands: the screenshot shows no path of the machine that took it)
     await startTask(stateDir, ['--name', 'before', '--cwd', '/', '--shell', 'echo done'])
     const ui = await startUi(stateDir)
     const context = await signedIn(browser, ui)
@@ -71,8 +65,7 @@ describe('drover ui in a browser', () => {
     ], {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`})
     await expect.poll(() => rowStatus(page, agent).textContent(), {timeout: 15_000}).toBe('succeeded')
     const cells = await page.locator(`#tasks tr[data-id="${agent}"] td`).allTextContents()
-    expect(cells.slice(4, 7)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
-    await page.screenshot({path: path.join(SHOTS, 'dashboard-list.png')})
+    expect(cells.slice(5, 8)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
 
     expect((await drover(stateDir, ['stop', String(id)])).exitCode).toBe(0)
     await expect.poll(() => rowStatus(page, id).textContent(), {timeout: 15_000}).toMatch(/^stopped/)
@@ -97,13 +90,20 @@ describe('drover ui in a browser', () => {
     expect(await output.textContent()).toContain('<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> markup')
     expect(await page.evaluate(() => (window as unknown as {__pwned?: number}).__pwned)).toBeUndefined()
     expect(await output.locator('script, img').count()).toBe(0)
-    await page.screenshot({path: path.join(SHOTS, 'dashboard-task.png')})
 
     await page.click('#actions button[data-action="stop"]')
     await expect.poll(() => page.locator('#status').textContent(), {timeout: 20_000}).toMatch(/^stopped/)
     const status = json((await drover(stateDir, ['status', String(id), '--json'])))
     expect(status).toMatchObject({id, status: 'stopped', workerAlive: false})
     expect(await page.locator('#actions button[data-action="again"]').count()).toBe(1)
+    // the events journal as a timeline: the stop asked for, the signal it sent, how the run ended
+    const events = async () => page.locator('#journal td.event').allTextContents()
+    await expect.poll(events, {timeout: 10_000}).toContain('exit')
+    expect(await events()).toEqual(expect.arrayContaining(['created', 'started', 'request', 'signal', 'exit']))
+    expect(await page.locator('#journal tr.event-request td.facts').textContent()).toContain('kind stop')
+    expect(await page.locator('#journal tr.event-signal td.facts').first().textContent()).toBe('signal SIGTERM')
+    expect(await page.locator('#journal tr.event-exit td.facts').textContent()).toMatch(/^status stopped · reason stopped by request/)
+    expect(await page.locator('#journal tr.event-exit td.run').textContent()).toBe('run 1')
   })
 
   it('refuses actions in read-only mode: none shown, a POST with the CSRF token still 403, the task untouched', async () => {

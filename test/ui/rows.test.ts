@@ -18,6 +18,12 @@ describe("the dashboard's rows", () => {
     expect(row.commandLine).toBe(`sh -c $'echo "a\\nb"'`)
   })
 
+  it('say where a queued task waits, as `drover list` does', () => {
+    const queued = {...newRecord(5, spec), status: 'queued' as const, queue: 'builds'}
+    expect(taskRow({...taskJson(queued), position: 2}).outcome).toBe('queued (#2 in builds)')
+    expect(taskRow(taskJson(queued)).outcome).toBe('queued (builds)')
+  })
+
   it('show a corrupt record as corrupt, with why', () => {
     expect(taskRow({id: 4, status: 'corrupt', error: 'not JSON'})).toEqual({id: 4, status: 'corrupt', error: 'not JSON', outcome: 'corrupt', commandLine: 'not JSON'})
   })

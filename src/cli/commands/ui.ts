@@ -2,10 +2,10 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
 
 export default class Ui extends BaseCommand {
-  static override summary = 'Serve a local web dashboard: the task list and each task’s output, live, with stop, cancel, drain, resume and start.'
+  static override summary = 'Serve a local web dashboard: the task list, queues and each task’s output, live, with stop, cancel, drain, resume and start.'
   static override description = `Runs an HTTP server on 127.0.0.1 (a free port unless --port) and prints its URL on stdout (with --json: {"url", "host", "port", "readOnly"} on one line). The URL carries a random token: open it once and the browser keeps a session cookie; any request without it gets 401. Requests naming another Host get 403, actions need the page's CSRF token and POST, and the page loads nothing from the network.
 
-The list updates live as tasks start, change and end, from any shell; a task page streams its output (ANSI colours shown, partial lines included, earlier output paged in on demand), the readable transcript of claude and codex tasks, their turns, tokens and cost (with a chart by turn), and the runs timeline. Each action asks for confirmation and goes through the same library API as the CLI.
+The list updates live as tasks start, change and end, from any shell, and filters by status, queue and name; the queue view shows each queue's limit, the tasks holding its slots and those waiting in line. A task page streams its output (ANSI colours shown, partial lines included, earlier output paged in on demand), the readable transcript of claude and codex tasks, their turns, tokens and cost (with a chart by turn), a --worktree task's summary and diff against its base (the first 512 KiB of a longer diff), the runs and the events journal. Each action asks for confirmation and goes through the same library API as the CLI.
 
 Ctrl-C stops the dashboard and leaves every task running. With --read-only the actions are hidden and refused.`
 

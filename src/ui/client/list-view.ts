@@ -1,11 +1,13 @@
 // The task list: every live task and the newest ended ones, kept current by
-// the server's task feed, filtered by status and name in the page.
+// the server's task feed, filtered by status, queue and name in the page.
 
 import {el, setChildren, formatCost, formatDuration, runtimeOf} from './dom.js'
 import {startForm} from './start-form.js'
-import {getJson, isFinal, readOnly, setLive, TASK_STATUSES, type Task} from './net.js'
+import {getJson, isFinal, readOnly, setLive, TASK_STATUSES, type Queue, type Task} from './net.js'
 
-const COLUMNS = ['ID', 'Name', 'Status', 'Runtime', 'Agent', 'Turns', 'Cost', 'Command']
+const COLUMNS = ['ID', 'Name', 'Status', 'Queue', 'Runtime', 'Agent', 'Turns', 'Cost', 'Command']
+/** The queue filter's choice for tasks in no queue (a queue name starts with a letter). */
+const NO_QUEUE = '-'
 
 export function showList(main: HTMLElement): void {
   const tasks = new Map<number, Task>()
@@ -19,11 +21,17 @@ export function showList(main: HTMLElement): void {
     el('option', {attrs: {value: 'ended'}}, 'ended'),
     ...TASK_STATUSES.map((s) => el('option', {attrs: {value: s}}, s)),
   )
+  const queue = el(
+    'select',
+    {attrs: {id: 'filter-queue', 'aria-label': 'queue'}},
+    el('option', {attrs: {value: ''}}, 'all queues'),
+    el('option', {attrs: {value: NO_QUEUE}}, 'no queue'),
+  )
   const name = el('input', {attrs: {id: 'filter-name', type: 'search', placeholder: 'name or command', 'aria-label': 'name'}})
   const hidden = el('p', {className: 'hint'})
   const table = el('table', {className: 'tasks', attrs: {id: 'tasks'}}, el('thead', {}, el('tr', {}, ...COLUMNS.map((c) => el('th', {}, c)))), body)
   setChildren(main, 
-    el('section', {className: 'filters'}, status, name),
+    el('section', {className: 'filters'}, status, queue, name),
     table,
     hidden,
     readOnly ? null : startForm((task) => (location.href = `/task/${task.id}`)),
@@ -34,11 +42,21 @@ export function showList(main: HTMLElement): void {
     if (s === 'live' && isFinal(task.status)) return false
     if (s === 'ended' && !isFinal(task.status)) return false
     if (s && s !== 'live' && s !== 'ended' && task.status !== s) return false
+    if (queue.value === NO_QUEUE ? task.queue : queue.value && task.queue !== queue.value) return false
     const q = name.value.trim().toLowerCase()
     return !q || (task.name ?? '').toLowerCase().includes(q) || task.commandLine.toLowerCase().includes(q)
   }
 
+  /** A queue becomes a choice of the filter when a task in it is first seen. */
+  const offerQueue = (name: string | null) => {
+    if (!name || [...queue.options].some((option) => option.value === name)) return
+    const after = [...queue.options].slice(2).find((option) => option.value > name)
+    queue.insertBefore(el('option', {attrs: {value: name}}, name), after ?? null)
+  }
+
   const draw = (task: Task) => {
+    tasks.set(task.id, task)
+    offerQueue(task.queue)
     const row = rows.get(task.id) ?? el('tr', {attrs: {'data-id': String(task.id)}})
     const usage = task.agentInfo
     row.className = `status-${task.status}`
@@ -46,6 +64,7 @@ export function showList(main: HTMLElement): void {
       el('td', {}, el('a', {attrs: {href: `/task/${task.id}`}}, String(task.id))),
       el('td', {}, task.name ?? ''),
       el('td', {className: 'status'}, task.outcome),
+      el('td', {className: 'queue'}, task.queue ? el('a', {attrs: {href: `/queues#queue-${task.queue}`}}, task.queue) : ''),
       el('td', {className: 'runtime'}, task.status === 'corrupt' ? '' : formatDuration(runtimeOf(task))),
       el('td', {}, task.agent === 'generic' ? '' : task.agent ?? ''),
       el('td', {}, usage ? String(usage.turns) : ''),
@@ -64,7 +83,7 @@ export function showList(main: HTMLElement): void {
   const load = async () => {
     const list = await getJson<{tasks: Task[]; hidden: number}>('/api/tasks')
     for (const id of [...tasks.keys()]) if (!list.tasks.some((t) => t.id === id)) remove(id)
-    for (const task of list.tasks) tasks.set(task.id, task), draw(task)
+    for (const task of list.tasks) draw(task)
     hidden.textContent = list.hidden > 0 ? `${list.hidden} older ended task(s) not shown (drover list --all shows them)` : ''
   }
   const remove = (id: number) => {
@@ -74,6 +93,7 @@ export function showList(main: HTMLElement): void {
   }
 
   status.addEventListener('change', () => tasks.forEach(draw))
+  queue.addEventListener('change', () => tasks.forEach(draw))
   name.addEventListener('input', () => tasks.forEach(draw))
   // live runtimes tick in the page; the server is asked nothing for them
   setInterval(() => tasks.forEach((task) => !isFinal(task.status) && draw(task)), 1000)
@@ -87,8 +107,32 @@ export function showList(main: HTMLElement): void {
   events.addEventListener('error', () => setLive('reconnecting'))
   events.addEventListener('task', (event) => {
     const task = JSON.parse((event as MessageEvent<string>).data) as Task
-    tasks.set(task.id, task)
     draw(task)
+    if (task.queue) rereadLines()
   })
-  events.addEventListener('removed', (event) => remove((JSON.parse((event as MessageEvent<string>).data) as {id: number}).id))
+  events.addEventListener('removed', (event) => {
+    remove((JSON.parse((event as MessageEvent<string>).data) as {id: number}).id)
+    rereadLines()
+  })
+
+  // A waiting task's place in line moves when another task of its queue
+  // starts or goes, which is no change of its own (no event): read the lines
+  // again then. Only tasks queued both here and in the answer are redrawn, so
+  // an answer older than the latest event undoes no change of status.
+  let linesTimer = 0
+  const rereadLines = () => {
+    if (linesTimer) return
+    linesTimer = window.setTimeout(() => {
+      linesTimer = 0
+      getJson<{queues: Queue[]}>('/api/queues').then(
+        ({queues}) => {
+          for (const waiting of queues.flatMap((q) => q.tasks)) {
+            const shown = tasks.get(waiting.id)
+            if (shown?.status === 'queued' && waiting.status === 'queued' && shown.outcome !== waiting.outcome) draw(waiting)
+          }
+        },
+        () => {},
+      )
+    }, 150)
+  }
 }

@@ -44,12 +44,26 @@ export interface Task {
   shell: string | null
   cwd: string
   agent: string
+  /** the queue it waits in or holds a slot of, its place in line while queued. */
+  queue: string | null
+  position: number | null
+  worktree: {branch: string; base: string; baseCommit: string; path: string} | null
   createdAt: string
   startedAt: string | null
   endedAt: string | null
   runs: RunEntry[]
   agentInfo: (AgentUsage & {session: AgentUsage | null; error: string | null; sessionId: string | null}) | null
   error?: string
+}
+
+/** A queue as the queue view shows it: settings, counts, and its live tasks (slot holders, then the waiting in line). */
+export interface Queue {
+  name: string
+  parallel: number
+  paused: boolean
+  running: number
+  waiting: number
+  tasks: Task[]
 }
 
 export type TaskDetail = Task & {outputBytes: number | null; resume: string | null; resumeRefused: string | null}

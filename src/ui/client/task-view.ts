@@ -1,8 +1,10 @@
 // One task: what it is, its actions, its live output (or the agent's
-// readable transcript), turns/tokens/cost, and the runs timeline with the
-// changes seen while the page is open.
+// readable transcript), turns/tokens/cost, its worktree and diff when it has
+// one, the runs, and the events journal as a timeline.
 
+import {DiffView} from './diff-view.js'
 import {el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
+import {JournalView} from './journal-view.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
 import {usageChart, type UsagePoint} from './usage-chart.js'
@@ -34,6 +36,8 @@ export function showTask(main: HTMLElement, id: number): void {
   const seen = el('ol', {className: 'timeline'})
   const tabs = el('nav', {className: 'tabs'})
   const pane = el('div', {className: 'pane'})
+  const worktree = el('div')
+  const journal = new JournalView(id)
   setChildren(main, 
     el('p', {}, el('a', {attrs: {href: '/'}}, '← all tasks')),
     title,
@@ -44,14 +48,18 @@ export function showTask(main: HTMLElement, id: number): void {
     chart,
     tabs,
     pane,
+    worktree,
     el('h2', {}, 'Runs'),
     timeline,
+    el('h2', {}, 'Events'),
+    journal.root,
     el('h2', {}, 'Seen while this page is open'),
     seen,
   )
 
   let detail: TaskDetail | null = null
   let transcript: TranscriptView | null = null
+  let diff: DiffView | null = null
   const output = new OutputView(
     id,
     () => transcript?.poke(),
@@ -67,6 +75,7 @@ export function showTask(main: HTMLElement, id: number): void {
       ...fact('Command', task.commandLine),
       ...fact('Directory', task.cwd),
       ...fact('Agent', task.agent),
+      ...fact('Queue', task.queue ? `${task.queue}${task.position ? `, #${task.position} in line` : ''}` : ''),
       ...fact('Started', formatTime(task.startedAt)),
       ...fact('Runtime', formatDuration(runtimeOf(task))),
       ...fact('Ended', formatTime(task.endedAt)),
@@ -102,6 +111,11 @@ export function showTask(main: HTMLElement, id: number): void {
         ),
       ),
     )
+    // the worktree is read again when the task changes status (a run ended, another began) and on a click
+    if (task.worktree && (!diff || previous?.status !== task.status)) {
+      if (!diff) worktree.replaceChildren((diff = new DiffView(id)).root)
+      void diff.refresh()
+    }
     if (previous && previous.status !== task.status) seen.append(el('li', {}, `${new Date().toLocaleTimeString()}: ${previous.status} → ${task.status}`))
   }
 
@@ -109,6 +123,7 @@ export function showTask(main: HTMLElement, id: number): void {
     try {
       const task = await getJson<TaskDetail>(`/api/tasks/${id}`)
       render(task)
+      await journal.refresh()
       if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
     } catch (error) {
       message.textContent = (error as Error).message
