@@ -13,7 +13,7 @@ import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {fileSize, listTaskIds, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {isSameProcess} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile, workerAlive} from '../tasks/reconcile.js'
+import {reconcile, runnerState, workerAlive} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -124,7 +124,9 @@ export class Drover {
       record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
     }
     const runner = readRunnerIdentity(this.stateDir, record.id)
-    const live = {runnerAlive: runner !== null && isSameProcess(runner), workerAlive: workerAlive(record)}
+    // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here.
+    const runnerAlive = record.executor === 'local' ? runner !== null && isSameProcess(runner) : !isFinalStatus(record.status) && runnerState(this.stateDir, record) === 'alive'
+    const live = {runnerAlive, workerAlive: workerAlive(record)}
     return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
   }
 

@@ -8,7 +8,7 @@
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
 export type {ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
 export {prepareStart, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
-export type {PreparedStart, StartOptions} from './start-options.js'
+export type {PreparedStart, SlurmOptions, StartOptions} from './start-options.js'
 export type {ControlBatch, ControlHandle, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 export type {FollowOutputOptions, FollowResult, OutputFrom, OutputReset} from './output.js'
 export {DEFAULT_PAGE_BYTES} from './output-page.js'

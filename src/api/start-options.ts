@@ -8,7 +8,7 @@ import {parseEnvAssignment, parseTaskName} from '../base/parse.js'
 import {resolveExecutable, shellCommand} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
-import type {AgentProfileName} from '../state/record.js'
+import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import type {TaskSpec} from '../tasks/launch.js'
 
 /** What to run: an argv (never through a shell), or a script for the user's shell. */
@@ -35,6 +35,24 @@ export interface StartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** where the runner runs: `local` (default; DROVER_EXECUTOR sets another) or `slurm` (a batch job). */
+  executor?: ExecutorName
+  /** Slurm only: what the job asks of the scheduler. */
+  slurm?: SlurmOptions
+}
+
+/** `start --executor slurm`'s placement: first-class sbatch options, and any others as given. */
+export interface SlurmOptions {
+  partition?: string
+  /** sbatch --time: minutes, or [D-]HH:MM:SS. */
+  time?: string
+  cpus?: number
+  /** sbatch --mem, e.g. `4G`. */
+  mem?: string
+  /** seconds before the time limit at which the task is drained (sbatch --signal=B:USR1@N; at most 65535). */
+  drainBeforeLimitS?: number
+  /** more sbatch arguments, each as one argv element (`--account=x`). */
+  opts?: string[]
 }
 
 /** StartOptions that passed every check: what `Drover.start` launches. Made only by `prepareStart`. */
@@ -90,6 +108,45 @@ export function prepareStart(o: StartOptions): PreparedStart {
     pathEnv,
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
+    ...placement(o),
   }
   return {prepared: true, spec}
+}
+
+/** The executor asked for (the option, then DROVER_EXECUTOR), and its placement checked. */
+function placement(o: StartOptions): {executor: ExecutorName; slurm: SlurmPlacement | null} {
+  const fromEnv = process.env.DROVER_EXECUTOR === '' ? undefined : process.env.DROVER_EXECUTOR
+  const executor = o.executor ?? fromEnv ?? 'local'
+  if (!EXECUTOR_NAMES.includes(executor as ExecutorName)) {
+    throw usageError(`unknown executor '${executor}'${o.executor === undefined ? ' (from DROVER_EXECUTOR)' : ''}: use ${EXECUTOR_NAMES.join(' or ')}`)
+  }
+  const s = o.slurm ?? {}
+  if (executor !== 'slurm') {
+    if (o.slurm !== undefined && Object.values(o.slurm).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0))) {
+      throw usageError('Slurm options (--partition, --time, --cpus, --mem, --drain-before-limit, --slurm-opt) need --executor slurm')
+    }
+    return {executor: 'local', slurm: null}
+  }
+  if (s.cpus !== undefined && !(Number.isSafeInteger(s.cpus) && s.cpus > 0)) throw usageError('cpus must be a positive whole number')
+  if (s.drainBeforeLimitS !== undefined && !(Number.isSafeInteger(s.drainBeforeLimitS) && s.drainBeforeLimitS > 0 && s.drainBeforeLimitS <= 65535)) {
+    throw usageError('drain-before-limit must be between 1 second and 65535 seconds (Slurm\'s limit)')
+  }
+  if (s.time !== undefined && !/^(\d+-)?\d+(:\d+){0,2}$|^\d+-\d+$/.test(s.time)) {
+    throw usageError(`time '${s.time}' is not a Slurm time limit (minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]])`)
+  }
+  for (const [key, value] of [['partition', s.partition], ['mem', s.mem]] as const) {
+    if (value !== undefined && !/^[\w.+-]+$/.test(value)) throw usageError(`${key} '${value}' is not a Slurm ${key} name`)
+  }
+  return {
+    executor: 'slurm',
+    slurm: {
+      jobId: null,
+      partition: s.partition ?? null,
+      time: s.time ?? null,
+      cpus: s.cpus ?? null,
+      mem: s.mem ?? null,
+      drainBeforeLimitS: s.drainBeforeLimitS ?? null,
+      opts: s.opts ?? [],
+    },
+  }
 }

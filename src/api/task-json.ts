@@ -53,6 +53,10 @@ export interface TaskJson {
   policies: TaskRecord['policies']
   agentInfo: AgentInfo | null
   checkpoint: Checkpoint | null
+  /** where the runner runs: `local`, or `slurm` with its job id and the node its runner recorded. */
+  executor: TaskRecord['executor']
+  jobId: string | null
+  node: string | null
 }
 
 export interface CorruptTaskJson {
@@ -93,6 +97,9 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): Ta
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
+    executor: record.executor,
+    jobId: record.slurm?.jobId ?? null,
+    node: record.host,
   }
 }
 

@@ -26,9 +26,11 @@ export interface Executor {
   readonly capabilities: ExecutorCapabilities
   /**
    * Places a runner for the task and resolves once it has recorded `running`
-   * or the failure — or, with `adopt`, has taken over the live worker.
+   * or the failure — or, with `adopt`, has taken over the live worker. A
+   * batch scheduler may instead resolve `{queued: true}`: the job waits for
+   * resources, and its runner records `running` when it starts.
    */
-  submit(stateDir: string, id: number, opts?: {adopt?: boolean}): Promise<void>
+  submit(stateDir: string, id: number, opts?: {adopt?: boolean}): Promise<void | {queued: true}>
   /** Whether the task's runner is there, judged by what the executor can see (never a bare pid). */
   observe(stateDir: string, record: TaskRecord): RunnerPresence
   /**
@@ -43,4 +45,10 @@ export interface Executor {
    * reconcile adopts it or stops it, so there is still one writer.
    */
   cancel(stateDir: string, id: number): boolean
+  /**
+   * What the engine says about the task's placement, for its reason: why a
+   * job still waits (`queued in Slurm: Resources`) or how it ended. Only
+   * executors with an engine of their own have one.
+   */
+  explain?(stateDir: string, record: TaskRecord): string | null
 }

@@ -13,8 +13,10 @@ import {openAppend, taskPaths} from '../state/store.js'
 // not import (it is the launcher's side and pulls in more than builtins).
 const STANDBY_FLAG = '--standby'
 const ADOPT_FLAG = '--adopt'
+// Same literal as in runner/slurm-commands.ts: the runner is a Slurm job's batch script process.
+const REMOTE_FLAG = '--slurm'
 
-function main(stateDir: string | undefined, idText: string | undefined, adopt = false): void {
+function main(stateDir: string | undefined, idText: string | undefined, adopt = false, remote = false): void {
   const id = Number(idText)
   if (!stateDir || !Number.isSafeInteger(id)) {
     logRunnerError('usage: runner <state dir> <task id>\n')
@@ -32,7 +34,7 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
 
   let runner: Runner
   try {
-    runner = new Runner({stateDir, id, readyFd, adopt})
+    runner = new Runner({stateDir, id, readyFd, adopt, remote})
   } catch (error) {
     logRunnerError(`drover runner: ${(error as Error).message}\n`)
     process.exit(1)
@@ -46,8 +48,13 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   process.on('unhandledRejection', crash)
   // The runner has no terminal; SIGHUP from a closing session must not end it.
   process.on('SIGHUP', () => {})
+  if (remote) {
+    process.on('SIGUSR1', () => runner.drainFromEngine())
+  }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
+      // The scheduler's TERM (scancel, a time limit) is a stop to record, not the runner's own end.
+      if (remote && signal === 'SIGTERM' && runner.stopFromEngine()) return
       void runner.interrupted(signal).finally(() => process.exit(0))
     })
   }
@@ -99,4 +106,4 @@ function standby(): void {
 
 const [first, second, third] = process.argv.slice(2)
 if (first === STANDBY_FLAG) standby()
-else main(first, second, third === ADOPT_FLAG)
+else main(first, second, third === ADOPT_FLAG, third === REMOTE_FLAG)

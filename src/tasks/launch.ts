@@ -14,7 +14,9 @@ import {
   SCHEMA_VERSION,
   transition,
   type AgentProfileName,
+  type ExecutorName,
   type Policies,
+  type SlurmPlacement,
   type TaskRecord,
 } from '../state/record.js'
 import {
@@ -43,6 +45,9 @@ export interface TaskSpec {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** where the runner is placed (default local), and the Slurm placement for `slurm`. */
+  executor?: ExecutorName
+  slurm?: SlurmPlacement | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -72,6 +77,9 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     pathEnv: spec.pathEnv ?? null,
     agentHooks: spec.agentHooks ?? true,
     keepChildren: spec.keepChildren ?? false,
+    executor: spec.executor ?? 'local',
+    slurm: spec.slurm ?? null,
+    host: null,
   }
 }
 
@@ -129,11 +137,12 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
  */
 export async function launchRunner(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
   const id = record.id
-  await executorOf(record).submit(stateDir, id)
+  const placed = await executorOf(record).submit(stateDir, id)
 
   const read = readRecord(stateDir, id)
   if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
-  if (read.record.status !== 'starting') return read.record
+  // A batch job still queued is started: its runner records `running` when the scheduler runs it.
+  if (read.record.status !== 'starting' || placed?.queued) return read.record
   return failUnstartedRun(stateDir, id)
 }
 
@@ -228,5 +237,6 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
 function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
   if (isFinalStatus(record.status)) return record
   if (runnerState(stateDir, record) !== 'gone') return record
-  return transition(record, {status: 'lost', reason: 'runner vanished without recording an end'})
+  const engine = executorOf(record).explain?.(stateDir, record)
+  return transition(record, {status: 'lost', reason: `runner vanished without recording an end${engine ? ` (${engine})` : ''}`})
 }

@@ -1,11 +1,24 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_PROFILES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName} from '../../api/values.js'
+import {AGENT_PROFILES, EXECUTOR_NAMES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
 import {prepareStart, type PreparedStart} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {followToStdout} from '../render/follow-stdout.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
+
+// Where the runner runs; Slurm's placement. See "Running on a cluster" in the README.
+const SLURM_FLAGS = {
+  executor: Flags.string({description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else local)', options: [...EXECUTOR_NAMES]}),
+  partition: Flags.string({description: 'slurm: the partition to submit to (sbatch -p)'}),
+  time: Flags.string({description: 'slurm: the job\'s time limit (sbatch --time: minutes or [D-]HH:MM:SS; default: a little past --timeout)'}),
+  cpus: Flags.integer({description: 'slurm: CPUs for the task (sbatch --cpus-per-task)', min: 1}),
+  mem: Flags.string({description: 'slurm: memory for the task (sbatch --mem, e.g. 4G)'}),
+  'drain-before-limit': Flags.string({description: 'slurm: drain the task this long before the time limit, so an agent can be resumed (e.g. 5m; sbatch --signal=B:USR1@…)'}),
+  'slurm-opt': Flags.string({description: 'slurm: one more sbatch argument, passed as given (repeatable, e.g. --slurm-opt=--account=lab)', multiple: true}),
+}
+
+const SLURM_FLAG_NAMES = Object.keys(SLURM_FLAGS) as (keyof typeof SLURM_FLAGS)[]
 
 export default class Start extends BaseCommand {
   static override summary = 'Start a command in the background, or start a finished task again.'
@@ -48,6 +61,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    ...SLURM_FLAGS,
   }
 
   async run(): Promise<TaskJson | void> {
@@ -62,7 +76,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -130,6 +144,13 @@ function prepare(
     timeout?: string
     'idle-timeout'?: string
     'max-output'?: string
+    executor?: string
+    partition?: string
+    time?: string
+    cpus?: number
+    mem?: string
+    'drain-before-limit'?: string
+    'slurm-opt'?: string[]
   },
 ): PreparedStart {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
@@ -160,5 +181,15 @@ function prepare(
     timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
     idleTimeoutMs: flags['idle-timeout'] === undefined ? undefined : parseDuration(flags['idle-timeout'], '--idle-timeout'),
     maxOutputBytes: maxOutput === 0 ? null : maxOutput,
+    executor: flags.executor as ExecutorName | undefined,
+    slurm: {
+      partition: flags.partition,
+      time: flags.time,
+      cpus: flags.cpus,
+      mem: flags.mem,
+      drainBeforeLimitS:
+        flags['drain-before-limit'] === undefined ? undefined : Math.ceil(parseDuration(flags['drain-before-limit'], '--drain-before-limit') / 1000),
+      opts: flags['slurm-opt'],
+    },
   })
 }
