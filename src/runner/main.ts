@@ -23,11 +23,12 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
     process.exit(2)
   }
 
-  // fd 3 is the launcher's readiness pipe when present.
+  // fd 3 is the launcher's readiness pipe when present. A batch job has no
+  // launcher waiting, and its fd 3 may be Node's own: closing that aborts it.
   let readyFd: number | undefined
   try {
-    fstatSync(3)
-    readyFd = 3
+    if (!remote) fstatSync(3)
+    readyFd = remote ? undefined : 3
   } catch {
     readyFd = undefined
   }
