@@ -161,13 +161,16 @@ export class Runner {
   drainFromEngine(): void {
     if (!this.workerIdentity || this.exit) return
     this.event('policy', {cause: 'drain', by: 'time limit ahead'})
-    this.startPlan(planFor('drain'))
+    // The warning comes at least N seconds ahead (sbatch --signal=B:USR1@N): the whole drain must fit in them.
+    const aheadMs = (this.record.slurm?.drainBeforeLimitS ?? 60) * 1000
+    this.startPlan(planFor('drain', {graceMs: Math.floor(aheadMs / 2), killAfterMs: Math.floor(aheadMs / 4)}))
   }
 
   /** The scheduler ends the job (scancel, time limit, preemption): a graded stop, recorded as such. */
   stopFromEngine(): boolean {
     if (!this.workerIdentity || this.exit) return false
     this.event('policy', {cause: 'stop', by: 'scheduler SIGTERM'})
+    if (!this.plan) this.reasonNotes.push('Slurm ended the job (scancel, its time limit or preemption)')
     this.startPlan(planFor('stop'))
     return true
   }

@@ -133,14 +133,16 @@ describe('a task on Slurm', () => {
 describe('--drain-before-limit', () => {
   it('Slurm warns the runner (USR1) ahead of a short --time, and the task is drained, not killed', async () => {
     const dir = makeStateDir()
-    const task = await start(dir, ['sleep', '300'], ['--time', '1', '--drain-before-limit', '59s'])
+    // exits on STOP, as an agent checkpointing its conversation does
+    const task = await start(dir, [node, fixture('control-word.mjs'), 'STOP'], ['--time', '1', '--drain-before-limit', '50s'])
     strays.push(readTask(dir, task.id).worker.pid)
     const drained = await waitFor(() => (readTask(dir, task.id).status === 'drained' ? readTask(dir, task.id) : null), {
       timeout: 90_000,
       interval: 250,
       message: 'the drain before the time limit',
     })
-    expect(drained.checkpoint).toBeNull()
+    expect(drained.checkpoint).toMatchObject({mode: 'cooperative'})
+    expect(readOutput(dir, task.id)).toContain('control: STOP')
     const events = readFileSync(path.join(dir, 'tasks', String(task.id), 'events.ndjson'), 'utf8')
     expect(events).toContain('"by":"time limit ahead"')
   }, 120_000)
