@@ -27,17 +27,27 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
       return [String(task.id), '', paint('red', 'corrupt'), '', '', '', (task as CorruptTaskJson).error]
     }
     const t = task as TaskJson
-    const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced})
+    // A batch job waiting for resources: `starting` in the record, its reason says why it waits.
+    const queued = t.status === 'starting' && t.executor !== 'local' && t.reason?.startsWith('queued') === true
+    const label = queued ? 'queued' : outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced})
     const style = statusStyle(t.status)
     return [
       String(t.id),
       t.name ?? '',
       style ? paint(style, label) : label,
-      t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : '',
+      pidCell(t),
       t.startedAt ? shortTime(t.startedAt, now) : '',
       t.runtimeMs === null ? '' : formatDuration(t.runtimeMs),
       commandLine(t),
     ]
   })
   return renderTable(LIST_COLUMNS, rows, opts.width)
+}
+
+/** The worker's pid while it matters; on a cluster, with its node (or the job id while none runs). */
+function pidCell(t: TaskJson): string {
+  if (t.status !== 'lost' && isFinalStatus(t.status)) return ''
+  if (t.executor === 'local') return t.pid !== null ? String(t.pid) : ''
+  if (t.pid !== null && t.status !== 'starting') return `${t.pid}@${t.node ?? '?'}`
+  return t.jobId ? `job ${t.jobId}` : ''
 }
