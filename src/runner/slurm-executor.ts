@@ -116,7 +116,7 @@ async function submit(stateDir: string, id: number, opts: {adopt?: boolean} = {}
   const sbatch = slurm('sbatch', args, batchScript(process.execPath, nodeArgs, script, stateDir, id))
   const jobId = sbatch.ok ? parseSbatch(sbatch.stdout) : null
   if (!jobId) {
-    failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').at(-1) || 'no message'}`)
+    failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Try ')) || 'no message'}`)
     return
   }
   // Held until now, so this write cannot race the runner: it is the only writer once the job runs.

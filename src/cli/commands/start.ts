@@ -34,6 +34,10 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     {description: 'Run a Claude Code agent in the background', command: '<%= config.bin %> start --name fix-tests -- claude -p "make the tests pass" --output-format stream-json --verbose'},
     {description: 'Start and follow, exiting with the job\'s own exit code', command: '<%= config.bin %> start --follow -- npm test'},
     {description: 'A shell pipeline, stopped if it runs longer than 2 hours', command: '<%= config.bin %> start --timeout 2h --shell "make build 2>&1 | tee build.txt"'},
+    {
+      description: 'Run an agent as a Slurm job, drained 10 minutes before its 4-hour limit so it can be resumed',
+      command: '<%= config.bin %> start --executor slurm --partition gpu --time 4:00:00 --drain-before-limit 10m -- claude -p "port the solver" --output-format stream-json --verbose',
+    },
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
   ]
 
