@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
-import {cancelAllJobs, HEARTBEAT_MS, jobState, onCluster} from './cluster.js'
+import {cancelAllJobs, HEARTBEAT_MS, jobState, onCluster, SLURM_CONF} from './cluster.js'
 
 const node = process.execPath
 const strays: number[] = []
@@ -126,6 +126,29 @@ describe('a task on Slurm', () => {
     for (let i = 0; i < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 2 * HEARTBEAT_MS))
       expect(json(await onCluster(dir, ['status', String(task.id), '--json'])).status).toBe('running')
+    }
+  })
+})
+
+describe('secrets', () => {
+  it("the submitter's environment stays home: the worker gets its -e values from the record, the controller never sees them", async () => {
+    const dir = makeStateDir()
+    const result = await onCluster(dir, ['start', '--json', '-e', 'TASK_TOKEN=tok-from-e', '--', 'sh', '-c', 'echo "task=$TASK_TOKEN shell=${SUBMITTER_SECRET:-unset}"; sleep 2'], {
+      env: {SUBMITTER_SECRET: 'sub-secret-value'},
+    })
+    expect(result.exitCode, result.stderr).toBe(0)
+    const task = json(result)
+    await waitFor(() => readOutput(dir, task.id).includes('task='), {timeout: 20_000, message: 'the output'})
+    expect(readOutput(dir, task.id)).toBe('task=tok-from-e shell=unset\n')
+    // What the controller stores for the job (its environment and script) while the job is kept.
+    const {readdirSync} = await import('node:fs')
+    const spool = path.join(path.dirname(SLURM_CONF), 'spool', 'ctld')
+    const jobDir = readdirSync(spool, {recursive: true}).map(String).find((entry) => entry.endsWith(`job.${task.jobId}`))
+    expect(jobDir, 'the job in the controller state').toBeTruthy()
+    for (const file of readdirSync(path.join(spool, jobDir!))) {
+      const stored = readFileSync(path.join(spool, jobDir!, file), 'latin1')
+      expect(stored, file).not.toContain('tok-from-e')
+      expect(stored, file).not.toContain('sub-secret-value')
     }
   })
 })
