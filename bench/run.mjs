@@ -11,10 +11,11 @@ import {memory} from './lib/memory.mjs'
 import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
+import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, slurm}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
