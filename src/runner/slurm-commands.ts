@@ -14,8 +14,6 @@ export interface SbatchInput {
   workDir: string
   /** the task's own timeout: Slurm's --time becomes a backstop a little past it when none is given. */
   timeoutMs: number | null
-  /** names of variables to pass from the submitter (never values: the controller stores the job's environment). */
-  exportNames: string[]
 }
 
 // The runner stops the task itself at its timeout; Slurm's limit only catches a runner that cannot.
@@ -24,8 +22,9 @@ const BACKSTOP_MINUTES = 2
 export function sbatchArgs(input: SbatchInput): string[] {
   const p = input.placement
   const args = ['--parsable', '--hold', '--no-requeue', '-J', input.name, '-o', input.logFile, '--open-mode=append', '-D', input.workDir]
-  // A named list (not ALL): sbatch would otherwise hand the submitter's whole environment, secrets included, to the controller.
-  args.push(`--export=${input.exportNames.length > 0 ? input.exportNames.join(',') : 'NONE'}`)
+  // ALL of an environment drover builds (jobEnv): a list of names or NONE would
+  // make Slurm load the user's login environment on the node, a second or so.
+  args.push('--export=ALL')
   if (p.partition) args.push('-p', p.partition)
   const time = p.time ?? (input.timeoutMs !== null ? String(Math.ceil(input.timeoutMs / 60_000) + BACKSTOP_MINUTES) : null)
   if (time) args.push(`--time=${time}`)
@@ -34,6 +33,21 @@ export function sbatchArgs(input: SbatchInput): string[] {
   if (p.drainBeforeLimitS !== null) args.push(`--signal=B:USR1@${p.drainBeforeLimitS}`)
   args.push(...p.opts)
   return args
+}
+
+// What the job's environment gets from the submitter. The controller stores
+// it until the job is purged, so only these: the task's -e values are not
+// among them (the runner reads them from the record), nor anything else of
+// the submitting shell. SLURM_* and SBATCH_* stay too: they configure sbatch.
+const PASSED = ['HOME', 'USER', 'LOGNAME', 'PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'DROVER_HEARTBEAT_MS']
+
+/** The environment sbatch runs with, which `--export=ALL` hands to the job. */
+export function jobEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && (PASSED.includes(key) || key.startsWith('SLURM_') || key.startsWith('SBATCH_'))) out[key] = value
+  }
+  return out
 }
 
 /** The batch script: the runner itself, replacing the shell so Slurm's signals (USR1, TERM) reach it. */

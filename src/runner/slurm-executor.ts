@@ -18,6 +18,7 @@ import type {Executor, RunnerPresence} from './executor.js'
 import {heartbeatAge, heartbeatFile} from './heartbeat.js'
 import {
   batchScript,
+  jobEnv,
   parseSacct,
   parseSbatch,
   parseScontrolJob,
@@ -30,12 +31,10 @@ import {
   type JobView,
 } from './slurm-commands.js'
 
-// What the job's environment gets from the submitter: names only (the values
-// travel with the job and the controller keeps them until it is purged). The
-// task's -e values are not among them: the runner reads them from the record.
-const EXPORTED = ['HOME', 'USER', 'LOGNAME', 'PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SLURM_CONF', 'DROVER_HEARTBEAT_MS']
 // How long `start` waits for a released job to run before calling it queued.
 const SUBMIT_WAIT_MS = 30_000
+// A job still pending without a reason after this long is queued all the same.
+const QUEUED_AFTER_MS = 3000
 // A job id recorded, nothing seen yet: the scheduler is given this long before the task counts as never started.
 const STARTUP_GRACE_MS = 15_000
 // squeue answers are shared by every check within this window (list of many tasks).
@@ -43,8 +42,8 @@ const CACHE_MS = 1000
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-function slurm(command: string, args: string[], input?: string): {ok: boolean; stdout: string; stderr: string} {
-  const result = spawnSync(command, args, {encoding: 'utf8', input, timeout: 30_000, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
+function slurm(command: string, args: string[], input?: string, env?: Record<string, string>): {ok: boolean; stdout: string; stderr: string} {
+  const result = spawnSync(command, args, {encoding: 'utf8', input, env, timeout: 30_000, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
   if (result.error) return {ok: false, stdout: '', stderr: `${command}: ${result.error.message}`}
   return {ok: result.status === 0, stdout: result.stdout ?? '', stderr: (result.stderr ?? '').trim()}
 }
@@ -85,10 +84,6 @@ function runnerEntry(): {script: string; nodeArgs: string[]} {
   return {script: path.join(here, 'main.ts'), nodeArgs: ['--lite-mode', '--import', 'tsx']}
 }
 
-function exportNames(): string[] {
-  return EXPORTED.filter((name) => process.env[name] !== undefined && !process.env[name]!.includes(','))
-}
-
 /** Records a run that never reached a runner (sbatch refused it, the job ended at once): nobody else writes it. */
 function failSubmission(stateDir: string, record: TaskRecord, reason: string): void {
   const failed = transition(record, {status: 'failed', reason})
@@ -109,11 +104,10 @@ async function submit(stateDir: string, id: number, opts: {adopt?: boolean} = {}
     logFile: paths.runnerLog,
     workDir: paths.dir,
     timeoutMs: record.policies.timeoutMs,
-    exportNames: exportNames(),
   })
   // A heartbeat left by an earlier run says nothing about this one.
   safeUnlink(heartbeatFile(paths.dir))
-  const sbatch = slurm('sbatch', args, batchScript(process.execPath, nodeArgs, script, stateDir, id))
+  const sbatch = slurm('sbatch', args, batchScript(process.execPath, nodeArgs, script, stateDir, id), jobEnv(process.env))
   const jobId = sbatch.ok ? parseSbatch(sbatch.stdout) : null
   if (!jobId) {
     failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Try ')) || 'no message'}`)
@@ -133,13 +127,16 @@ async function submit(stateDir: string, id: number, opts: {adopt?: boolean} = {}
 
 /** Until the runner recorded `running` or the failure, the job ended without it, or it is queued. */
 async function waitPlaced(stateDir: string, id: number, jobId: string): Promise<void | {queued: true}> {
-  const deadline = Date.now() + SUBMIT_WAIT_MS
+  const began = Date.now()
+  const deadline = began + SUBMIT_WAIT_MS
   for (;;) {
     const read = readRecord(stateDir, id)
     if (!read.ok || read.record.status !== 'starting') return
     const view = queryJob(jobId, true)
-    // Pending with a reason (Resources, Priority, …): it waits its turn, and `start` need not.
-    if (view !== 'unknown' && view !== null && view.phase === 'pending' && view.reason !== null) return {queued: true}
+    // Pending with a reason (Resources, Priority, …), or not yet looked at by
+    // a busy scheduler after a while: it waits its turn, and `start` need not.
+    const waited = Date.now() - began > QUEUED_AFTER_MS
+    if (view !== 'unknown' && view !== null && view.phase === 'pending' && (view.reason !== null || waited)) return {queued: true}
     if (view === null || (view !== 'unknown' && view.phase === 'ended')) {
       // Give the runner's last write a moment to show on a shared file system.
       await sleep(200)

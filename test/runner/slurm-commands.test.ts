@@ -7,6 +7,7 @@ import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {
   batchScript,
+  jobEnv,
   parseSacct,
   parseSbatch,
   parseScontrolJob,
@@ -33,10 +34,10 @@ const placement = (over: Partial<SlurmPlacement> = {}): SlurmPlacement => ({
   ...over,
 })
 
-const input = {name: 'drover-3', logFile: '/s/tasks/3/runner.log', workDir: '/s/tasks/3', timeoutMs: null, exportNames: ['HOME', 'PATH']}
+const input = {name: 'drover-3', logFile: '/s/tasks/3/runner.log', workDir: '/s/tasks/3', timeoutMs: null}
 
 describe('sbatch arguments', () => {
-  it('submits held, not requeued, appending to the runner log, exporting names only', () => {
+  it('submits held, not requeued, appending to the runner log, exporting the environment drover built', () => {
     expect(sbatchArgs({...input, placement: placement()})).toEqual([
       '--parsable',
       '--hold',
@@ -48,12 +49,13 @@ describe('sbatch arguments', () => {
       '--open-mode=append',
       '-D',
       '/s/tasks/3',
-      '--export=HOME,PATH',
+      '--export=ALL',
     ])
   })
 
-  it('never exports the whole environment', () => {
-    expect(sbatchArgs({...input, exportNames: [], placement: placement()})).toContain('--export=NONE')
+  it("the job's environment is a short list, never the submitter's whole one", () => {
+    const env = jobEnv({HOME: '/h', PATH: '/bin', AWS_SECRET_ACCESS_KEY: 'x', GITHUB_TOKEN: 'y', SLURM_CONF: '/c', SBATCH_ACCOUNT: 'lab', DROVER_HEARTBEAT_MS: '500'})
+    expect(env).toEqual({HOME: '/h', PATH: '/bin', SLURM_CONF: '/c', SBATCH_ACCOUNT: 'lab', DROVER_HEARTBEAT_MS: '500'})
   })
 
   it('maps partition, time, cpus, mem, drain-before-limit and passes extra options last, as given', () => {
