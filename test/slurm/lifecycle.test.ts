@@ -70,6 +70,26 @@ describe('a task on Slurm', () => {
     expect(readOutput(dir, task.id)).toContain('child ignores SIGTERM')
   })
 
+  it('a frozen runner is reached through the scheduler: scancel --signal=CONT --batch wakes it and it takes the stop', async () => {
+    const dir = makeStateDir()
+    const task = await start(dir, ['sleep', '300'])
+    strays.push(readTask(dir, task.id).worker.pid)
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(task.id), 'runner.json'), 'utf8')).pid
+    process.kill(runner, 'SIGSTOP')
+    try {
+      const stopped = await onCluster(dir, ['stop', String(task.id), '--time', '1', '--json'])
+      expect(json(stopped).results[0]).toMatchObject({status: 'stopped', via: 'runner', final: true})
+    } finally {
+      try {
+        process.kill(runner, 'SIGCONT')
+      } catch {
+        // gone: the point
+      }
+    }
+    const events = readFileSync(path.join(dir, 'tasks', String(task.id), 'events.ndjson'), 'utf8')
+    expect(events).toContain('"event":"runner-woken"')
+  })
+
   it('cancel of a running job: cancelled, and the job ends', async () => {
     const dir = makeStateDir()
     const task = await start(dir, ['sleep', '300'])
