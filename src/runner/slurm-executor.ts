@@ -109,6 +109,10 @@ async function submit(stateDir: string, id: number, opts: {adopt?: boolean} = {}
   safeUnlink(heartbeatFile(paths.dir))
   const sbatch = slurm('sbatch', args, batchScript(process.execPath, nodeArgs, script, stateDir, id), jobEnv(process.env))
   const jobId = sbatch.ok ? parseSbatch(sbatch.stdout) : null
+  if (!jobId && /ENOENT/.test(sbatch.stderr)) {
+    failSubmission(stateDir, record, "sbatch not found on PATH: Slurm's client commands are needed for --executor slurm")
+    return
+  }
   if (!jobId) {
     failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Try ')) || 'no message'}`)
     return
