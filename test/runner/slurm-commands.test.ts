@@ -95,7 +95,7 @@ describe('squeue', () => {
   it('parses 22.05 output', () => {
     const jobs = parseSqueue(recorded('squeue-22.05.txt'))
     expect(jobs.get('5')).toMatchObject({state: 'PENDING', phase: 'pending', reason: 'Resources', node: null})
-    expect(jobs.get('3')).toMatchObject({phase: 'running', reason: null, node: 'vm'})
+    expect(jobs.get('3')).toMatchObject({phase: 'running', reason: null, node: 'c1'})
     expect(jobs.get('2')).toMatchObject({state: 'FAILED', phase: 'ended', reason: 'JobLaunchFailure'})
     expect(jobs.get('1')).toMatchObject({phase: 'ended'})
   })
