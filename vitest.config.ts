@@ -8,7 +8,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     projects: [
-      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/agents/**', 'test/slurm/**', '**/node_modules/**'], testTimeout: 20_000}},
+      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', 'test/slurm/**', '**/node_modules/**'], testTimeout: 20_000}},
       {
         test: {
           name: 'e2e',
@@ -31,8 +31,8 @@ export default defineConfig({
       {
         test: {
           name: 'agents',
-          include: ['test/agents/**/*.test.ts'],
-          setupFiles: ['test/agents/harness/setup.ts'],
+          include: ['test/real-agents/**/*.test.ts'],
+          setupFiles: ['test/real-agents/harness/setup.ts'],
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 60_000,

@@ -13,9 +13,11 @@ import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
 import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
+import {queues} from './lib/queues.mjs'
+import {ui} from './lib/ui.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, slurm}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues, ui, slurm}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
@@ -39,6 +41,12 @@ const sizes = {
   followLines: intEnv('BENCH_FOLLOW_LINES', quick ? 60 : 200),
   memTasks: intEnv('BENCH_MEM_TASKS', quick ? 3 : 10),
   drainTasks: intEnv('BENCH_DRAIN_TASKS', quick ? 10 : 50),
+  queueTasks: intEnv('BENCH_QUEUE_TASKS', quick ? 20 : 100),
+  queueWaiting: intEnv('BENCH_QUEUE_WAITING', 1000),
+  waitTasks: 100,
+  waitWindowMs: quick ? 5000 : 10_000,
+  uiTasks: intEnv('BENCH_UI_TASKS', 20),
+  uiSeconds: intEnv('BENCH_UI_SECONDS', quick ? 8 : 20),
 }
 const runs = intEnv('BENCH_RUNS', quick ? 5 : 15)
 
@@ -113,6 +121,7 @@ const settings = {
   'follow latency (BENCH_FOLLOW_LINES)': `${sizes.followLines} lines`,
   'memory (BENCH_MEM_TASKS)': `${sizes.memTasks} live tasks per group`,
   'drain (BENCH_DRAIN_TASKS)': `${sizes.drainTasks} tasks`,
+  'queues (BENCH_QUEUE_TASKS, BENCH_QUEUE_WAITING)': `${sizes.queueTasks} hand-offs; start with ${sizes.queueWaiting} waiting; wait on ${sizes.waitTasks}`,
   cases: selected.join(', '),
 }
 const markdown = resultsMarkdown({rows, machine: host, peers: ctx.peers, settings, date, durationMs: Date.now() - began, notes})

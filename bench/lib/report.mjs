@@ -13,6 +13,8 @@ export function fmt(value, unit) {
       return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 1)} ms`
     case 'kB':
       return `${(value / 1024).toFixed(1)} MiB`
+    case '%':
+      return `${value.toFixed(2)} %`
     case 'MiB/s':
       return `${value.toFixed(0)} MiB/s`
     default:

@@ -4,6 +4,7 @@
 // running right now (a drain's safe point). Node builtins only: the runner uses it.
 
 import type {AgentInfo, AgentProfileName, AgentUsage} from '../state/record.js'
+import {usageLimitOf} from './limits.js'
 
 export const emptyUsage = (): AgentUsage => ({turns: 0, costUsd: null, inputTokens: null, outputTokens: null})
 
@@ -77,6 +78,10 @@ export class AgentEventReader {
     if (!event || !type) return false
     if (this.profile === 'claude') this.foldClaude(type, event)
     else this.foldCodex(type, event)
+    // The first report that names a reset time stands: claude's structured
+    // rate_limit_event comes before the result that words the same limit.
+    const limit = usageLimitOf(this.profile, type, event)
+    if (limit && !this.info.limit?.resetAt) this.info = {...this.info, limit}
     return true
   }
 

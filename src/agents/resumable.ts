@@ -9,6 +9,7 @@ import type {TaskRecord} from '../state/record.js'
 export function resumeRefusal(record: TaskRecord): string | null {
   if (record.status === 'cancelled') return `task ${record.id} was cancelled, so it is not resumed; to run it again from the start: drover start ${record.id}`
   if (['starting', 'running', 'stopping'].includes(record.status)) return `task ${record.id} is ${record.status}; it cannot be resumed while it runs`
+  if (record.status === 'queued') return `task ${record.id} is queued; it starts by itself when its turn comes`
   const session = sessionRefusal(record)
   return session === null ? null : `task ${record.id} cannot be resumed: ${session}`
 }

@@ -1,108 +1,216 @@
-// An agent's JSON event stream (claude stream-json, codex exec --json) as a
-// transcript a person or a supervising model reads: what the agent said, the
-// tools it called and what came back, how the run ended — one event per line,
-// long payloads cut. Lines that are not events pass through as they are.
+// What an agent's event stream says, as a person reads it: the assistant's
+// text, each tool call with its arguments in short, the tool's result, errors,
+// and the run's final result with cost and turns. One line of claude
+// stream-json or codex JSONL in, zero or more items out; rendering is the
+// front-end's. Lines that are not the agent's events come back as `plain`.
 
 import type {AgentProfileName} from '../state/record.js'
 
-const MAX_PAYLOAD = 300
+export type TranscriptItem =
+  /** session start: the session or thread id, and what else the agent says about itself. */
+  | {kind: 'session'; text: string}
+  | {kind: 'text'; text: string}
+  /** the model's reasoning, when the agent shows it. */
+  | {kind: 'thinking'; text: string}
+  | {kind: 'tool'; name: string; args: string}
+  | {kind: 'result'; text: string; isError: boolean}
+  | {kind: 'error'; text: string}
+  /** the end of a run (claude's result) or of a turn (codex): cost, turns, tokens, time. */
+  | {kind: 'final'; ok: boolean; text: string; costUsd: number | null; turns: number | null; tokens: number | null; durationMs: number | null}
+  /** a line that is no event of the agent: its stderr, drover's separators. */
+  | {kind: 'plain'; text: string}
 
-const clip = (text: string, max = MAX_PAYLOAD) => {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length - max} more characters)` : flat
+const obj = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null)
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+
+/** A tool's input in one short line: the one argument that says what it does, else compact JSON. */
+export function shortArgs(input: unknown, max = 120): string {
+  const o = obj(input)
+  const telling = o && (str(o.command) ?? str(o.file_path) ?? str(o.path) ?? str(o.pattern) ?? str(o.url) ?? str(o.query) ?? str(o.description))
+  const text = telling ?? (input === undefined ? '' : JSON.stringify(input))
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
-const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
-const obj = (v: unknown): Record<string, any> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, any>) : null)
 
-function blockText(content: unknown): string {
+function claudeResultText(content: unknown): string {
   if (typeof content === 'string') return content
-  if (Array.isArray(content)) return content.map((b) => (obj(b)?.type === 'text' ? str(obj(b)!.text) : '')).join(' ')
-  return str(content)
+  if (!Array.isArray(content)) return content === undefined ? '' : JSON.stringify(content)
+  return content
+    .map((part) => {
+      const p = obj(part)
+      return p?.type === 'text' ? (str(p.text) ?? '') : p?.type === 'image' ? '[image]' : ''
+    })
+    .join('\n')
 }
 
-/** claude -p --output-format stream-json: system, assistant, user (tool results), result. */
-function claudeLines(event: Record<string, any>): string[] | null {
-  switch (event.type) {
+function claudeItems(type: string, event: Record<string, unknown>): TranscriptItem[] {
+  const subtype = str(event.subtype)
+  const blocks = (Array.isArray(obj(event.message)?.content) ? (obj(event.message)!.content as unknown[]) : []).map(obj)
+  switch (type) {
     case 'system':
-      return event.subtype === 'init' ? [`[session ${str(event.session_id)} started${event.model ? `, model ${str(event.model)}` : ''}]`] : []
+      if (subtype === 'init') {
+        const facts = [str(event.model) && `model ${event.model}`, str(event.cwd) && `cwd ${event.cwd}`].filter(Boolean)
+        return [{kind: 'session', text: `session ${str(event.session_id) ?? '?'}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`}]
+      }
+      return []
     case 'assistant':
-    case 'user': {
-      const content: unknown[] = Array.isArray(event.message?.content) ? event.message.content : []
-      return content.flatMap((raw) => {
-        const block = obj(raw)
-        if (!block) return []
-        if (block.type === 'text') return event.type === 'assistant' ? [str(block.text)] : []
-        if (block.type === 'tool_use') return [`→ ${str(block.name)} ${clip(str(block.input))}`]
-        if (block.type === 'tool_result') return [`← ${block.is_error ? 'error: ' : ''}${clip(blockText(block.content))}`]
+      return blocks.flatMap((b): TranscriptItem[] => {
+        if (b?.type === 'text' && str(b.text)) return [{kind: 'text', text: b.text as string}]
+        if (b?.type === 'thinking' && str(b.thinking)) return [{kind: 'thinking', text: b.thinking as string}]
+        if (b?.type === 'tool_use') return [{kind: 'tool', name: str(b.name) ?? '?', args: shortArgs(b.input)}]
         return []
       })
+    case 'user':
+      return blocks.flatMap((b): TranscriptItem[] =>
+        b?.type === 'tool_result' ? [{kind: 'result', text: claudeResultText(b.content), isError: b.is_error === true}] : [],
+      )
+    case 'rate_limit_event': {
+      const info = obj(event.rate_limit_info)
+      if (info?.status !== 'rejected') return []
+      const resets = num(info.resetsAt)
+      return [{kind: 'error', text: `${str(info.rateLimitType) ?? 'usage'} limit reached${resets !== null ? `; resets ${new Date(resets * 1000).toISOString()}` : ''}`}]
     }
     case 'result': {
-      const facts = [str(event.subtype), event.num_turns !== undefined ? `${event.num_turns} turns` : '', typeof event.total_cost_usd === 'number' ? `$${event.total_cost_usd.toFixed(4)}` : '']
-      const head = `[result: ${facts.filter(Boolean).join(', ')}]`
-      const errors = Array.isArray(event.errors) ? event.errors.map(str).join('; ') : ''
-      return [event.result ? `${head} ${clip(str(event.result), 2000)}` : errors ? `${head} ${errors}` : head]
+      const ok = event.is_error !== true && (subtype === null || subtype === 'success')
+      const errors = Array.isArray(event.errors) ? event.errors.filter((e): e is string => typeof e === 'string').join('; ') : ''
+      const usage = obj(event.usage)
+      const tokens = usage ? (num(usage.input_tokens) ?? 0) + (num(usage.output_tokens) ?? 0) : null
+      return [
+        {
+          kind: 'final',
+          ok,
+          text: str(event.result) ?? (errors || (subtype ?? '')),
+          costUsd: num(event.total_cost_usd),
+          turns: num(event.num_turns),
+          tokens,
+          durationMs: num(event.duration_ms),
+        },
+      ]
     }
     default:
-      return null
+      return []
   }
 }
 
-/** codex exec --json: thread.started, item.*, turn.*, error. */
-function codexLines(event: Record<string, any>): string[] | null {
+function codexItems(type: string, event: Record<string, unknown>): TranscriptItem[] {
   const item = obj(event.item)
-  switch (event.type) {
+  const itemType = str(item?.type)
+  switch (type) {
     case 'thread.started':
-      return [`[thread ${str(event.thread_id)} started]`]
-    case 'turn.started':
-    case 'item.updated':
-      return []
+      return [{kind: 'session', text: `thread ${str(event.thread_id) ?? '?'}`}]
     case 'item.started':
-      return item?.type === 'command_execution' ? [`→ $ ${clip(str(item.command))}`] : []
+      if (itemType === 'command_execution') return [{kind: 'tool', name: 'shell', args: shortArgs({command: item!.command})}]
+      if (itemType === 'mcp_tool_call') return [{kind: 'tool', name: `${str(item!.server) ?? 'mcp'}.${str(item!.tool) ?? '?'}`, args: shortArgs(item!.arguments)}]
+      if (itemType === 'web_search') return [{kind: 'tool', name: 'web_search', args: shortArgs({query: item!.query})}]
+      return []
     case 'item.completed':
-      if (!item || item.type === 'reasoning') return []
-      if (item.type === 'agent_message') return [str(item.text)]
-      if (item.type === 'command_execution') {
-        const output = str(item.aggregated_output)
-        return [`← exit ${str(item.exit_code ?? '?')}${output ? `: ${clip(output)}` : ''}`]
-      }
-      return [`[${str(item.type)}${item.text ? `: ${clip(str(item.text))}` : ''}]`]
+      return codexCompleted(item!, itemType)
     case 'turn.completed': {
       const usage = obj(event.usage)
-      return [`[turn completed${usage ? `: ${str(usage.input_tokens)} tokens in, ${str(usage.output_tokens)} out` : ''}]`]
+      const tokens = usage ? (num(usage.input_tokens) ?? 0) + (num(usage.output_tokens) ?? 0) : null
+      return [{kind: 'final', ok: true, text: 'turn completed', costUsd: null, turns: null, tokens, durationMs: null}]
     }
     case 'turn.failed':
+      return [{kind: 'error', text: str(obj(event.error)?.message) ?? 'the turn failed'}]
     case 'error':
-      return [`[error: ${clip(str(event.error?.message ?? event.message))}]`]
+      return [{kind: 'error', text: str(event.message) ?? 'error'}]
     default:
-      return null
+      return []
+  }
+}
+
+function codexCompleted(item: Record<string, unknown>, itemType: string | null): TranscriptItem[] {
+  switch (itemType) {
+    case 'agent_message':
+      return str(item.text) ? [{kind: 'text', text: item.text as string}] : []
+    case 'reasoning':
+      return str(item.text) ? [{kind: 'thinking', text: item.text as string}] : []
+    case 'command_execution': {
+      const code = num(item.exit_code)
+      const failed = item.status === 'failed' || item.status === 'declined' || (code !== null && code !== 0)
+      const output = str(item.aggregated_output) ?? ''
+      return [{kind: 'result', text: code !== null && code !== 0 ? `${output}${output.endsWith('\n') || output === '' ? '' : '\n'}exit ${code}` : output, isError: failed}]
+    }
+    case 'file_change': {
+      const changes = Array.isArray(item.changes) ? item.changes.map(obj).map((c) => `${str(c?.kind) ?? 'change'} ${str(c?.path) ?? '?'}`) : []
+      return [{kind: 'tool', name: 'edit', args: changes.join(', ')}]
+    }
+    case 'mcp_tool_call': {
+      const error = str(obj(item.error)?.message)
+      return [{kind: 'result', text: error ?? JSON.stringify(item.result ?? ''), isError: error !== null || item.status === 'failed'}]
+    }
+    case 'todo_list': {
+      const items = Array.isArray(item.items) ? item.items.map(obj).map((t) => `${t?.completed ? '[x]' : '[ ]'} ${str(t?.text) ?? ''}`) : []
+      return [{kind: 'text', text: items.join('\n')}]
+    }
+    case 'error':
+      return [{kind: 'error', text: str(item.message) ?? 'error'}]
+    default:
+      return []
+  }
+}
+
+/** The items one output line holds for a person (none for bookkeeping events). */
+export function transcriptItems(profile: AgentProfileName, line: string): TranscriptItem[] {
+  if (profile === 'generic' || !line.startsWith('{')) return line === '' ? [] : [{kind: 'plain', text: line}]
+  let event: Record<string, unknown> | null
+  try {
+    event = obj(JSON.parse(line))
+  } catch {
+    return [{kind: 'plain', text: line}]
+  }
+  const type = str(event?.type)
+  if (!event || !type) return [{kind: 'plain', text: line}]
+  return profile === 'claude' ? claudeItems(type, event) : codexItems(type, event)
+}
+
+const PLAIN_MAX = 300
+
+const plainClip = (text: string, max = PLAIN_MAX) => {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length - max} more characters)` : flat
+}
+
+/** One item as a plain line, for readers without a terminal (a supervising model over MCP): no colour, long payloads cut. */
+function plainLine(item: TranscriptItem): string {
+  switch (item.kind) {
+    case 'session':
+      return `[${item.text}]`
+    case 'text':
+    case 'plain':
+      return item.text
+    case 'thinking':
+      return `(thinking) ${plainClip(item.text)}`
+    case 'tool':
+      return `→ ${item.name}${item.args ? ` ${item.args}` : ''}`
+    case 'result':
+      return `← ${item.isError ? 'error: ' : ''}${plainClip(item.text)}`
+    case 'error':
+      return `[error: ${plainClip(item.text)}]`
+    case 'final': {
+      const facts = [
+        item.ok ? 'success' : 'failed',
+        item.turns !== null ? `${item.turns} turns` : '',
+        item.costUsd !== null ? `$${item.costUsd.toFixed(4)}` : '',
+        item.tokens !== null ? `${item.tokens} tokens` : '',
+      ].filter(Boolean)
+      const said = item.text && item.text !== 'turn completed' ? ` ${plainClip(item.text, 2000)}` : ''
+      return `[${item.text === 'turn completed' ? 'turn completed' : 'result'}: ${facts.join(', ')}]${said}`
+    }
   }
 }
 
 /**
- * Renders whole lines of output. An event the profile does not know, and any
- * line that is not JSON, stays as it was; a generic task's output is returned
- * untouched.
+ * Whole lines of an agent's output as plain transcript lines (the same items
+ * `logs --pretty` shows); the agent's bookkeeping events say nothing and are
+ * left out, a line still being written stays as it is (the next read renders
+ * it whole), and a generic task's output is returned untouched.
  */
 export function renderTranscript(text: string, profile: AgentProfileName): string {
   if (profile === 'generic' || text === '') return text
-  const render = profile === 'claude' ? claudeLines : codexLines
   const lines = text.split('\n')
   const last = lines.pop()!
-  const out: string[] = []
-  for (const line of lines) {
-    let event: Record<string, any> | null = null
-    if (line.startsWith('{')) {
-      try {
-        event = obj(JSON.parse(line))
-      } catch {
-        event = null
-      }
-    }
-    const rendered = event ? render(event) : null
-    if (rendered === null) out.push(line)
-    else out.push(...rendered)
-  }
-  // A line still being written stays as it is; the next page renders it whole.
+  const out = lines.flatMap((line) => transcriptItems(profile, line).map(plainLine))
   return out.map((line) => `${line}\n`).join('') + last
 }

@@ -11,6 +11,7 @@ import type {RequestKind} from '../state/requests.js'
 import {readRecord} from '../state/store.js'
 import type {ControlResult} from '../tasks/control.js'
 import {taskJson, type TaskJson} from './task-json.js'
+import type {Budget} from './budget.js'
 
 export type {ControlResult}
 
@@ -98,6 +99,8 @@ export interface ResumeManyOptions extends TaskSelection {
   /** every lost task whose desired state is still running (after a crash or reboot); not with refs. */
   interrupted?: boolean
   prompt: string
+  /** a new budget for the session's totals (a task drained by its budget is refused without a higher one). */
+  budget?: Partial<Budget>
 }
 
 const RESUMABLE: readonly TaskStatus[] = ['drained', 'lost', 'failed']
@@ -125,7 +128,7 @@ export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Pro
         return
       }
       try {
-        result.resumed.push(taskJson(await resumeTask(stateDir, task, opts.prompt)))
+        result.resumed.push(taskJson(await resumeTask(stateDir, task, opts.prompt, {budget: opts.budget}), {stateDir}))
       } catch (error) {
         if (!(error instanceof DroverError)) throw error
         result.refused.push({id: task.id, reason: error.message, exitCode: error.exitCode})

@@ -20,6 +20,11 @@ import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, Dr
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
+import type {QueueInfo} from './queues.js'
+import type {Budget} from './budget.js'
+import type {DiffOptions, DiffResult} from './worktrees.js'
+import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
+import type {UsagePoint} from './usage.js'
 import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** A task named by its id or by the `name` it was started with. */
@@ -63,6 +68,9 @@ export const DEFAULT_RECENT = DEFAULT_LAST
 export async function openStateDir(dir?: string, opts: {create?: boolean} = {}): Promise<Drover> {
   const stateDir = await resolveStateDir(dir)
   ensureStateDir(stateDir, opts)
+  // No daemon moves queues on: every opening does (a slot freed by a runner that died, a retry that is due).
+  const {advanceQueues} = await import('./queues.js')
+  await advanceQueues(stateDir)
   return new Drover(stateDir)
 }
 
@@ -73,9 +81,45 @@ export class Drover {
 
   /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
   async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
-    const {spec} = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options)
-    const {startTask} = await import('../tasks/launch.js')
-    return taskJson(await startTask(this.stateDir, spec))
+    const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options)
+    const [{queueSpec}, {startTask}] = await Promise.all([import('./queues.js'), import('../tasks/launch.js')])
+    // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
+    const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
+    return this.json(await startTask(this.stateDir, spec))
+  }
+
+  /** Each queue: its limit, tasks holding a slot, tasks waiting, paused. */
+  async queues(): Promise<QueueInfo[]> {
+    const {listQueues} = await import('./queues.js')
+    return listQueues(this.stateDir)
+  }
+
+  /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
+  async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
+    const {configureQueue} = await import('./queues.js')
+    return configureQueue(this.stateDir, name, {parallel: opts.parallel})
+  }
+
+  /** A paused queue starts nothing new; its running tasks go on. */
+  async pauseQueue(name: string): Promise<QueueInfo> {
+    const {configureQueue} = await import('./queues.js')
+    return configureQueue(this.stateDir, name, {paused: true})
+  }
+
+  /** A paused queue starts its waiting tasks again, as slots allow. */
+  async resumeQueue(name: string): Promise<QueueInfo> {
+    const {configureQueue} = await import('./queues.js')
+    return configureQueue(this.stateDir, name, {paused: false})
+  }
+
+  /**
+   * Waits until every selected task has ended (with `any`, the first), as
+   * `drover wait` does; the result carries its exit code. Unknown refs throw
+   * exit 3; the selection is fixed when the call starts.
+   */
+  async waitFor(selection: WaitSelection, opts: WaitOptions = {}): Promise<WaitResult> {
+    const {selectForWait, waitTasks} = await import('./wait.js')
+    return waitTasks(this.stateDir, await selectForWait(this.stateDir, selection), opts)
   }
 
   /**
@@ -86,14 +130,14 @@ export class Drover {
     const {findTaskToRestart, restartTask} = await import('../tasks/restart.js')
     const previous = findTaskToRestart(this.stateDir, String(ref))
     const offset = fileSize(taskPaths(this.stateDir, previous.id).output) ?? 0
-    return {task: taskJson(await restartTask(this.stateDir, String(ref))), offset}
+    return {task: this.json(await restartTask(this.stateDir, String(ref))), offset}
   }
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const wanted = filter.status
     const reads = (await loadTasks(this.stateDir)).filter((read) => !wanted || wanted.includes(read.ok ? read.record.status : 'corrupt'))
-    return reads.map((read) => readJson(read, {showEnv: filter.showEnv}))
+    return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
   }
 
   /**
@@ -110,7 +154,7 @@ export class Drover {
           last,
         )
       : await loadRecentTasks(this.stateDir, last)
-    return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv})), hidden}
+    return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 
   /**
@@ -157,6 +201,12 @@ export class Drover {
     const {id, offset} = await this.outputStart(ref, from)
     const {readOutput} = await import('./output.js')
     return {id, offset, data: readOutput(this.stateDir, id, offset)}
+  }
+
+  /** A claude or codex task's turns, tokens and cost turn by turn, read from its event stream (empty for other tasks). */
+  async usage(ref: TaskRef): Promise<UsagePoint[]> {
+    const {usageSeries} = await import('../tasks/usage-series.js')
+    return usageSeries(this.stateDir, await this.record(ref))
   }
 
   /** Like `output`, as a stream for large logs; it errors with ENOENT when the task has written nothing yet. */
@@ -224,7 +274,7 @@ export class Drover {
         }),
       ),
     )
-    return ended.map((record) => taskJson(record))
+    return ended.map((record) => this.json(record))
   }
 
   /** Graceful stop of the whole tree: STOP, SIGTERM, SIGKILL after `graceMs` (default 10 s). Waits for the end unless `wait: false`. */
@@ -261,10 +311,16 @@ export class Drover {
   }
 
   /** A new run that continues the task's session (the agent's own conversation for claude and codex). */
-  async resume(ref: TaskRef, opts: {prompt?: string} = {}): Promise<TaskJson> {
+  async resume(ref: TaskRef, opts: {prompt?: string; budget?: Partial<Budget>} = {}): Promise<TaskJson> {
     const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)
-    return taskJson(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT))
+    return this.json(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT, {budget: opts.budget}))
+  }
+
+  /** The task's worktree against the commit it started from (`start --worktree` tasks only). */
+  async diff(ref: TaskRef, opts: DiffOptions = {}): Promise<DiffResult> {
+    const {taskDiff} = await import('./worktrees.js')
+    return taskDiff(await this.record(ref), opts)
   }
 
   /** Resumes many tasks at once: named ones, `all` (drained and interrupted), or `interrupted` (after a reboot). */
@@ -284,7 +340,7 @@ export class Drover {
    * refs that name no task come back in `missing`; every ref is checked
    * before anything is removed.
    */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean} = {}): Promise<RmResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean} = {}): Promise<RmResult> {
     const {findTask} = await import('../state/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
@@ -301,7 +357,7 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
-    return {...(await prune(this.stateDir, {ids: [...ids], dryRun})), missing}
+    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.includeWorktrees})), missing}
   }
 
   /**
@@ -350,6 +406,11 @@ export class Drover {
     } finally {
       wakeup.close()
     }
+  }
+
+  /** The --json shape, with what only the state dir knows (a queued task's place in line). */
+  private json(record: TaskRecord): TaskJson {
+    return taskJson(record, {stateDir: this.stateDir})
   }
 
   private async record(ref: TaskRef): Promise<TaskRecord> {

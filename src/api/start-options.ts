@@ -10,9 +10,11 @@ import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import type {TaskSpec} from '../tasks/launch.js'
+import type {QueueStartOptions} from './queues.js'
+import {checkBudget, givenLimits} from './budget.js'
 
-/** What to run: an argv (never through a shell), or a script for the user's shell. */
-export interface StartOptions {
+/** What to run: an argv (never through a shell), or a script for the user's shell; with queues and dependencies (QueueStartOptions). */
+export interface StartOptions extends QueueStartOptions {
   /** argv of the command, e.g. `['claude', '-p', 'fix the tests']`; or give `shell`. */
   command?: string[]
   /** a script run through `$SHELL -c` (cmd.exe /c on Windows) instead of `command`. */
@@ -39,6 +41,30 @@ export interface StartOptions {
   executor?: ExecutorName
   /** Slurm only: what the job asks of the scheduler. */
   slurm?: SlurmOptions
+  /** with `name`: when a task of that name is queued or running, resolve with it instead of throwing exit 4. */
+  ifAbsent?: boolean
+  /** a shell command run once per final status, the final record as JSON on stdin. */
+  onExit?: string
+  /** how long an exit hook may run (default 60 s). */
+  hookTimeoutMs?: number
+  /** try a failed run again up to this many times (not after stop, cancel, drain or a limit). */
+  retry?: number
+  /** before the first retry (default 1 s); doubling each time, with jitter. */
+  retryDelayMs?: number
+  /** retry a run stopped by `timeoutMs` too. */
+  retryOnTimeout?: boolean
+  /** run in a new git worktree of the repository `cwd` is in: true for the branch `drover/<id>-<name>`, or the branch's name. */
+  worktree?: boolean | string
+  /** with `worktree`: the commit-ish the branch starts from (default HEAD). */
+  base?: string
+  /** with `worktree: 'branch'`: run on that existing branch (never deleted by rm or prune). */
+  existingBranch?: boolean
+  /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
+  maxCostUsd?: number
+  maxTurns?: number
+  maxTokens?: number
+  /** `wait`: when the agent stops on its provider's usage limit, wait until it lifts and resume (default `fail`). */
+  onLimit?: 'wait' | 'fail'
 }
 
 /** `start --executor slurm`'s placement: first-class sbatch options, and any others as given. */
@@ -55,10 +81,15 @@ export interface SlurmOptions {
   opts?: string[]
 }
 
-/** StartOptions that passed every check: what `Drover.start` launches. Made only by `prepareStart`. */
+/**
+ * StartOptions that passed every check that needs no state dir: what
+ * `Drover.start` launches (queues and dependencies are resolved there,
+ * against the state dir). Made only by `prepareStart`.
+ */
 export interface PreparedStart {
   readonly prepared: true
   readonly spec: TaskSpec
+  readonly queue: QueueStartOptions
 }
 
 /** The default of `maxOutputBytes`: 1 GiB. */
@@ -71,6 +102,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 ** 3
  * unknown program, an agent that needs argv given a script, a bad name.
  */
 export function prepareStart(o: StartOptions): PreparedStart {
+  if (o.ifAbsent && o.name === undefined) throw usageError('ifAbsent needs a name')
   if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
   if (o.shell !== undefined && o.shell.trim() === '') throw usageError('the shell script is empty')
@@ -84,6 +116,10 @@ export function prepareStart(o: StartOptions): PreparedStart {
   // the names a -e flag may set, whoever passes them
   for (const [key, value] of Object.entries(env)) parseEnvAssignment(`${key}=${value}`)
   const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
+  const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic')
+  const budget = {maxCostUsd: o.maxCostUsd ?? null, maxTurns: o.maxTurns ?? null, maxTokens: o.maxTokens ?? null}
+  checkBudget(agent, budget)
+  if (o.onLimit === 'wait' && agent === 'generic') throw usageError('--on-limit wait needs an agent whose usage limits drover can read (claude or codex)')
   const cwd = path.resolve(o.cwd ?? process.cwd())
   if (o.command !== undefined) {
     const problem = commandProblem(o.command, cwd, {...process.env, ...env})
@@ -98,8 +134,10 @@ export function prepareStart(o: StartOptions): PreparedStart {
     name: o.name === undefined ? null : parseTaskName(o.name),
     cwd,
     env,
-    agent: o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic'),
+    agent,
     policies: {
+      ...givenLimits(budget),
+      ...(o.onLimit === 'wait' ? {onLimit: 'wait' as const} : {}),
       timeoutMs: o.timeoutMs ?? null,
       idleTimeoutMs: o.idleTimeoutMs ?? null,
       maxOutputBytes: o.maxOutputBytes === undefined ? DEFAULT_MAX_OUTPUT_BYTES : o.maxOutputBytes,
@@ -109,8 +147,15 @@ export function prepareStart(o: StartOptions): PreparedStart {
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
     ...placement(o),
+    ifAbsent: o.ifAbsent ?? false,
+    onExit: o.onExit ?? null,
+    hookTimeoutMs: o.hookTimeoutMs ?? null,
+    retryMax: o.retry ?? 0,
+    retryDelayMs: o.retryDelayMs ?? null,
+    retryOnTimeout: o.retryOnTimeout ?? false,
+    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false},
   }
-  return {prepared: true, spec}
+  return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
 }
 
 /** The executor asked for (the option, then DROVER_EXECUTOR), and its placement checked. */

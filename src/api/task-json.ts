@@ -4,8 +4,10 @@
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
+import {queuePosition} from '../state/queues.js'
+import {readFileSync} from 'node:fs'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -57,6 +59,23 @@ export interface TaskJson {
   executor: TaskRecord['executor']
   jobId: string | null
   node: string | null
+  /** the queue the task waits in for a slot, or null. */
+  queue: string | null
+  priority: number
+  /** ids that must succeed (`after`) or end (`afterEnded`) before a run starts. */
+  after: number[]
+  afterEnded: number[]
+  /** while queued: 1-based place in its queue's line (null when shown without a state dir, or waiting only on dependencies). */
+  position: number | null
+  /** the current run's attempt (1 for the first) of `retryMax + 1`. */
+  attempt: number
+  retryMax: number
+  /** while waiting to try again: when the next attempt may start. */
+  retryAt: string | null
+  /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
+  worktree: WorktreeInfo | null
+  /** while `waiting` for a usage limit to lift: when its runner resumes it. */
+  waitUntil?: string | null
 }
 
 export interface CorruptTaskJson {
@@ -71,15 +90,30 @@ export function runtimeMs(record: TaskRecord, now = Date.now()): number | null {
   return Math.max(0, end - Date.parse(record.startedAt))
 }
 
-/** `showEnv` reveals what is masked by default: -e values and credentials in URLs of the command line. */
-export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): TaskJson {
+/** Why a queued task has not started, from its record alone. */
+export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded' | 'retryAt' | 'attempt' | 'retryMax'>): string {
+  const parts: string[] = []
+  if (record.retryAt !== null && Date.parse(record.retryAt) > Date.now()) parts.push(`attempt ${record.attempt} of ${record.retryMax + 1} at ${record.retryAt}`)
+  const ids = (list: number[]) => `${list.length === 1 ? 'task' : 'tasks'} ${list.join(', ')}`
+  if (record.after.length > 0) parts.push(`${ids(record.after)} to succeed`)
+  if (record.afterEnded.length > 0) parts.push(`${ids(record.afterEnded)} to end`)
+  if (record.queue !== null) parts.push(`a slot in queue ${record.queue}`)
+  return `waiting for ${parts.join(' and ')}`
+}
+
+/**
+ * `showEnv` reveals what is masked by default: -e values and credentials in
+ * URLs of the command line. `stateDir` adds a queued task's position.
+ */
+export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson {
   const show = opts.showEnv ?? false
+  const queued = record.status === 'queued'
   return {
     id: record.id,
     name: record.name,
     status: record.status,
     desired: record.desired,
-    reason: record.reason,
+    reason: queued && record.reason === null ? queuedReason(record) : record.reason,
     exitCode: record.exitCode,
     signal: record.signal,
     pid: record.worker?.pid ?? null,
@@ -100,17 +134,60 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean} = {}): Ta
     executor: record.executor,
     jobId: record.slurm?.jobId ?? null,
     node: record.host,
+    queue: record.queue,
+    priority: record.priority,
+    after: record.after,
+    afterEnded: record.afterEnded,
+    position: queued && opts.stateDir !== undefined && record.queue !== null ? queuePosition(opts.stateDir, record) : null,
+    attempt: record.attempt,
+    retryMax: record.retryMax,
+    retryAt: queued ? record.retryAt : null,
+    worktree: record.worktree,
+    ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }
 
-export function readJson(read: RecordRead, opts: {showEnv?: boolean} = {}): TaskJson | CorruptTaskJson {
+export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson | CorruptTaskJson {
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}
+}
+
+/** An exit hook that failed (non-zero exit, a signal, its timeout, or it could not start). */
+export interface HookFailureJson {
+  run: number
+  hook: string
+  reason: string | null
+  exitCode: number | null
+  signal: string | null
+}
+
+function hookFailures(paths: TaskPaths): HookFailureJson[] {
+  let text: string
+  try {
+    text = readFileSync(paths.events, 'utf8')
+  } catch {
+    return []
+  }
+  if (!text.includes('"hook-failed"')) return []
+  const failures: HookFailureJson[] = []
+  for (const line of text.split('\n')) {
+    if (!line.includes('"hook-failed"')) continue
+    try {
+      const e = JSON.parse(line) as Record<string, unknown>
+      if (e.event !== 'hook-failed') continue
+      failures.push({run: Number(e.run) || 0, hook: String(e.hook), reason: (e.reason as string) ?? null, exitCode: (e.exitCode as number) ?? null, signal: (e.signal as string) ?? null})
+    } catch {
+      // a torn line
+    }
+  }
+  return failures
 }
 
 export type TaskDetailJson = TaskJson & {
   found: true
   /** the size of output.log in bytes; null when it cannot be read. */
   outputBytes: number | null
+  /** exit hooks that failed, from the task's events. */
+  hookFailures: HookFailureJson[]
   runnerAlive: boolean
   workerAlive: boolean
   /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
@@ -128,8 +205,9 @@ export function taskDetailJson(
   const offered = record.status === 'drained' || wasInterrupted(record)
   const refusal = offered ? resumeRefusal(record) : null
   return {
-    ...taskJson(record, opts),
+    ...taskJson(record, {...opts, stateDir}),
     found: true,
+    hookFailures: hookFailures(taskPaths(stateDir, record.id)),
     ...live,
     resume: offered && refusal === null ? `drover resume ${record.id}` : null,
     resumeRefused: refusal,

@@ -173,6 +173,19 @@ export function processStartTime(pid: number, ctx: PlatformContext = currentPlat
   }
 }
 
+/**
+ * Whether start time `a` is no earlier than `b`, both as processStartTime
+ * gives them (clock ticks since boot on Linux, FILETIME on Windows, ps's
+ * date on macOS). Unknown or mixed forms compare as false: a caller deciding
+ * whether a process is ours must not guess.
+ */
+export function startedNoEarlierThan(a: string, b: string): boolean {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) >= BigInt(b)
+  if (/^\d+$/.test(a) || /^\d+$/.test(b)) return false
+  const [ta, tb] = [Date.parse(a), Date.parse(b)]
+  return Number.isFinite(ta) && Number.isFinite(tb) && ta >= tb
+}
+
 export function isProcessAlive(pid: number, ctx: PlatformContext = currentPlatform()): boolean {
   return processStartTime(pid, ctx) !== null
 }
@@ -412,6 +425,32 @@ export function resolveExecutable(
  * has neither groups nor sessions of this kind: callers rely on descendants
  * seen while the worker lived.
  */
+/**
+ * Live processes whose environment holds every one of `marks` (name=value):
+ * how a task's processes are found whatever they did to their parents,
+ * groups and sessions (a setsid child whose parent died at once). Linux
+ * reads /proc/<pid>/environ (this user's processes only); elsewhere the
+ * environment of another process is not readable cheaply, and this is [].
+ */
+export function listProcessesWithEnv(marks: Record<string, string>, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {
+  if (ctx.os !== 'linux') return []
+  const wanted = Object.entries(marks).map(([name, value]) => `${name}=${value}`)
+  if (wanted.length === 0) return []
+  const found: ProcessIdentity[] = []
+  for (const [pid, stat] of linuxProcessTable()) {
+    if (isDeadState(stat.state) || pid === process.pid) continue
+    let environ: string
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1')
+    } catch {
+      continue // another user's, or gone
+    }
+    const vars = new Set(environ.split('\0'))
+    if (wanted.every((pair) => vars.has(pair))) found.push({pid, startTime: stat.startTime})
+  }
+  return found
+}
+
 export function listGroupMembers(leader: number, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {
   if (!isValidPid(leader) || ctx.os === 'win32') return []
   const members: ProcessIdentity[] = []

@@ -7,7 +7,9 @@ import {
   isSameProcess,
   listDescendants,
   listGroupMembers,
+  listProcessesWithEnv,
   signalIdentity,
+  startedNoEarlierThan,
   signalProcessGroup,
   type PlatformContext,
   type ProcessIdentity,
@@ -27,6 +29,12 @@ export class ProcessTree {
     private readonly workerExited: () => boolean,
     /** injected in tests to drive the Windows mapping (taskkill) from any OS. */
     private readonly ctx: PlatformContext = currentPlatform(),
+    /**
+     * `group: false` when the worker may be long gone: its pid (= its group
+     * id) may name someone else's group by now, so the group is neither
+     * listed nor signalled — only identities known to be the task's are.
+     */
+    private readonly opts: {group: boolean; marks?: Record<string, string>} = {group: true},
   ) {
     this.known.set(worker.pid, worker)
   }
@@ -38,12 +46,28 @@ export class ProcessTree {
    * can still be swept. A scan reads the whole process table (a few ms), so
    * while waiting it runs at most every SCAN_INTERVAL_MS; `force` scans now.
    */
-  snapshot(force = true): void {
-    if (this.workerExited()) return
+  snapshot(force = true): boolean {
+    if (this.workerExited()) return false
     const now = Date.now()
-    if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return
+    if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return false
     this.lastScan = now
-    for (const identity of listDescendants(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    let grew = false
+    for (const identity of listDescendants(this.worker.pid, this.ctx)) {
+      const had = this.known.get(identity.pid)
+      if (had?.startTime !== identity.startTime) grew = true
+      this.known.set(identity.pid, identity)
+    }
+    return grew
+  }
+
+  /** Every process seen in the tree (the worker first): what the runner keeps in tree.json. */
+  identities(): ProcessIdentity[] {
+    return [...this.known.values()]
+  }
+
+  /** Processes seen by someone else (a runner that is gone, through tree.json), joined to the tree. */
+  remember(identities: readonly ProcessIdentity[]): void {
+    for (const identity of identities) if (!this.known.has(identity.pid)) this.known.set(identity.pid, identity)
   }
 
   /**
@@ -53,7 +77,13 @@ export class ProcessTree {
    * so a stop plan reaches them. Returns the live ones.
    */
   leftovers(): ProcessIdentity[] {
-    for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    if (this.opts.group) for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
+    // Whatever still carries the task's mark in its environment is the task's, however it left the tree.
+    if (this.opts.marks) {
+      for (const identity of listProcessesWithEnv(this.opts.marks, this.ctx)) {
+        if (startedNoEarlierThan(identity.startTime, this.worker.startTime)) this.known.set(identity.pid, identity)
+      }
+    }
     return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx))
   }
 
@@ -67,7 +97,7 @@ export class ProcessTree {
 
   /** The whole group at once, then each known member that left it — each checked against its start time. */
   signal(signal: 'SIGTERM' | 'SIGKILL'): void {
-    if (!this.workerExited() || this.groupMayLive()) {
+    if (this.opts.group && (!this.workerExited() || this.groupMayLive())) {
       try {
         signalProcessGroup(this.worker.pid, signal, this.ctx)
       } catch {
@@ -224,4 +254,36 @@ export async function stopLeftovers(tree: ProcessTree, event: (name: string, ext
   event('leftovers', {count: left.length, pids: left.map((p) => p.pid)})
   await executeStopPlan(tree, {currentPlan: () => LEFTOVER_PLAN, writeControl: () => {}, event})
   return left.length
+}
+
+/**
+ * A run whose runner died after spawning the worker but before recording it:
+ * there is no identity to start from, only the task's mark, which every
+ * process of the worker's tree inherited. Those still alive get SIGTERM, and
+ * SIGKILL after up to 2 s — each checked against its start time. Returns how
+ * many there were (none where the platform cannot read another process's
+ * environment).
+ */
+export async function stopMarked(
+  marks: Record<string, string>,
+  event: (name: string, extra: Record<string, unknown>) => void,
+  ctx: PlatformContext = currentPlatform(),
+): Promise<number> {
+  const found = listProcessesWithEnv(marks, ctx)
+  if (found.length === 0) return 0
+  event('leftovers', {count: found.length, pids: found.map((p) => p.pid)})
+  const send = (signal: 'SIGTERM' | 'SIGKILL') => {
+    for (const identity of found) {
+      try {
+        if (isSameProcess(identity, ctx)) signalIdentity(identity, signal, ctx)
+      } catch {
+        // gone, or not ours to signal any more
+      }
+    }
+  }
+  send('SIGTERM')
+  const until = Date.now() + 2000
+  while (Date.now() < until && found.some((identity) => isSameProcess(identity, ctx))) await new Promise((resolve) => setTimeout(resolve, 50))
+  send('SIGKILL')
+  return found.length
 }

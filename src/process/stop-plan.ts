@@ -4,7 +4,7 @@
 import type {StopSignal} from '../platform/platform.js'
 import type {TaskStatus} from '../state/record.js'
 
-export type StopCause = 'stop' | 'cancel' | 'drain' | 'timeout' | 'idle' | 'output'
+export type StopCause = 'stop' | 'cancel' | 'drain' | 'timeout' | 'idle' | 'output' | 'budget'
 
 export interface StopStep {
   /** word written into the control file at this step. */
@@ -27,6 +27,8 @@ export interface StopPlan {
   /** final status when the tree is gone. */
   status: TaskStatus
   requestIds: string[]
+  /** what the reason adds (a budget: which limit was reached). */
+  detail?: string
 }
 
 export const DEFAULT_STOP_GRACE_MS = 10_000
@@ -38,7 +40,7 @@ const AFTER_KILL_MS = 5_000
 
 // A cancel outranks everything (the user wants it gone now); a stop outranks a
 // drain and the runner's own policies; otherwise the first plan stays.
-const RANK: Record<StopCause, number> = {timeout: 0, idle: 0, output: 0, drain: 1, stop: 2, cancel: 3}
+const RANK: Record<StopCause, number> = {timeout: 0, idle: 0, output: 0, budget: 1, drain: 1, stop: 2, cancel: 3}
 
 export function outranks(next: StopCause, current: StopCause): boolean {
   return RANK[next] > RANK[current]
@@ -57,18 +59,22 @@ export function supersedes(next: StopPlan, current: StopPlan): boolean {
 
 export function planFor(
   cause: StopCause,
-  opts: {graceMs?: number; wrapUp?: boolean; killAfterMs?: number; requestId?: string} = {},
+  opts: {graceMs?: number; wrapUp?: boolean; killAfterMs?: number; requestId?: string; detail?: string} = {},
 ): StopPlan {
   const requestIds = opts.requestId ? [opts.requestId] : []
   const kill: StopStep = {signal: 'SIGKILL', waitMs: AFTER_KILL_MS}
   switch (cause) {
     case 'cancel':
       return {cause, status: 'cancelled', requestIds, steps: [{control: 'STOP', signal: 'SIGTERM', waitMs: CANCEL_GRACE_MS}, kill]}
+    // A budget ends the session the way a drain does (a checkpoint a resume
+    // with a higher budget continues): the agent is not failing, it is paused.
+    case 'budget':
     case 'drain':
       return {
         cause,
         status: 'drained',
         requestIds,
+        ...(opts.detail ? {detail: opts.detail} : {}),
         steps: [
           {control: 'STOP', waitMs: opts.graceMs ?? DEFAULT_DRAIN_GRACE_MS, untilSafePoint: true},
           {signal: 'SIGTERM', waitMs: opts.killAfterMs ?? DEFAULT_DRAIN_KILL_AFTER_MS},
@@ -103,6 +109,8 @@ export function stopReason(plan: StopPlan, killedAfterMs: number | null): string
       return `cancelled by request${killed}`
     case 'drain':
       return `drained${killed}`
+    case 'budget':
+      return `budget${plan.detail ? `: ${plan.detail}` : ''}${killed}`
     case 'timeout':
       return `timeout${killed}`
     case 'idle':

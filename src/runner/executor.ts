@@ -26,11 +26,13 @@ export interface Executor {
   readonly capabilities: ExecutorCapabilities
   /**
    * Places a runner for the task and resolves once it has recorded `running`
-   * or the failure — or, with `adopt`, has taken over the live worker. A
-   * batch scheduler may instead resolve `{queued: true}`: the job waits for
+   * or the failure — or, with `adopt`, has taken over the live worker; with
+   * `detach`, once it is placed (a queue's hand-off: the runner records its
+   * own start, and whoever advanced the queue does not wait for it). A batch
+   * scheduler may instead resolve `{queued: true}`: the job waits for
    * resources, and its runner records `running` when it starts.
    */
-  submit(stateDir: string, id: number, opts?: {adopt?: boolean}): Promise<void | {queued: true}>
+  submit(stateDir: string, id: number, opts?: {adopt?: boolean; detach?: boolean}): Promise<void | {queued: true}>
   /** Whether the task's runner is there, judged by what the executor can see (never a bare pid). */
   observe(stateDir: string, record: TaskRecord): RunnerPresence
   /**

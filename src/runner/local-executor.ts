@@ -13,6 +13,8 @@ import {isSameProcess, signalIdentity, type ProcessSignal} from '../platform/pla
 import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
 import type {Executor, RunnerPresence} from './executor.js'
+import {fireExitHooks} from './exit-hooks.js'
+import {withoutTaskVariables} from '../process/worker.js'
 
 // A runner is given this long to write runner.json after `start` created the
 // record; past it, a `starting` task without a runner was never launched.
@@ -26,7 +28,7 @@ export const ADOPT_FLAG = '--adopt'
 // runner mostly sleeps, and the little it parses goes through JSON.parse.
 const RUNNER_NODE_FLAGS = ['--lite-mode']
 
-function runnerEntry(): {script: string; execArgv: string[]} {
+export function runnerEntry(): {script: string; execArgv: string[]} {
   const here = path.dirname(fileURLToPath(import.meta.url))
   // The bundled CommonJS runner (see src/runner/main.ts for why it is bundled).
   const built = path.join(here, '..', 'runner.cjs')
@@ -54,6 +56,7 @@ export function prespawnRunner(): void {
   try {
     const child = spawn(process.execPath, [...execArgv, script, STANDBY_FLAG], {
       detached: true,
+      env: withoutTaskVariables(),
       stdio: ['pipe', 'ignore', 'ignore', 'pipe'],
       windowsHide: true,
     })
@@ -92,10 +95,38 @@ export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean
   try {
     const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id), ...(opts.adopt ? [ADOPT_FLAG] : [])], {
       detached: true,
+      env: withoutTaskVariables(),
       stdio: ['ignore', 'ignore', logFd, 'pipe'],
       windowsHide: true,
     })
     return {child, ready: child.stdio[3] as Readable}
+  } finally {
+    closeSync(logFd)
+  }
+}
+
+/** Fires a final record's exit hooks from a command (not a runner). */
+export function fireHooks(stateDir: string, record: TaskRecord): void {
+  fireExitHooks(stateDir, record, runnerEntry())
+}
+
+/**
+ * A runner for a task a queue just moved to `starting`, not waited for: the
+ * command that advanced the queue has its own work, and the new runner records
+ * its own start. Never the standby runner, which belongs to `start`'s own task.
+ */
+export function launchDetached(stateDir: string, id: number): void {
+  const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
+  const {script, execArgv} = runnerEntry()
+  try {
+    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+      detached: true,
+      env: withoutTaskVariables(),
+      stdio: ['ignore', 'ignore', logFd],
+      windowsHide: true,
+    })
+    child.on('error', () => {})
+    child.unref()
   } finally {
     closeSync(logFd)
   }
@@ -137,7 +168,13 @@ export const localExecutor: Executor = {
   name: 'local',
   capabilities: {adopt: true, directControl: true, standby: true},
 
-  submit: startRunner,
+  submit(stateDir: string, id: number, opts: {adopt?: boolean; detach?: boolean} = {}): Promise<void> {
+    if (opts.detach) {
+      launchDetached(stateDir, id)
+      return Promise.resolve()
+    }
+    return startRunner(stateDir, id, opts)
+  },
 
   observe(stateDir: string, record: TaskRecord): RunnerPresence {
     const runner = readRunnerIdentity(stateDir, record.id)

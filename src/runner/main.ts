@@ -8,6 +8,8 @@
 import {fstatSync, readSync} from 'node:fs'
 import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
+import {fireOwnHooks, handOff} from './handoff.js'
+import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
 
 // Same literal as STANDBY_FLAG in runner/local-executor.ts, which the runner does
 // not import (it is the launcher's side and pulls in more than builtins).
@@ -56,11 +58,23 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
     process.on(signal, () => {
       // The scheduler's TERM (scancel, a time limit) is a stop to record, not the runner's own end.
       if (remote && signal === 'SIGTERM' && runner.stopFromEngine()) return
-      void runner.interrupted(signal).finally(() => process.exit(0))
+      // `lost` is a final status too: its hooks fire (no slot is handed on: a shutdown, usually).
+      void runner
+        .interrupted(signal)
+        .then(() => fireOwnHooks(stateDir, id))
+        .finally(() => process.exit(0))
     })
   }
 
-  runner.main().then(() => process.exit(0), crash)
+  // Once the task has ended, its slot is handed on (a failure to do so is left
+  // to the next drover command, which advances queues too).
+  runner
+    .main()
+    .then(
+      () => handOff(stateDir, id).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      crash,
+    )
+    .then(() => process.exit(0), crash)
 }
 
 /**
@@ -105,6 +119,14 @@ function standby(): void {
   main(stateDir, idText)
 }
 
-const [first, second, third] = process.argv.slice(2)
-if (first === STANDBY_FLAG) standby()
+const [first, second, third, fourth] = process.argv.slice(2)
+if (first === HOOK_FLAG) {
+  superviseExitHooks(second, Number(third), Number(fourth)).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      logRunnerError(`drover hooks: ${(error as Error).message}\n`)
+      process.exit(1)
+    },
+  )
+} else if (first === STANDBY_FLAG) standby()
 else main(first, second, third === ADOPT_FLAG, third === REMOTE_FLAG)

@@ -34,7 +34,7 @@ export function runEnd(seen: RunSeen): RunEnd {
   if (seen.stop) {
     const {plan, killedAfterMs} = seen.stop
     const end: RunEnd = {status: plan.status, reason: stopReason(plan, killedAfterMs), exitCode: code, signal}
-    if (plan.cause === 'drain') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
+    if (plan.cause === 'drain' || plan.cause === 'budget') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
     return end
   }
   if (seen.adopted) {
@@ -44,6 +44,11 @@ export function runEnd(seen: RunSeen): RunEnd {
     return {status: succeeded ? 'succeeded' : 'failed', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
   }
   if (code === 0) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+  // The agent said why: a provider's usage limit is the reason people need to read.
+  const limit = seen.record.agentInfo?.limit
+  if (limit && code !== null) {
+    return {status: 'failed', reason: `exit ${code}: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: code, signal: null}
+  }
   // A worker that failed on a full disk most likely failed because of it: say so.
   const full = seen.diskFull() ? ' (no space left on device)' : ''
   if (code !== null) return {status: 'failed', reason: `exit ${code}${full}`, exitCode: code, signal: null}

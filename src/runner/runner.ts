@@ -10,18 +10,23 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
 import {hostname} from 'node:os'
 import {OutputCapWatch} from './output-cap.js'
 import {sessionBase} from '../agents/events.js'
+import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
-import {checkCwd, launchWorker, workerEnv} from '../process/worker.js'
+import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
+import {summarizeWorktree} from '../process/worktree.js'
+import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
+import {joinLine, queueRetry} from './retry-run.js'
+import {retryable} from '../state/retry.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
 import {
@@ -32,6 +37,7 @@ import {
   readRecord,
   safeUnlink,
   taskPaths,
+  readTreeFile,
   writeFileAtomic,
   writeRecord,
   type TaskPaths,
@@ -111,6 +117,8 @@ export class Runner {
   private reasonNotes: string[] = []
   /** stopping the worker's leftovers: requests arriving now are answered by the final record. */
   private cleaning = false
+  /** told to go (SIGTERM/SIGINT to the runner): the end is recorded as lost by interrupted(), nothing else. */
+  private interrupting = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
 
@@ -259,7 +267,17 @@ export class Runner {
     if (this.plan) await this.planDone
     this.outputCap?.stop()
     await this.stopLeftovers()
-    this.finishAfterExit()
+    await this.finishAfterExit()
+  }
+
+  /** tree.json: so that if this runner and the worker both vanish, reconcile can still stop what they leave. */
+  private saveTree(): void {
+    if (!this.tree || this.record.keepChildren) return
+    try {
+      writeFileAtomic(this.paths.tree, JSON.stringify(this.tree.identities()) + '\n')
+    } catch {
+      // a full disk: the group is still found by its id
+    }
   }
 
   /** No process of a task outlives its final status, unless the task was started with --keep-children. */
@@ -298,7 +316,9 @@ export class Runner {
     this.workerIdentity = worker
     const exited = () => worker === null || !isSameProcess(worker)
     if (exited()) this.exit = {code: null, signal: null}
-    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited()) : null
+    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited(), currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
+    // what the runner before us had seen of the tree stays known
+    this.tree?.remember(readTreeFile(this.paths))
     this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
     let size = 0
     try {
@@ -327,7 +347,8 @@ export class Runner {
     const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
-    this.tree = new ProcessTree(launch.identity, () => this.exit !== null)
+    this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths)})
+    this.saveTree()
     launch.child.once('exit', (code, signal) => {
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
@@ -467,9 +488,10 @@ export class Runner {
     }
     if (this.record.agent !== 'generic') this.readAgentOutput(size)
     if (this.exit) return
+    this.checkBudget()
     if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
       this.lastTreeScan = now
-      this.tree?.snapshot()
+      if (this.tree?.snapshot()) this.saveTree()
     }
     // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
     // (or restarted often) would be stopped again the moment each new run began.
@@ -477,6 +499,15 @@ export class Runner {
     const {timeoutMs, idleTimeoutMs} = this.record.policies
     if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
     else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
+  }
+
+  /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
+  private checkBudget(): void {
+    if (this.plan || !this.agentStream || runEnding(this.record.agentInfo?.lastEvent ?? null)) return
+    const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
+    if (!reached) return
+    this.event('policy', {cause: 'budget', detail: reached})
+    this.startPlan(planFor('budget', {detail: reached}))
   }
 
   private policyStop(cause: StopCause): void {
@@ -493,7 +524,7 @@ export class Runner {
     if (read.persist) this.commit(this.record)
   }
 
-  private finishAfterExit(): void {
+  private async finishAfterExit(): Promise<void> {
     if (this.record.agent !== 'generic') {
       try {
         this.readAgentOutput(statSync(this.paths.output).size)
@@ -509,7 +540,33 @@ export class Runner {
       sessionDir: this.paths.session,
       diskFull: () => diskFull(this.paths.dir),
     })
+    const until = status === 'failed' && !this.stopResult ? limitWaitUntil(this.record) : null
+    if (until !== null) {
+      await this.waitForLimit(until, outcome)
+      return
+    }
     this.finish(status, outcome, checkpoint ? {checkpoint} : {})
+  }
+
+  /** `--on-limit wait`: see limit-wait.ts. The timers of the run are done with; the wait polls itself. */
+  private async waitForLimit(until: number, end: {reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.watcher?.close()
+    await waitForLimit(
+      {
+        stateDir: this.options.stateDir,
+        id: this.options.id,
+        paths: this.paths,
+        record: () => this.record,
+        commit: (next) => this.commit(next),
+        event: (name, extra) => this.event(name, extra),
+        finish: (status, outcome, extra) => this.finish(status, outcome, extra),
+        handled: (file) => this.handledFiles.add(file),
+        logError: logRunnerError,
+      },
+      until,
+      end,
+    )
   }
 
   private finish(
@@ -517,6 +574,8 @@ export class Runner {
     outcome: {reason: string; exitCode?: number | null; signal?: string | null},
     extra: Partial<TaskRecord> = {},
   ): void {
+    // The runner itself was told to go: the worker's end it caused is that interruption's (lost), not a failure.
+    if (this.interrupting) return
     this.finishing = true
     if (this.timer) clearInterval(this.timer)
     if (this.heartbeat) clearInterval(this.heartbeat)
@@ -529,12 +588,31 @@ export class Runner {
     for (const {file} of readRequests(this.paths)) safeUnlink(file)
     if (this.reasonNotes.length > 0) outcome = {...outcome, reason: `${outcome.reason}; ${this.reasonNotes.join('; ')}`}
     this.outputCap?.stop()
-    this.commit({...transition(this.record, {status, ...outcome}), ...extra})
-    this.event('exit', {status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    const worktree = this.worktreeAtEnd()
+    // A run that got through resets the backoff of usage-limit waits.
+    const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
+    const ended: TaskRecord = {...transition(this.record, {status, ...outcome}), ...(worktree ? {worktree} : {}), ...waits, ...extra}
+    const retry = retryable(ended) ? queueRetry(this.options.stateDir, ended) : null
+    this.commit(retry ?? ended)
+    if (retry) joinLine(this.options.stateDir, retry)
+    this.event('exit', {run: ended.runs.length, status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
+    if (retry) this.event('retry', {attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
+  }
+
+  /** The worktree's summary against its base, as the run leaves it (what `status` shows). */
+  private worktreeAtEnd(): TaskRecord['worktree'] {
+    const worktree = this.record.worktree
+    if (!worktree) return null
+    try {
+      return {...worktree, summary: summarizeWorktree(worktree)}
+    } catch (error) {
+      this.event('worktree', {error: (error as Error).message})
+      return null
+    }
   }
 
   private namedInRunnerFile(): boolean {
@@ -548,6 +626,7 @@ export class Runner {
   /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */
   async interrupted(signal: NodeJS.Signals): Promise<void> {
     if (this.finishing) return
+    this.interrupting = true
     if (this.workerIdentity && !this.exit) {
       this.tree?.snapshot()
       this.tree?.signal('SIGTERM')

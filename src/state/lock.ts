@@ -4,9 +4,8 @@
 
 import {mkdirSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {randomBytes} from 'node:crypto'
 import {isSameProcess, processStartTime} from '../platform/platform.js'
-import {readOwnFile} from './store.js'
+import {readOwnFile, uniqueSuffix} from './store.js'
 import type {ProcessIdentity} from './record.js'
 
 export interface LockOptions {
@@ -85,7 +84,8 @@ function tryCreate(lockPath: string): Release | null {
 
 function removeLockDir(lockPath: string): void {
   // Rename first so a half-removed lock dir is never mistaken for a held one.
-  const grave = `${lockPath}.${randomBytes(4).toString('hex')}.released`
+  // (uniqueSuffix, not node:crypto: runners take queue locks, and crypto costs each ~2 MB.)
+  const grave = `${lockPath}.${uniqueSuffix()}.released`
   try {
     renameSync(lockPath, grave)
   } catch {

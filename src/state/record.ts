@@ -5,19 +5,23 @@
 export const SCHEMA_VERSION = 1
 
 export const TASK_STATUSES = [
+  'queued',
   'starting',
   'running',
   'stopping',
+  /** the agent ran into a provider's usage limit (`--on-limit wait`): its runner resumes it at `waitUntil`. */
+  'waiting',
   'succeeded',
   'failed',
   'stopped',
   'cancelled',
   'drained',
   'lost',
+  'skipped',
 ] as const
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 
-export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
+export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
 export const isFinalStatus = (status: TaskStatus): boolean => FINAL_STATUSES.includes(status)
 
 export type AgentProfileName = 'claude' | 'codex' | 'generic'
@@ -49,6 +53,43 @@ export interface Policies {
   timeoutMs: number | null
   idleTimeoutMs: number | null
   maxOutputBytes: number | null
+  /** `wait`: a run that ends on a provider's usage limit is resumed when the limit lifts. */
+  onLimit?: 'wait' | 'fail'
+  /** budgets over the agent's whole session (every run that continued it), or null. */
+  maxCostUsd?: number | null
+  maxTurns?: number | null
+  maxTokens?: number | null
+}
+
+/** What a task's worktree holds compared with its base, taken when a run ends. */
+export interface WorktreeSummary {
+  /** the worktree's HEAD commit. */
+  head: string
+  /** commits on the branch since the base commit. */
+  commits: number
+  /** tracked files that differ from the base (committed or not). */
+  filesChanged: number
+  insertions: number
+  deletions: number
+  /** anything not committed: changed tracked files or untracked ones. */
+  uncommitted: boolean
+  at: string
+}
+
+/** A git worktree made for the task (`start --worktree`): it is the task's cwd for every run. */
+export interface WorktreeInfo {
+  /** the working tree `start` ran in: git commands about the worktree run there. */
+  repo: string
+  path: string
+  branch: string
+  /** the ref given with --base (HEAD when none), and the commit it named at start. */
+  base: string
+  baseCommit: string
+  /** the repo's working tree had uncommitted changes at start: they are not in the worktree. */
+  baseDirty: boolean
+  /** false when the task runs on a branch that existed before it (`--existing-branch`): such a branch is never deleted. */
+  createdBranch?: boolean
+  summary: WorktreeSummary | null
 }
 
 /**
@@ -91,6 +132,8 @@ export interface AgentInfo extends AgentUsage {
   session: AgentUsage | null
   /** what the agent itself reported as going wrong (an error result, a failed turn). */
   error: string | null
+  /** a provider's usage or rate limit the agent ran into in this run, and when it lifts (ISO) if said. */
+  limit?: {message: string; resetAt: string | null} | null
 }
 
 export interface TaskRecord {
@@ -136,6 +179,36 @@ export interface TaskRecord {
   slurm: SlurmPlacement | null
   /** the host the current run's runner recorded (null until it did, and for runs before hosts were recorded). */
   host: string | null
+  /** the queue whose parallel limit this task's runs wait for, or null. */
+  queue: string | null
+  /** higher runs earlier among the queued tasks of its queue (default 0). */
+  priority: number
+  /** tasks that must all have succeeded before a run starts (else this task ends `skipped`). */
+  after: number[]
+  /** tasks that must all have ended, whatever the outcome, before a run starts. */
+  afterEnded: number[]
+  /** when the task first joined its queue: its place in line, kept when a run is queued again. */
+  queuedAt: string | null
+  /** a shell command run once per final status (`start --on-exit`), or null. */
+  onExit: string | null
+  /** how long an exit hook may run before it is stopped (default 60 s). */
+  hookTimeoutMs: number | null
+  /** `start --retry N`: failed runs are tried again up to N times (0: never). */
+  retryMax: number
+  /** the first retry's delay; each later one doubles it (with jitter). null: 1 s. */
+  retryDelayMs: number | null
+  /** a run stopped by --timeout is retried too. */
+  retryOnTimeout: boolean
+  /** which attempt the current run is (1 for the first). */
+  attempt: number
+  /** when a failed attempt is tried again: the queued run starts no earlier. */
+  retryAt: string | null
+  /** the git worktree the task runs in (`start --worktree`), or null. */
+  worktree: WorktreeInfo | null
+  /** while `waiting`: when the runner resumes the task (ISO). */
+  waitUntil?: string | null
+  /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
+  limitWaits?: number
 }
 
 export type ExecutorName = 'local' | 'slurm'
@@ -155,6 +228,10 @@ export interface SlurmPlacement {
   /** more sbatch arguments, passed as given. */
   opts: string[]
 }
+
+/** Whether a run of this task waits its turn (a queue's limit or dependencies) rather than starting at once. */
+export const waitsItsTurn = (record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded'>): boolean =>
+  record.queue !== null || record.after.length > 0 || record.afterEnded.length > 0
 
 export class RecordError extends Error {
   constructor(message: string) {
@@ -212,6 +289,25 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.executor === undefined || EXECUTOR_NAMES.includes(r.executor as ExecutorName), 'executor')
   check(r.slurm === undefined || r.slurm === null || isSlurmPlacement(r.slurm), 'slurm')
   check(r.host === undefined || isStringOrNull(r.host), 'host')
+  check(r.queue === undefined || isStringOrNull(r.queue), 'queue')
+  check(r.priority === undefined || Number.isSafeInteger(r.priority), 'priority')
+  check(r.after === undefined || isIdList(r.after), 'after')
+  check(r.afterEnded === undefined || isIdList(r.afterEnded), 'afterEnded')
+  check(r.queuedAt === undefined || isStringOrNull(r.queuedAt), 'queuedAt')
+  check(r.onExit === undefined || isStringOrNull(r.onExit), 'onExit')
+  check(r.hookTimeoutMs === undefined || isIntOrNull(r.hookTimeoutMs), 'hookTimeoutMs')
+  check(r.retryMax === undefined || (Number.isSafeInteger(r.retryMax) && (r.retryMax as number) >= 0), 'retryMax')
+  check(r.retryDelayMs === undefined || isIntOrNull(r.retryDelayMs), 'retryDelayMs')
+  check(r.retryOnTimeout === undefined || typeof r.retryOnTimeout === 'boolean', 'retryOnTimeout')
+  check(r.attempt === undefined || (Number.isSafeInteger(r.attempt) && (r.attempt as number) >= 1), 'attempt')
+  check(r.retryAt === undefined || isStringOrNull(r.retryAt), 'retryAt')
+  check(p.maxCostUsd === undefined || p.maxCostUsd === null || (typeof p.maxCostUsd === 'number' && Number.isFinite(p.maxCostUsd)), 'policies')
+  check(p.maxTurns === undefined || isIntOrNull(p.maxTurns), 'policies')
+  check(p.maxTokens === undefined || isIntOrNull(p.maxTokens), 'policies')
+  check(r.worktree === undefined || r.worktree === null || isWorktree(r.worktree), 'worktree')
+  check(p.onLimit === undefined || p.onLimit === 'wait' || p.onLimit === 'fail', 'policies')
+  check(r.waitUntil === undefined || isStringOrNull(r.waitUntil), 'waitUntil')
+  check(r.limitWaits === undefined || Number.isSafeInteger(r.limitWaits), 'limitWaits')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -229,6 +325,19 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.executor ??= 'local'
   record.slurm ??= null
   record.host ??= null
+  record.queue ??= null
+  record.priority ??= 0
+  record.after ??= []
+  record.afterEnded ??= []
+  record.queuedAt ??= null
+  record.onExit ??= null
+  record.hookTimeoutMs ??= null
+  record.retryMax ??= 0
+  record.retryDelayMs ??= null
+  record.retryOnTimeout ??= false
+  record.attempt ??= 1
+  record.retryAt ??= null
+  record.worktree ??= null
   for (const run of record.runs) run.outputOffset ??= null
   if (record.agentInfo) {
     record.agentInfo.session ??= null
@@ -259,7 +368,8 @@ function isAgentInfo(v: unknown): boolean {
     isStringOrNull(v.sessionId) &&
     isStringOrNull(v.lastEvent) &&
     (v.session === undefined || v.session === null || isAgentUsage(v.session)) &&
-    (v.error === undefined || isStringOrNull(v.error))
+    (v.error === undefined || isStringOrNull(v.error)) &&
+    (v.limit === undefined || v.limit === null || (isObject(v.limit) && typeof v.limit.message === 'string' && isStringOrNull(v.limit.resetAt)))
   )
 }
 
@@ -290,6 +400,21 @@ function isSlurmPlacement(v: unknown): boolean {
   )
 }
 
+const isIdList = (v: unknown) => Array.isArray(v) && v.every((id) => Number.isSafeInteger(id) && id > 0)
+function isWorktree(v: unknown): boolean {
+  if (!isObject(v)) return false
+  const strings = ['repo', 'path', 'branch', 'base', 'baseCommit'].every((k) => typeof v[k] === 'string')
+  const s = v.summary
+  const summary =
+    s === null ||
+    (isObject(s) &&
+      typeof s.head === 'string' &&
+      typeof s.uncommitted === 'boolean' &&
+      typeof s.at === 'string' &&
+      ['commits', 'filesChanged', 'insertions', 'deletions'].every((k) => Number.isSafeInteger(s[k])))
+  return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary
+}
+
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
 
 function isIdentity(v: unknown): boolean {
@@ -317,19 +442,25 @@ export function encodeRecord(record: TaskRecord): string {
 }
 
 // The moves a record may make. Final statuses may only go back to `starting`
-// (a restart or resume opens a new run; resume itself refuses a cancelled
-// task); `lost` may additionally be corrected to a real outcome by whoever
-// stops the orphaned worker.
+// or `queued` (a restart or resume opens a new run; resume itself refuses a
+// cancelled task); `lost` may additionally be corrected to a real outcome by
+// whoever stops the orphaned worker. A queued run has no process: it starts,
+// or ends without ever starting (cancelled, stopped, drained, or skipped when
+// a dependency did not succeed).
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
+  queued: ['starting', 'cancelled', 'stopped', 'drained', 'skipped'],
   starting: ['running', 'stopping', 'failed', 'cancelled', 'stopped', 'lost'],
-  running: ['stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  running: ['stopping', 'waiting', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
+  // The worker is gone; its runner waits to resume it, or records why it did not.
+  waiting: ['starting', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
   stopping: ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost'],
-  succeeded: ['starting'],
-  failed: ['starting'],
-  stopped: ['starting'],
-  cancelled: ['starting'],
-  drained: ['starting'],
-  lost: ['starting', 'stopped', 'cancelled', 'drained', 'failed'],
+  succeeded: ['starting', 'queued'],
+  failed: ['starting', 'queued'],
+  stopped: ['starting', 'queued'],
+  cancelled: ['starting', 'queued'],
+  drained: ['starting', 'queued'],
+  lost: ['starting', 'queued', 'stopped', 'cancelled', 'drained', 'failed'],
+  skipped: ['starting', 'queued'],
 }
 
 export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
@@ -382,16 +513,19 @@ export function transition(record: TaskRecord, outcome: Outcome): TaskRecord {
   return next
 }
 
-/** Opens a new run on a task that is final (restart or resume). */
+/** Opens a new run on a task that is final (restart or resume): `starting`, or `queued` when it waits its turn. */
 export function beginRun(
   record: TaskRecord,
   resumed: boolean,
   command: string[] | null = null,
   at = new Date().toISOString(),
+  status: 'starting' | 'queued' = 'starting',
 ): TaskRecord {
-  const moved = transition(record, {status: 'starting', at, reason: null, exitCode: null, signal: null})
+  const moved = transition(record, {status, at, reason: null, exitCode: null, signal: null})
   return {
     ...moved,
+    // a wait for a usage limit ends with the run that follows it
+    ...(record.waitUntil ? {waitUntil: null} : {}),
     desired: 'running',
     startedAt: null,
     endedAt: null,
@@ -402,7 +536,7 @@ export function beginRun(
         run: record.runs.length + 1,
         startedAt: null,
         endedAt: null,
-        status: 'starting',
+        status,
         exitCode: null,
         signal: null,
         reason: null,

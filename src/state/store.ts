@@ -37,6 +37,12 @@ export interface TaskPaths {
   runnerLog: string
   /** claude's `--settings` file with drover's drain hook (written at each launch). */
   agentSettings: string
+  /**
+   * The worker's descendants the runner has seen (pid + start time), kept as
+   * they appear: when runner and worker both vanish, what they left behind
+   * can still be found and stopped before the task is recorded lost.
+   */
+  tree: string
 }
 
 // The tasks dir of the last state dir asked for: every command uses one state
@@ -47,6 +53,9 @@ export function tasksDir(stateDir: string): string {
   if (tasksDirMemo?.stateDir !== stateDir) tasksDirMemo = {stateDir, tasks: path.join(stateDir, 'tasks')}
   return tasksDirMemo.tasks
 }
+
+/** Where `start --worktree` puts the tasks' git worktrees: beside tasks/, never inside a repository. */
+export const worktreesDir = (stateDir: string) => path.join(stateDir, 'worktrees')
 
 const taskDir = (stateDir: string, id: number) => tasksDir(stateDir) + path.sep + id
 
@@ -64,6 +73,7 @@ export function taskPaths(stateDir: string, id: number): TaskPaths {
     runner: at('runner.json'),
     runnerLog: at('runner.log'),
     agentSettings: at('claude-settings.json'),
+    tree: at('tree.json'),
   }
 }
 
@@ -299,5 +309,19 @@ export function readRunnerIdentity(stateDir: string, id: number): ProcessIdentit
     return Number.isSafeInteger(identity.pid) && typeof identity.startTime === 'string' ? identity : null
   } catch {
     return null
+  }
+}
+
+/** The identities a runner kept in tree.json; only well-formed entries, [] when there is none. */
+export function readTreeFile(paths: TaskPaths): ProcessIdentity[] {
+  try {
+    const list = JSON.parse(readOwnFile(paths.tree)) as unknown
+    if (!Array.isArray(list)) return []
+    return list.filter(
+      (entry): entry is ProcessIdentity =>
+        typeof entry === 'object' && entry !== null && Number.isSafeInteger(entry.pid) && entry.pid > 1 && typeof entry.startTime === 'string',
+    )
+  } catch {
+    return []
   }
 }

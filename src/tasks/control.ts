@@ -5,7 +5,8 @@
 
 import {readFileSync} from 'node:fs'
 import {acquireLock, taskLockPath} from '../state/lock.js'
-import {isSameProcess} from '../platform/platform.js'
+import {currentPlatform, isSameProcess} from '../platform/platform.js'
+import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
 import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
 import type {Executor} from '../runner/executor.js'
@@ -15,6 +16,7 @@ import {dropRequest, type NewRequest, type StopRequest} from '../state/requests.
 import {planFor, stopReason} from '../process/stop-plan.js'
 import {appendEvent, fileSize, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
 import {waitForFinal} from './wait.js'
+import {fireHooks} from '../runner/local-executor.js'
 
 export interface ControlResult {
   id: number
@@ -55,7 +57,12 @@ const result = (record: TaskRecord, fields: Pick<ControlResult, 'accepted' | 'vi
 })
 
 export async function requestControl(stateDir: string, start: TaskRecord, request: NewRequest, opts: ControlOptions): Promise<ControlResult> {
-  const record = await reconcile(stateDir, start)
+  let record = await reconcile(stateDir, start)
+  if (record.status === 'queued') {
+    const queued = await controlQueued(stateDir, record, request)
+    if (queued.result) return queued.result
+    record = queued.record
+  }
   if (isFinalStatus(record.status)) {
     if (workerAlive(record) && record.status === 'lost') return actDirectly(stateDir, record, request)
     if (record.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, record, request)
@@ -105,7 +112,8 @@ async function ensureTaken(stateDir: string, record: TaskRecord, request: StopRe
     if (await pickedUp(stateDir, record.id, requestId, eventsFrom, until)) return
     if (Date.now() >= deadline) return
     const read = readRecord(stateDir, record.id)
-    if (!read.ok || isFinalStatus(read.record.status) || executor.observe(stateDir, read.record) !== 'alive') return
+    // a runner still starting (launching the worker, learning an agent's flags) reads every request once it is up
+    if (!read.ok || isFinalStatus(read.record.status) || read.record.status === 'starting' || executor.observe(stateDir, read.record) !== 'alive') return
     if (step === 'wake') {
       if (executor.signal(stateDir, record.id, 'SIGCONT')) appendEvent(paths, {event: 'runner-woken', run: read.record.runs.length, requestId})
     } else if (!executor.capabilities.adopt) {
@@ -184,6 +192,24 @@ function readFrom(file: string, offset: number): string {
   }
 }
 
+/**
+ * A queued task has no runner to ask: stop and cancel end it without it ever
+ * starting; a drain leaves it queued (it holds no work to checkpoint, and it
+ * carries on by itself after a reboot). If a queue started it meanwhile, the
+ * request goes to its runner as for any running task.
+ */
+async function controlQueued(stateDir: string, record: TaskRecord, request: NewRequest): Promise<{result?: ControlResult; record: TaskRecord}> {
+  if (request.kind === 'drain') {
+    const message = `task ${record.id} is queued: nothing runs to drain, so it stays queued (cancel or stop ends it)`
+    return {result: result(record, {accepted: false, via: 'none', final: false, message}), record}
+  }
+  const {endQueued} = await import('./queues.js')
+  const ended = await endQueued(stateDir, record, request.kind)
+  if (ended) return {result: result(ended, {accepted: true, via: 'direct', final: true, message: `task ${ended.id} ${outcomeText(ended)}`}), record: ended}
+  const read = readRecord(stateDir, record.id)
+  return {record: read.ok ? await reconcile(stateDir, read.record) : record}
+}
+
 function finalMessage(record: TaskRecord): string {
   return `task ${record.id} already ended: ${outcomeText(record)}${strangerNote(record)}`
 }
@@ -225,6 +251,7 @@ async function settleLost(stateDir: string, lost: TaskRecord, request: NewReques
     const reason = `${status} by request (runner and worker were already gone)`
     const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
     writeRecord(stateDir, next)
+    fireHooks(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
     return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)${note}`})
   } finally {
@@ -250,7 +277,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
     }
     const paths = taskPaths(stateDir, record.id)
     appendEvent(paths, {event: 'request', kind: request.kind, direct: true, run: record.runs.length})
-    const tree = new ProcessTree(worker, () => !isSameProcess(worker))
+    const tree = new ProcessTree(worker, () => !isSameProcess(worker), currentPlatform(), {group: true, marks: taskMark(paths)})
     const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
     const outcome = await executeStopPlan(tree, {
       currentPlan: () => plan,
@@ -272,6 +299,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
       checkpoint,
     }
     writeRecord(stateDir, next)
+    fireHooks(stateDir, next)
     appendEvent(paths, {event: 'exit', run: next.runs.length, status: next.status, reason})
     safeUnlink(paths.control)
     return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${outcomeText(next)}`})

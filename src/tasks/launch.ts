@@ -5,7 +5,13 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive} from '../state/live-index.js'
-import {acquireLock, LockBusyError, stateLockPath, taskLockPath} from '../state/lock.js'
+import {fireHooks} from '../runner/local-executor.js'
+import {createWorktree} from '../process/worktree.js'
+import {stopMarked} from '../process/process-tree.js'
+import {taskMark} from '../process/worker.js'
+import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
+import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
+import {LOCK_WAIT_MS} from '../runner/advance.js'
 import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
 import {clearRequests} from '../state/requests.js'
 import {
@@ -13,6 +19,7 @@ import {
   isFinalStatus,
   SCHEMA_VERSION,
   transition,
+  waitsItsTurn,
   type AgentProfileName,
   type ExecutorName,
   type Policies,
@@ -27,6 +34,7 @@ import {
   readRecord,
   safeUnlink,
   taskPaths,
+  worktreesDir,
   writeRecord,
 } from '../state/store.js'
 
@@ -48,9 +56,30 @@ export interface TaskSpec {
   /** where the runner is placed (default local), and the Slurm placement for `slurm`. */
   executor?: ExecutorName
   slurm?: SlurmPlacement | null
+  /** wait for a slot in this queue (its parallel limit) before each run. */
+  queue?: string | null
+  /** jump ahead of lower priorities in the queue (default 0). */
+  priority?: number
+  /** start only once these tasks all succeeded (else end `skipped`). */
+  after?: number[]
+  /** start only once these tasks all ended, whatever the outcome. */
+  afterEnded?: number[]
+  /** with a name: when a task of that name is queued or running, return it instead of refusing (cron). */
+  ifAbsent?: boolean
+  /** a shell command run once per final status. */
+  onExit?: string | null
+  hookTimeoutMs?: number | null
+  /** try a failed run again up to this many times. */
+  retryMax?: number
+  retryDelayMs?: number | null
+  retryOnTimeout?: boolean
+  /** run in a new git worktree of the repository `cwd` is in (branch null: `drover/<id>-<name>`; base null: HEAD). */
+  worktree?: {branch: string | null; base: string | null; existingBranch?: boolean} | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
+  const queued = waitsItsTurn({queue: spec.queue ?? null, after: spec.after ?? [], afterEnded: spec.afterEnded ?? []})
+  const status = queued ? 'queued' : 'starting'
   return {
     schemaVersion: SCHEMA_VERSION,
     id,
@@ -61,7 +90,7 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     env: spec.env,
     agent: spec.agent,
     policies: spec.policies,
-    status: 'starting',
+    status,
     desired: 'running',
     reason: null,
     exitCode: null,
@@ -70,7 +99,7 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     startedAt: null,
     endedAt: null,
     worker: null,
-    runs: [{run: 1, startedAt: null, endedAt: null, status: 'starting', exitCode: null, signal: null, reason: null, resumed: false, command: null, outputOffset: null}],
+    runs: [{run: 1, startedAt: null, endedAt: null, status, exitCode: null, signal: null, reason: null, resumed: false, command: null, outputOffset: null}],
     agentInfo: null,
     checkpoint: null,
     executable: spec.executable ?? null,
@@ -80,22 +109,68 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     executor: spec.executor ?? 'local',
     slurm: spec.slurm ?? null,
     host: null,
+    queue: spec.queue ?? null,
+    priority: spec.priority ?? 0,
+    after: spec.after ?? [],
+    afterEnded: spec.afterEnded ?? [],
+    queuedAt: queued ? at : null,
+    onExit: spec.onExit ?? null,
+    hookTimeoutMs: spec.hookTimeoutMs ?? null,
+    retryMax: spec.retryMax ?? 0,
+    retryDelayMs: spec.retryDelayMs ?? null,
+    retryOnTimeout: spec.retryOnTimeout ?? false,
+    attempt: 1,
+    retryAt: null,
+    worktree: null,
   }
 }
 
-/** Creates the task and starts its first run. */
+/**
+ * Creates the task and starts its first run — or, when it waits its turn (a
+ * queue, dependencies), queues it under the queue's lock and advances the
+ * queue, waiting for its runner only if it got a slot at once.
+ */
 export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskRecord> {
-  const record = spec.name ? await createNamedTask(stateDir, spec, spec.name) : createTask(stateDir, spec)
-  return launchRunner(stateDir, record)
+  let existing: TaskRecord | null = null
+  const create = async () => {
+    if (!spec.name) return createTask(stateDir, spec)
+    const named = await createNamedTask(stateDir, spec, spec.name)
+    if (named.existing) existing = named.record
+    return named.record
+  }
+  const queue = effectiveQueue({queue: spec.queue ?? null, after: spec.after ?? [], afterEnded: spec.afterEnded ?? []})
+  const record = queue === null ? await create() : await withLock(queueLockPath(stateDir, queue), create, {waitMs: LOCK_WAIT_MS})
+  if (existing) return existing
+  return queue === null ? launchRunner(stateDir, record.id) : advanceOwn(stateDir, record.id)
+}
+
+/** Advances the queues after one of ours was queued; the record as it then is. */
+async function advanceOwn(stateDir: string, id: number): Promise<TaskRecord> {
+  const {advanceQueues} = await import('./queues.js')
+  let launched: TaskRecord | null = null
+  await advanceQueues(stateDir, {waitFor: id, launch: async () => (launched = await launchRunner(stateDir, id))})
+  if (launched) return launched
+  const read = readRecord(stateDir, id)
+  if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
+  return read.record
 }
 
 function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   const id = allocateTaskId(stateDir)
-  const record = newRecord(id, spec)
+  let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
+  const queue = effectiveQueue(record)
   try {
+    // The branch name needs the id, so the worktree comes after it; a refusal
+    // leaves no task behind (the id stays used, as every id handed out does).
+    if (spec.worktree) {
+      const made = createWorktree({cwd: spec.cwd, root: worktreesDir(stateDir), id, name: spec.name, ...spec.worktree})
+      record = {...record, cwd: made.cwd, worktree: made.info}
+    }
     markLive(stateDir, id)
     createTaskLayout(paths)
+    // Joined before the record exists (the caller holds the queue's lock): a crash in between leaves a stale entry, which the advancer drops.
+    if (queue !== null) addWaiting(stateDir, queue, waitingKey(record))
     writeRecord(stateDir, record)
   } catch (error) {
     // A full or read-only disk: no half-made task folder (list would call it corrupt).
@@ -103,7 +178,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
     rmSync(paths.dir, {recursive: true, force: true})
     throw error
   }
-  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: spec.cwd})
+  appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: record.cwd, ...(queue ? {queued: record.queue} : {}), ...(record.worktree ? {worktree: record.worktree.path, branch: record.worktree.branch} : {})})
   return record
 }
 
@@ -112,7 +187,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
  * happen under one state-wide lock, so two `start --name x` at once cannot both
  * win; names compare case-insensitively because macOS and Windows file systems do.
  */
-async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<TaskRecord> {
+async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<{record: TaskRecord; existing: boolean}> {
   const release = await acquireLock(stateLockPath(stateDir, 'names'))
   try {
     const wanted = name.toLowerCase()
@@ -120,10 +195,11 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
       if (!read.ok || read.record.name?.toLowerCase() !== wanted || isFinalStatus(read.record.status)) continue
       const current = await reconcile(stateDir, read.record)
       if (!isFinalStatus(current.status)) {
+        if (spec.ifAbsent) return {record: current, existing: true}
         throw conflictError(`name '${name}' is taken by task ${current.id} (${current.status})`, {name, id: current.id})
       }
     }
-    return createTask(stateDir, spec)
+    return {record: createTask(stateDir, spec), existing: false}
   } finally {
     release()
   }
@@ -135,14 +211,15 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
  * pipe also closes when the runner dies, so a crash is noticed at once rather
  * than after a timeout.
  */
-export async function launchRunner(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
-  const id = record.id
-  const placed = await executorOf(record).submit(stateDir, id)
+export async function launchRunner(stateDir: string, id: number): Promise<TaskRecord> {
+  const placed = readRecord(stateDir, id)
+  if (!placed.ok) throw new DroverError(`task ${id}: ${placed.error}`, ExitCode.failed)
+  const submitted = await executorOf(placed.record).submit(stateDir, id)
 
   const read = readRecord(stateDir, id)
   if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
   // A batch job still queued is started: its runner records `running` when the scheduler runs it.
-  if (read.record.status !== 'starting' || placed?.queued) return read.record
+  if (read.record.status !== 'starting' || submitted?.queued) return read.record
   return failUnstartedRun(stateDir, id)
 }
 
@@ -153,10 +230,16 @@ async function failUnstartedRun(stateDir: string, id: number): Promise<TaskRecor
     const read = readRecord(stateDir, id)
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
     if (read.record.status !== 'starting') return read.record
-    const reason = `runner exited before starting the worker: ${lastLine(taskPaths(stateDir, id).runnerLog) || 'no message'}`
+    // It may have died just after spawning the worker: nothing of the task may outlive this final status.
+    const paths = taskPaths(stateDir, id)
+    const run = read.record.runs.length
+    const left = read.record.keepChildren ? 0 : await stopMarked(taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
+    const leftovers = left > 0 ? `; ${left} leftover process${left === 1 ? '' : 'es'} stopped` : ''
+    const reason = `runner exited before starting the worker: ${lastLine(paths.runnerLog) || 'no message'}${leftovers}`
     const failed = transition(read.record, {status: 'failed', reason})
     writeRecord(stateDir, failed)
     appendEvent(taskPaths(stateDir, id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})
+    fireHooks(stateDir, failed)
     return failed
   } finally {
     release()
@@ -179,6 +262,8 @@ export interface NewRunOptions {
    * task's own (an agent resume), else null.
    */
   prepare: (record: TaskRecord) => string[] | null
+  /** limits this run changes for the task (resume's new budget), applied before `prepare` sees it. */
+  policies?: Partial<Policies>
 }
 
 /**
@@ -191,20 +276,27 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   // itself), so it is refused below as running rather than started twice.
   const before = readRecord(stateDir, id)
   if (before.ok) await reconcile(stateDir, before.record)
+  // A task that waits its turn opens its run as `queued`; the queue's lock comes first, as the advancer takes them.
+  const queue = before.ok ? effectiveQueue(before.record) : null
+  const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue), {waitMs: LOCK_WAIT_MS})
   let release
   let next: TaskRecord
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
   } catch (error) {
     // Only a held lock is a conflict; a read-only or full state dir must say so.
+    releaseQueue?.()
     if (!(error instanceof LockBusyError)) throw error
     throw conflictError(`task ${id} is being changed by another drover command; try again`, {id})
   }
   try {
     const read = readRecord(stateDir, id)
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
-    const record = reconcileLocked(stateDir, read.record)
-    if (!isFinalStatus(record.status)) {
+    const reconciled = reconcileLocked(stateDir, read.record)
+    const record = options.policies ? {...reconciled, policies: {...reconciled.policies, ...options.policies}} : reconciled
+    // A task waiting for a usage limit has no worker: its runner only sleeps,
+    // and sees the new run when it wakes (so `resume` may cut the wait short).
+    if (!isFinalStatus(record.status) && !(record.status === 'waiting' && options.resumed)) {
       throw conflictError(`task ${id} is ${record.status}; stop it first`, {id, status: record.status})
     }
     if (workerAlive(record)) {
@@ -214,7 +306,11 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
       })
     }
     const command = options.prepare(record)
-    next = beginRun(record, options.resumed, command)
+    const at = new Date().toISOString()
+    // Naming the task again starts its attempts afresh.
+    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1}
+    // A resume keeps the task's place in line (an interrupted queue continues where it was); a restart joins at the back.
+    if (queue !== null) next.queuedAt = options.resumed && record.queuedAt ? record.queuedAt : at
     createTaskLayout(taskPaths(stateDir, id))
     // A request meant for an earlier run (dropped as it ended, or left by a
     // runner killed mid-stop) would stop or cancel this one the moment it starts.
@@ -224,18 +320,20 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     // finalise the run still starting as lost (and the new runner then fail).
     safeUnlink(taskPaths(stateDir, id).runner)
     markLive(stateDir, id)
+    if (queue !== null) addWaiting(stateDir, queue, waitingKey(next))
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
   } finally {
     release()
+    releaseQueue?.()
   }
-  return launchRunner(stateDir, next)
+  return queue === null ? launchRunner(stateDir, id) : advanceOwn(stateDir, id)
 }
 
 // reconcile() takes the task lock itself; here we already hold it, so only
 // the in-memory truth is needed and the caller's write persists it.
 function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
-  if (isFinalStatus(record.status)) return record
+  if (isFinalStatus(record.status) || record.status === 'queued') return record
   if (runnerState(stateDir, record) !== 'gone') return record
   const engine = executorOf(record).explain?.(stateDir, record)
   return transition(record, {status: 'lost', reason: `runner vanished without recording an end${engine ? ` (${engine})` : ''}`})

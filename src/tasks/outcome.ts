@@ -32,9 +32,20 @@ export function outcomeLabel(task: {
   exitCode: number | null
   signal: string | null
   forced?: boolean
+  queue?: string | null
+  position?: number | null
+  attempt?: number
+  retryMax?: number
+  retryAt?: string | null
 }): string {
   const {status, reason} = task
   switch (status) {
+    case 'queued':
+      if (task.retryAt) return `queued (retry ${task.attempt}/${(task.retryMax ?? 0) + 1} at ${task.retryAt.slice(11, 19)})`
+      if (task.queue && task.position) return `queued (#${task.position} in ${task.queue})`
+      return task.queue ? `queued (${task.queue})` : 'queued (after)'
+    case 'skipped':
+      return 'skipped'
     case 'failed': {
       const policy = reason ? POLICY.exec(reason) : null
       if (policy) return `failed (${policy[1]})`

@@ -6,6 +6,7 @@ import {usageError} from '../base/errors.js'
 import type {PlatformContext} from '../platform/platform.js'
 import {FINAL_STATUSES, type TaskStatus} from '../state/record.js'
 import type {RemovalIo} from './removal.js'
+import type {WorktreeRemoval} from '../process/worktree.js'
 
 export interface PruneCriteria {
   /** keep the newest N final tasks (among those --status allows), remove the rest. */
@@ -20,6 +21,12 @@ export interface PruneCriteria {
   includeCheckpoints?: boolean
   /** also remove records that cannot be read (reported and kept otherwise). */
   includeCorrupt?: boolean
+  /**
+   * a task's clean worktree whose branch has unmerged commits: remove the
+   * worktree and keep the branch (without this the task is kept). A worktree
+   * with uncommitted changes always keeps its task.
+   */
+  includeWorktrees?: boolean
   /** exactly these tasks (`drover rm`), instead of the rules: a live one is skipped. */
   ids?: readonly number[]
 }
@@ -43,6 +50,8 @@ export interface PrunedTask {
   /** null for a corrupt record. */
   endedAt: string | null
   bytes: number
+  /** the task's git worktree, removed with it (only for a task that had one); a kept branch is said in `note`. */
+  worktree?: WorktreeRemoval
 }
 
 /** The stable --json shape of `drover prune`. */

@@ -14,6 +14,7 @@ import {
   defaultIo,
   discard,
   endedAtOf,
+  plannedWorktreeRemoval,
   findDebris,
   protection,
   runnerAlive,
@@ -86,7 +87,7 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
       continue
     }
     if (!allowed.has(record.status)) continue
-    candidates.push({id: record.id, record, protectedBy: protection(stateDir, record, includeCheckpoints, ctx), bytes: null})
+    candidates.push({id: record.id, record, protectedBy: protection(stateDir, record, includeCheckpoints, ctx, options.includeWorktrees), bytes: null})
   }
   // Taken after reconciling, so a task this very prune found lost counts as ended by now (--older-than 0s).
   const now = options.now ?? Date.now()
@@ -170,12 +171,14 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
       const inFlight = new Set<Promise<void>>()
       for (const c of remove) {
         const {id, record} = c
+        const includeWorktrees = options.includeWorktrees ?? false
         const claim: Claim = dryRun
-          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id))}
-          : await claimTask(stateDir, c, io, ctx)
+          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id)), worktree: record && plannedWorktreeRemoval(record, includeWorktrees)}
+          : await claimTask(stateDir, c, io, ctx, includeWorktrees)
         if ('trash' in claim) {
           const ended = record === null ? null : endedAtOf(record)
-          result.removed.push({id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: claim.bytes})
+          const worktree = claim.worktree
+          result.removed.push({id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: claim.bytes, ...(worktree ? {worktree} : {})})
           result.bytesReclaimed += claim.bytes
           if (!dryRun) {
             const pending: Promise<void> = discard(id, claim.trash, io, ctx).then((error) => {

@@ -4,14 +4,16 @@
 // that adopts it — supervision survives a runner crash — and only work that is
 // really gone is finalised as `lost`. Either happens once, under the task lock.
 
-import {isSameProcess} from '../platform/platform.js'
+import {taskMark} from '../process/worker.js'
+import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, readRunnerIdentity, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
+import {ProcessTree, stopLeftovers, stopMarked} from '../process/process-tree.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
 import type {Executor, RunnerPresence} from '../runner/executor.js'
-import {localExecutor} from '../runner/local-executor.js'
+import {fireHooks, localExecutor} from '../runner/local-executor.js'
 import {slurmExecutor} from '../runner/slurm-executor.js'
 
 export type {RunnerPresence as RunnerState} from '../runner/executor.js'
@@ -33,7 +35,8 @@ export function runnerState(stateDir: string, record: TaskRecord): RunnerPresenc
  * end the runner recorded in the meantime.
  */
 export async function reconcile(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
-  if (isFinalStatus(record.status)) return record
+  // A queued task has no runner to check: it is waiting, not running.
+  if (isFinalStatus(record.status) || record.status === 'queued') return record
   const presence = runnerState(stateDir, record)
   if (presence === 'starting') return withEngineReason(stateDir, record)
   if (presence !== 'gone') return record
@@ -46,18 +49,20 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
   try {
     const fresh = readRecord(stateDir, record.id)
     if (!fresh.ok) return markLost(record)
-    if (isFinalStatus(fresh.record.status) || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
+    if (isFinalStatus(fresh.record.status) || fresh.record.status === 'queued' || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
     if (fresh.record.status !== 'starting' && executorOf(fresh.record).capabilities.adopt && workerAlive(fresh.record)) {
       const adopted = await adoptWorker(stateDir, fresh.record)
       if (adopted) return adopted
     }
-    const lost = markLost(fresh.record, executorOf(fresh.record).explain?.(stateDir, fresh.record))
+    const left = await stopOrphans(stateDir, fresh.record)
+    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record))
     try {
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
       safeUnlink(taskPaths(stateDir, record.id).runner)
       // The dead runner's disk-full ballast is nobody's now.
       safeUnlink(reservePath(taskPaths(stateDir, record.id).dir))
+      fireHooks(stateDir, lost)
     } catch {
       // read-only or full: report the truth without persisting it
     }
@@ -82,9 +87,34 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord, engine?: string | null): TaskRecord {
-  const reason = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
-  return transition(record, {status: 'lost', reason: engine ? `${reason} (${engine})` : reason})
+function markLost(record: TaskRecord, leftovers = 0, engine?: string | null): TaskRecord {
+  const base = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
+  const reason = engine ? `${base} (${engine})` : base
+  return transition(record, {status: 'lost', reason: leftovers > 0 ? `${reason}; ${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : reason})
+}
+
+/**
+ * Runner and worker both gone (a crash, an OOM kill, a kill -9 of the two):
+ * what the worker started may live on — its background jobs in its group,
+ * children that left with setsid. Nothing of a task may outlive its final
+ * status, so before `lost` is recorded they are stopped, found by the group
+ * id (reserved while any member lives) and by tree.json, the runner's list
+ * of the tree it saw — every one checked against its start time.
+ */
+async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number> {
+  const worker = record.worker
+  if (record.keepChildren || workerAlive(record) || !executorOf(record).capabilities.directControl) return 0
+  const paths = taskPaths(stateDir, record.id)
+  const run = record.runs.at(-1)?.run ?? 0
+  // a runner that died between spawning the worker and recording it: only the task's mark finds its processes
+  if (!worker) return stopMarked(taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
+  const tree = new ProcessTree(worker, () => true, currentPlatform(), {group: false, marks: taskMark(paths)})
+  // The group id is the worker's pid: while that pid is free, a group under it
+  // can only be the worker's own (a pid stays reserved while a group uses it);
+  // once the pid names a new process, the group could be the newcomer's.
+  const members = processStartTime(worker.pid) === null ? listGroupMembers(worker.pid).filter((m) => startedNoEarlierThan(m.startTime, worker.startTime)) : []
+  tree.remember([...readTreeFile(paths), ...members])
+  return stopLeftovers(tree, (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
 }
 
 /** A task waiting in a scheduler's queue shows why it waits, in memory only: the runner writes the record once it runs. */

@@ -12,6 +12,7 @@ import {isSameProcess, retryOnBusy, type PlatformContext} from '../platform/plat
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {readRecord, readRunnerIdentity, tasksDir, type RecordRead} from '../state/store.js'
 import {beingCreated} from './read.js'
+import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeVerdict} from '../process/worktree.js'
 
 const TRASH_PREFIX = '.trash-'
 
@@ -58,11 +59,30 @@ export function runnerAlive(stateDir: string, id: number, ctx: PlatformContext):
 }
 
 /** Why a final task must stay whatever the rules say, or null when it may go. */
-export function protection(stateDir: string, record: TaskRecord, includeCheckpoints: boolean, ctx: PlatformContext): string | null {
+export function protection(stateDir: string, record: TaskRecord, includeCheckpoints: boolean, ctx: PlatformContext, includeWorktrees = false): string | null {
   if (runnerAlive(stateDir, record.id, ctx)) return 'its runner is still alive'
   if (record.worker !== null && record.status === 'lost' && isSameProcess(record.worker, ctx)) return 'its worker is still running'
   if (!includeCheckpoints && hasCheckpoint(record)) return 'it has a checkpoint (--include-checkpoints to remove it)'
-  return null
+  const verdict = worktreeJudgement(record, includeWorktrees)
+  return verdict?.keep ? verdict.reason : null
+}
+
+/** What removing the task would do to its worktree (null without one); a git failure keeps it. */
+function worktreeJudgement(record: TaskRecord, includeWorktrees: boolean): WorktreeVerdict | null {
+  if (!record.worktree) return null
+  try {
+    return worktreeVerdict(record.worktree, includeWorktrees)
+  } catch (error) {
+    return {keep: true, reason: `its worktree could not be checked: ${(error as Error).message}`}
+  }
+}
+
+/** The worktree part of a removal, as a dry run reports it (nothing done). */
+export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: boolean): WorktreeRemoval | null {
+  const verdict = worktreeJudgement(record, includeWorktrees)
+  if (!verdict || verdict.keep) return null
+  const {path: where, branch} = record.worktree!
+  return {path: where, branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}
 }
 
 
@@ -92,7 +112,7 @@ export function defaultIo(): RemovalIo {
   }
 }
 
-export type Claim = {trash: string; bytes: number} | {reason?: string; error?: string}
+export type Claim = {trash: string; bytes: number; worktree: WorktreeRemoval | null} | {reason?: string; error?: string}
 
 /**
  * Takes one task out of sight. Under the task lock (which `start <id>` and
@@ -101,7 +121,13 @@ export type Claim = {trash: string; bytes: number} | {reason?: string; error?: s
  * step, after which `list` no longer sees it. Deleting the renamed tree is
  * the caller's (discard), so it can overlap with claiming the next task.
  */
-export async function claimTask(stateDir: string, planned: {id: number; record: TaskRecord | null}, io: RemovalIo, ctx: PlatformContext): Promise<Claim> {
+export async function claimTask(
+  stateDir: string,
+  planned: {id: number; record: TaskRecord | null},
+  io: RemovalIo,
+  ctx: PlatformContext,
+  includeWorktrees = false,
+): Promise<Claim> {
   const id = planned.id
   const dir = taskDirPath(stateDir, id)
   let release: Release
@@ -115,27 +141,40 @@ export async function claimTask(stateDir: string, planned: {id: number; record: 
     // Never read through a symlink planted in place of the folder: open() would follow it.
     if (!lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()) return {reason: 'its folder is gone or not a directory'}
     const fresh = readRecord(stateDir, id)
-    const guard = planned.record === null ? corruptGuard(stateDir, fresh, ctx) : taskGuard(stateDir, fresh, planned.record, ctx)
+    const guard = planned.record === null ? corruptGuard(stateDir, fresh, ctx) : taskGuard(stateDir, fresh, planned.record, ctx, includeWorktrees)
     if (guard) return {reason: guard}
+    // The worktree goes first: a task whose worktree cannot be removed stays,
+    // so its record still says where the work is.
+    let worktree: WorktreeRemoval | null = null
+    if (fresh.ok && fresh.record.worktree) {
+      const verdict = worktreeJudgement(fresh.record, includeWorktrees)
+      if (verdict?.keep) return {reason: verdict.reason}
+      try {
+        worktree = removeWorktree(fresh.record.worktree, verdict!)
+      } catch (error) {
+        return {error: `cannot remove task ${id}'s worktree: ${(error as Error).message}`}
+      }
+    }
     const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${randomBytes(4).toString('hex')}`)
     try {
       await retryOnBusy(() => io.rename(dir, trash), ctx)
     } catch (error) {
       return {error: `cannot remove task ${id}: ${(error as Error).message}`}
     }
-    return {trash, bytes: treeBytes(trash)}
+    return {trash, bytes: treeBytes(trash), worktree}
   } finally {
     release()
   }
 }
 
 /** Why a planned final task must stay after all (re-read under its lock), or null. */
-function taskGuard(stateDir: string, fresh: RecordRead, planned: TaskRecord, ctx: PlatformContext): string | null {
+function taskGuard(stateDir: string, fresh: RecordRead, planned: TaskRecord, ctx: PlatformContext, includeWorktrees: boolean): string | null {
   if (!fresh.ok) return fresh.missing ? 'its record is gone' : fresh.error
   const record = fresh.record
   if (!isFinalStatus(record.status)) return `its record says ${record.status}`
   if (record.runs.length !== planned.runs.length || endedAtOf(record) !== endedAtOf(planned)) return 'it changed while pruning'
-  return protection(stateDir, record, true, ctx)
+  // The worktree is judged by the caller right before it acts on it.
+  return protection(stateDir, {...record, worktree: null}, true, ctx, includeWorktrees)
 }
 
 /** The same for a record planned as corrupt: it must still be unreadable and nobody's live work. */

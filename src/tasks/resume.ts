@@ -9,12 +9,15 @@ import {startNewRun} from './launch.js'
 import {DEFAULT_RESUME_PROMPT, flagHelpArgv, resumeCommand, sessionRefusal} from '../agents/profiles.js'
 import {resumeRefusal} from '../agents/resumable.js'
 import type {TaskRecord} from '../state/record.js'
+import {budgetReached, checkBudget, givenLimits, type Budget} from '../agents/budget.js'
 import {laterRunEnv} from '../process/worker.js'
 
 export {DEFAULT_RESUME_PROMPT}
 export {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 
-export async function resumeTask(stateDir: string, record: TaskRecord, prompt: string): Promise<TaskRecord> {
+export async function resumeTask(stateDir: string, record: TaskRecord, prompt: string, opts: {budget?: Partial<Budget>} = {}): Promise<TaskRecord> {
+  const budget = opts.budget ? givenLimits(opts.budget) : undefined
+  if (budget) checkBudget(record.agent, budget)
   // The agent's grammar is read before taking the task lock: `--help` of a
   // cold agent binary can take a second, and nobody else should wait for that.
   let flags: FlagTable | null = null
@@ -31,9 +34,18 @@ export async function resumeTask(stateDir: string, record: TaskRecord, prompt: s
   }
   return startNewRun(stateDir, record.id, {
     resumed: true,
+    policies: budget,
     prepare(current) {
       const refusal = resumeRefusal(current)
       if (refusal) throw conflictError(refusal, {id: current.id, status: current.status})
+      // A run that would be drained at its first look at the stream is not started.
+      const spent = budgetReached(current.policies, current.agentInfo?.session ?? null)
+      if (spent) {
+        throw conflictError(`task ${current.id} has used its budget (${spent}); resume it with a higher one (--max-cost, --max-turns or --max-tokens) to continue`, {
+          id: current.id,
+          status: current.status,
+        })
+      }
       return current.agent === 'generic' ? null : resumeCommand(current, prompt, flags).command
     },
   })

@@ -25,7 +25,12 @@ export async function selectTasks(
   if (!opts.all && refs.length === 0) throw usageError(`no task given: name the tasks to ${opts.what} (ids or names), or use --all`)
   for (const ref of refs) parseTaskRef(ref)
   if (opts.all) {
-    const statuses = opts.allStatuses ?? ['starting', 'running', 'stopping']
+    // Queued tasks are included, so `stop --all` and `cancel --all` also end
+    // what would start later; `drain --all` leaves them queued (nothing of
+    // theirs runs, and they carry on by themselves after a reboot). A task
+    // waiting out a usage limit is live work: every --all reaches it.
+    const statuses =
+      opts.allStatuses ?? (opts.what === 'drain' ? ['starting', 'running', 'stopping', 'waiting'] : ['queued', 'starting', 'running', 'stopping', 'waiting'])
     const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && statuses.includes(read.record.status) ? [read.record] : []))
     return {tasks, missing: []}
   }

@@ -1,29 +1,18 @@
 // Agent tasks with the fake claude and codex (shaped like the real ones; the
-// real binaries are proven in test/agents/): a resume from cron's bare
+// real binaries are proven in test/real-agents/): a resume from cron's bare
 // environment, a resume that cannot launch staying resumable, --shell refused
 // for agents, and prompts with newlines kept on one line in every view.
 
-import {mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {makeTempDir, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
-const made: string[] = []
-afterEach(() => {
-  cleanupStateDirs()
-  for (const dir of made.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
-  made.push(dir)
-  return dir
-}
+afterEach(() => cleanupStateDirs())
 
 /** A private copy of the fake agents' bin dir, so a test may move them away. */
 function agentBin(): string {
-  const dir = tempDir('drover-bin-')
+  const dir = makeTempDir('drover-bin-')
   for (const name of ['claude', 'codex']) {
     // the fixture launchers import their implementation relative to test/fixtures/bin
     const launcher = `#!/usr/bin/env node\nimport(${JSON.stringify(fixture(`agent-${name}.mjs`))})\n`
@@ -54,7 +43,7 @@ describe('resume from cron', () => {
   it('runs the program found at start with the PATH of the start, whatever the caller has', async () => {
     const stateDir = makeStateDir()
     const bin = agentBin()
-    const home = tempDir('drover-home-')
+    const home = makeTempDir('drover-home-')
     const env = {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: home, FAKE_AGENT_TURN_MS: '100', FAKE_AGENT_TURNS: '100000'}
     const id = await runningAgent(stateDir, env, CLAUDE)
     expect(readTask(stateDir, id)).toMatchObject({executable: path.join(bin, 'claude'), pathEnv: env.PATH})
@@ -73,7 +62,7 @@ describe('resume from cron', () => {
   it('a resume that cannot launch stays resumable, and --interrupted says so and tries again', async () => {
     const stateDir = makeStateDir()
     const bin = agentBin()
-    const home = tempDir('drover-home-')
+    const home = makeTempDir('drover-home-')
     const env = {PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: home, FAKE_AGENT_TURN_MS: '100', FAKE_AGENT_TURNS: '100000'}
     const id = await runningAgent(stateDir, env, CLAUDE)
     await reboot(stateDir, id)
@@ -94,8 +83,8 @@ describe('resume from cron', () => {
 
   it('a resumed run that fails to launch is failed but still meant to run: the next --interrupted takes it again', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
-    const work = tempDir('drover-work-')
+    const home = makeTempDir('drover-home-')
+    const work = makeTempDir('drover-work-')
     const env = {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`, HOME: home, FAKE_AGENT_TURN_MS: '100', FAKE_AGENT_TURNS: '100000'}
     const r = await drover(stateDir, ['start', '--cwd', work, '--', ...CLAUDE], {env})
     const id = Number(r.stdout.trim())
@@ -143,7 +132,7 @@ describe('prompts with newlines', () => {
 
   it('a failed agent shows its own error and stderr in status, not its init event', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
+    const home = makeTempDir('drover-home-')
     const env = {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`, HOME: home}
     const r = await drover(stateDir, ['start', '--', 'claude', '-p', 'go on', '--resume', 'no-such-session', '--output-format', 'stream-json', '--verbose'], {env})
     const id = Number(r.stdout.trim())

@@ -5,10 +5,10 @@
 // daemonize. And the output cap is a bound: a worker that ignores SIGTERM and
 // writes at disk speed is held to the cap plus a bounded overshoot.
 
-import {readFileSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 const strays: number[] = []
 afterEach(() => {
@@ -44,6 +44,20 @@ async function leftoverPids(file: string): Promise<number[]> {
   return pids
 }
 
+/** Live `sleep` processes whose argument starts with `mark`. */
+function sleepsWith(mark: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return []
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
+      return argv[0] === 'sleep' && argv[1]?.startsWith(mark) && state !== 'Z' ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+}
+
 const ended = (dir: string, id: number) =>
   waitFor(() => (['starting', 'running', 'stopping'].includes(readTask(dir, id).status) ? null : readTask(dir, id)), {timeout: 30_000, message: `task ${id} to end`})
 
@@ -74,6 +88,74 @@ describe('leftover processes', () => {
     expect(record).toMatchObject({status: 'failed', signal: 'SIGKILL'})
     expect(record.reason).toMatch(/2 leftover processes stopped$/)
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  })
+
+  it('are stopped when runner and worker are both killed, before the task is recorded lost', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--shell', LEAVER(pidsFile, 300)])
+    const pids = await leftoverPids(pidsFile)
+    // let the runner see (and keep in tree.json) the setsid child while its parent lives
+    await waitFor(() => {
+      try {
+        return JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'tree.json'), 'utf8')).length >= 3
+      } catch {
+        return false
+      }
+    }, {message: 'tree.json to hold the worker and both children'})
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
+    process.kill(runner, 'SIGKILL')
+    process.kill(readTask(dir, id).worker.pid, 'SIGKILL')
+    await waitFor(() => !isAlive(runner), {message: 'runner gone'})
+    const listed = await drover(dir, ['list', '--json'])
+    expect(JSON.parse(listed.stdout)[0]).toMatchObject({id, status: 'lost', reason: 'runner vanished without recording an end; 2 leftover processes stopped'})
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  })
+
+  it('include a setsid child whose parent was killed before the runner ever saw it (found by the task mark in its environment)', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids')
+    const id = await started(dir, ['--shell', `setsid sleep 303 & echo $! > '${pidsFile}'; exec sleep 300`])
+    const [escapee] = await leftoverPids(pidsFile)
+    // at once: the runner's once-a-second look at the tree has not seen the child
+    process.kill(readTask(dir, id).worker.pid, 'SIGKILL')
+    const record = await ended(dir, id)
+    expect(record.reason).toMatch(/1 leftover process stopped$/)
+    expect(isAlive(escapee), `pid ${escapee}`).toBe(false)
+  })
+
+  it('never include a task started from inside the task (its runner does not carry the task mark)', async () => {
+    const dir = makeStateDir()
+    const idFile = path.join(dir, 'inner-id')
+    const outer = await started(dir, ['--shell', `'${process.execPath}' '${BIN}' start -- sleep 300 > '${idFile}'; sleep 1`])
+    expect((await ended(dir, outer)).status).toBe('succeeded')
+    const inner = Number(readFileSync(idFile, 'utf8').trim())
+    const task = readTask(dir, inner)
+    strays.push(task.worker.pid)
+    expect(task.status).toBe('running')
+    expect(isAlive(task.worker.pid)).toBe(true)
+    const listed = await drover(dir, ['status', '--json', String(inner)])
+    expect(JSON.parse(listed.stdout)).toMatchObject({status: 'running', runnerAlive: true})
+    await drover(dir, ['stop', String(inner)])
+  })
+
+  it('are stopped when the runner dies between spawning the worker and recording it', async () => {
+    const dir = makeStateDir()
+    // unique arguments, to find the children in the process table whether or not they started before the stop
+    const mark = `30${process.pid % 1000}${Date.now() % 1000}`
+    const r = await drover(dir, ['start', '--shell', `sleep ${mark}1 & setsid sleep ${mark}2 & sleep ${mark}3`], {
+      env: {NODE_OPTIONS: `--require ${fixture('runner-dies-after-spawn.cjs')}`},
+    })
+    expect(r.exitCode, r.stderr).toBe(1)
+    const id = Number(/task (\d+)/.exec(r.stderr)![1])
+    const record = readTask(dir, id)
+    expect(record).toMatchObject({status: 'failed', worker: null})
+    expect(record.reason).toMatch(/^runner exited before starting the worker: /)
+    // a child that had not started yet when drover looked would be its shell's, which was stopped: give any a moment
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const survivors = sleepsWith(mark)
+    strays.push(...survivors)
+    expect(survivors).toEqual([])
   })
 
   it('are left running with --keep-children', async () => {

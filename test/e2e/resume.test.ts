@@ -3,20 +3,14 @@
 // goes on, original cwd); refusals; two racing resumes; and a simulated reboot
 // that `resume --interrupted` recovers from.
 
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {makeTempDir, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
 
 const FAKE_BIN = fixture('bin')
 const homes: string[] = []
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
-  homes.push(dir)
-  return dir
-}
 
 /** The env every drover call of these tests gets: fake agents first on PATH, a private HOME. */
 function agentEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -59,9 +53,9 @@ async function waitTurns(stateDir: string, id: number, atLeast: number) {
 describe('resume continues a drained agent from its checkpoint', () => {
   it('claude: same session, the count goes on, original cwd and flags', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
-    const work = tempDir('drover-work-')
-    const elsewhere = tempDir('drover-elsewhere-')
+    const home = makeTempDir('drover-home-')
+    const work = makeTempDir('drover-work-')
+    const elsewhere = makeTempDir('drover-elsewhere-')
     const env = agentEnv(home)
     const started = await drover(
       stateDir,
@@ -120,8 +114,8 @@ describe('resume continues a drained agent from its checkpoint', () => {
 
   it('codex: the same thread continues with the given prompt, in the original cwd', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
-    const work = tempDir('drover-work-')
+    const home = makeTempDir('drover-home-')
+    const work = makeTempDir('drover-work-')
     const env = agentEnv(home)
     const started = await drover(stateDir, ['start', '--cwd', work, '--', 'codex', 'exec', '--json', '-m', 'gpt-5-codex', '--skip-git-repo-check', 'count'], {env})
     expect(started.exitCode, started.stderr).toBe(0)
@@ -156,8 +150,8 @@ describe('resume continues a drained agent from its checkpoint', () => {
 
   it('generic: the same command again with DROVER_RESUME=1 and the same session dir', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
-    const work = tempDir('drover-work-')
+    const home = makeTempDir('drover-home-')
+    const work = makeTempDir('drover-work-')
     const env = agentEnv(home)
     const started = await drover(stateDir, ['start', '--', process.execPath, fixture('agent-generic.mjs'), 'counting'], {env, cwd: work})
     expect(started.exitCode, started.stderr).toBe(0)
@@ -187,7 +181,7 @@ describe('resume continues a drained agent from its checkpoint', () => {
 describe('agent profiles on start', () => {
   it('--agent must name a known profile; the program name decides otherwise, whatever its directory', async () => {
     const stateDir = makeStateDir()
-    const env = agentEnv(tempDir('drover-home-'))
+    const env = agentEnv(makeTempDir('drover-home-'))
     const bad = await drover(stateDir, ['start', '--agent', 'gpt', '--', 'claude', '-p', 'x'], {env})
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr).toMatch(/--agent/)
@@ -207,7 +201,7 @@ describe('agent profiles on start', () => {
   for (const kind of ['claude', 'codex'] as const) {
     it(`--agent ${kind} through a launcher resumes the same conversation`, async () => {
       const stateDir = makeStateDir()
-      const home = tempDir('drover-home-')
+      const home = makeTempDir('drover-home-')
       const env = agentEnv(home)
       const args = kind === 'claude' ? ['-p', 'count', '--output-format', 'stream-json', '--verbose'] : ['exec', '--json', 'count']
       const started = await drover(stateDir, ['start', '--agent', kind, '--', process.execPath, fixture(`agent-${kind}.mjs`), ...args], {env})
@@ -243,7 +237,7 @@ function starter(stateDir: string, env: Record<string, string>) {
 describe('resume refuses what it cannot continue', () => {
   it('a running task, a cancelled one, a claude task without a session id, an unknown id', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
+    const home = makeTempDir('drover-home-')
     const env = agentEnv(home)
     const start = starter(stateDir, env)
     const running = await start(['--', process.execPath, fixture('agent-generic.mjs')])
@@ -278,7 +272,7 @@ describe('resume refuses what it cannot continue', () => {
 
   it('two resumes racing for one task start exactly one new run', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
+    const home = makeTempDir('drover-home-')
     const env = agentEnv(home)
     const started = await drover(stateDir, ['start', '--', process.execPath, fixture('agent-generic.mjs')], {env})
     const id = Number(started.stdout.trim())
@@ -304,7 +298,7 @@ describe('resume refuses what it cannot continue', () => {
 describe('after a reboot', () => {
   it('resume --interrupted brings back exactly the tasks that were meant to run', async () => {
     const stateDir = makeStateDir()
-    const home = tempDir('drover-home-')
+    const home = makeTempDir('drover-home-')
     const env = agentEnv(home)
     const start = starter(stateDir, env)
     const generic = ['--', process.execPath, fixture('agent-generic.mjs')]

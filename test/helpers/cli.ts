@@ -6,6 +6,7 @@ import {execa} from 'execa'
 import {chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import {expect} from 'vitest'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -15,6 +16,28 @@ export const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 export const fixture = (name: string) => path.join(FIXTURES, name)
 
 const made: string[] = []
+
+/** A temp dir of the test's own (fixtures, homes, repos), removed with its state dirs by cleanupStateDirs. */
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+
+/** `drover start …` that must succeed: the new task's id. */
+export async function startOk(stateDir: string, args: string[]): Promise<number> {
+  const r = await drover(stateDir, ['start', ...args])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return Number(r.stdout.trim())
+}
+
+/** The task's events journal, one object per line. */
+export function taskEvents(stateDir: string, id: number): any[] {
+  return readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+}
 
 export function makeStateDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-test-'))

@@ -12,11 +12,13 @@ import {
   isSameProcess,
   listDescendants,
   listGroupMembers,
+  listProcessesWithEnv,
   processStartTime,
   resolveExecutable,
   removeTree,
   retryOnBusy,
   signalIdentity,
+  startedNoEarlierThan,
   signalNumber,
   signalProcessGroup,
   workerSpawnOptions,
@@ -171,6 +173,19 @@ describe.runIf(onLinux)('linux, real processes', () => {
     await exited(child)
     expect(signalProcessGroup(child.pid!, 'SIGTERM')).toBe(false)
     for (const bad of [0, 1, -5, 2.5]) expect(() => signalProcessGroup(bad, 'SIGTERM')).toThrow(RangeError)
+  })
+
+  it('finds processes by a mark in their environment, and only on Linux', async () => {
+    const mark = `drover-test-${process.pid}-${Date.now()}`
+    const child = spawn('sleep', ['30'], {stdio: 'ignore', env: {...process.env, DROVER_TEST_MARK: mark}})
+    try {
+      await waitFor(() => processStartTime(child.pid!) !== null, 'sleep start time')
+      expect(listProcessesWithEnv({DROVER_TEST_MARK: mark})).toEqual([{pid: child.pid!, startTime: processStartTime(child.pid!)}])
+      expect(listProcessesWithEnv({DROVER_TEST_MARK: `${mark}-other`})).toEqual([])
+      expect(listProcessesWithEnv({DROVER_TEST_MARK: mark}, fakeContext('darwin', () => '').ctx)).toEqual([])
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 
   it('signals an identity only when the start time matches', async () => {
@@ -417,6 +432,17 @@ describe('win32, faked PowerShell and taskkill', () => {
     expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGKILL', ctx)).toBe(true)
     expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGINT', ctx)).toBe(true)
     expect(calls).toEqual([startCmd(4242), ['taskkill', ['/F', '/PID', '4242']], startCmd(4242), ['taskkill', ['/PID', '4242']]])
+  })
+
+  it('compares start times only of one form, and never guesses', () => {
+    expect(startedNoEarlierThan('1000', '999')).toBe(true)
+    expect(startedNoEarlierThan('1000', '1000')).toBe(true)
+    expect(startedNoEarlierThan('999', '1000')).toBe(false)
+    expect(startedNoEarlierThan('133456789012345679', '133456789012345678')).toBe(true)
+    expect(startedNoEarlierThan('Tue Dec  1 06:00:01 2026', 'Tue Dec  1 06:00:00 2026')).toBe(true)
+    expect(startedNoEarlierThan('Tue Dec  1 05:59:59 2026', 'Tue Dec  1 06:00:00 2026')).toBe(false)
+    expect(startedNoEarlierThan('1000', 'Tue Dec  1 06:00:00 2026')).toBe(false)
+    expect(startedNoEarlierThan('unknown', 'unknown')).toBe(false)
   })
 
   it('sends nothing for SIGCONT: Windows has no frozen process to wake, and taskkill would end it', () => {

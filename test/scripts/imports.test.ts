@@ -19,7 +19,7 @@ const SRC = path.join(ROOT, 'src')
 /** The layers, lowest first. A folder of src/ missing here fails the first test. */
 const LAYERS = ['base', 'platform', 'state', 'process', 'agents', 'runner', 'tasks', 'api']
 /** Front-ends: each sits on the API alone. */
-const FRONT_ENDS = ['cli', 'mcp']
+const FRONT_ENDS = ['cli', 'mcp', 'ui']
 
 function sources(dir: string): string[] {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
@@ -43,7 +43,7 @@ const layer = (file: string) => file.split(path.sep)[0]
 const rank = (file: string) => LAYERS.indexOf(layer(file))
 const isBuiltin = (spec: string) => spec.startsWith('node:')
 const isOwn = (spec: string) => graph.has(spec)
-/** `drover mcp` (cli/commands/mcp.ts) starting the MCP front-end through mcp/index.ts: the one way front-ends meet. */
+/** `drover mcp` and `drover ui` (cli/commands/) starting their front-end through its index.ts: the one way front-ends meet. */
 const isLaunch = (file: string, spec: string) =>
   file.startsWith(path.join('cli', 'commands') + path.sep) && FRONT_ENDS.includes(layer(spec)) && spec === path.join(layer(spec), 'index.ts')
 const edges = (keep: (file: string, spec: string) => boolean) =>
@@ -79,6 +79,14 @@ describe('imports point one way', () => {
     expect(graph.get(path.join('cli', 'commands', 'mcp.ts'))).toContain(path.join('mcp', 'index.ts'))
     expect(isLaunch(path.join('cli', 'commands', 'mcp.ts'), path.join('mcp', 'server.ts'))).toBe(false)
     expect(isLaunch(path.join('cli', 'base-command.ts'), path.join('mcp', 'index.ts'))).toBe(false)
+    expect(graph.get(path.join('cli', 'commands', 'ui.ts'))).toContain(path.join('ui', 'index.ts'))
+  })
+
+  it("the dashboard's page scripts import nothing but each other (they run in the browser)", () => {
+    const client = path.join('ui', 'client') + path.sep
+    const wrong = edges((file, spec) => file.startsWith(client) && !spec.startsWith(client))
+    expect(wrong).toEqual([])
+    expect(graph.get(path.join('ui', 'client', 'app.ts'))).toContain(path.join('ui', 'client', 'list-view.ts'))
   })
 
   it("the runner's bundle reaches only builtins and the layers up to runner/ (its memory is the product's footprint)", () => {
@@ -94,6 +102,18 @@ describe('imports point one way', () => {
     expect(outside).toEqual([])
     expect(packages).toEqual([])
     expect(reached.has(path.join('runner', 'runner.ts'))).toBe(true)
+  })
+
+  it("the runner's bundle loads no node:crypto (about 2 MB of RSS for every live task)", () => {
+    const reached = new Set<string>()
+    const visit = (file: string) => {
+      if (reached.has(file)) return
+      reached.add(file)
+      for (const spec of graph.get(file) ?? []) if (isOwn(spec)) visit(spec)
+    }
+    visit(path.join('runner', 'main.ts'))
+    const crypto = [...reached].filter((file) => (graph.get(file) ?? []).some((spec) => spec === 'node:crypto' || spec === 'crypto'))
+    expect(crypto).toEqual([])
   })
 
   it('sees the whole graph (a parser that found nothing would pass everything)', () => {

@@ -152,11 +152,11 @@ describe('transitions', () => {
     expect(() => transition(at(from), {status: to})).toThrow(`illegal status change for task 7: ${from} -> ${to}`)
   })
 
-  it('no final status can go anywhere but back to starting, except lost being corrected', () => {
+  it('no final status can go anywhere but back to starting or queued (a new run), except lost being corrected', () => {
     for (const from of FINAL_STATUSES) {
       for (const to of TASK_STATUSES) {
         if (!canTransition(from, to)) continue
-        expect(to === 'starting' || from === 'lost').toBe(true)
+        expect(to === 'starting' || to === 'queued' || from === 'lost').toBe(true)
       }
     }
     // A cancelled task, too, may be started again as a new run (`start ID`).
@@ -195,5 +195,36 @@ describe('taskExitCode', () => {
     expect(taskExitCode({...base, status: 'failed', exitCode: null, signal: 'SIGKILL'}, signalNumber)).toBe(137)
     expect(taskExitCode({...base, status: 'failed', exitCode: null, signal: 'SIGTERM'}, signalNumber)).toBe(143)
     expect(taskExitCode({...base, status: 'lost'}, signalNumber)).toBe(1)
+  })
+})
+
+describe('queued and skipped', () => {
+  it('a record written before queues existed decodes with no queue and no dependencies', () => {
+    const old = JSON.parse(asJson(fresh()))
+    for (const key of ['queue', 'priority', 'after', 'afterEnded', 'queuedAt']) delete old[key]
+    expect(decodeRecord(JSON.stringify(old))).toMatchObject({queue: null, priority: 0, after: [], afterEnded: [], queuedAt: null})
+  })
+
+  it('a task with a queue or dependencies is created queued, with its place in line stamped', () => {
+    const queued = newRecord(8, {...spec, queue: 'q', after: [3]}, '2024-01-01T00:00:00.000Z')
+    expect(queued).toMatchObject({status: 'queued', queue: 'q', after: [3], queuedAt: '2024-01-01T00:00:00.000Z', runs: [{status: 'queued'}]})
+    expect(decodeRecord(asJson(queued))).toEqual(queued)
+    expect(fresh()).toMatchObject({status: 'starting', queuedAt: null})
+  })
+
+  it('a queued run starts or ends without ever running; skipped is final and may be queued again', () => {
+    for (const to of ['starting', 'cancelled', 'stopped', 'drained', 'skipped'] as const) expect(canTransition('queued', to)).toBe(true)
+    for (const to of ['running', 'stopping', 'succeeded', 'failed', 'lost'] as const) expect(canTransition('queued', to)).toBe(false)
+    expect(FINAL_STATUSES).toContain('skipped')
+    expect(canTransition('skipped', 'queued')).toBe(true)
+    const skipped = transition(newRecord(8, {...spec, after: [3]}), {status: 'skipped', reason: 'dependency 3 failed (exit 1)'})
+    expect(skipped.runs[0]).toMatchObject({status: 'skipped', reason: 'dependency 3 failed (exit 1)', startedAt: null})
+    expect(beginRun(skipped, false, null, undefined, 'queued')).toMatchObject({status: 'queued', runs: [{}, {run: 2, status: 'queued'}]})
+  })
+
+  it('rejects malformed queue fields', () => {
+    expect(decodeError({...fresh(), after: [0]})).toContain("'after'")
+    expect(decodeError({...fresh(), priority: 1.5})).toContain("'priority'")
+    expect(decodeError({...fresh(), queue: 3})).toContain("'queue'")
   })
 })

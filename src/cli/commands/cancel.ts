@@ -17,7 +17,7 @@ export default class Cancel extends BaseCommand {
   static override args = {task: Args.string({description: 'task ids or names'})}
 
   static override flags = {
-    all: Flags.boolean({char: 'a', description: 'cancel every running task'}),
+    all: Flags.boolean({char: 'a', description: 'cancel every running task, and every queued one before it starts'}),
     wait: Flags.boolean({description: 'wait for the final status (--no-wait returns once the request is accepted)', allowNo: true, default: true}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
   }

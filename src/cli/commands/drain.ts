@@ -27,7 +27,7 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
   static override args = {task: Args.string({description: 'task ids or names'})}
 
   static override flags = {
-    all: Flags.boolean({char: 'a', description: 'drain every running task'}),
+    all: Flags.boolean({char: 'a', description: 'drain every running task (queued tasks stay queued: nothing of theirs runs, and they carry on after a reboot)'}),
     grace: Flags.string({description: `how long workers get to exit after STOP, e.g. 90s or 5m (default ${DEFAULT_DRAIN_GRACE_MS / 1000}s)`}),
     'kill-after': Flags.string({description: `after SIGTERM, how long until SIGKILL, e.g. 30s (default ${DEFAULT_DRAIN_KILL_AFTER_MS / 1000}s)`}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),

@@ -5,6 +5,8 @@ import {FINAL_STATUSES, TASK_STATUSES, usageError, type TaskStatus} from '../../
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 import {renderTaskTable} from '../render/list-view.js'
 
+/** What --status active means: a task with a runner now (not one queued for its turn). */
+const ACTIVE: readonly TaskStatus[] = ['starting', 'running', 'stopping', 'waiting']
 const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
@@ -68,7 +70,7 @@ function parseStatusFilter(values: string[] | undefined): (TaskStatus | 'corrupt
     if (!(FILTERABLE as readonly string[]).includes(value)) {
       throw usageError(`--status: unknown status '${value}' (one of: ${FILTERABLE.join(', ')})`)
     }
-    if (value === 'active') for (const s of TASK_STATUSES.filter((s) => !FINAL_STATUSES.includes(s))) wanted.add(s)
+    if (value === 'active') for (const s of ACTIVE) wanted.add(s)
     else if (value === 'final') for (const s of FINAL_STATUSES) wanted.add(s)
     else wanted.add(value as TaskStatus | 'corrupt')
   }

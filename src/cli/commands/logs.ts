@@ -1,7 +1,10 @@
 import {Args, Errors, Flags} from '@oclif/core'
 import {pipeline} from 'node:stream/promises'
 import {BaseCommand} from '../base-command.js'
+import {usageError} from '../../api/values.js'
 import {followToStdout} from '../render/follow-stdout.js'
+import {painter} from '../render/color.js'
+import {logsView, wantsLogsView} from '../logs-view.js'
 
 /** `-n N` or `-n all`: a count of lines, or the whole log. */
 const lineCount = Flags.custom<number | 'all'>({
@@ -19,27 +22,49 @@ export default class Logs extends BaseCommand {
 
 With --json and -f, stdout is a stream of JSON objects, one per line: {"type":"output","id","offset","end","text"} for each line of output, then {"type":"end","id","exitCode","task"}; the exit code is the task's, as without --json. --offset continues such a stream from the "end" of its last output object.
 
-Output of every run of the task is in one log; restarts and resumes are separated by a line starting with "── drover: run".`
+Output of every run of the task is in one log; restarts and resumes are separated by a line starting with "── drover: run".
+
+For claude and codex tasks on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to six lines (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
+
+Several tasks (logs -f A B C), or --all (every running task, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived; --since D shows the runs active in the last D (drover knows when runs began and ended, not when each line was written).`
 
   static override examples = [
     {description: 'Follow an agent as it works', command: '<%= config.bin %> logs -f fix-tests'},
     {description: 'The last 20 lines', command: '<%= config.bin %> logs -n 20 3'},
     {description: 'Only new output from now on', command: '<%= config.bin %> logs -f -n 0 3'},
     {description: 'Wait for a job in a script, keep its whole log and use its exit code', command: '<%= config.bin %> logs -f 3 > build.log || echo "build failed: $?"'},
+    {description: 'Every running agent at once, as transcripts, with times', command: '<%= config.bin %> logs -f --all --pretty -t'},
     {description: 'Output and outcome as NDJSON', command: '<%= config.bin %> logs -f --json 3 | jq -r \'select(.type == "output") | .text\''},
   ]
 
-  static override args = {task: Args.string({description: 'task id or name', required: true})}
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] -f --all']
+
+  static override strict = false
+  static override args = {task: Args.string({description: 'task id or name (several with -f, each line prefixed [id name])'})}
 
   static override flags = {
     follow: Flags.boolean({char: 'f', description: 'follow new output until the task ends'}),
     tail: lineCount({char: 'n', aliases: ['lines'], description: 'print only the last N lines, or "all" (the default, with -f too)', exclusive: ['offset']}),
     offset: Flags.integer({description: 'start at this byte of output.log (the "end" of the last --json output object)', min: 0, exclusive: ['tail']}),
+    all: Flags.boolean({char: 'a', description: 'every running task, and with -f those that start while following'}),
+    pretty: Flags.boolean({description: "claude and codex: show the agent's events as a transcript (the default on a terminal)"}),
+    raw: Flags.boolean({description: "the agent's own event stream, byte for byte (the default when piped)"}),
+    full: Flags.boolean({description: 'with --pretty: tool results and thinking in full, not cut to a few lines'}),
+    timestamps: Flags.boolean({char: 't', description: 'prefix each line with the time it arrived (lines already there show none)'}),
+    since: Flags.string({description: 'only the runs active in this last stretch (e.g. 10m); with --all also tasks that ended within it'}),
   }
 
   async run(): Promise<{id: number; output: string} | void> {
-    const {args, flags} = await this.parse(Logs)
+    const {argv, flags} = await this.parse(Logs)
+    const refs = argv as string[]
+    const tty = process.stdout.isTTY === true && !this.jsonEnabled()
     const drover = await this.drover(flags['state-dir'])
+    if (await wantsLogsView(drover, refs, flags, tty)) {
+      process.exitCode = await logsView(drover, refs, flags, {json: this.jsonEnabled(), tty, paint: painter(this.color(flags.color))})
+      return
+    }
+    if (refs.length !== 1) throw usageError(refs.length === 0 ? 'no task given: name a task, or --all' : 'several tasks need -f')
+    const args = {task: refs[0]}
     const from = {offset: flags.offset, tail: flags.tail === 'all' ? undefined : flags.tail}
     if (flags.follow) {
       const {id, offset} = await drover.outputStart(args.task, from)

@@ -12,6 +12,8 @@ How the rules combine: among the ended tasks --status allows, a task is removed 
 
 A task whose task.json cannot be read (corrupt) has no status or end time for a rule to judge: prune lists it and keeps it. --include-corrupt removes every such record (never one whose runner is alive or that start is still creating); it also works alone.
 
+A task started with --worktree takes its git worktree with it, and its branch when the branch has no commits beyond its base or they are merged (into the repository's HEAD or the base). A worktree with uncommitted changes keeps its task, always; a branch with unmerged commits keeps it too, unless --include-worktrees, which removes the clean worktree and keeps the branch. No commit is ever lost.
+
 A task disappears whole: its folder is renamed out of sight first, then deleted; symlinks are removed as links, their targets never touched. Task ids are never reused. Two prunes at once take turns; one that cannot get its turn within --lock-wait exits 4 with a one-line message and removes nothing. Exit 0 also when there was nothing to do; exit 1 when a removal failed.
 
 Ready crontab lines (crontab -e):
@@ -33,6 +35,9 @@ Ready crontab lines (crontab -e):
     'max-total-size': Flags.string({description: 'remove the oldest ended tasks until the state dir is at most this size (e.g. 5GiB)'}),
     'include-checkpoints': Flags.boolean({description: 'also remove drained and lost tasks that still have a checkpoint'}),
     'include-corrupt': Flags.boolean({description: 'also remove tasks whose task.json cannot be read (listed and kept otherwise)'}),
+    'include-worktrees': Flags.boolean({
+      description: "also remove tasks whose worktree branch has unmerged commits: the worktree goes, the branch stays (a worktree with uncommitted changes always keeps its task)",
+    }),
     'dry-run': Flags.boolean({description: 'print what would be removed and remove nothing'}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
     'lock-wait': Flags.string({description: `how long to wait for another prune to finish, e.g. 2m (default ${DEFAULT_LOCK_WAIT_MS / 1000}s)`}),
@@ -47,6 +52,7 @@ Ready crontab lines (crontab -e):
       statuses: parsePruneStatuses(flags.status),
       includeCheckpoints: flags['include-checkpoints'],
       includeCorrupt: flags['include-corrupt'],
+      includeWorktrees: flags['include-worktrees'],
       dryRun: flags['dry-run'],
       lockWaitMs: flags['lock-wait'] === undefined ? undefined : parseDuration(flags['lock-wait'], '--lock-wait', {allowZero: true}),
     }

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_RESUME_PROMPT, ExitCode, usageError} from '../../api/values.js'
 import type {ResumeResult} from '../../api/batch.js'
+import {parseCost} from '../../api/budget.js'
 
 export default class Resume extends BaseCommand {
   static override summary = 'Continue drained, stopped or lost tasks where they left off.'
@@ -9,6 +10,8 @@ export default class Resume extends BaseCommand {
 - claude: claude -p --resume <session id> "<prompt>" with the original flags (output format, model, permissions);
 - codex: codex exec --json resume <thread id> "<prompt>";
 - anything else: the same command again, with DROVER_RESUME=1 and the same DROVER_SESSION_DIR.
+
+A task drained by its budget (reason "budget: …") is refused until given a higher one: resume --max-cost, --max-turns or --max-tokens sets the new limit for the session's total, which counts what every run before spent.
 
 --interrupted resumes every lost task that was meant to be running (its runner vanished in a crash or reboot), but not tasks stopped on purpose: put it in an @reboot crontab line. A task that is running, was cancelled, or has no session to continue is refused with exit 4.`
 
@@ -28,6 +31,9 @@ export default class Resume extends BaseCommand {
     interrupted: Flags.boolean({description: 'resume every lost task whose desired state is still running'}),
     prompt: Flags.string({description: `what to tell a resumed agent (default: "${DEFAULT_RESUME_PROMPT}")`}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
+    'max-cost': Flags.string({description: "a new budget for the session's total cost in US dollars (what it has spent counts)", helpValue: 'USD'}),
+    'max-turns': Flags.integer({description: "a new budget for the session's total model turns (the turns so far count)", min: 1}),
+    'max-tokens': Flags.integer({description: "a new budget for the session's total tokens (the tokens so far count)", min: 1}),
   }
 
   async run(): Promise<ResumeResult> {
@@ -37,7 +43,12 @@ export default class Resume extends BaseCommand {
     const refs = argv as string[]
     if (flags.interrupted && refs.length > 0) throw usageError('give task ids or --interrupted, not both')
     const drover = await this.drover(flags['state-dir'])
-    const result = await drover.resumeMany({refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt ?? DEFAULT_RESUME_PROMPT})
+    const budget = {
+      maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
+      maxTurns: flags['max-turns'],
+      maxTokens: flags['max-tokens'],
+    }
+    const result = await drover.resumeMany({refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt ?? DEFAULT_RESUME_PROMPT, budget})
     if (!this.jsonEnabled()) {
       for (const task of result.resumed) {
         if (task.status === 'failed') this.note(`drover: task ${task.id} failed to resume: ${task.reason}`)

@@ -3,6 +3,7 @@ import {BaseCommand} from '../base-command.js'
 import {AGENT_PROFILES, EXECUTOR_NAMES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
 import {prepareStart, type PreparedStart} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
+import {parseCost} from '../../api/budget.js'
 import {followToStdout} from '../render/follow-stdout.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
@@ -28,6 +29,12 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
+With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
+
+--on-limit wait: when a claude or codex run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
+
+--max-cost, --max-turns and --max-tokens are budgets over the agent's whole session, counted across resumes: reaching one drains the task (reason "budget: …"), and resume with a higher budget continues it.
+
 With a task id or name instead of a command, starts that ended task (succeeded, failed, stopped, cancelled, drained or lost) again as a new run with the same command, cwd and -e variables; its output is appended after a separator line.`
 
   static override examples = [
@@ -39,6 +46,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       command: '<%= config.bin %> start --executor slurm --partition gpu --time 4:00:00 --drain-before-limit 10m -- claude -p "port the solver" --output-format stream-json --verbose',
     },
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
+    {description: 'An agent on its own branch and worktree, with a budget', command: '<%= config.bin %> start --worktree --name auth --max-turns 40 -- claude -p "add login" --output-format stream-json --verbose'},
   ]
 
   static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
@@ -65,6 +73,32 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
+    'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder'}),
+    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)'}),
+    retry: Flags.integer({description: 'try a failed run again up to N times (a non-zero exit or a signal; never after stop, cancel, drain or a limit)', min: 0}),
+    'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)'}),
+    'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout']}),
+    'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)'}),
+    queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
+    priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
+    after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true}),
+    'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true}),
+    'max-cost': Flags.string({
+      description: 'claude: drain the task once its session has cost this many US dollars (counted across resumes; claude reports cost when a run ends)',
+      helpValue: 'USD',
+    }),
+    'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1}),
+    'max-tokens': Flags.integer({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)', min: 1}),
+    'on-limit': Flags.string({
+      description: "claude, codex: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation",
+      options: ['fail', 'wait'],
+    }),
+    worktree: Flags.string({
+      description: 'run in a new git worktree of the repository you are in, on a new BRANCH (default drover/<id>-<name>); resume and start ID run there too',
+      helpValue: '[BRANCH]',
+    }),
+    'existing-branch': Flags.boolean({description: 'with --worktree BRANCH: run on that branch, which exists already (it is never deleted by rm or prune)', dependsOn: ['worktree']}),
+    base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree']}),
     ...SLURM_FLAGS,
   }
 
@@ -72,7 +106,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Everything after `--` is the command, verbatim: oclif must not see it
     // (it would take the command's own flags for ours, and reorder repeats).
     const dash = this.argv.indexOf('--')
-    const ours = dash === -1 ? this.argv : this.argv.slice(0, dash)
+    const ours = optionalWorktreeValue(dash === -1 ? this.argv : this.argv.slice(0, dash))
     const command = dash === -1 ? [] : this.argv.slice(dash + 1)
     const {args, flags} = await this.parse(Start, ours).catch((error: Error) => {
       throw dash === -1 ? (forgottenDashes(ours, error) ?? error) : error
@@ -80,7 +114,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', ...SLURM_FLAG_NAMES] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -97,6 +131,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       ;({task: record, offset: followFrom} = await drover.startAgain(args.task))
     } else {
       record = await drover.start(prepared!)
+      if (record.worktree?.baseDirty) {
+        this.note(`drover: note: uncommitted changes in ${record.worktree.repo} are not in the worktree (it starts from ${record.worktree.baseCommit.slice(0, 12)})`)
+      }
     }
 
     // A worker that ran and already exited (a fast `exit 3`) did start: only a
@@ -106,15 +143,25 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
     }
+    if (record.status === 'queued') this.note(`drover: task ${record.id} queued (${record.reason})`)
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
-      if (!failedToStart) this.note(`drover: task ${record.id} started; following it (Ctrl-C stops following, not the task)`)
+      if (!failedToStart) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
       process.exitCode = await followToStdout(drover, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
     if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
     return record
   }
+}
+
+/**
+ * `--worktree` takes an optional BRANCH, which oclif flags cannot: a bare
+ * `--worktree` (the next word a flag, or nothing) becomes `--worktree=`, the
+ * empty value that means the default branch.
+ */
+function optionalWorktreeValue(argv: string[]): string[] {
+  return argv.flatMap((arg, i) => (arg === '--worktree' && (i === argv.length - 1 || argv[i + 1].startsWith('-')) ? ['--worktree='] : [arg]))
 }
 
 /**
@@ -148,6 +195,23 @@ function prepare(
     timeout?: string
     'idle-timeout'?: string
     'max-output'?: string
+    queue?: string
+    priority?: number
+    after?: string[]
+    'after-ended'?: string[]
+    'if-absent'?: boolean
+    'on-exit'?: string
+    'hook-timeout'?: string
+    retry?: number
+    'retry-delay'?: string
+    'retry-on'?: string
+    worktree?: string
+    base?: string
+    'existing-branch'?: boolean
+    'max-cost'?: string
+    'max-turns'?: number
+    'max-tokens'?: number
+    'on-limit'?: string
     executor?: string
     partition?: string
     time?: string
@@ -173,7 +237,21 @@ function prepare(
     env[key] = value
   }
   const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
+  if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
+  if (flags['on-exit'] !== undefined && flags['on-exit'].trim() === '') throw usageError('--on-exit needs a non-empty command')
+  if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
+  const refs = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
   return prepareStart({
+    queue: flags.queue,
+    priority: flags.priority,
+    after: refs(flags.after),
+    afterEnded: refs(flags['after-ended']),
+    ifAbsent: flags['if-absent'],
+    onExit: flags['on-exit'],
+    hookTimeoutMs: flags['hook-timeout'] === undefined ? undefined : parseDuration(flags['hook-timeout'], '--hook-timeout'),
+    retry: flags.retry,
+    retryDelayMs: flags['retry-delay'] === undefined ? undefined : parseDuration(flags['retry-delay'], '--retry-delay', {allowZero: true}),
+    retryOnTimeout: flags['retry-on'] === 'timeout',
     command: flags.shell === undefined ? command : undefined,
     shell: flags.shell,
     name: flags.name,
@@ -185,6 +263,13 @@ function prepare(
     timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
     idleTimeoutMs: flags['idle-timeout'] === undefined ? undefined : parseDuration(flags['idle-timeout'], '--idle-timeout'),
     maxOutputBytes: maxOutput === 0 ? null : maxOutput,
+    worktree: flags.worktree === undefined ? undefined : flags.worktree === '' ? true : flags.worktree,
+    base: flags.base,
+    existingBranch: flags['existing-branch'],
+    maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
+    maxTurns: flags['max-turns'],
+    maxTokens: flags['max-tokens'],
+    onLimit: flags['on-limit'] as 'wait' | 'fail' | undefined,
     executor: flags.executor as ExecutorName | undefined,
     slurm: {
       partition: flags.partition,

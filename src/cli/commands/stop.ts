@@ -21,7 +21,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
   static override args = {task: Args.string({description: 'task ids or names'})}
 
   static override flags = {
-    all: Flags.boolean({char: 'a', description: 'stop every running task'}),
+    all: Flags.boolean({char: 'a', description: 'stop every running task, and end every queued one without starting it'}),
     time: Flags.string({char: 't', description: `seconds (or a duration like 30s, 2m) between SIGTERM and SIGKILL (default ${DEFAULT_STOP_GRACE_MS / 1000}); bare seconds as in docker stop -t`}),
     'wrap-up': Flags.boolean({description: 'write WRAP_UP and wait --time before the STOP/SIGTERM step'}),
     wait: Flags.boolean({description: 'wait for the final status (--no-wait returns once the request is accepted)', allowNo: true, default: true}),

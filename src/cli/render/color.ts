@@ -3,7 +3,7 @@
 // no-color.org asks exactly this: NO_COLOR sets the default, a flag the user
 // typed for this one command overrides it.
 
-const CODES = {red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], dim: [2, 22], bold: [1, 22]} as const
+const CODES = {red: [31, 39], green: [32, 39], yellow: [33, 39], blue: [34, 39], magenta: [35, 39], cyan: [36, 39], dim: [2, 22], bold: [1, 22]} as const
 export type Style = keyof typeof CODES
 
 export function colorEnabled(stream: {isTTY?: boolean}, flag?: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -23,6 +23,7 @@ export function statusStyle(status: string): Style | null {
   switch (status) {
     case 'running':
     case 'starting':
+    case 'queued':
       return 'cyan'
     case 'succeeded':
       return 'green'
@@ -31,9 +32,11 @@ export function statusStyle(status: string): Style | null {
     case 'corrupt':
       return 'red'
     case 'stopping':
+    case 'waiting':
     case 'stopped':
     case 'drained':
     case 'cancelled':
+    case 'skipped':
       return 'yellow'
     default:
       return null

@@ -19,8 +19,14 @@ export function removedLines(result: PruneResult, paint: Paint): string[] {
     const status = style ? paint(style, task.status) : task.status
     const name = task.name ? ` (${task.name})` : ''
     const ended = task.endedAt ? `, ended ${shortTime(task.endedAt)}` : ''
-    return `${verb} task ${task.id}${name}: ${status}${ended}, ${formatBytes(task.bytes)}`
+    return `${verb} task ${task.id}${name}: ${status}${ended}, ${formatBytes(task.bytes)}${worktreeText(task.worktree)}`
   })
+}
+
+function worktreeText(w: PruneResult['removed'][number]['worktree']): string {
+  if (!w) return ''
+  const parts = [w.worktreeRemoved ? `worktree ${w.path}` : '', w.branchDeleted ? `branch ${w.branch}` : ''].filter(Boolean)
+  return (parts.length > 0 ? `, with its ${parts.join(' and ')}` : '') + (w.note ? ` (${w.note})` : '')
 }
 
 export function pruneLines(result: PruneResult, paint: Paint, opts: {perTask: boolean}): string[] {

@@ -20,6 +20,17 @@ function usageText(u: AgentUsage): string {
     .join(', ')
 }
 
+/** `2 commits, 3 files changed, +10 -2, uncommitted changes`: the worktree against its base when the run ended. */
+export function worktreeChanges(s: NonNullable<TaskDetailJson['worktree']>['summary'] & object): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+  return [
+    plural(s.commits, 'commit'),
+    `${plural(s.filesChanged, 'file')} changed`,
+    `+${s.insertions} -${s.deletions}`,
+    s.uncommitted ? 'uncommitted changes' : 'nothing uncommitted',
+  ].join(', ')
+}
+
 /** The last lines that are not JSON events (the agent's stderr, drover's separators). */
 function plainLines(text: string, count: number): string {
   const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('{'))
@@ -38,10 +49,22 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('name', task.name)
   add('status', style ? paint(style, task.status) : task.status)
   add('reason', reasonDetail(task.status, task.reason))
+  if (task.status === 'waiting' && task.waitUntil) add('resumes', timeWithAge(task.waitUntil))
   if (task.exitCode !== null) add('exit code', String(task.exitCode))
   add('signal', task.signal)
   // What an ended task was meant to do next is resume's business, not news.
   if (!isFinalStatus(task.status)) add('desired', task.desired)
+  if (task.queue !== null) {
+    const place = task.position !== null ? `, #${task.position} in line` : ''
+    add('queue', `${task.queue}${task.priority !== 0 ? ` (priority ${task.priority})` : ''}${place}`)
+  }
+  for (const f of task.hookFailures) {
+    const why = f.reason ?? (f.signal ? `killed by ${f.signal}` : `exit ${f.exitCode}`)
+    add('hook failed', `${f.hook} (run ${f.run}): ${why}; output in hooks.log`)
+  }
+  if (task.retryMax > 0) add('attempt', `${task.attempt} of ${task.retryMax + 1}${task.retryAt ? `; next starts ${task.retryAt}` : ''}`)
+  if (task.after.length > 0) add('after', task.after.join(', '))
+  if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))
   if (task.shell !== null) add('argv', task.command.map(quoteArg).join(' '))
   add('cwd', task.cwd)
@@ -63,6 +86,10 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     p.timeoutMs !== null ? `timeout ${formatDuration(p.timeoutMs)}` : '',
     p.idleTimeoutMs !== null ? `idle-timeout ${formatDuration(p.idleTimeoutMs)}` : '',
     p.maxOutputBytes !== null ? `max-output ${formatBytes(p.maxOutputBytes)}` : '',
+    p.maxCostUsd != null ? `max-cost $${p.maxCostUsd}` : '',
+    p.maxTurns != null ? `max-turns ${p.maxTurns}` : '',
+    p.maxTokens != null ? `max-tokens ${p.maxTokens}` : '',
+    p.onLimit === 'wait' ? 'on-limit wait' : '',
   ].filter(Boolean)
   add('limits', policies.join(', '))
   const info = task.agentInfo
@@ -71,11 +98,17 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     add('this run', [usageText(info), info.lastEvent ? `last event ${info.lastEvent}` : ''].filter(Boolean).join(', '))
     if (info.session && task.runs.length > 1) add('session total', usageText(info.session))
     add('agent error', info.error === null ? null : escapeControls(info.error))
+    if (info.limit) add('usage limit', `${escapeControls(info.limit.message)}${info.limit.resetAt ? `; resets ${timeWithAge(info.limit.resetAt)}` : ''}`)
   }
   if (task.checkpoint) {
     const c = task.checkpoint
     const how = `${c.mode === 'safe-point' ? 'signalled at a safe point' : c.mode}${c.tookMs !== null ? ` after ${formatDuration(c.tookMs)}` : ''}`
     add('checkpoint', `${c.profile}${c.sessionId ? ` session ${c.sessionId}` : ''}, drain ${how}, at ${localTime(c.at)}`)
+  }
+  if (task.worktree) {
+    const w = task.worktree
+    add('worktree', `${w.path} (branch ${w.branch} from ${w.base === 'HEAD' ? '' : `${w.base} `}${w.baseCommit.slice(0, 12)})`)
+    if (w.summary) add('changes', worktreeChanges(w.summary))
   }
   if (task.resume) add('resume', task.resume)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)

@@ -19,17 +19,15 @@ import {runAgent} from './harness/run-agent.js'
 
 const stateDirs: string[] = []
 
-describe('the real claude with drover mcp', () => {
+/** One fake model server for a describe block; after each test, nothing of it is left and nothing unexpected was asked. */
+function modelServer(start: () => Promise<FakeModelServer>): () => FakeModelServer {
   let server: FakeModelServer
-
   beforeAll(async () => {
-    server = await startAnthropicServer()
+    server = await start()
   })
-
   afterAll(async () => {
     await server.stop()
   })
-
   afterEach(() => {
     for (const dir of stateDirs.splice(0)) killProcessesOf(dir)
     cleanupStateDirs()
@@ -37,8 +35,14 @@ describe('the real claude with drover mcp', () => {
     server.assertNoUnexpected()
     server.reset()
   })
+  return () => server
+}
+
+describe('the real claude with drover mcp', () => {
+  const model = modelServer(startAnthropicServer)
 
   it('starts a task through start_task, and drover list shows it', async () => {
+    const server = model()
     const stateDir = makeStateDir()
     stateDirs.push(stateDir)
     const work = agentTempDir('drover-work-')
@@ -80,25 +84,10 @@ describe('the real claude with drover mcp', () => {
 })
 
 describe('the real codex with drover mcp', () => {
-  let server: FakeModelServer
-
-  beforeAll(async () => {
-    server = await startOpenAIServer()
-  })
-
-  afterAll(async () => {
-    await server.stop()
-  })
-
-  afterEach(() => {
-    for (const dir of stateDirs.splice(0)) killProcessesOf(dir)
-    cleanupStateDirs()
-    cleanupAgentDirs()
-    server.assertNoUnexpected()
-    server.reset()
-  })
+  const model = modelServer(startOpenAIServer)
 
   it('starts a task through start_task from [mcp_servers.drover] in config.toml, and drover list shows it', async () => {
+    const server = model()
     const stateDir = makeStateDir()
     stateDirs.push(stateDir)
     const work = agentTempDir('drover-work-')

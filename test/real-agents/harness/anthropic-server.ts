@@ -46,6 +46,17 @@ function replyBlocks(reply: Reply, body: any): any[] {
 }
 
 async function sendAnthropic(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined> {
+  if (reply.kind === 'usage-limit') {
+    res.writeHead(429, {
+      'content-type': 'application/json',
+      'x-should-retry': 'false',
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(reply.resetsAt),
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    })
+    res.end(JSON.stringify({type: 'error', error: {type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later."}}))
+    return undefined
+  }
   if (reply.kind === 'http-error') {
     res.writeHead(reply.status, {'content-type': 'application/json'})
     res.end(JSON.stringify({type: 'error', error: {type: 'api_error', message: reply.message}}))

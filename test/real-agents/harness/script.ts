@@ -32,6 +32,12 @@ export type Reply =
     }
   /** An HTTP error status with the API's error body. */
   | {kind: 'http-error'; status: number; message: string}
+  /**
+   * The provider's usage limit (429), lifting at `resetsAt` (epoch seconds):
+   * anthropic's rate_limit_error with its unified rate-limit headers, OpenAI's
+   * usage_limit_reached with resets_at, neither to be retried.
+   */
+  | {kind: 'usage-limit'; resetsAt: number}
 
 export interface Turn {
   /** Text of the latest user prompt (not a tool result), markers included. */

@@ -59,6 +59,13 @@ export function execToolCall(body: any, command: string): {name: string; argumen
 
 
 async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined> {
+  if (reply.kind === 'usage-limit') {
+    // The body shape codex reads as its usage limit (reported in earendil-works/pi issue 4172).
+    const resetsIn = Math.max(0, reply.resetsAt - Math.floor(Date.now() / 1000))
+    res.writeHead(429, {'content-type': 'application/json'})
+    res.end(JSON.stringify({error: {type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: reply.resetsAt, eligible_promo: null, resets_in_seconds: resetsIn}}))
+    return undefined
+  }
   if (reply.kind === 'http-error') {
     res.writeHead(reply.status, {'content-type': 'application/json'})
     res.end(JSON.stringify({error: {type: 'server_error', code: null, message: reply.message, param: null}}))

@@ -1,0 +1,4 @@
+// An agent's output read as a transcript (assistant text, tool calls and
+// results, errors, the final result): for front-ends that show it to people.
+
+export {shortArgs, transcriptItems, type TranscriptItem} from '../agents/transcript.js'

@@ -1,0 +1,95 @@
+// `wait` in the API: choosing the tasks to wait for (refs, every live task, a
+// queue's, or those in given statuses) and waiting for them together, with
+// the exit code `drover wait` documents.
+
+import {DroverError, ExitCode, usageError} from '../base/errors.js'
+import type {TaskStatus} from '../state/record.js'
+import {taskJson, type TaskJson} from './task-json.js'
+
+export {describeOutcome} from '../tasks/outcome.js'
+
+export interface WaitSelection {
+  /** ids or names. */
+  refs?: (number | string)[]
+  /** every task not ended yet. */
+  all?: boolean
+  /** the tasks of this queue not ended yet. */
+  queue?: string
+  /** the tasks in these statuses now (with `queue`: of that queue). */
+  status?: TaskStatus[]
+}
+
+export interface WaitOptions {
+  /** return when the first task ends. */
+  any?: boolean
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** each task as it ends. */
+  onEnd?: (task: TaskJson) => void
+}
+
+export interface WaitResult {
+  /** every task waited for, as last seen, in selection order. */
+  tasks: TaskJson[]
+  /** ids in the order they ended. */
+  endedOrder: number[]
+  outcome: 'ended' | 'timeout' | 'interrupted'
+  /** 0 all succeeded; else the first (in end order) failing task's code; 124 timeout; 130 interrupted. */
+  exitCode: number
+}
+
+/** The ids a selection names, checked before waiting: unknown refs exit 3. */
+export async function selectForWait(stateDir: string, sel: WaitSelection): Promise<number[]> {
+  const refs = sel.refs ?? []
+  const filters = sel.all || sel.queue !== undefined || sel.status !== undefined
+  if (refs.length > 0 && filters) throw usageError('give tasks, or --all/--queue/--status, not both')
+  if (refs.length === 0 && !filters) throw usageError('no task given: name the tasks to wait for, or use --all, --queue NAME or --status S')
+  if (refs.length > 0) {
+    const {findTask} = await import('../state/lookup.js')
+    const ids: number[] = []
+    const missing: string[] = []
+    for (const ref of refs) {
+      try {
+        const id = findTask(stateDir, String(ref)).id
+        if (!ids.includes(id)) ids.push(id)
+      } catch (error) {
+        if (!(error instanceof DroverError) || error.exitCode !== ExitCode.notFound) throw error
+        missing.push(String(ref))
+      }
+    }
+    if (missing.length > 0) throw new DroverError(`no such task: ${missing.join(', ')}`, ExitCode.notFound, {missing})
+    return ids
+  }
+  const {loadTasks} = await import('../tasks/read.js')
+  const {isFinalStatus} = await import('../state/record.js')
+  const ids: number[] = []
+  for (const read of await loadTasks(stateDir)) {
+    if (!read.ok) continue
+    const r = read.record
+    if (sel.queue !== undefined && r.queue !== sel.queue) continue
+    if (sel.status !== undefined ? !sel.status.includes(r.status) : isFinalStatus(r.status)) continue
+    ids.push(r.id)
+  }
+  return ids
+}
+
+export async function waitTasks(stateDir: string, ids: number[], opts: WaitOptions = {}): Promise<WaitResult> {
+  const {waitForMany, waitExitCode} = await import('../tasks/wait-many.js')
+  const onEnd = opts.onEnd
+  const result = await waitForMany(stateDir, ids, {
+    any: opts.any,
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+    onEnd: onEnd ? (record) => onEnd(taskJson(record, {stateDir})) : undefined,
+  })
+  return {
+    tasks: result.records.map((record) => taskJson(record, {stateDir})),
+    endedOrder: result.ended.map((record) => record.id),
+    outcome: result.outcome,
+    exitCode: waitExitCode(result),
+  }
+}
+
+export {parseDuration} from '../base/parse.js'
+export {usageError}
+export {TASK_STATUSES} from '../state/record.js'

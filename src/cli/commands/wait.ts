@@ -1,0 +1,102 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../base-command.js'
+import type {TaskJson, TaskStatus} from '../../api/index.js'
+
+// Listed here rather than imported: the command's flags must load without the API.
+const STATUSES = ['queued', 'starting', 'running', 'stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
+
+export default class Wait extends BaseCommand {
+  static override summary = 'Wait until tasks have ended; exit 0 if all succeeded.'
+  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME those of the queue, with --status S those in that status now (--queue and --status combine).
+
+Exit code: 0 when every task waited for succeeded (with --any: the one that ended first). Otherwise the exit code of the first task, in the order they ended, that did not succeed: its own exit code, 128 + the signal number when a signal ended it, or 1 when it has neither (skipped, cancelled or stopped before it ran, lost). 124 when --timeout passed first, 130 on Ctrl-C (which ends the wait, never the tasks), 3 for an unknown task.
+
+On a terminal it shows live progress; piped, it prints one line per task as it ends; with --json it prints the final records (as list --json) once done.`
+
+  static override examples = [
+    {description: 'Wait for three tasks', command: '<%= config.bin %> wait 4 5 build'},
+    {description: 'Wait for everything in a queue, at most an hour', command: '<%= config.bin %> wait --queue agents --timeout 1h'},
+    {description: 'Go on when the first of them is done', command: '<%= config.bin %> wait --any 4 5'},
+  ]
+
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all|--queue NAME|--status S']
+
+  static override strict = false
+  static override args = {task: Args.string({description: 'task ids or names'})}
+
+  static override flags = {
+    all: Flags.boolean({char: 'a', description: 'every task that has not ended yet'}),
+    queue: Flags.string({description: 'the tasks of this queue that have not ended yet'}),
+    status: Flags.string({description: 'the tasks in this status now (repeatable, or comma-separated)', multiple: true}),
+    any: Flags.boolean({description: 'return when the first task ends'}),
+    timeout: Flags.string({description: 'give up after this long (e.g. 90s, 30m) and exit 124'}),
+  }
+
+  async run(): Promise<TaskJson[]> {
+    const {argv, flags} = await this.parse(Wait)
+    const api = await import('../../api/wait.js')
+    const timeoutMs = flags.timeout === undefined ? undefined : api.parseDuration(flags.timeout, '--timeout')
+    const status = flags.status?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)
+    for (const s of status ?? []) if (!STATUSES.includes(s)) throw api.usageError(`--status: unknown status '${s}' (one of: ${STATUSES.join(', ')})`)
+    const drover = await this.drover(flags['state-dir'])
+    const selection = {refs: argv as string[], all: flags.all || undefined, queue: flags.queue, status: status as TaskStatus[] | undefined}
+    const ids = await api.selectForWait(drover.stateDir, selection)
+    if (ids.length === 0) {
+      if (!this.jsonEnabled()) this.note('drover: nothing to wait for')
+      return []
+    }
+    const abort = new AbortController()
+    const onSigint = () => abort.abort()
+    process.on('SIGINT', onSigint)
+    try {
+      const line = (task: TaskJson) => `task ${task.id}${task.name ? ` (${task.name})` : ''} ${api.describeOutcome(task.status, task.reason)}`
+      const progress = process.stdout.isTTY === true && !this.jsonEnabled()
+      const ended = new Map<number, (task: TaskJson | null) => void>()
+      const onEnd = (task: TaskJson) => {
+        if (progress) ended.get(task.id)?.(task)
+        else if (!this.jsonEnabled()) process.stdout.write(`${line(task)}\n`)
+      }
+      // On stderr, so a script sees what it waits for (and a pipe reads only the outcomes).
+      if (!progress) this.note(`drover: waiting for ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}${flags.any ? ' (until the first ends)' : ''}`)
+      const waiting = api.waitTasks(drover.stateDir, ids, {any: flags.any, timeoutMs, signal: abort.signal, onEnd})
+      const result = progress ? await this.withProgress(ids, ended, waiting, line) : await waiting
+      if (!this.jsonEnabled()) {
+        const open = result.tasks.filter((t) => !result.endedOrder.includes(t.id)).map((t) => t.id)
+        if (result.outcome === 'timeout') this.note(`drover: timed out; still not ended: ${open.join(', ')}`)
+        if (result.outcome === 'interrupted') this.note(`drover: stopped waiting; the tasks carry on (${open.join(', ')} not ended)`)
+      }
+      process.exitCode = result.exitCode
+      return result.tasks
+    } finally {
+      process.off('SIGINT', onSigint)
+    }
+  }
+
+  private async withProgress<T extends {tasks: TaskJson[]}>(
+    ids: number[],
+    ended: Map<number, (task: TaskJson | null) => void>,
+    waiting: Promise<T>,
+    line: (task: TaskJson) => string,
+  ): Promise<T> {
+    const {Listr} = await import('listr2')
+    const settled = new Map<number, Promise<TaskJson | null>>()
+    for (const id of ids) settled.set(id, new Promise((resolve) => ended.set(id, resolve)))
+    const list = new Listr(
+      ids.map((id) => ({
+        title: `task ${id}: waiting`,
+        task: async (_ctx: unknown, item: {title: string; skip: (message?: string) => void}) => {
+          const task = await settled.get(id)!
+          if (task === null) item.skip(`task ${id}: not ended`)
+          else if (task.status === 'succeeded') item.title = line(task)
+          else throw new Error(line(task))
+        },
+      })),
+      {concurrent: true, exitOnError: false, registerSignalListeners: false, rendererOptions: {collapseErrors: false}},
+    )
+    const shown = list.run().catch(() => {})
+    const result = await waiting
+    for (const resolve of ended.values()) resolve(null)
+    await shown
+    return result
+  }
+}

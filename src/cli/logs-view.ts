@@ -1,0 +1,84 @@
+// Which tasks `logs` shows to people, and how: named ones or --all (the live
+// tasks, and with --since those that ended within it), as a transcript for
+// agents (--pretty, the default on a terminal) or raw, prefixed when several.
+// The output itself is follow-many.ts's; the single raw log stays logs.ts's.
+
+import {statSync} from 'node:fs'
+import type {Drover} from '../api/drover.js'
+import {usageError} from '../api/values.js'
+import type {TaskDetailJson, TaskJson} from '../api/task-json.js'
+import {outputOffsetSince, parseDuration} from '../api/logs.js'
+import {followMany} from './render/follow-many.js'
+import type {Paint} from './render/color.js'
+
+export interface LogsViewFlags {
+  follow: boolean
+  all: boolean
+  pretty: boolean
+  raw: boolean
+  full: boolean
+  timestamps: boolean
+  since?: string
+  tail?: number | 'all'
+  offset?: number
+}
+
+const LIVE = ['starting', 'running', 'stopping', 'waiting']
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Whether this `logs` call is for the people's view; else the raw single-task
+ * path serves it, as it always has: piped, or a terminal showing a job that is
+ * not an agent.
+ */
+export async function wantsLogsView(drover: Drover, refs: string[], flags: LogsViewFlags, tty: boolean): Promise<boolean> {
+  if (refs.length !== 1 || flags.all || flags.pretty || flags.timestamps || flags.full || flags.since !== undefined) return true
+  if (!tty || flags.raw) return false
+  try {
+    return (await drover.get(refs[0])).agent !== 'generic'
+  } catch {
+    return false // the raw path reports the unknown task as it always has
+  }
+}
+
+export async function logsView(drover: Drover, refs: string[], flags: LogsViewFlags, opts: {json: boolean; tty: boolean; paint: Paint}): Promise<number> {
+  if (flags.all && refs.length > 0) throw usageError('give task ids or --all, not both')
+  if (!flags.all && refs.length === 0) throw usageError('no task given: name a task (or several with -f), or --all')
+  if (opts.json && (refs.length > 1 || flags.all || flags.pretty || flags.timestamps)) {
+    throw usageError('--json streams one task\'s raw output: leave out --pretty, --timestamps, --all and further tasks')
+  }
+  if (flags.pretty && flags.raw) throw usageError('give --pretty or --raw, not both')
+  if (flags.since !== undefined && (flags.tail !== undefined || flags.offset !== undefined)) throw usageError('give --since or -n/--offset, not both')
+  const sinceMs = flags.since === undefined ? null : Date.now() - parseDuration(flags.since, '--since', {allowZero: true})
+  let tasks: TaskDetailJson[]
+  if (flags.all) {
+    const listed = (await drover.list()).filter((t): t is TaskJson => t.status !== 'corrupt')
+    const wanted = listed.filter((t) => LIVE.includes(t.status) || (sinceMs !== null && t.endedAt !== null && Date.parse(t.endedAt) >= sinceMs))
+    tasks = await Promise.all(wanted.map((t) => drover.get(t.id)))
+    if (tasks.length === 0 && !flags.follow) process.stderr.write('no running tasks\n')
+  } else {
+    tasks = await Promise.all(refs.map((ref) => drover.get(ref)))
+  }
+  const tail = flags.tail === 'all' ? undefined : flags.tail
+  return followMany(drover, tasks, {
+    follow: flags.follow,
+    joinNew: flags.all,
+    pretty: (task) => flags.pretty || (!flags.raw && opts.tty && task.agent !== 'generic'),
+    full: flags.full,
+    timestamps: flags.timestamps,
+    prefix: tasks.length > 1 || flags.all,
+    paint: opts.paint,
+    startOf: (task) => {
+      // A task with no run since then shows only what comes next.
+      if (sinceMs !== null) return {offset: outputOffsetSince(task, sinceMs) ?? sizeOf((task as TaskDetailJson).paths.output)}
+      return flags.offset !== undefined ? {offset: flags.offset} : {tail}
+    },
+  })
+}

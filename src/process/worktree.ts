@@ -1,0 +1,207 @@
+// A task's own git worktree: made at `start --worktree` on a new branch from
+// a base commit, summarised against that base when a run ends, diffed on
+// demand, and taken away by prune/rm only when no commit and no uncommitted
+// change can be lost. Every decision re-reads git; the record only says where.
+
+import {existsSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
+import type {WorktreeInfo, WorktreeSummary} from '../state/record.js'
+import {git, GitError, gitTest, parseShortstat} from './git.js'
+
+export interface WorktreeRequest {
+  /** the directory `start` was asked to run in: must be inside a git working tree. */
+  cwd: string
+  /** where worktrees of this state dir live. */
+  root: string
+  id: number
+  name: string | null
+  /** the new branch; default `drover/<id>-<name>`. */
+  branch: string | null
+  /** the commit-ish to start from; default HEAD. */
+  base: string | null
+  /** run on `branch` as it is, though it exists already (it is then never deleted). */
+  existingBranch?: boolean
+}
+
+export const defaultBranch = (id: number, name: string | null) => `drover/${id}-${name ?? 'task'}`
+
+/**
+ * Makes the worktree and returns it with the task's cwd inside it (the same
+ * subdirectory `start` ran in, so `start --worktree` from `repo/pkg` runs in
+ * `worktree/pkg`). The base is a commit: uncommitted changes of the repo's
+ * working tree stay where they are (recorded as `baseDirty`, never refused),
+ * so an agent starts from exactly what the branch says.
+ */
+export function createWorktree(req: WorktreeRequest): {info: WorktreeInfo; cwd: string} {
+  let top: string
+  try {
+    top = git(req.cwd, ['rev-parse', '--show-toplevel']).trim()
+  } catch (error) {
+    if (error instanceof GitError && error.status === null) throw new DroverError(`--worktree: ${error.detail}`, ExitCode.failed)
+    throw usageError(`--worktree needs a git repository: ${req.cwd} is not inside one`)
+  }
+  const branch = req.branch ?? defaultBranch(req.id, req.name)
+  const exists = gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])
+  if (req.existingBranch) {
+    if (req.branch === null || !exists) throw usageError(`--existing-branch: ${req.branch === null ? 'name the branch: --worktree BRANCH' : `there is no branch ${branch} in ${top}`}`)
+    if (req.base !== null) throw usageError('--existing-branch runs on the branch as it is: leave out --base')
+  }
+  const base = req.existingBranch ? `refs/heads/${branch}` : (req.base ?? 'HEAD')
+  let baseCommit: string
+  try {
+    baseCommit = git(top, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`]).trim()
+  } catch {
+    throw usageError(req.base === null ? `--worktree: ${top} has no commit yet to start a branch from` : `--base ${base} names no commit in ${top}`)
+  }
+  try {
+    git(top, ['check-ref-format', '--branch', branch])
+  } catch {
+    throw usageError(`--worktree: ${JSON.stringify(branch)} is not a valid branch name`)
+  }
+  if (exists && !req.existingBranch) {
+    throw conflictError(`branch ${branch} already exists in ${top}; name a new one (--worktree NAME), or run on it with --existing-branch`, {branch})
+  }
+  const baseDirty = req.base === null && !req.existingBranch && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
+  const worktreePath = path.join(req.root, req.name ? `${req.id}-${req.name}` : String(req.id))
+  mkdirSync(req.root, {recursive: true, mode: 0o700})
+  // A worktree folder deleted by hand stays registered until pruned, and a
+  // registered path cannot be added again.
+  git(top, ['worktree', 'prune'])
+  // git itself refuses a branch checked out in another worktree.
+  addWorktree(top, req.existingBranch ? ['worktree', 'add', '--quiet', worktreePath, branch] : ['worktree', 'add', '--quiet', '-b', branch, worktreePath, baseCommit])
+  const rel = path.relative(top, path.resolve(req.cwd))
+  const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
+  const created = req.existingBranch ? {createdBranch: false} : {}
+  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, summary: null}, cwd}
+}
+
+// Ten `start --worktree` at once on one repo race for git's lock files
+// (config.lock when git records the new branch); a moment later each succeeds.
+function addWorktree(top: string, args: string[]): void {
+  const deadline = Date.now() + 10_000
+  for (let attempt = 0; ; attempt++) {
+    try {
+      git(top, args)
+      return
+    } catch (error) {
+      const busy = error instanceof GitError && /\.lock\b|lock file|Unable to create/i.test(error.detail)
+      if (!busy || Date.now() > deadline) {
+        throw new DroverError(`--worktree: ${error instanceof GitError ? error.detail : String(error)}`, ExitCode.failed)
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + attempt * 10)
+    }
+  }
+}
+
+/**
+ * Runs `fn` with an index of its own holding every file of the worktree as it
+ * is — tracked and untracked (not ignored), committed or not — so a diff
+ * against the base shows all the work, new files included, while the
+ * worktree's own index is never touched. An agent that cannot commit (codex's
+ * sandbox keeps .git read-only) leaves its work as new, untracked files.
+ */
+function withWholeTree<T>(info: WorktreeInfo, fn: (env: NodeJS.ProcessEnv) => T): T {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drover-index-'))
+  const env = {GIT_INDEX_FILE: path.join(dir, 'index')}
+  try {
+    git(info.path, ['read-tree', 'HEAD'], {env})
+    git(info.path, ['add', '--all'], {env})
+    return fn(env)
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/** What the worktree holds against its base now; null when its folder is gone. */
+export function summarizeWorktree(info: WorktreeInfo, at = new Date().toISOString()): WorktreeSummary | null {
+  if (!existsSync(info.path)) return null
+  const head = git(info.path, ['rev-parse', 'HEAD']).trim()
+  const commits = Number(git(info.path, ['rev-list', '--count', `${info.baseCommit}..HEAD`]).trim()) || 0
+  const stat = withWholeTree(info, (env) => parseShortstat(git(info.path, ['diff', '--cached', '--shortstat', info.baseCommit], {env})))
+  const uncommitted = git(info.path, ['status', '--porcelain']).trim() !== ''
+  return {head, commits, ...stat, uncommitted, at}
+}
+
+/**
+ * The diff against the base: of the worktree as it is (its commits, changes
+ * not committed and new files), or of the branch when the folder is gone.
+ */
+export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; color?: boolean} = {}): string {
+  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : [])]
+  if (existsSync(info.path)) return withWholeTree(info, (env) => git(info.path, ['diff', '--cached', ...flags, info.baseCommit], {env}))
+  if (existsSync(info.repo) && gitTest(info.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${info.branch}`])) {
+    return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`])
+  }
+  throw new DroverError(`the worktree ${info.path} and its branch ${info.branch} are gone: nothing to diff`, ExitCode.failed)
+}
+
+/** What removing a task may do with its worktree. */
+export type WorktreeVerdict =
+  | {keep: true; reason: string}
+  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null}
+
+/**
+ * The rule that never loses work: a worktree with uncommitted changes stays
+ * (and so does its task); a branch goes only when it has no commits beyond
+ * the base or they are merged (reachable from the repo's HEAD or the base
+ * ref). With `includeWorktrees`, a branch with other commits keeps the task
+ * from blocking: the clean worktree goes and the branch stays.
+ */
+export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: boolean): WorktreeVerdict {
+  const present = existsSync(info.path)
+  if (!existsSync(info.repo)) {
+    // The repository itself is gone: there is nothing git could keep or lose.
+    return {keep: false, removeWorktree: false, deleteBranch: false, note: null}
+  }
+  if (present && git(info.path, ['status', '--porcelain']).trim() !== '') {
+    return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`}
+  }
+  const tip = branchTip(info.repo, info.branch)
+  if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: null}
+  // A branch the task did not make stays, with every commit on it: only the clean worktree goes.
+  if (info.createdBranch === false) return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: it existed before the task`}
+  if (tip === info.baseCommit || merged(info, tip)) return {keep: false, removeWorktree: present, deleteBranch: true, note: null}
+  const commits = Number(git(info.repo, ['rev-list', '--count', `${info.baseCommit}..${tip}`]).trim()) || 0
+  const unmerged = `its branch ${info.branch} has ${commits} commit${commits === 1 ? '' : 's'} not merged`
+  if (!includeWorktrees) return {keep: true, reason: `${unmerged} (--include-worktrees removes the worktree and keeps the branch)`}
+  return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: ${commits} unmerged commit${commits === 1 ? '' : 's'}`}
+}
+
+function branchTip(repo: string, branch: string): string | null {
+  try {
+    return git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]).trim()
+  } catch {
+    return null
+  }
+}
+
+function merged(info: WorktreeInfo, tip: string): boolean {
+  for (const into of ['HEAD', info.base]) {
+    if (into === `refs/heads/${info.branch}` || into === info.branch) continue
+    try {
+      if (gitTest(info.repo, ['merge-base', '--is-ancestor', tip, into])) return true
+    } catch {
+      // that ref is gone (or HEAD is unborn): not merged into it
+    }
+  }
+  return false
+}
+
+/** What removing did: the worktree folder, and whether the branch went with it. */
+export interface WorktreeRemoval {
+  path: string
+  branch: string
+  worktreeRemoved: boolean
+  branchDeleted: boolean
+  note: string | null
+}
+
+/** Carries out a verdict that lets the task go. git itself refuses a dirty worktree here, a second guard. */
+export function removeWorktree(info: WorktreeInfo, verdict: Extract<WorktreeVerdict, {keep: false}>): WorktreeRemoval {
+  if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', info.path])
+  if (verdict.deleteBranch) git(info.repo, ['branch', '-D', info.branch])
+  if (existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
+  return {path: info.path, branch: info.branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}
+}

@@ -1,0 +1,124 @@
+// Exit hooks: once per final status, the task's `--on-exit` command (through
+// the user's shell) and the state dir's `hooks/on-exit` executable run with the
+// final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS and
+// DROVER_EXIT_CODE set. They run under a small supervisor process of their own
+// (this bundle with --hook), detached from the task's tree, so they never delay
+// or change the final record: the record is written before they are fired. The
+// supervisor stops a hook at its timeout (default 60 s), appends its output to
+// the task's hooks.log and records each outcome as an event (`hook`, or
+// `hook-failed`, which status shows).
+
+import {withoutTaskVariables} from '../process/worker.js'
+import {spawn} from 'node:child_process'
+import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
+import path from 'node:path'
+import {shellCommand, signalProcessGroup} from '../platform/platform.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {appendEvent, openAppend, readRecord, taskPaths, writeFileAtomic} from '../state/store.js'
+
+export const HOOK_FLAG = '--hook'
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000
+const KILL_AFTER_MS = 5000
+
+export const stateHookPath = (stateDir: string) => path.join(stateDir, 'hooks', 'on-exit')
+
+/** How to start this bundle again: the runner script and its Node flags. */
+export interface RunnerEntry {
+  script: string
+  execArgv: string[]
+}
+
+function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: string[]}[] {
+  const hooks: {name: string; argv: string[]}[] = []
+  if (record.onExit) hooks.push({name: 'on-exit', argv: shellCommand(record.onExit)})
+  const shared = stateHookPath(stateDir)
+  if (existsSync(shared)) hooks.push({name: 'hooks/on-exit', argv: [shared]})
+  return hooks
+}
+
+/**
+ * Starts the supervisor for this run's hooks, unless there is none or they
+ * were fired already: the marker file is created exclusively, so whichever
+ * writer of a final status gets there first fires them, and only once.
+ */
+export function fireExitHooks(stateDir: string, record: TaskRecord, entry: RunnerEntry): void {
+  if (!isFinalStatus(record.status) || hooksOf(stateDir, record).length === 0) return
+  const paths = taskPaths(stateDir, record.id)
+  const run = record.runs.length
+  try {
+    closeSync(openSync(path.join(paths.dir, `.hooks-fired-${run}`), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600))
+  } catch {
+    return // fired by someone else, or the folder is gone
+  }
+  try {
+    const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
+      detached: true,
+      env: withoutTaskVariables(),
+      stdio: 'ignore',
+      windowsHide: true,
+    })
+    child.on('error', () => {})
+    child.unref()
+  } catch (error) {
+    appendEvent(paths, {event: 'hook-failed', run, hook: 'all', reason: `could not start: ${(error as Error).message}`})
+  }
+}
+
+/** The supervisor: runs each hook of the run in turn, each with its timeout. */
+export async function superviseExitHooks(stateDir: string, id: number, run: number): Promise<void> {
+  const read = readRecord(stateDir, id)
+  if (!read.ok) return
+  const record = read.record
+  const paths = taskPaths(stateDir, id)
+  const input = path.join(paths.dir, `hook-input-${run}.json`)
+  writeFileAtomic(input, JSON.stringify(record) + '\n')
+  const timeoutMs = record.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
+  const env = {
+    ...process.env,
+    DROVER_TASK_ID: String(id),
+    DROVER_STATUS: record.status,
+    DROVER_EXIT_CODE: record.exitCode === null ? '' : String(record.exitCode),
+    DROVER_STATE_DIR: stateDir,
+    DROVER_RUN: String(run),
+  }
+  for (const hook of hooksOf(stateDir, record)) {
+    const outcome = await runOne(hook.argv, {cwd: existsSync(record.cwd) ? record.cwd : stateDir, env, input, log: path.join(paths.dir, 'hooks.log'), timeoutMs})
+    appendEvent(paths, {event: outcome.ok ? 'hook' : 'hook-failed', run, hook: hook.name, ...outcome.detail})
+  }
+}
+
+function runOne(
+  argv: string[],
+  o: {cwd: string; env: NodeJS.ProcessEnv; input: string; log: string; timeoutMs: number},
+): Promise<{ok: boolean; detail: Record<string, unknown>}> {
+  return new Promise((resolve) => {
+    const inFd = openSync(o.input, 'r')
+    const logFd = openAppend(o.log)
+    let child
+    try {
+      child = spawn(argv[0], argv.slice(1), {cwd: o.cwd, env: o.env, stdio: [inFd, logFd, logFd], detached: true, windowsHide: true})
+    } catch (error) {
+      resolve({ok: false, detail: {reason: `could not start: ${(error as Error).message}`}})
+      return
+    } finally {
+      closeSync(inFd)
+      closeSync(logFd)
+    }
+    let timedOut = false
+    const term = setTimeout(() => {
+      timedOut = true
+      if (child.pid) signalProcessGroup(child.pid, 'SIGTERM')
+    }, o.timeoutMs)
+    const kill = setTimeout(() => child.pid && signalProcessGroup(child.pid, 'SIGKILL'), o.timeoutMs + KILL_AFTER_MS)
+    const done = (detail: Record<string, unknown>, ok: boolean) => {
+      clearTimeout(term)
+      clearTimeout(kill)
+      resolve({ok, detail})
+    }
+    child.once('error', (error) => done({reason: `could not start: ${error.message}`}, false))
+    child.once('exit', (code, signal) => {
+      if (timedOut) done({reason: `timed out after ${Math.round(o.timeoutMs / 1000)} s`, exitCode: code, signal}, false)
+      else done({exitCode: code, signal}, code === 0)
+    })
+  })
+}

@@ -1,0 +1,75 @@
+// The runner's last act: when its task has ended, hand the slot on. It
+// advances every queue (a task that ended may also be the dependency others
+// wait on, in any queue) and spawns the runners of the tasks it moved to
+// `starting`, without waiting for them: it is about to exit, and each new
+// runner records its own start.
+
+import {spawn} from 'node:child_process'
+import {closeSync, existsSync} from 'node:fs'
+import {advanceAll} from './advance.js'
+import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
+import {AFTER_QUEUE, effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
+import {isFinalStatus} from '../state/record.js'
+import {openAppend, readRecord, taskPaths} from '../state/store.js'
+
+/** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
+export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
+
+/** Fires this task's exit hooks if its record is final (they run once per final status whoever asks). */
+export function fireOwnHooks(stateDir: string, id: number): void {
+  const ended = readRecord(stateDir, id)
+  if (ended.ok) fireExitHooks(stateDir, ended.record, selfEntry())
+}
+
+export async function handOff(stateDir: string, id: number): Promise<void> {
+  fireOwnHooks(stateDir, id)
+  const ended = readRecord(stateDir, id)
+  if (!existsSync(queuesDir(stateDir))) return
+  const record = ended.ok ? ended.record : null
+  // Ended (or waiting for a retry), its tree gone: the slot is free (the advancer would drop the entry too).
+  if (record && (isFinalStatus(record.status) || record.status === 'queued')) {
+    for (const queue of new Set([effectiveQueue(record), record.queue, AFTER_QUEUE])) if (queue) removeActive(stateDir, queue, id)
+  }
+  // A drain empties the machine (a shutdown, usually): its freed slot is not
+  // handed on here, or draining would start the next tasks. The next drover
+  // command advances the queue.
+  // Nor by a runner that was itself told to go (lost): a shutdown, usually.
+  if (record?.status === 'drained' || record?.status === 'lost') return
+  await advanceAndLaunch(stateDir)
+  // A retry's delay: this runner waits it out (holding no slot) and then moves the queue on, so the attempt starts on time.
+  if (record?.status === 'queued' && record.retryAt !== null) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(record.retryAt!) - Date.now()) + 20))
+    await advanceAndLaunch(stateDir)
+  }
+}
+
+async function advanceAndLaunch(stateDir: string): Promise<void> {
+  const {started, skipped} = await advanceAll(stateDir)
+  for (const next of started) spawnSiblingRunner(stateDir, next)
+  fireSkipped(stateDir, skipped, selfEntry())
+}
+
+/** The hooks of tasks a queue ended `skipped` (they never had a runner to fire them). */
+export function fireSkipped(stateDir: string, ids: number[], entry: RunnerEntry): void {
+  for (const id of ids) {
+    const read = readRecord(stateDir, id)
+    if (read.ok) fireExitHooks(stateDir, read.record, entry)
+  }
+}
+
+/** A runner for another task, started the way this one was (same script, same Node flags). */
+function spawnSiblingRunner(stateDir: string, id: number): void {
+  const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
+  try {
+    const {script, execArgv} = selfEntry()
+  const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+      detached: true,
+      stdio: ['ignore', 'ignore', logFd],
+      windowsHide: true,
+    })
+    child.on('error', () => {})
+    child.unref()
+  } finally {
+    closeSync(logFd)
+  }
+}

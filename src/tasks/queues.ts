@@ -1,0 +1,160 @@
+// Queues from a command's side: joining one, advancing them all (every drover
+// command does, after reconciling, so a queue moves on even when the runner
+// that should have handed its slot on was SIGKILLed), settings, and ending a
+// queued task that never started.
+
+import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
+import {isValidTaskName} from '../base/parse.js'
+import {existsSync} from 'node:fs'
+import {advanceAll, type Advanced} from '../runner/advance.js'
+import {fireHooks} from '../runner/local-executor.js'
+import {acquireLock, LockBusyError, taskLockPath, withLock} from '../state/lock.js'
+import {findTask} from '../state/lookup.js'
+import {
+  activeIds,
+  AFTER_QUEUE,
+  effectiveQueue,
+  listQueueNames,
+  MAX_PRIORITY,
+  queueLockPath,
+  queuesDir,
+  readQueueConfig,
+  removeWaiting,
+  waitingKey,
+  waitingKeys,
+  writeQueueConfig,
+  type QueueConfig,
+} from '../state/queues.js'
+import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
+import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {executorOf, reconcile} from './reconcile.js'
+
+export function checkQueueName(name: string): string {
+  if (!isValidTaskName(name)) throw usageError(`invalid queue name '${name}': use 1-64 letters, digits, . _ -, starting with a letter`)
+  return name
+}
+
+export function checkPriority(priority: number): number {
+  if (!Number.isSafeInteger(priority) || Math.abs(priority) > MAX_PRIORITY) {
+    throw usageError(`--priority must be a whole number from -${MAX_PRIORITY} to ${MAX_PRIORITY}`)
+  }
+  return priority
+}
+
+/** Dependencies name existing tasks (ids or names), checked before anything is written: a typo is a usage error. */
+export function resolveDependencies(stateDir: string, refs: string[], flag: string): number[] {
+  const ids: number[] = []
+  for (const ref of refs) {
+    let read
+    try {
+      read = findTask(stateDir, ref)
+    } catch (error) {
+      if (error instanceof DroverError && error.exitCode === ExitCode.notFound) throw usageError(`${flag}: no task ${ref}`)
+      throw error
+    }
+    if (!ids.includes(read.id)) ids.push(read.id)
+  }
+  return ids
+}
+
+/**
+ * Advances every queue, reconciling the tasks that hold slots first. Runners
+ * of the tasks moved to `starting` are launched without waiting, except
+ * `waitFor`'s, which is launched (with the standby runner of `start`) and
+ * awaited so `start` returns once its own task runs.
+ */
+export async function advanceQueues(
+  stateDir: string,
+  opts: {waitFor?: number; lockWaitMs?: number; only?: string[]; launch?: (id: number) => Promise<unknown>} = {},
+): Promise<Advanced> {
+  if (!existsSync(queuesDir(stateDir))) return {started: [], skipped: []}
+  const done = await advanceAll(stateDir, {check: (record) => reconcile(stateDir, record), lockWaitMs: opts.lockWaitMs, only: opts.only})
+  for (const id of done.started) {
+    if (id === opts.waitFor && opts.launch) {
+      await opts.launch(id)
+      continue
+    }
+    const read = readRecord(stateDir, id)
+    if (read.ok) await executorOf(read.record).submit(stateDir, id, {detach: true})
+  }
+  for (const id of done.skipped) {
+    const read = readRecord(stateDir, id)
+    if (read.ok) fireHooks(stateDir, read.record)
+  }
+  return done
+}
+
+/** Every drover command's first step: move queues on, never failing the command for it. */
+export async function advanceQuietly(stateDir: string): Promise<void> {
+  try {
+    await advanceQueues(stateDir, {lockWaitMs: 2000})
+  } catch {
+    // a busy or read-only state dir: the next command or runner advances
+  }
+}
+
+export interface QueueInfo {
+  name: string
+  parallel: number
+  paused: boolean
+  /** tasks holding a slot (starting, running, stopping). */
+  running: number
+  /** tasks waiting their turn. */
+  waiting: number
+}
+
+export async function listQueues(stateDir: string): Promise<QueueInfo[]> {
+  await advanceQueues(stateDir)
+  const infos: QueueInfo[] = []
+  for (const name of listQueueNames(stateDir)) {
+    if (name === AFTER_QUEUE) continue
+    const config = readQueueConfig(stateDir, name)
+    let running = 0
+    for (const id of activeIds(stateDir, name)) {
+      const read = readRecord(stateDir, id)
+      if (read.ok && !isFinalStatus(read.record.status) && read.record.status !== 'queued') running++
+    }
+    infos.push({...config, running, waiting: waitingKeys(stateDir, name).length})
+  }
+  return infos
+}
+
+/** Changes a queue's settings under its lock, then advances it (a raised limit or a resume starts tasks at once). */
+export async function configureQueue(stateDir: string, name: string, change: Partial<Pick<QueueConfig, 'parallel' | 'paused'>>): Promise<QueueInfo> {
+  checkQueueName(name)
+  await withLock(queueLockPath(stateDir, name), () => {
+    writeQueueConfig(stateDir, {...readQueueConfig(stateDir, name), ...change, name})
+  })
+  const infos = await listQueues(stateDir)
+  return infos.find((info) => info.name === name)!
+}
+
+/**
+ * `cancel`/`stop` (and `stop --all`) of a queued task: it ends without ever
+ * starting, under its task lock, which the advancer also takes to start it —
+ * so it is either started or ended, never both.
+ */
+export async function endQueued(stateDir: string, record: TaskRecord, kind: 'cancel' | 'stop'): Promise<TaskRecord | null> {
+  let release
+  try {
+    release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
+  } catch (error) {
+    if (!(error instanceof LockBusyError)) throw error
+    throw conflictError(`task ${record.id} is being changed by another drover command; try again`, {id: record.id})
+  }
+  try {
+    const read = readRecord(stateDir, record.id)
+    if (!read.ok || read.record.status !== 'queued') return null
+    const status = kind === 'cancel' ? 'cancelled' : 'stopped'
+    const reason = `${status} before it started`
+    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
+    writeRecord(stateDir, next)
+    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
+    const queue = effectiveQueue(next)
+    if (queue) removeWaiting(stateDir, queue, waitingKey(next))
+    fireHooks(stateDir, next)
+    return next
+  } finally {
+    release()
+  }
+}

@@ -1,0 +1,93 @@
+// Talking to the dashboard's server: JSON reads, POSTed actions carrying the
+// CSRF token from the page, and the live feeds.
+
+import {meta} from './dom.js'
+
+const csrf = meta('drover-csrf')
+export const readOnly = meta('drover-read-only') === 'true'
+
+/** drover's statuses, which of them are final, and its agent profiles, as the server put them in the page. */
+export const TASK_STATUSES = meta('drover-statuses').split(',')
+export const AGENT_PROFILES = meta('drover-agents').split(',')
+export const FINAL_STATUSES = meta('drover-final-statuses').split(',')
+export const isFinal = (status: string) => FINAL_STATUSES.includes(status)
+
+export interface AgentUsage {
+  turns: number
+  costUsd: number | null
+  inputTokens: number | null
+  outputTokens: number | null
+}
+
+export interface RunEntry {
+  run: number
+  startedAt: string | null
+  endedAt: string | null
+  status: string
+  exitCode: number | null
+  signal: string | null
+  reason: string | null
+  resumed: boolean
+}
+
+/** A task as the server sends it: its --json shape plus the outcome label and the command on one line. */
+export interface Task {
+  id: number
+  name: string | null
+  status: string
+  outcome: string
+  commandLine: string
+  reason: string | null
+  exitCode: number | null
+  pid: number | null
+  command: string[]
+  shell: string | null
+  cwd: string
+  agent: string
+  createdAt: string
+  startedAt: string | null
+  endedAt: string | null
+  runs: RunEntry[]
+  agentInfo: (AgentUsage & {session: AgentUsage | null; error: string | null; sessionId: string | null}) | null
+  error?: string
+}
+
+export type TaskDetail = Task & {outputBytes: number | null; resume: string | null; resumeRefused: string | null}
+
+export interface OutputPage {
+  offset: number
+  end: number
+  size: number
+  text: string
+  more: boolean
+  complete: boolean
+}
+
+async function answer<T>(response: Response): Promise<T> {
+  const body = (await response.json().catch(() => ({error: response.statusText}))) as T & {error?: string}
+  if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`)
+  return body
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+  return answer<T>(await fetch(url, {credentials: 'same-origin'}))
+}
+
+export async function post<T>(url: string, body: unknown = {}): Promise<T> {
+  return answer<T>(
+    await fetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
+      body: JSON.stringify(body),
+    }),
+  )
+}
+
+/** Shows in the header whether the live feed is connected. */
+export function setLive(state: 'live' | 'reconnecting' | 'ended'): void {
+  const node = document.getElementById('live')
+  if (!node) return
+  node.textContent = state
+  node.className = `live ${state}`
+}

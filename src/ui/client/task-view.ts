@@ -1,0 +1,163 @@
+// One task: what it is, its actions, its live output (or the agent's
+// readable transcript), turns/tokens/cost, and the runs timeline with the
+// changes seen while the page is open.
+
+import {el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
+import {OutputView} from './output-view.js'
+import {TranscriptView} from './transcript-view.js'
+import {usageChart, type UsagePoint} from './usage-chart.js'
+import {getJson, isFinal, post, readOnly, type Task, type TaskDetail} from './net.js'
+
+interface Action {
+  name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again'
+  label: string
+  offered: (task: TaskDetail) => boolean
+  question: string
+}
+
+const ACTIONS: Action[] = [
+  {name: 'stop', label: 'Stop', offered: (t) => !isFinal(t.status), question: 'Stop task {id}? (SIGTERM to its whole tree, SIGKILL after 10 s)'},
+  {name: 'cancel', label: 'Cancel', offered: (t) => !isFinal(t.status), question: 'Cancel task {id}? (killed now, never resumed)'},
+  {name: 'drain', label: 'Drain', offered: (t) => !isFinal(t.status), question: 'Drain task {id}? (it checkpoints and ends, to be resumed later)'},
+  {name: 'resume', label: 'Resume', offered: (t) => t.resume !== null, question: 'Resume task {id} (continue its session)?'},
+  {name: 'again', label: 'Start again', offered: (t) => isFinal(t.status), question: 'Start task {id} again as a new run?'},
+]
+
+export function showTask(main: HTMLElement, id: number): void {
+  const title = el('h1')
+  const facts = el('dl', {className: 'facts'})
+  const usage = el('dl', {className: 'usage', attrs: {id: 'usage'}})
+  const chart = el('div')
+  const buttons = el('div', {className: 'actions', attrs: {id: 'actions'}})
+  const message = el('p', {className: 'error', attrs: {role: 'alert', id: 'action-message'}})
+  const timeline = el('ol', {className: 'timeline', attrs: {id: 'timeline'}})
+  const seen = el('ol', {className: 'timeline'})
+  const tabs = el('nav', {className: 'tabs'})
+  const pane = el('div', {className: 'pane'})
+  setChildren(main, 
+    el('p', {}, el('a', {attrs: {href: '/'}}, '← all tasks')),
+    title,
+    facts,
+    readOnly ? null : buttons,
+    message,
+    usage,
+    chart,
+    tabs,
+    pane,
+    el('h2', {}, 'Runs'),
+    timeline,
+    el('h2', {}, 'Seen while this page is open'),
+    seen,
+  )
+
+  let detail: TaskDetail | null = null
+  let transcript: TranscriptView | null = null
+  const output = new OutputView(
+    id,
+    () => transcript?.poke(),
+    () => void refresh(),
+  )
+
+  const render = (task: TaskDetail) => {
+    const previous = detail
+    detail = task
+    document.title = `drover: ${task.name ?? task.id} (${task.status})`
+    setChildren(title, `Task ${task.id}`, task.name ? el('span', {className: 'name'}, ` ${task.name}`) : null, ' ', el('span', {className: `badge status-${task.status}`, attrs: {id: 'status'}}, task.outcome))
+    facts.replaceChildren(
+      ...fact('Command', task.commandLine),
+      ...fact('Directory', task.cwd),
+      ...fact('Agent', task.agent),
+      ...fact('Started', formatTime(task.startedAt)),
+      ...fact('Runtime', formatDuration(runtimeOf(task))),
+      ...fact('Ended', formatTime(task.endedAt)),
+      ...fact('Reason', task.reason ?? ''),
+      ...fact('Output', task.outputBytes === null ? '' : `${formatCount(task.outputBytes)} bytes`),
+      ...fact('Resume', task.resume ?? task.resumeRefused ?? ''),
+    )
+    const info = task.agentInfo
+    usage.replaceChildren(
+      ...(info
+        ? [
+            ...fact('Turns', String(info.turns)),
+            ...fact('Tokens in', formatCount(info.inputTokens)),
+            ...fact('Tokens out', formatCount(info.outputTokens)),
+            ...fact('Cost', formatCost(info.costUsd)),
+            ...(info.session ? fact('Session cost', formatCost(info.session.costUsd)) : []),
+            ...(info.error ? fact('Agent error', info.error) : []),
+          ]
+        : []),
+    )
+    buttons.replaceChildren(
+      ...ACTIONS.filter((a) => a.offered(task)).map((a) => el('button', {attrs: {type: 'button', 'data-action': a.name}, on: {click: () => act(a)}}, a.label)),
+    )
+    timeline.replaceChildren(
+      ...task.runs.map((run) =>
+        el(
+          'li',
+          {},
+          `run ${run.run}${run.resumed ? ' (resumed)' : ''}: ${formatTime(run.startedAt) || 'not started'} → ${formatTime(run.endedAt) || 'running'}, ${run.status}`,
+          run.exitCode !== null ? `, exit ${run.exitCode}` : '',
+          run.signal ? `, ${run.signal}` : '',
+          run.reason ? ` (${run.reason})` : '',
+        ),
+      ),
+    )
+    if (previous && previous.status !== task.status) seen.append(el('li', {}, `${new Date().toLocaleTimeString()}: ${previous.status} → ${task.status}`))
+  }
+
+  const refresh = async () => {
+    try {
+      const task = await getJson<TaskDetail>(`/api/tasks/${id}`)
+      render(task)
+      if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
+    } catch (error) {
+      message.textContent = (error as Error).message
+    }
+  }
+
+  const act = (action: Action) => {
+    if (!confirm(action.question.replace('{id}', String(id)))) return
+    message.textContent = ''
+    post<unknown>(`/api/tasks/${id}/${action.name}`)
+      .then(() => {
+        seen.append(el('li', {}, `${new Date().toLocaleTimeString()}: ${action.label.toLowerCase()} asked`))
+        if (action.name === 'again' || action.name === 'resume') location.reload()
+        else void refresh()
+      })
+      .catch((error: Error) => (message.textContent = error.message))
+  }
+
+  void refresh().then(() => {
+    const showOutput = () => pane.replaceChildren(output.root)
+    const tabButton = (label: string, show: () => void) => {
+      const button = el('button', {attrs: {type: 'button', 'aria-pressed': 'false'}}, label)
+      button.addEventListener('click', () => {
+        for (const other of tabs.querySelectorAll('button')) other.setAttribute('aria-pressed', String(other === button))
+        show()
+      })
+      return button
+    }
+    if (detail && (detail.agent === 'claude' || detail.agent === 'codex')) {
+      transcript = new TranscriptView(id)
+      tabs.replaceChildren(tabButton('Output', showOutput), tabButton('Transcript', () => pane.replaceChildren(transcript!.show())))
+      tabs.querySelector('button')!.setAttribute('aria-pressed', 'true')
+    }
+    showOutput()
+    output.start()
+  })
+
+  // status changes come from the task feed, turns and cost from the record: refresh both now and then
+  const events = new EventSource('/api/events')
+  events.addEventListener('task', (event) => {
+    const task = JSON.parse((event as MessageEvent<string>).data) as Task
+    if (task.id === id) void refresh()
+  })
+  events.addEventListener('removed', (event) => {
+    if ((JSON.parse((event as MessageEvent<string>).data) as {id: number}).id === id) message.textContent = 'This task was removed.'
+  })
+  setInterval(() => detail && !isFinal(detail.status) && void refresh(), 3000)
+}
+
+function fact(name: string, value: string): HTMLElement[] {
+  return value ? [el('dt', {}, name), el('dd', {}, value)] : []
+}

@@ -1,0 +1,70 @@
+// Who may talk to the dashboard. It runs on a developer's machine next to a
+// browser that visits other sites, so every request is checked three ways:
+// the Host header (a DNS-rebinding page reaches 127.0.0.1 under its own
+// name), the session token (another local user or page cannot guess it), and
+// for anything that changes state a CSRF token only our own page knows (a
+// cookie alone is sent by any form that posts here). Nothing is CORS-enabled.
+
+import {randomBytes, timingSafeEqual} from 'node:crypto'
+import type {ServerResponse} from 'node:http'
+
+/** What the page may load: only itself, no inline script or style, no frames. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ')
+
+export interface Secrets {
+  /** proves the session: in the printed URL, then in the cookie. */
+  token: string
+  /** proves a request comes from our page: in the page, sent back as a header on POST. */
+  csrf: string
+}
+
+export function newSecrets(): Secrets {
+  return {token: randomBytes(24).toString('base64url'), csrf: randomBytes(24).toString('base64url')}
+}
+
+/** Cookies are per host, not per port: two dashboards on one machine keep a cookie each. */
+export const cookieName = (port: number) => `drover_ui_${port}`
+
+export function sessionCookie(port: number, token: string): string {
+  return `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`
+}
+
+export function sameSecret(given: string | undefined | null, expected: string): boolean {
+  if (typeof given !== 'string') return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/**
+ * The Host values we answer to: the address bound and `localhost`, with the
+ * port. Anything else is a name some other site chose for our address.
+ */
+export function allowedHosts(host: string, port: number): Set<string> {
+  const bound = host.includes(':') ? `[${host}]` : host
+  return new Set([`${bound}:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()))
+}
+
+/** Headers every answer carries. */
+export function setCommonHeaders(res: ServerResponse): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  res.setHeader('Referrer-Policy', 'no-referrer')
+  res.setHeader('X-Frame-Options', 'DENY')
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin')
+  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin')
+  res.setHeader('Cache-Control', 'no-store')
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i
+
+export const isLoopback = (host: string) => LOOPBACK.test(host)

@@ -1,0 +1,182 @@
+// npm run chaos -- [--rounds N] [--seed S] [--processes P] [--reboot-every K] [--keep]
+//
+// A seeded chaos run against the real CLI and real processes: each round, P
+// actors issue random drover commands at once while faults are injected
+// (SIGKILL of runners, workers and commands; frozen runners; a full disk);
+// every K rounds a reboot kills everything and `resume --interrupted` runs.
+// After each round the invariants (invariants.ts) are checked; a violation
+// stops the run with the seed, the round, the recent history and the state
+// dir kept for inspection (exit 1). The same seed replays the same
+// operations and faults; their timing is the machine's.
+
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {parseArgs} from 'node:util'
+import {processStartTime} from '../../src/platform/platform.js'
+import {FAULT_WEIGHTS, injectFault, reboot, type FaultContext} from './faults.js'
+import {checkInvariants, type ListedTask} from './invariants.js'
+import {OP_WEIGHTS, runOp} from './ops.js'
+import {kill, processesByPrefix} from './procs.js'
+import {Rng} from './rng.js'
+import {canMountTmpfs, fabricateTask, mountTmpfs, unmountAll} from '../fixtures/rel-state.js'
+import {MARKER_PREFIX, World} from './world.js'
+
+const {values} = parseArgs({
+  options: {
+    rounds: {type: 'string', default: '100'},
+    seed: {type: 'string'},
+    processes: {type: 'string', default: '4'},
+    'ops-per-actor': {type: 'string', default: '4'},
+    'reboot-every': {type: 'string', default: '10'},
+    keep: {type: 'boolean', default: false},
+  },
+})
+const rounds = Number(values.rounds)
+const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed)
+const processes = Number(values.processes)
+const opsPerActor = Number(values['ops-per-actor'])
+const rebootEvery = Number(values['reboot-every'])
+for (const [name, n] of Object.entries({rounds, seed, processes, opsPerActor, rebootEvery})) {
+  if (!Number.isSafeInteger(n) || n < 0) {
+    console.error(`chaos: --${name} must be a whole number`)
+    process.exit(2)
+  }
+}
+
+// On a small tmpfs when this process may mount one, so the disk can fill up.
+const disk = canMountTmpfs() ? mountTmpfs('96m') : null
+const stateDir = disk ? path.join(disk, 'state') : mkdtempSync(path.join(os.tmpdir(), 'drover-chaos-'))
+const home = mkdtempSync(path.join(os.tmpdir(), 'drover-chaos-home-'))
+const world = new World(stateDir, seed, path.join(home, 'hooks.txt'))
+console.log(`chaos: seed ${seed}, ${rounds} rounds, ${processes} processes, state dir ${stateDir}`)
+
+/** Sentinels: live processes that are not drover's, named as worker and runner in fabricated records. */
+async function plantStrangers(): Promise<void> {
+  for (const status of ['running', 'lost', 'stopped'] as const) {
+    const child = spawn('sleep', ['100000'], {stdio: 'ignore', detached: true})
+    const entry = {identity: {pid: child.pid!, startTime: ''}, exited: null as string | null}
+    child.on('exit', (code, signal) => (entry.exited = signal ?? `exit ${code}`))
+    for (let i = 0; i < 100 && !processStartTime(child.pid!); i++) await new Promise((r) => setTimeout(r, 10))
+    entry.identity.startTime = processStartTime(child.pid!)!
+    world.strangers.push(entry)
+    // the recorded start time is off by one: the pid is theirs now, not drover's
+    const wrong = {pid: child.pid!, startTime: String(Number(entry.identity.startTime) - 1)}
+    const id = fabricateTask(stateDir, {status, worker: wrong, runner: status === 'running' ? wrong : undefined})
+    world.markers.set(id, null)
+  }
+}
+
+async function list(round: number): Promise<ListedTask[]> {
+  const r = await world.drover(round, 'checker', ['list', '--json', '--all'])
+  if (r.exitCode !== 0) throw new Error(`list --json failed (${r.exitCode ?? r.signal}): ${r.stderr}`)
+  return JSON.parse(r.stdout) as ListedTask[]
+}
+
+function fail(round: number, violations: string[]): never {
+  console.error(`\nchaos: VIOLATION in round ${round} (seed ${seed}; replay: npm run chaos -- --seed ${seed} --rounds ${round})`)
+  for (const v of violations) console.error(`  ${v}`)
+  console.error('recent history:')
+  for (const line of world.recent(40)) console.error(`  ${line}`)
+  cleanupAll()
+  console.error(`state dir kept: ${stateDir}${disk ? ' (a tmpfs: unmount it when done)' : ''}`)
+  process.exit(1)
+}
+
+async function round(n: number): Promise<void> {
+  const ctx: FaultContext = {world, rng: Rng.derive(seed, n, 999), diskFiller: disk ? path.join(disk, 'filler') : null, cleanups: []}
+  world.uncertainRemoval = false
+  const actors = Array.from({length: processes}, async (_, a) => {
+    const rng = Rng.derive(seed, n, a)
+    for (let k = 0; k < opsPerActor; k++) {
+      await new Promise((r) => setTimeout(r, rng.int(0, 150)))
+      await runOp(world, rng, n, `actor ${a}`, rng.weighted(OP_WEIGHTS), {HOME: home})
+    }
+  })
+  let faulting = true
+  const faults = (async () => {
+    while (faulting) {
+      await new Promise((r) => setTimeout(r, ctx.rng.int(100, 600)))
+      if (!faulting) break
+      const done = await injectFault(ctx, ctx.rng.weighted(FAULT_WEIGHTS))
+      if (done) {
+        world.faults++
+        world.history.push({round: n, actor: 'fault', op: done, args: [done], outcome: 'injected'})
+      }
+    }
+  })()
+  // The queues' limits, watched in the process table while the round runs.
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      sampleQueues()
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
+  await Promise.all(actors)
+  faulting = false
+  await faults
+  sampling = false
+  await sampler
+  for (const cleanup of ctx.cleanups) cleanup()
+
+  let afterReboot: Map<number, number> | undefined
+  if (rebootEvery > 0 && n % rebootEvery === 0) {
+    const before = await list(n)
+    afterReboot = new Map(before.map((t) => [t.id, t.run ?? 0]))
+    const killed = reboot(world)
+    world.history.push({round: n, actor: 'fault', op: 'reboot', args: [`reboot (${killed} processes)`], outcome: 'injected'})
+    world.faults++
+    await world.drover(n, 'boot', ['resume', '--interrupted', '-q'], {HOME: home})
+  }
+  const violations = checkInvariants(world, await list(n), {afterReboot})
+  if (violations.length > 0) fail(n, violations)
+}
+
+/** Live marker processes per queue against the highest limit the queue was ever given. */
+function sampleQueues(): void {
+  const taskOfMarker = new Map([...world.markers].flatMap(([id, marker]) => (marker ? [[marker, id] as const] : [])))
+  const running = new Map<string, Set<number>>()
+  for (const {arg} of processesByPrefix(MARKER_PREFIX)) {
+    const id = taskOfMarker.get(arg)
+    const queue = id === undefined ? undefined : world.queueOf.get(id)
+    if (id !== undefined && queue) running.set(queue, (running.get(queue) ?? new Set()).add(id))
+  }
+  for (const [queue, ids] of running) {
+    const limit = world.queueLimits.get(queue) ?? 1
+    if (ids.size > limit) world.samplerViolations.push(`queues: ${ids.size} tasks of queue ${queue} ran at once (limit ${limit}): ${[...ids].join(', ')}`)
+  }
+}
+
+function cleanupAll(): void {
+  for (const stranger of world.strangers) kill(stranger.identity.pid, 'SIGKILL')
+  reboot(world)
+  for (const marker of processesByPrefix(MARKER_PREFIX)) kill(marker.pid, 'SIGKILL')
+}
+
+const started = Date.now()
+try {
+  await plantStrangers()
+  for (let n = 1; n <= rounds; n++) {
+    await round(n)
+    if (n % 10 === 0 || n === rounds) console.log(`chaos: ${n}/${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations (${((Date.now() - started) / 1000).toFixed(0)} s)`)
+  }
+  // The end: stop everything, and nothing of any task may be left.
+  await world.drover(rounds + 1, 'end', ['stop', '--all', '--time', '1', '-q'])
+  // exit hooks run detached: give the last ones a moment
+  await new Promise((r) => setTimeout(r, 3000))
+  const violations = checkInvariants(world, await list(rounds + 1), {final: true})
+  if (violations.length > 0) fail(rounds + 1, violations)
+  console.log(`chaos: passed — seed ${seed}, ${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  cleanupAll()
+  if (!values.keep) {
+    rmSync(stateDir, {recursive: true, force: true})
+    rmSync(home, {recursive: true, force: true})
+    unmountAll()
+  }
+} catch (error) {
+  cleanupAll()
+  console.error(`chaos: the run itself failed (seed ${seed}): ${(error as Error).stack}`)
+  process.exit(1)
+}

@@ -1,0 +1,106 @@
+// What the chaos run knows independently of drover: every operation it made
+// and how it ended (the history printed on a violation), which task each
+// start made and which marker process it planted, which tasks a prune or rm
+// said it removed, and which tasks the run itself stopped.
+
+import {spawn} from 'node:child_process'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import type {ProcessIdentity} from '../../src/platform/platform.js'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BIN = path.join(ROOT, 'bin', 'run.js')
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures')
+
+/** The first argument of every marker process: `sleep 7777.<n>` is task n's, found by its command line. */
+export const MARKER_PREFIX = '7777.'
+
+export interface HistoryEntry {
+  round: number
+  actor: string
+  op: string
+  args: string[]
+  /** exit code, or the signal the run sent it mid-way. */
+  outcome?: string
+  ms?: number
+}
+
+export interface CliRun {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+export class World {
+  readonly history: HistoryEntry[] = []
+  /** task id → the marker its start planted (null for tasks without one). */
+  readonly markers = new Map<number, string | null>()
+  /** task id → createdAt the first time it was seen: an id seen again with another is a reused id. */
+  readonly firstSeen = new Map<number, string>()
+  /** ids a finished prune or rm reported removed. */
+  readonly removed = new Set<number>()
+  /** set while a prune or rm was killed mid-way: a task that had ended may have gone without a report. */
+  uncertainRemoval = false
+  /** ids the run stopped or cancelled on purpose and has not started or resumed since. */
+  readonly stoppedOnPurpose = new Set<number>()
+  /** live processes that are not drover's, planted in fabricated records: never to be signalled. */
+  readonly strangers: {identity: ProcessIdentity; exited: string | null}[] = []
+  /** the drover commands in flight, so a fault can kill one mid-way. */
+  readonly inFlight = new Set<ReturnType<typeof spawn>>()
+  /** task id → the queue it was started in. */
+  readonly queueOf = new Map<number, string>()
+  /** tasks started with an --on-exit hook that appends "id status" to hookLog. */
+  readonly hooked = new Set<number>()
+  /** the highest parallel limit each queue was ever given (a queue never set runs one). */
+  readonly queueLimits = new Map<string, number>()
+  /** what the sampler saw go over a queue's limit, for the checker to report. */
+  readonly samplerViolations: string[] = []
+  operations = 0
+  faults = 0
+  private markerSeq = 0
+
+  constructor(
+    readonly stateDir: string,
+    readonly seed: number,
+    /** where the runs' --on-exit hooks append one line each. */
+    readonly hookLog: string,
+  ) {}
+
+  nextMarker(): string {
+    this.markerSeq++
+    return `${MARKER_PREFIX}${String(this.markerSeq).padStart(6, '0')}1`
+  }
+
+  /** Runs one drover command as a child process, recorded in the history. */
+  drover(round: number, actor: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliRun> {
+    const entry: HistoryEntry = {round, actor, op: args[0], args}
+    this.history.push(entry)
+    this.operations++
+    const started = Date.now()
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        env: {...process.env, DROVER_STATE_DIR: this.stateDir, NO_COLOR: '1', ...env},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      this.inFlight.add(child)
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk) => (stdout += chunk))
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+      child.on('close', (exitCode, signal) => {
+        clearTimeout(timer)
+        this.inFlight.delete(child)
+        entry.outcome = signal ? signal : String(exitCode)
+        entry.ms = Date.now() - started
+        resolve({exitCode, signal, stdout, stderr})
+      })
+    })
+  }
+
+  /** The last `count` history entries, one line each. */
+  recent(count: number): string[] {
+    return this.history.slice(-count).map((e) => `round ${e.round} ${e.actor}: drover ${e.args.join(' ')} → ${e.outcome ?? 'in flight'}${e.ms === undefined ? '' : ` (${e.ms} ms)`}`)
+  }
+}

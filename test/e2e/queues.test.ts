@@ -1,0 +1,169 @@
+// Queues end to end: a parallel limit with `queued` tasks and their place in
+// line, FIFO with --priority, pause/resume, cancel/stop of a queued task,
+// `stop --all`/`drain --all` and queued tasks, and a SIGKILLed runner whose
+// queue moves on at the next drover command of any kind.
+
+import {existsSync, readdirSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
+import {jobs, statusOf} from '../helpers/queue-jobs.js'
+import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+
+vi.setConfig({testTimeout: 120_000})
+afterEach(() => cleanupStateDirs())
+
+describe('queues', () => {
+  it('runs at most N at once; the rest are queued with their position and start as slots free, in order', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    expect((await drover(dir, ['queue', 'set', 'q', '--parallel', '2'])).exitCode).toBe(0)
+    const ids: number[] = []
+    for (const name of ['a', 'b', 'c', 'd']) ids.push(await startOk(dir, ['--queue', 'q', ...j.argv(name)]))
+    await waitFor(() => j.started('a') && j.started('b'), {message: 'a and b started'})
+    expect(ids.map((id) => statusOf(dir, id)).slice(2)).toEqual(['queued', 'queued'])
+    const list = json(await drover(dir, ['list', '--json']))
+    expect(list.map((t: any) => [t.status, t.queue, t.position])).toEqual([
+      ['running', 'q', null],
+      ['running', 'q', null],
+      ['queued', 'q', 1],
+      ['queued', 'q', 2],
+    ])
+    expect(list[3].reason).toBe('waiting for a slot in queue q')
+    const table = (await drover(dir, ['list'])).stdout
+    expect(table).toContain('queued (#1 in q)')
+    expect(json(await drover(dir, ['queue', '--json']))).toEqual([{name: 'q', parallel: 2, paused: false, running: 2, waiting: 2}])
+
+    j.release('a')
+    // The runner of a hands its slot to c, with no drover command in between.
+    await waitFor(() => j.started('c'), {message: 'c started after a ended'})
+    expect(j.started('d')).toBe(false)
+    expect(statusOf(dir, ids[3])).toBe('queued')
+    j.release('b')
+    await waitFor(() => j.started('d'), {message: 'd started after b ended'})
+    j.release('c')
+    j.release('d')
+    await waitFor(() => ids.every((id) => statusOf(dir, id) === 'succeeded'), {message: 'all succeeded'})
+  })
+
+  it('--priority jumps ahead; a paused queue starts nothing until resumed', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const blocker = await startOk(dir, ['--queue', 'p', ...j.argv('blocker')])
+    await waitFor(() => j.started('blocker'))
+    const low = await startOk(dir, ['--queue', 'p', ...j.argv('low')])
+    const high = await startOk(dir, ['--queue', 'p', '--priority', '5', ...j.argv('high')])
+    expect(readTask(dir, high).priority).toBe(5)
+    expect(json(await drover(dir, ['status', String(high), '--json'])).position).toBe(1)
+    expect(json(await drover(dir, ['status', String(low), '--json'])).position).toBe(2)
+    expect((await drover(dir, ['queue', 'pause', 'p'])).exitCode).toBe(0)
+    j.release('blocker')
+    await waitFor(() => statusOf(dir, blocker) === 'succeeded')
+    // Any command would start a task now if the queue were not paused.
+    await drover(dir, ['list'])
+    expect(statusOf(dir, high)).toBe('queued')
+    const paused = json(await drover(dir, ['queue', '--json']))
+    expect(paused).toEqual([{name: 'p', parallel: 1, paused: true, running: 0, waiting: 2}])
+    await drover(dir, ['queue', 'resume', 'p'])
+    await waitFor(() => j.started('high'), {message: 'high started first'})
+    expect(j.started('low')).toBe(false)
+    j.release('high')
+    await waitFor(() => j.started('low'))
+    j.release('low')
+    await waitFor(() => statusOf(dir, low) === 'succeeded')
+  })
+
+  it('cancel and stop end a queued task without starting it; stop --all includes queued tasks, drain --all leaves them queued', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const running = await startOk(dir, ['--queue', 'c', ...j.argv('run')])
+    await waitFor(() => j.started('run'))
+    const one = await startOk(dir, ['--queue', 'c', ...j.argv('one')])
+    const two = await startOk(dir, ['--queue', 'c', ...j.argv('two')])
+    const three = await startOk(dir, ['--queue', 'c', ...j.argv('three')])
+
+    const cancelled = await drover(dir, ['cancel', String(one), '--json'])
+    expect(cancelled.exitCode).toBe(0)
+    expect(readTask(dir, one)).toMatchObject({status: 'cancelled', reason: 'cancelled before it started', desired: 'stopped', startedAt: null})
+
+    // Nothing of a queued task runs, so a drain has nothing to checkpoint: it stays queued.
+    const draining = await drover(dir, ['drain', String(two)])
+    expect(draining.stderr + draining.stdout).toContain('is queued: nothing runs to drain')
+    expect(statusOf(dir, two)).toBe('queued')
+
+    const drained = await drover(dir, ['drain', '--all', '--grace', '0', '--kill-after', '1s', '--json'])
+    expect(drained.exitCode, drained.stdout).toBe(0)
+    expect(json(drained).results.map((r: any) => r.id)).toEqual([running])
+    // The drained task's runner does not hand its slot on (a drain empties the machine).
+    expect(statusOf(dir, running)).toBe('drained')
+    expect([statusOf(dir, two), statusOf(dir, three)]).toEqual(['queued', 'queued'])
+
+    // stop --all takes queued tasks too: they end without ever starting.
+    const stopped = await drover(dir, ['stop', '--all', '--time', '1', '--json'])
+    expect(stopped.exitCode, stopped.stdout).toBe(0)
+    expect(isFinal(statusOf(dir, two)) && isFinal(statusOf(dir, three))).toBe(true)
+    expect(readTask(dir, three)).toMatchObject({status: 'stopped', reason: 'stopped before it started', desired: 'stopped'})
+    expect(j.started('one') || j.started('three')).toBe(false)
+  })
+
+  it('a SIGKILLed runner and worker: the queue moves on at the next drover command of any kind', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const first = await startOk(dir, ['--queue', 'k', ...j.argv('first')])
+    const second = await startOk(dir, ['--queue', 'k', ...j.argv('second')])
+    await waitFor(() => j.started('first'))
+    const runner = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(path.join(dir, 'tasks', String(first), 'runner.json'), 'utf8')))
+    const worker = readTask(dir, first).worker.pid
+    process.kill(runner.pid, 'SIGKILL')
+    process.kill(-worker, 'SIGKILL')
+    await waitFor(() => !isAlive(runner.pid) && !isAlive(worker), {timeout: 20_000, message: 'runner and worker dead'})
+    expect(statusOf(dir, second)).toBe('queued')
+    await drover(dir, ['logs', String(first)])
+    await waitFor(() => j.started('second'), {message: 'second started after the next command'})
+    expect(statusOf(dir, first)).toBe('lost')
+    j.release('second')
+    await waitFor(() => statusOf(dir, second) === 'succeeded')
+  })
+
+  it('start --name N --if-absent prints the id of the queued or running task named N and exits 0; without it, 4', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const running = await startOk(dir, ['--name', 'nightly', '--queue', 'n', ...j.argv('nightly')])
+    const queued = await startOk(dir, ['--name', 'second', '--queue', 'n', ...j.argv('second')])
+    expect(statusOf(dir, queued)).toBe('queued')
+    expect(await startOk(dir, ['--name', 'nightly', '--if-absent', '--queue', 'n', ...j.argv('again')])).toBe(running)
+    expect(await startOk(dir, ['--name', 'second', '--if-absent', ...j.argv('again')])).toBe(queued)
+    expect((await drover(dir, ['start', '--name', 'nightly', ...j.argv('again')])).exitCode).toBe(4)
+    expect((await drover(dir, ['start', '--if-absent', ...j.argv('again')])).exitCode).toBe(2)
+    j.release('nightly')
+    j.release('second')
+    await waitFor(() => statusOf(dir, queued) === 'succeeded')
+    // Ended: a new task is started.
+    const next = await startOk(dir, ['--name', 'nightly', '--if-absent', ...j.argv('third')])
+    expect(next).toBeGreaterThan(queued)
+    j.release('third')
+    expect(j.started('again')).toBe(false)
+  })
+
+  it('usage errors exit 2 and create nothing', async () => {
+    const dir = makeStateDir()
+    for (const args of [
+      ['queue', 'set', 'q', '--parallel', '0'],
+      ['queue', 'set', 'q'],
+      ['queue', 'pause'],
+      ['queue', 'set', '9x', '--parallel', '2'],
+      ['queue', '--parallel', '3'],
+      ['start', '--queue', 'q', '--priority', '1000', '--', 'true'],
+      ['start', '--queue', '-bad', '--', 'true'],
+      ['start', '--retry-delay', '1s', '--', 'true'],
+      ['start', '--if-absent', '--', 'true'],
+    ]) {
+      const r = await drover(dir, args)
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
+    }
+    expect(existsSync(path.join(dir, 'tasks')) && readdirSync(path.join(dir, 'tasks')).some((n) => /^\d+$/.test(n))).toBe(false)
+    expect(existsSync(path.join(dir, 'queues'))).toBe(false)
+  })
+})
+
+const isFinal = (status: string) => !['queued', 'starting', 'running', 'stopping'].includes(status)

@@ -1,0 +1,92 @@
+// Retries end to end: a failed run is tried again up to N times, each attempt
+// a new run of the same task, with a doubling delay; stops, cancels and limits
+// are never retried (a timeout only with --retry-on timeout); the delay holds
+// no queue slot; hooks fire once, at the real end.
+
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
+import {startOk, taskEvents, cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+
+vi.setConfig({testTimeout: 120_000})
+afterEach(() => cleanupStateDirs())
+
+const isFinal = (s: string) => !['queued', 'starting', 'running', 'stopping'].includes(s)
+
+describe('retries', () => {
+  it('a failing task runs 1 + N times with a doubling delay, shows its attempt, and ends with the last exit code; hooks fire once', async () => {
+    const dir = makeStateDir()
+    const id = await startOk(dir, ['--retry', '2', '--retry-delay', '1s', '--on-exit', 'echo "$DROVER_STATUS"', '--', 'sh', '-c', 'exit 3'])
+    const seen = await waitFor(() => {
+      const t = readTask(dir, id)
+      return t.status === 'queued' && t.retryAt ? t : null
+    })
+    const shown = json(await drover(dir, ['status', String(id), '--json']))
+    expect(shown).toMatchObject({retryMax: 2})
+    expect(shown.attempt).toBeGreaterThanOrEqual(2)
+    expect(seen.runs[0]).toMatchObject({status: 'failed', exitCode: 3})
+    const waited = await drover(dir, ['wait', String(id)])
+    expect(waited.exitCode).toBe(3)
+    const task = readTask(dir, id)
+    expect(task).toMatchObject({status: 'failed', exitCode: 3, attempt: 3})
+    expect(task.runs.map((r: any) => r.status)).toEqual(['failed', 'failed', 'failed'])
+    const list = (await drover(dir, ['status', String(id)])).stdout
+    expect(list).toMatch(/attempt\s+3 of 3/)
+    // Delays: 1 s ±20 %, then 2 s ±20 %.
+    const all = taskEvents(dir, id)
+    const delays = all.filter((e) => e.event === 'retry').map((e) => Date.parse(e.at) - Date.parse(e.ts))
+    expect(delays).toHaveLength(2)
+    expect(delays[0]).toBeGreaterThanOrEqual(790)
+    expect(delays[0]).toBeLessThanOrEqual(1210)
+    expect(delays[1]).toBeGreaterThanOrEqual(1590)
+    expect(delays[1]).toBeLessThanOrEqual(2410)
+    // Each attempt started no earlier than its time.
+    const starts = all.filter((e) => e.event === 'started').map((e) => Date.parse(e.ts))
+    const ats = all.filter((e) => e.event === 'retry').map((e) => Date.parse(e.at))
+    expect(starts[1]).toBeGreaterThanOrEqual(ats[0])
+    expect(starts[2]).toBeGreaterThanOrEqual(ats[1])
+    await waitFor(() => existsSync(path.join(dir, 'tasks', String(id), 'hooks.log')) && readFileSync(path.join(dir, 'tasks', String(id), 'hooks.log'), 'utf8') === 'failed\n')
+    await drover(dir, ['list'])
+    expect(readFileSync(path.join(dir, 'tasks', String(id), 'hooks.log'), 'utf8')).toBe('failed\n')
+  })
+
+  it('stops retrying once an attempt succeeds', async () => {
+    const dir = makeStateDir()
+    const counter = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-retry-')), 'n')
+    const script = `n=$(cat '${counter}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '${counter}'; [ $n -ge 2 ]`
+    const id = await startOk(dir, ['--retry', '5', '--retry-delay', '0s', '--shell', script])
+    await waitFor(() => isFinal(readTask(dir, id).status) && readTask(dir, id).runs.length >= 2)
+    expect(readTask(dir, id)).toMatchObject({status: 'succeeded', attempt: 2})
+    expect(readFileSync(counter, 'utf8').trim()).toBe('2')
+  })
+
+  it('never retries a stop, a cancel or a limit; a timeout only with --retry-on timeout', async () => {
+    const dir = makeStateDir()
+    const stopped = await startOk(dir, ['--retry', '3', '--', 'sleep', '30'])
+    expect((await drover(dir, ['stop', String(stopped), '--time', '1s'])).exitCode).toBe(0)
+    const cancelled = await startOk(dir, ['--retry', '3', '--', 'sleep', '30'])
+    expect((await drover(dir, ['cancel', String(cancelled)])).exitCode).toBe(0)
+    const timeout = await startOk(dir, ['--retry', '3', '--timeout', '1s', '--', 'sleep', '30'])
+    const retriedTimeout = await startOk(dir, ['--retry', '1', '--retry-delay', '0s', '--retry-on', 'timeout', '--timeout', '1s', '--', 'sleep', '30'])
+    await waitFor(() => [timeout, retriedTimeout].every((id) => isFinal(readTask(dir, id).status)), {timeout: 60_000})
+    expect(readTask(dir, stopped)).toMatchObject({status: 'stopped', attempt: 1})
+    expect(readTask(dir, stopped).runs).toHaveLength(1)
+    expect(readTask(dir, cancelled).runs).toHaveLength(1)
+    expect(readTask(dir, timeout).runs).toHaveLength(1)
+    expect(readTask(dir, retriedTimeout).runs.map((r: any) => r.reason)).toEqual([expect.stringMatching(/^timeout/), expect.stringMatching(/^timeout/)])
+  })
+
+  it('waiting to retry holds no queue slot', async () => {
+    const dir = makeStateDir()
+    const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-retry-')), 'b-ran')
+    const a = await startOk(dir, ['--queue', 'r', '--retry', '1', '--retry-delay', '4s', '--', 'sh', '-c', 'exit 1'])
+    const b = await startOk(dir, ['--queue', 'r', '--', 'sh', '-c', `touch '${flag}'`])
+    await waitFor(() => existsSync(flag), {message: 'b ran during a\'s delay'})
+    expect(readTask(dir, a)).toMatchObject({status: 'queued', attempt: 2})
+    await waitFor(() => isFinal(readTask(dir, a).status), {timeout: 30_000})
+    expect(readTask(dir, a).runs).toHaveLength(2)
+    expect(readTask(dir, b).status).toBe('succeeded')
+    writeFileSync(flag, '')
+  })
+})

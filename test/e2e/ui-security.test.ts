@@ -1,0 +1,106 @@
+// `drover ui`'s guards, from a real browser where a browser can show them and
+// from raw HTTP where only a hostile client would send such a request: the
+// token (401 without it), the HttpOnly SameSite=Strict cookie it becomes,
+// the Host check against DNS rebinding (403), the CSRF token on POST (403),
+// no CORS, a strict CSP, and loopback unless asked otherwise.
+
+import type {Browser} from 'playwright-core'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {cleanupStateDirs, drover, fixture, json, makeStateDir} from '../helpers/cli.js'
+import {launchBrowser, rawRequest, sessionCookie, signedIn, startUi, stopUis} from '../helpers/ui.js'
+
+let browser: Browser
+
+beforeAll(async () => {
+  browser = await launchBrowser()
+})
+
+afterEach(async () => {
+  await stopUis()
+  cleanupStateDirs()
+})
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+describe('drover ui: security', () => {
+  it('answers 401 without the token, and turns the token into an HttpOnly SameSite=Strict cookie out of the address bar', async () => {
+    const ui = await startUi(makeStateDir())
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    expect((await page.goto(ui.base))!.status()).toBe(401)
+    expect((await page.goto(`${ui.base}/api/tasks`))!.status()).toBe(401)
+    expect((await page.goto(`${ui.base}/?token=wrong-${ui.token}`))!.status()).toBe(401)
+    expect((await rawRequest(ui, {path: '/api/tasks', headers: {Cookie: `drover_ui_${ui.port}=nope`}})).status).toBe(401)
+
+    const redirect = await rawRequest(ui, {path: `/?token=${ui.token}`})
+    expect(redirect.status).toBe(303)
+    expect(redirect.headers.location).toBe('/')
+    expect(redirect.headers['set-cookie']).toEqual([`drover_ui_${ui.port}=${ui.token}; HttpOnly; SameSite=Strict; Path=/`])
+
+    expect((await page.goto(ui.url))!.status()).toBe(200)
+    expect(page.url()).toBe(`${ui.base}/`)
+    // the page's scripts cannot read the session
+    expect(await page.evaluate(() => document.cookie)).toBe('')
+    await context.close()
+  })
+
+  it('answers 403 to a Host that is not the bound address or localhost (DNS rebinding)', async () => {
+    const ui = await startUi(makeStateDir())
+    const cookie = sessionCookie(ui)
+    for (const host of [`evil.example:${ui.port}`, `127.0.0.1.nip.io:${ui.port}`, '127.0.0.1', `127.0.0.1:${ui.port + 1}`]) {
+      const answer = await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})
+      expect([host, answer.status]).toEqual([host, 403])
+    }
+    // even the token URL: a rebinding page must not get the cookie set
+    expect((await rawRequest(ui, {path: `/?token=${ui.token}`, headers: {Host: `evil.example:${ui.port}`}})).status).toBe(403)
+    // what is not ours is a plain 404, whatever is asked for
+    for (const path of ['/assets/nope.js', '/assets/../index.js', '/api/nope', '/etc/passwd']) {
+      expect([path, (await rawRequest(ui, {path, headers: {Cookie: cookie}})).status]).toEqual([path, 404])
+    }
+    for (const host of [`127.0.0.1:${ui.port}`, `localhost:${ui.port}`, `LOCALHOST:${ui.port}`]) {
+      expect((await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})).status).toBe(200)
+    }
+  })
+
+  it('refuses a POST without the CSRF token (403), takes actions by POST only, sends no CORS headers and a strict CSP', async () => {
+    const stateDir = makeStateDir()
+    const id = json(await drover(stateDir, ['start', '--json', '--', process.execPath, fixture('sleeper.mjs'), '60'])).id
+    const ui = await startUi(stateDir)
+    const page = await (await signedIn(browser, ui)).newPage()
+    const response = await page.goto(ui.base)
+    const csp = response!.headers()['content-security-policy']
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).not.toContain('unsafe-inline')
+    expect(csp).toContain("frame-ancestors 'none'")
+
+    const tries = await page.evaluate(async (taskId) => {
+      const send = async (headers: Record<string, string>, method = 'POST') =>
+        (await fetch(`/api/tasks/${taskId}/cancel`, {method, headers: {'Content-Type': 'application/json', ...headers}, body: method === 'POST' ? '{}' : undefined})).status
+      return {none: await send({}), wrong: await send({'X-CSRF-Token': 'guess'}), get: await send({}, 'GET'), put: await send({}, 'PUT')}
+    }, id)
+    expect(tries).toEqual({none: 403, wrong: 403, get: 404, put: 405})
+    expect(json(await drover(stateDir, ['status', String(id), '--json'])).status).toBe('running')
+
+    // a cross-site form post carries no CSRF token (and a SameSite=Strict cookie would not even be sent)
+    const forged = await rawRequest(ui, {
+      path: `/api/tasks/${id}/cancel`,
+      method: 'POST',
+      headers: {Cookie: sessionCookie(ui), 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'http://evil.example'},
+      body: 'x=1',
+    })
+    expect(forged.status).toBe(403)
+    const read = await rawRequest(ui, {path: '/api/tasks', headers: {Cookie: sessionCookie(ui), Origin: 'http://evil.example'}})
+    expect(read.status).toBe(200)
+    expect(Object.keys(read.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
+  })
+
+  it('binds loopback only unless --allow-remote is given', async () => {
+    const refused = await drover(makeStateDir(), ['ui', '--host', '0.0.0.0'])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toContain('--allow-remote')
+    expect(refused.stdout).toBe('')
+  })
+})

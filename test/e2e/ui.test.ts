@@ -1,0 +1,174 @@
+// `drover ui` in a real browser: Debian's headless Chromium on a real
+// `drover ui` child process, loopback only, with tasks started and checked
+// through the CLI from "another shell". Screenshots of the list and of a
+// task page go to docs/ when UPDATE_SCREENSHOTS=1 (the README shows them),
+// else to a temp dir, so a plain test run leaves the work tree clean.
+
+import {mkdtempSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type {Browser, Page} from 'playwright-core'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, ROOT, waitFor} from '../helpers/cli.js'
+import {launchBrowser, signedIn, startUi, stopUis} from '../helpers/ui.js'
+
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs') : mkdtempSync(path.join(os.tmpdir(), 'drover-ui-shots-'))
+
+let browser: Browser
+
+beforeAll(async () => {
+  browser = await launchBrowser()
+})
+
+afterEach(async () => {
+  await stopUis()
+  cleanupStateDirs()
+})
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+async function startTask(stateDir: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+  const started = await drover(stateDir, ['start', '--json', ...args], {env})
+  return json(started).id
+}
+
+const rowStatus = (page: Page, id: number) => page.locator(`#tasks tr[data-id="${id}"] td.status`)
+
+describe('drover ui in a browser', () => {
+  it('shows a task started from another shell within a second, and follows its status', async () => {
+    const stateDir = makeStateDir()
+    // (run in / with plain shell commands: the screenshot shows no path of the machine that took it)
+    await startTask(stateDir, ['--name', 'before', '--cwd', '/', '--shell', 'echo done'])
+    const ui = await startUi(stateDir)
+    const context = await signedIn(browser, ui)
+    const page = await context.newPage()
+    await page.goto(ui.base)
+    await page.locator('#tasks tr[data-id="1"]').waitFor()
+    await page.locator('#live.live').waitFor()
+
+    const id = await startTask(stateDir, ['--name', 'watched', '--cwd', '/', '--shell', 'sleep 60'])
+    const started = Date.now()
+    await rowStatus(page, id).waitFor({timeout: 5000})
+    expect(Date.now() - started).toBeLessThan(1000)
+    await expect.poll(() => rowStatus(page, id).textContent()).toBe('running')
+    expect(await page.locator(`#tasks tr[data-id="${id}"] td`).nth(1).textContent()).toBe('watched')
+
+    // filters: by status, by name
+    await page.selectOption('#filter-status', 'live')
+    await expect.poll(() => page.locator('#tasks tr[data-id="1"]').isHidden()).toBe(true)
+    await page.selectOption('#filter-status', '')
+    await page.fill('#filter-name', 'watch')
+    await expect.poll(() => page.locator('#tasks tr[data-id="1"]').isHidden()).toBe(true)
+    expect(await page.locator(`#tasks tr[data-id="${id}"]`).isVisible()).toBe(true)
+    await page.fill('#filter-name', '')
+
+    // an agent's turns and cost in the list (the stand-in claude on PATH, as a user would start the real one)
+    const agent = await startTask(stateDir, [
+      '--name', 'fix-tests', '--cwd', '/', '-e', `HOME=${makeStateDir()}`, '-e', 'FAKE_AGENT_TURNS=3', '-e', 'FAKE_AGENT_TURN_MS=50',
+      '--', 'claude', '-p', 'make the tests pass', '--output-format', 'stream-json', '--verbose',
+    ], {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`})
+    await expect.poll(() => rowStatus(page, agent).textContent(), {timeout: 15_000}).toBe('succeeded')
+    const cells = await page.locator(`#tasks tr[data-id="${agent}"] td`).allTextContents()
+    expect(cells.slice(4, 7)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
+    await page.screenshot({path: path.join(SHOTS, 'dashboard-list.png')})
+
+    expect((await drover(stateDir, ['stop', String(id)])).exitCode).toBe(0)
+    await expect.poll(() => rowStatus(page, id).textContent(), {timeout: 15_000}).toMatch(/^stopped/)
+    expect((await drover(stateDir, ['rm', String(id)])).exitCode).toBe(0)
+    await expect.poll(() => page.locator(`#tasks tr[data-id="${id}"]`).count(), {timeout: 5000}).toBe(0)
+  })
+
+  it('streams output into the task page, colours rendered, partial lines shown, markup inert; a stop clicked there stops the task', async () => {
+    const stateDir = makeStateDir()
+    const id = await startTask(stateDir, ['--name', 'talker', '--cwd', '/', '-e', `FIXTURE=${fixture('ui-output.mjs')}`, '--shell', 'exec node "$FIXTURE"'])
+    const ui = await startUi(stateDir)
+    const page = await (await signedIn(browser, ui)).newPage()
+    await page.goto(`${ui.base}/task/${id}`)
+    const output = page.locator('#output')
+    await expect.poll(() => output.textContent()).toContain('partial line without newline')
+    // it keeps coming while the page is open
+    await expect.poll(() => output.textContent(), {timeout: 10_000}).toMatch(/tick [3-9]/)
+    expect(await output.locator('span.fg-1').first().textContent()).toBe('red line')
+    // a character that arrived in two halves shows whole
+    expect(await output.textContent()).toContain('euro split: €\n')
+    expect(await output.textContent()).not.toContain('\ufffd')
+    expect(await output.textContent()).toContain('<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> markup')
+    expect(await page.evaluate(() => (window as unknown as {__pwned?: number}).__pwned)).toBeUndefined()
+    expect(await output.locator('script, img').count()).toBe(0)
+    await page.screenshot({path: path.join(SHOTS, 'dashboard-task.png')})
+
+    await page.click('#actions button[data-action="stop"]')
+    await expect.poll(() => page.locator('#status').textContent(), {timeout: 20_000}).toMatch(/^stopped/)
+    const status = json((await drover(stateDir, ['status', String(id), '--json'])))
+    expect(status).toMatchObject({id, status: 'stopped', workerAlive: false})
+    expect(await page.locator('#actions button[data-action="again"]').count()).toBe(1)
+  })
+
+  it('refuses actions in read-only mode: none shown, a POST with the CSRF token still 403, the task untouched', async () => {
+    const stateDir = makeStateDir()
+    const id = await startTask(stateDir, ['--', process.execPath, fixture('sleeper.mjs'), '60'])
+    const ui = await startUi(stateDir, ['--read-only'])
+    const page = await (await signedIn(browser, ui)).newPage()
+    await page.goto(`${ui.base}/task/${id}`)
+    await expect.poll(() => page.locator('#status').textContent()).toBe('running')
+    expect(await page.locator('#actions').count()).toBe(0)
+    expect(await page.locator('#mode').textContent()).toBe('read-only')
+    await page.goto(ui.base)
+    await page.locator(`#tasks tr[data-id="${id}"]`).waitFor()
+    expect(await page.locator('#start-form').count()).toBe(0)
+    const refused = await page.evaluate(async (taskId) => {
+      const csrf = document.querySelector<HTMLMetaElement>('meta[name="drover-csrf"]')!.content
+      const res = await fetch(`/api/tasks/${taskId}/stop`, {method: 'POST', headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf}, body: '{}'})
+      return {status: res.status, body: await res.json()}
+    }, id)
+    expect(refused).toEqual({status: 403, body: {error: 'the dashboard is read-only'}})
+    expect(json(await drover(stateDir, ['status', String(id), '--json']))).toMatchObject({status: 'running'})
+  })
+
+  it('Ctrl-C ends the dashboard and leaves its tasks running', async () => {
+    const stateDir = makeStateDir()
+    const id = await startTask(stateDir, ['--', process.execPath, fixture('sleeper.mjs'), '60'])
+    const ui = await startUi(stateDir)
+    const page = await (await signedIn(browser, ui)).newPage()
+    await page.goto(`${ui.base}/task/${id}`)
+    await page.locator('#live.live').waitFor()
+    expect(await ui.interrupt()).toBe(0)
+    const task = json(await drover(stateDir, ['status', String(id), '--json']))
+    expect(task.status).toBe('running')
+    expect(isAlive(task.pid)).toBe(true)
+  })
+
+  it('stays responsive on a 10 MB log that keeps growing, and pages earlier output in on demand', async () => {
+    const stateDir = makeStateDir()
+    const id = await startTask(stateDir, ['--', process.execPath, fixture('ui-big.mjs'), '10'])
+    await waitFor(async () => json(await drover(stateDir, ['status', String(id), '--json'])).outputBytes > 10_000_000, {timeout: 30_000})
+    const ui = await startUi(stateDir)
+    const page = await (await signedIn(browser, ui)).newPage()
+    const opened = Date.now()
+    await page.goto(`${ui.base}/task/${id}`)
+    const output = page.locator('#output')
+    await expect.poll(() => output.textContent(), {timeout: 10_000}).toContain('the last big line')
+    await expect.poll(() => output.textContent(), {timeout: 10_000}).toMatch(/more \d+/)
+    expect(Date.now() - opened).toBeLessThan(10_000)
+    // Only a bounded part of the log is in the page...
+    const shown = await page.evaluate(() => document.getElementById('output')!.textContent!.length)
+    expect(shown).toBeLessThan(2_000_000)
+    // ...and the page answers at once while output streams in and it is scrolled.
+    for (let i = 0; i < 10; i++) {
+      const asked = Date.now()
+      await page.evaluate(() => document.getElementById('output')!.scrollBy(0, -2000))
+      expect(Date.now() - asked).toBeLessThan(1000)
+    }
+    const before = await output.textContent()
+    expect(before).not.toContain('line 0090000 ')
+    await page.click('#earlier')
+    await expect.poll(() => output.textContent()).toContain('line 0098000 ')
+    const text = (await output.textContent())!
+    // earlier output arrives whole lines, in order, before what was there
+    const first = /line (\d{7}) /.exec(text)!
+    expect(text.indexOf(`line ${String(Number(first[1]) + 1).padStart(7, '0')} `)).toBeGreaterThan(text.indexOf(first[0]))
+    expect(text.startsWith('line ')).toBe(true)
+  })
+})

@@ -1,0 +1,185 @@
+// `start --worktree` end to end with real git: each task on its own branch in
+// its own worktree, the summary `status` shows, `diff`, later runs in the same
+// worktree, rm/prune taking a worktree away only when no work is lost, and ten
+// tasks at once in worktrees of one repository.
+
+import {existsSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
+import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {branches, cleanupRepos, commitFile, GIT_IDENTITY, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
+
+vi.setConfig({testTimeout: 120_000})
+afterEach(() => {
+  cleanupStateDirs()
+  cleanupRepos()
+})
+
+const env = GIT_IDENTITY
+const ended = (dir: string, id: number) => waitFor(() => ['succeeded', 'failed'].includes(readTask(dir, id).status) && readTask(dir, id), {message: `task ${id} ended`})
+
+async function startIn(dir: string, repo: string, args: string[], script: string): Promise<number> {
+  const r = await drover(dir, ['start', ...args, '--shell', script], {cwd: repo, env})
+  expect(r.stderr).toBe('')
+  expect(r.exitCode).toBe(0)
+  return Number(r.stdout)
+}
+
+describe('start --worktree', () => {
+  it('runs on a new branch in its own worktree; status shows the summary; diff; start ID runs there again', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const base = gitIn(repo, 'rev-parse', 'HEAD').trim()
+    const id = await startIn(dir, repo, ['--worktree', '--name', 'fix'], 'echo two >> a.txt && git commit -qam two && echo new > new.txt && pwd')
+    const record = await ended(dir, id)
+    const wt = record.worktree
+    expect(wt).toMatchObject({repo, branch: `drover/${id}-fix`, base: 'HEAD', baseCommit: base, baseDirty: false})
+    expect(record.cwd).toBe(wt.path)
+    // new.txt is not committed, not even added: it counts all the same
+    expect(wt.summary).toMatchObject({commits: 1, filesChanged: 2, insertions: 2, deletions: 0, uncommitted: true})
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('')
+    expect(branches(repo)).toEqual([`drover/${id}-fix`, 'main'])
+
+    const status = await drover(dir, ['status', String(id)])
+    expect(status.stdout).toContain(`worktree     ${wt.path} (branch drover/${id}-fix from ${base.slice(0, 12)})`)
+    expect(status.stdout).toContain('changes      1 commit, 2 files changed, +2 -0, uncommitted changes')
+    expect(json(await drover(dir, ['status', String(id), '--json'])).worktree).toEqual(wt)
+
+    const stat = await drover(dir, ['diff', '--stat', 'fix'])
+    expect(stat.exitCode).toBe(0)
+    expect(stat.stdout).toBe(' a.txt   | 1 +\n new.txt | 1 +\n 2 files changed, 2 insertions(+)')
+    const patch = json(await drover(dir, ['diff', String(id), '--json']))
+    expect(patch).toMatchObject({id, branch: `drover/${id}-fix`, baseCommit: base, path: wt.path, stat: false})
+    expect(patch.diff).toContain('+two')
+    expect(patch.diff).toContain('+++ b/new.txt')
+
+    // A new run of the task runs in the same worktree and the summary follows it.
+    expect((await drover(dir, ['start', String(id)], {env})).exitCode).toBe(0)
+    await waitFor(() => readTask(dir, id).runs.length === 2 && readTask(dir, id).status === 'succeeded', {message: 'second run'})
+    expect(readTask(dir, id).worktree.summary).toMatchObject({commits: 2, filesChanged: 2, insertions: 3, uncommitted: true})
+    expect(gitIn(wt.path, 'log', '--format=%s', '-2')).toBe('two\ntwo\n')
+
+    const plain = await startIn(dir, repo, [], 'true')
+    await ended(dir, plain)
+    const none = await drover(dir, ['diff', String(plain)])
+    expect(none).toMatchObject({exitCode: 1, stderr: `drover: task ${plain} has no worktree (start it with --worktree to give it one)`})
+  })
+
+  it('a branch of your own and --base; refusals leave no task and no branch', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const first = gitIn(repo, 'rev-parse', 'HEAD').trim()
+    commitFile(repo, 'b.txt', 'b\n')
+    const id = await startIn(dir, repo, ['--worktree', 'feature/x', '--base', first], 'ls')
+    const record = await ended(dir, id)
+    expect(record.worktree).toMatchObject({branch: 'feature/x', base: first, baseCommit: first})
+    expect(record.worktree.summary).toMatchObject({commits: 0, filesChanged: 0, uncommitted: false})
+
+    const outside = await drover(dir, ['start', '--worktree', '--', 'true'], {cwd: path.dirname(repo)})
+    expect(outside).toMatchObject({exitCode: 2, stderr: `drover: --worktree needs a git repository: ${path.dirname(repo)} is not inside one`})
+    const taken = await drover(dir, ['start', '--worktree', 'feature/x', '--', 'true'], {cwd: repo})
+    expect(taken.exitCode).toBe(4)
+    expect(taken.stderr).toMatch(/^drover: branch feature\/x already exists/)
+    expect((await drover(dir, ['start', '--base', 'main', '--', 'true'], {cwd: repo})).exitCode).toBe(2)
+    // asked for: a branch that exists, as it is; checked out elsewhere, git refuses it (exit 1)
+    expect((await drover(dir, ['start', '--worktree', 'feature/x', '--existing-branch', '--', 'true'], {cwd: repo})).exitCode).toBe(1)
+    gitIn(repo, 'branch', 'other', first)
+    const onOther = await startIn(dir, repo, ['--worktree', 'other', '--existing-branch'], 'git rev-parse --abbrev-ref HEAD')
+    expect((await ended(dir, onOther)).worktree).toMatchObject({branch: 'other', baseCommit: first, createdBranch: false})
+    expect((await drover(dir, ['logs', String(onOther)])).stdout).toBe('other')
+    expect((await drover(dir, ['rm', String(onOther)])).exitCode).toBe(0)
+    expect(branches(repo)).toContain('other')
+    expect((await drover(dir, ['start', '--worktree', 'y', String(id)], {cwd: repo})).exitCode).toBe(2)
+    expect(json(await drover(dir, ['list', '--json'])).map((t: {id: number}) => t.id)).toEqual([id])
+    expect(branches(repo)).toEqual(['feature/x', 'main', 'other'])
+
+    // A dirty working tree is not carried: the task starts from the commit, and is told so.
+    writeFileSync(path.join(repo, 'a.txt'), 'dirty\n')
+    const dirty = await drover(dir, ['start', '--worktree', '--', 'cat', 'a.txt'], {cwd: repo})
+    expect(dirty.stderr).toMatch(/^drover: note: uncommitted changes in .* are not in the worktree \(it starts from [0-9a-f]{12}\)$/)
+    const dirtyId = Number(dirty.stdout)
+    await ended(dir, dirtyId)
+    expect((await drover(dir, ['logs', String(dirtyId)])).stdout).toBe('one')
+  })
+})
+
+describe('rm and prune with worktrees: no commit and no uncommitted change is ever lost', () => {
+  it('rm: clean without commits → worktree and branch go; unmerged commits → kept (4), --include-worktrees keeps the branch; uncommitted → kept always', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const clean = await startIn(dir, repo, ['--worktree'], 'true')
+    const committed = await startIn(dir, repo, ['--worktree'], 'echo c > c.txt && git add c.txt && git commit -qm c')
+    const dirty = await startIn(dir, repo, ['--worktree'], 'echo d > d.txt')
+    for (const id of [clean, committed, dirty]) await ended(dir, id)
+    const paths = Object.fromEntries([clean, committed, dirty].map((id) => [id, readTask(dir, id).worktree.path]))
+    const commit = gitIn(paths[committed], 'rev-parse', 'HEAD').trim()
+
+    const dry = json(await drover(dir, ['rm', '--dry-run', '--json', String(clean)]))
+    expect(dry.removed[0].worktree).toEqual({path: paths[clean], branch: `drover/${clean}-task`, worktreeRemoved: true, branchDeleted: true, note: null})
+    expect(existsSync(paths[clean])).toBe(true)
+
+    const r = await drover(dir, ['rm', String(clean), String(committed), String(dirty)])
+    expect(r.exitCode).toBe(4)
+    expect(r.stdout).toMatch(new RegExp(`^removed task ${clean}: succeeded, .*, with its worktree ${paths[clean]} and branch drover/${clean}-task$`))
+    expect(r.stderr).toBe(
+      `drover: cannot remove task ${committed}: its branch drover/${committed}-task has 1 commit not merged (--include-worktrees removes the worktree and keeps the branch)\n` +
+        `drover: cannot remove task ${dirty}: its worktree ${paths[dirty]} has uncommitted changes (commit or discard them first)`,
+    )
+    expect(existsSync(paths[clean])).toBe(false)
+    expect(branches(repo)).toEqual([`drover/${committed}-task`, `drover/${dirty}-task`, 'main'])
+
+    const forced = await drover(dir, ['rm', '--include-worktrees', String(committed), String(dirty)])
+    expect(forced.exitCode).toBe(4)
+    expect(forced.stdout).toContain(`with its worktree ${paths[committed]} (branch drover/${committed}-task kept: 1 unmerged commit)`)
+    expect(forced.stderr).toMatch(new RegExp(`^drover: cannot remove task ${dirty}: its worktree .* has uncommitted changes`))
+    expect(existsSync(paths[committed])).toBe(false)
+    expect(gitIn(repo, 'rev-parse', `drover/${committed}-task`).trim()).toBe(commit)
+    expect(existsSync(path.join(paths[dirty], 'd.txt'))).toBe(true)
+    expect(worktreePaths(repo)).toEqual([repo, paths[dirty]])
+  })
+
+  it('prune: a merged branch goes with its worktree; unmerged and dirty ones are kept and said why', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const merged = await startIn(dir, repo, ['--worktree'], 'echo m > m.txt && git add m.txt && git commit -qm m')
+    const unmerged = await startIn(dir, repo, ['--worktree'], 'echo u > u.txt && git add u.txt && git commit -qm u')
+    const dirty = await startIn(dir, repo, ['--worktree'], 'echo two >> a.txt')
+    for (const id of [merged, unmerged, dirty]) await ended(dir, id)
+    gitIn(repo, 'merge', '-q', '--no-edit', `drover/${merged}-task`)
+
+    const r = await drover(dir, ['prune', '--older-than', '0s'])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain(`removed task ${merged}: succeeded`)
+    expect(r.stdout).toContain(`kept task ${unmerged}: its branch drover/${unmerged}-task has 1 commit not merged`)
+    expect(r.stdout).toContain(`kept task ${dirty}: its worktree`)
+    expect(branches(repo)).toEqual([`drover/${unmerged}-task`, `drover/${dirty}-task`, 'main'].sort())
+
+    const again = json(await drover(dir, ['prune', '--older-than', '0s', '--include-worktrees', '--json']))
+    expect(again.removed.map((t: {id: number}) => t.id)).toEqual([unmerged])
+    expect(again.skipped.map((t: {id: number}) => t.id)).toEqual([dirty])
+    expect(branches(repo)).toEqual([`drover/${unmerged}-task`, `drover/${dirty}-task`, 'main'].sort())
+  })
+})
+
+describe('ten tasks in parallel worktrees of one repository', () => {
+  it('each commits on its own branch; none sees another; the repo itself is untouched', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const ids = await Promise.all(
+      Array.from({length: 10}, (_, i) => startIn(dir, repo, ['--worktree', '--name', `agent${i}`], `echo ${i} > mine.txt && ls > seen.txt && git add mine.txt && git commit -qm "agent ${i}"`)),
+    )
+    expect(new Set(ids).size).toBe(10)
+    for (const id of ids) await ended(dir, id)
+    for (const [i, id] of ids.entries()) {
+      const record = readTask(dir, id)
+      expect(record.status).toBe('succeeded')
+      // mine.txt committed, seen.txt (the listing) left untracked
+      expect(record.worktree.summary).toMatchObject({commits: 1, filesChanged: 2, uncommitted: true})
+      expect(gitIn(repo, 'show', `drover/${id}-agent${i}:mine.txt`)).toBe(`${i}\n`)
+    }
+    expect(branches(repo)).toHaveLength(11)
+    expect(worktreePaths(repo)).toHaveLength(11)
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('')
+    expect(gitIn(repo, 'log', '--oneline').trim().split('\n')).toHaveLength(1)
+  })
+})

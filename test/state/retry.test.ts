@@ -1,0 +1,34 @@
+import {describe, expect, it} from 'vitest'
+import {retryable, retryDelayMs} from '../../src/state/retry.js'
+import type {TaskRecord} from '../../src/state/record.js'
+
+const ended = (fields: Partial<TaskRecord>): TaskRecord =>
+  ({status: 'failed', attempt: 1, retryMax: 2, retryOnTimeout: false, reason: 'exit 3', worker: {pid: 5, startTime: '1'}, retryDelayMs: 1000, ...fields}) as TaskRecord
+
+describe('retryable', () => {
+  it('retries failed exits while attempts remain', () => {
+    expect(retryable(ended({}))).toBe(true)
+    expect(retryable(ended({reason: 'killed by SIGKILL'}))).toBe(true)
+    expect(retryable(ended({attempt: 3}))).toBe(false)
+    expect(retryable(ended({retryMax: 0}))).toBe(false)
+  })
+
+  it('never retries other ends, a command that never ran, or a limit; a timeout only when asked', () => {
+    for (const status of ['succeeded', 'stopped', 'cancelled', 'drained', 'lost'] as const) expect(retryable(ended({status}))).toBe(false)
+    expect(retryable(ended({worker: null, reason: 'command not found: x'}))).toBe(false)
+    expect(retryable(ended({reason: 'idle (killed after 10 s)'}))).toBe(false)
+    expect(retryable(ended({reason: 'output limit'}))).toBe(false)
+    expect(retryable(ended({reason: 'timeout'}))).toBe(false)
+    expect(retryable(ended({reason: 'timeout', retryOnTimeout: true}))).toBe(true)
+  })
+})
+
+describe('retryDelayMs', () => {
+  it('doubles with each attempt, within ±20 % jitter, capped at an hour', () => {
+    expect(retryDelayMs(ended({attempt: 1}), () => 0)).toBe(800)
+    expect(retryDelayMs(ended({attempt: 1}), () => 1)).toBe(1200)
+    expect(retryDelayMs(ended({attempt: 3}), () => 0.5)).toBe(4000)
+    expect(retryDelayMs(ended({attempt: 30}), () => 0.5)).toBe(3_600_000)
+    expect(retryDelayMs(ended({retryDelayMs: null}), () => 0.5)).toBe(1000)
+  })
+})
