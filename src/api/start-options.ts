@@ -172,6 +172,9 @@ function placement(o: StartOptions): {executor: ExecutorName; slurm: SlurmPlacem
     }
     return {executor: 'local', slurm: null}
   }
+  if (o.onLimit === 'wait') {
+    throw usageError('--on-limit wait does not go with --executor slurm: the job would hold its allocation idle until the limit lifts (let it fail, then resume it)')
+  }
   if (s.cpus !== undefined && !(Number.isSafeInteger(s.cpus) && s.cpus > 0)) throw usageError('cpus must be a positive whole number')
   if (s.drainBeforeLimitS !== undefined && !(Number.isSafeInteger(s.drainBeforeLimitS) && s.drainBeforeLimitS > 0 && s.drainBeforeLimitS <= 65535)) {
     throw usageError('drain-before-limit must be between 1 second and 65535 seconds (Slurm\'s limit)')

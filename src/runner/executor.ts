@@ -54,3 +54,16 @@ export interface Executor {
    */
   explain?(stateDir: string, record: TaskRecord): string | null
 }
+
+/** How `explain` begins for a placement still waiting in the engine's own queue (`queued in Slurm: …`). */
+export const ENGINE_QUEUED_PREFIX = 'queued in '
+
+/**
+ * A run handed to an engine that still waits there for resources: `starting`
+ * in the record (its placement exists; the runner records `running` when it
+ * starts), shown as `queued` with the engine's reason, which reconcile puts in
+ * the record it returns.
+ */
+export function isEngineQueued(record: Pick<TaskRecord, 'status' | 'executor' | 'reason'>): boolean {
+  return record.status === 'starting' && record.executor !== 'local' && record.reason?.startsWith(ENGINE_QUEUED_PREFIX) === true
+}

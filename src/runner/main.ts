@@ -71,7 +71,7 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   runner
     .main()
     .then(
-      () => handOff(stateDir, id).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      () => handOff(stateDir, id, {remote}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
       crash,
     )
     .then(() => process.exit(0), crash)

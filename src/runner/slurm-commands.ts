@@ -39,13 +39,18 @@ export function sbatchArgs(input: SbatchInput): string[] {
 // it until the job is purged, so only these: the task's -e values are not
 // among them (the runner reads them from the record), nor anything else of
 // the submitting shell. SLURM_* and SBATCH_* stay too: they configure sbatch.
+// Inside a job (a runner handing its queue slot on), SLURM_* describe that
+// job (its id, CPUs, nodes): the next job must not inherit them, so only
+// SLURM_CONF is kept there.
 const PASSED = ['HOME', 'USER', 'LOGNAME', 'PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'DROVER_HEARTBEAT_MS']
 
 /** The environment sbatch runs with, which `--export=ALL` hands to the job. */
 export function jobEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const inJob = env.SLURM_JOB_ID !== undefined
+  const slurmVar = (key: string) => key.startsWith('SBATCH_') || (key.startsWith('SLURM_') && (!inJob || key === 'SLURM_CONF'))
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && (PASSED.includes(key) || key.startsWith('SLURM_') || key.startsWith('SBATCH_'))) out[key] = value
+    if (value !== undefined && (PASSED.includes(key) || slurmVar(key))) out[key] = value
   }
   return out
 }

@@ -7,29 +7,16 @@
 // placement through `scancel`. Pids on another host mean nothing here, so
 // drover never adopts or stops a Slurm task's worker itself.
 
-import {spawnSync} from 'node:child_process'
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {ProcessSignal} from '../platform/platform.js'
-import {transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
-import type {Executor, RunnerPresence} from './executor.js'
-import {heartbeatAge, heartbeatFile} from './heartbeat.js'
-import {
-  batchScript,
-  jobEnv,
-  parseSacct,
-  parseSbatch,
-  parseScontrolJob,
-  parseSqueue,
-  sacctArgs,
-  sbatchArgs,
-  scancelArgs,
-  scancelSignalArgs,
-  squeueArgs,
-  type JobView,
-} from './slurm-commands.js'
+import type {TaskRecord} from '../state/record.js'
+import {readRecord, taskPaths} from '../state/store.js'
+import {ENGINE_QUEUED_PREFIX, type Executor, type RunnerPresence} from './executor.js'
+import {heartbeatAge} from './heartbeat.js'
+import {failSubmission, placeJob, slurm} from './slurm-submit.js'
+import {parseSacct, parseScontrolJob, parseSqueue, sacctArgs, scancelArgs, scancelSignalArgs, squeueArgs, type JobView} from './slurm-commands.js'
 
 // How long `start` waits for a released job to run before calling it queued.
 const SUBMIT_WAIT_MS = 30_000
@@ -41,12 +28,6 @@ const STARTUP_GRACE_MS = 15_000
 const CACHE_MS = 1000
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-function slurm(command: string, args: string[], input?: string, env?: Record<string, string>): {ok: boolean; stdout: string; stderr: string} {
-  const result = spawnSync(command, args, {encoding: 'utf8', input, env, timeout: 30_000, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
-  if (result.error) return {ok: false, stdout: '', stderr: `${command}: ${result.error.message}`}
-  return {ok: result.status === 0, stdout: result.stdout ?? '', stderr: (result.stderr ?? '').trim()}
-}
 
 const cache = new Map<string, {view: JobView | null | 'unknown'; at: number}>()
 
@@ -77,55 +58,18 @@ function askScheduler(jobId: string): JobView | null | 'unknown' {
   return sacct.ok ? parseSacct(sacct.stdout, jobId) : null
 }
 
-function runnerEntry(): {script: string; nodeArgs: string[]} {
+function runnerEntry(): {script: string; execArgv: string[]} {
   const here = path.dirname(fileURLToPath(import.meta.url))
   const built = path.join(here, '..', 'runner.cjs')
-  if (existsSync(built)) return {script: built, nodeArgs: ['--lite-mode']}
-  return {script: path.join(here, 'main.ts'), nodeArgs: ['--lite-mode', '--import', 'tsx']}
+  if (existsSync(built)) return {script: built, execArgv: ['--lite-mode']}
+  return {script: path.join(here, 'main.ts'), execArgv: ['--lite-mode', '--import', 'tsx']}
 }
 
-/** Records a run that never reached a runner (sbatch refused it, the job ended at once): nobody else writes it. */
-function failSubmission(stateDir: string, record: TaskRecord, reason: string): void {
-  const failed = transition(record, {status: 'failed', reason})
-  writeRecord(stateDir, failed)
-  appendEvent(taskPaths(stateDir, record.id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})
-}
-
-async function submit(stateDir: string, id: number, opts: {adopt?: boolean} = {}): Promise<void | {queued: true}> {
+async function submit(stateDir: string, id: number, opts: {adopt?: boolean; detach?: boolean} = {}): Promise<void | {queued: true}> {
   if (opts.adopt) return
-  const read = readRecord(stateDir, id)
-  if (!read.ok || !read.record.slurm) return
-  const record = read.record
-  const paths = taskPaths(stateDir, id)
-  const {script, nodeArgs} = runnerEntry()
-  const args = sbatchArgs({
-    placement: record.slurm!,
-    name: `drover-${id}${record.name ? `-${record.name}` : ''}`,
-    logFile: paths.runnerLog,
-    workDir: paths.dir,
-    timeoutMs: record.policies.timeoutMs,
-  })
-  // A heartbeat left by an earlier run says nothing about this one.
-  safeUnlink(heartbeatFile(paths.dir))
-  const sbatch = slurm('sbatch', args, batchScript(process.execPath, nodeArgs, script, stateDir, id), jobEnv(process.env))
-  const jobId = sbatch.ok ? parseSbatch(sbatch.stdout) : null
-  if (!jobId && /ENOENT/.test(sbatch.stderr)) {
-    failSubmission(stateDir, record, "sbatch not found on PATH: Slurm's client commands are needed for --executor slurm")
-    return
-  }
-  if (!jobId) {
-    failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Try ')) || 'no message'}`)
-    return
-  }
-  // Held until now, so this write cannot race the runner: it is the only writer once the job runs.
-  writeRecord(stateDir, {...record, slurm: {...record.slurm!, jobId}, host: null})
-  appendEvent(paths, {event: 'submitted', run: record.runs.length, executor: 'slurm', jobId})
-  const release = slurm('scontrol', ['release', jobId])
-  if (!release.ok) {
-    slurm('scancel', scancelArgs(jobId))
-    failSubmission(stateDir, {...record, slurm: {...record.slurm!, jobId}}, `scontrol release ${jobId} failed: ${release.stderr}`)
-    return
-  }
+  const jobId = placeJob(stateDir, id, runnerEntry())
+  // A queue's hand-off waits for nothing: the runner records its own start.
+  if (jobId === null || opts.detach) return
   return waitPlaced(stateDir, id, jobId)
 }
 
@@ -189,7 +133,7 @@ function explain(_stateDir: string, record: TaskRecord): string | null {
   const view = queryJob(jobId)
   if (view === 'unknown') return `Slurm job ${jobId}: the scheduler does not answer`
   if (view === null) return `Slurm job ${jobId} is gone`
-  if (view.phase === 'pending') return `queued in Slurm: job ${jobId} pending (${view.reason ?? 'waiting'})`
+  if (view.phase === 'pending') return `${ENGINE_QUEUED_PREFIX}Slurm: job ${jobId} pending (${view.reason ?? 'waiting'})`
   if (view.phase === 'running') return `Slurm job ${jobId} ${view.state} on ${view.node ?? 'a node'}`
   const exit = view.exitCode !== null ? ` (exit ${view.exitCode}:${view.signal ?? 0})` : ''
   return `Slurm job ${jobId} ${view.state}${exit}${view.reason ? `, ${view.reason}` : ''}`

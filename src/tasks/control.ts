@@ -9,7 +9,7 @@ import {currentPlatform, isSameProcess} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
 import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
-import type {Executor} from '../runner/executor.js'
+import {ENGINE_QUEUED_PREFIX, isEngineQueued, type Executor} from '../runner/executor.js'
 import {describeOutcome} from './outcome.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {dropRequest, type NewRequest, type StopRequest} from '../state/requests.js'
@@ -69,8 +69,13 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
     return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
   }
   const paths = taskPaths(stateDir, record.id)
-  if (request.kind !== 'drain' && record.status === 'starting' && !executorOf(record).capabilities.adopt) {
-    const withdrawn = await withdrawQueued(stateDir, record, request)
+  if (record.status === 'starting' && !executorOf(record).capabilities.adopt) {
+    // As for a task queued here: nothing runs to drain while the job waits in the engine's queue.
+    if (request.kind === 'drain' && isEngineQueued(record)) {
+      const message = `task ${record.id} is ${record.reason}: nothing runs to drain, so it stays queued (cancel or stop ends it)`
+      return result(record, {accepted: false, via: 'none', final: false, message})
+    }
+    const withdrawn = request.kind === 'drain' ? null : await withdrawQueued(stateDir, record, request)
     if (withdrawn) return withdrawn
   }
   const eventsBefore = fileSize(paths.events) ?? 0
@@ -163,7 +168,7 @@ async function withdrawQueued(stateDir: string, record: TaskRecord, request: New
     const read = readRecord(stateDir, record.id)
     if (!read.ok || read.record.status !== 'starting' || executor.observe(stateDir, read.record) !== 'starting') return null
     const why = executor.explain?.(stateDir, read.record) ?? ''
-    if (!why.startsWith('queued') || !executor.cancel(stateDir, record.id)) return null
+    if (!why.startsWith(ENGINE_QUEUED_PREFIX) || !executor.cancel(stateDir, record.id)) return null
     // The job may have started between the look and the scancel: its runner, if it got as far as the record, wins.
     const again = readRecord(stateDir, record.id)
     if (!again.ok || again.record.status !== 'starting') return null
@@ -171,6 +176,7 @@ async function withdrawQueued(stateDir: string, record: TaskRecord, request: New
     const reason = `${status} by request while queued`
     const next: TaskRecord = {...transition(again.record, {status, reason}), desired: 'stopped'}
     writeRecord(stateDir, next)
+    fireHooks(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
     return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (it was still queued)`})
   } finally {

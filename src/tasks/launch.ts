@@ -12,7 +12,7 @@ import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
 import {LOCK_WAIT_MS} from '../runner/advance.js'
-import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
+import {executorOf, reconcile, runnerState, withEngineReason, workerAlive} from './reconcile.js'
 import {clearRequests} from '../state/requests.js'
 import {
   beginRun,
@@ -219,7 +219,8 @@ export async function launchRunner(stateDir: string, id: number): Promise<TaskRe
   const read = readRecord(stateDir, id)
   if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
   // A batch job still queued is started: its runner records `running` when the scheduler runs it.
-  if (read.record.status !== 'starting' || submitted?.queued) return read.record
+  if (submitted?.queued) return withEngineReason(stateDir, read.record)
+  if (read.record.status !== 'starting') return read.record
   return failUnstartedRun(stateDir, id)
 }
 

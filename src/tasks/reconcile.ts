@@ -118,7 +118,7 @@ async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number
 }
 
 /** A task waiting in a scheduler's queue shows why it waits, in memory only: the runner writes the record once it runs. */
-function withEngineReason(stateDir: string, record: TaskRecord): TaskRecord {
+export function withEngineReason(stateDir: string, record: TaskRecord): TaskRecord {
   const reason = record.status === 'starting' ? executorOf(record).explain?.(stateDir, record) : null
   return reason ? {...record, reason} : record
 }

@@ -58,6 +58,11 @@ describe('sbatch arguments', () => {
     expect(env).toEqual({HOME: '/h', PATH: '/bin', SLURM_CONF: '/c', SBATCH_ACCOUNT: 'lab', DROVER_HEARTBEAT_MS: '500'})
   })
 
+  it("inside a job (a runner handing its slot on), passes none of that job's SLURM_* but SLURM_CONF", () => {
+    const env = jobEnv({PATH: '/bin', SLURM_CONF: '/c', SLURM_JOB_ID: '41', SLURM_CPUS_PER_TASK: '8', SLURM_MEM_PER_NODE: '64000', SBATCH_ACCOUNT: 'lab'})
+    expect(env).toEqual({PATH: '/bin', SLURM_CONF: '/c', SBATCH_ACCOUNT: 'lab'})
+  })
+
   it('maps partition, time, cpus, mem, drain-before-limit and passes extra options last, as given', () => {
     const args = sbatchArgs({
       ...input,

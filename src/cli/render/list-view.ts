@@ -46,6 +46,6 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
 function pidCell(t: TaskJson): string {
   if (t.status !== 'lost' && isFinalStatus(t.status)) return ''
   if (t.executor === 'local') return t.pid !== null ? String(t.pid) : ''
-  if (t.pid !== null && t.status !== 'starting') return `${t.pid}@${t.node ?? '?'}`
+  if (t.pid !== null && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
   return t.jobId ? `job ${t.jobId}` : ''
 }
