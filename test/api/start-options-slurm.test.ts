@@ -3,6 +3,8 @@
 
 import {afterEach, describe, expect, it} from 'vitest'
 import {prepareStart} from '../../src/api/start-options.js'
+import {shownStatus, taskJson} from '../../src/api/task-json.js'
+import {outcomeLabel} from '../../src/tasks/outcome.js'
 import {decodeRecord, encodeRecord} from '../../src/state/record.js'
 import {newRecord} from '../../src/tasks/launch.js'
 
@@ -52,6 +54,32 @@ describe('the executor of a new task', () => {
     for (const slurm of [{cpus: 0}, {cpus: 1.5}, {drainBeforeLimitS: 70_000}, {time: 'soon'}, {partition: 'a b'}, {mem: '4G;x'}]) {
       expect(usage(() => prepareStart({command: ['sleep', '1'], executor: 'slurm', slurm})).code, JSON.stringify(slurm)).toBe(2)
     }
+  })
+
+  it('refuses --on-limit wait on Slurm (a job would sit on its allocation until the limit lifts); queues, dependencies and timeouts go through', () => {
+    delete process.env.DROVER_EXECUTOR
+    const claude = ['claude', '-p', 'x']
+    expect(usage(() => prepareStart({command: claude, agent: 'claude', executor: 'slurm', onLimit: 'wait'}))).toMatchObject({code: 2, message: expect.stringMatching(/--on-limit wait does not go with --executor slurm/)})
+    const prepared = prepareStart({command: ['true'], executor: 'slurm', queue: 'q', after: ['1'], timeoutMs: 5000})
+    expect(prepared.spec).toMatchObject({executor: 'slurm', policies: {timeoutMs: 5000}})
+    expect(prepared.queue).toMatchObject({queue: 'q', after: ['1']})
+  })
+})
+
+describe('the status a Slurm task is shown with', () => {
+  const base = () => ({...newRecord(3, prepareStart({command: ['true'], executor: 'slurm'}).spec), status: 'starting' as const})
+
+  it("is queued while its job pends in Slurm, with Slurm's reason in the label; its record stays starting", () => {
+    const pending = {...base(), reason: 'queued in Slurm: job 42 pending (Resources)', slurm: {...base().slurm!, jobId: '42'}}
+    const json = taskJson(pending)
+    expect(json).toMatchObject({status: 'queued', reason: 'queued in Slurm: job 42 pending (Resources)', jobId: '42', executor: 'slurm'})
+    expect(outcomeLabel(json)).toBe('queued (Slurm: Resources)')
+    expect(pending.status).toBe('starting')
+  })
+
+  it('is starting while the job has just begun, and a local task is never taken for a queued job', () => {
+    expect(taskJson({...base(), reason: null}).status).toBe('starting')
+    expect(shownStatus({status: 'starting', executor: 'local', reason: 'queued in Slurm: job 1 pending (Resources)'})).toBe('starting')
   })
 })
 

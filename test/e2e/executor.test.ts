@@ -26,6 +26,9 @@ describe('start --executor', () => {
     expect(orphanFlag).toMatchObject({exitCode: 2, stderr: expect.stringContaining('need --executor slurm')})
     const badTime = await drover(dir, ['start', '--executor', 'slurm', '--time', 'soon', '--', 'true'])
     expect(badTime.exitCode).toBe(2)
+    // a job would hold its allocation idle for hours: refused in one line
+    const onLimit = await drover(dir, ['start', '--executor', 'slurm', '--on-limit', 'wait', '--agent', 'claude', '--', 'claude', '-p', 'x'])
+    expect(onLimit).toMatchObject({exitCode: 2, stderr: expect.stringMatching(/^[^\n]*--on-limit wait does not go with --executor slurm[^\n]*\n?$/)})
     expect(existsSync(path.join(dir, 'tasks'))).toBe(false)
   })
 

@@ -99,15 +99,31 @@ describe('a task on Slurm', () => {
     await waitFor(() => jobState(task.jobId) !== 'RUNNING', {timeout: 20_000, message: 'the job to end'})
   })
 
-  it('a queued job shows why it waits, and cancel withdraws it at once', async () => {
+  it('a job pending in Slurm is queued with its reason (start, status, list, --status queued), a drain leaves it, cancel withdraws it at once', async () => {
     const dir = makeStateDir()
     const big = await start(dir, ['sleep', '300'], ['--cpus', '2'])
     strays.push(readTask(dir, big.id).worker.pid)
     const queued = await start(dir, ['sleep', '300'])
-    expect(queued.status).toBe('starting')
+    const why = /^queued in Slurm: job \d+ pending \((Resources|Priority)\)$/
+    expect(queued).toMatchObject({status: 'queued', executor: 'slurm', node: null})
+    expect(queued.reason).toMatch(why)
     expect(jobState(queued.jobId)).toBe('PENDING')
+    // the record says starting: the job exists, its runner records running when Slurm runs it
+    expect(readTask(dir, queued.id).status).toBe('starting')
     const shown = json(await onCluster(dir, ['status', String(queued.id), '--json']))
-    expect(shown.reason).toMatch(/^queued in Slurm: job \d+ pending \((Resources|Priority)\)$/)
+    expect(shown).toMatchObject({status: 'queued', jobId: queued.jobId})
+    expect(shown.reason).toMatch(why)
+    const table = await onCluster(dir, ['list'])
+    const row = table.stdout.split('\n').find((line) => line.startsWith(`${queued.id} `))
+    expect(row).toMatch(new RegExp(`queued \\(Slurm: (Resources|Priority)\\) +job ${queued.jobId}`))
+    const onlyQueued = json(await onCluster(dir, ['list', '--status', 'queued', '--json']))
+    expect(onlyQueued.map((t: any) => t.id)).toEqual([queued.id])
+    const human = await onCluster(dir, ['status', String(queued.id)])
+    expect(human.stdout).toMatch(new RegExp(`executor +slurm job ${queued.jobId}`))
+    // nothing runs to drain: it stays queued, and drain --all passes it by
+    const drained = await onCluster(dir, ['drain', String(queued.id), '--json'])
+    expect(json(drained).results[0]).toMatchObject({accepted: false, final: false})
+    expect(jobState(queued.jobId)).toBe('PENDING')
     const cancelled = await onCluster(dir, ['cancel', String(queued.id), '--json'])
     expect(json(cancelled).results[0]).toMatchObject({status: 'cancelled', via: 'direct', final: true})
     expect(jobState(queued.jobId)).toBe('CANCELLED')

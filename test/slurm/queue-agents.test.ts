@@ -28,10 +28,11 @@ describe('a 2-CPU partition', () => {
       const task = json(started)
       ids.push(task.id)
       // start returns a queued job at once, and status shows why it waits
-      if (task.status === 'starting') {
+      if (task.status === 'queued') {
+        expect(task.reason).toMatch(/^queued in Slurm: /)
         const shown = json(await onCluster(dir, ['status', String(task.id), '--json']))
         // (a job the scheduler has just started shows its runner booting instead)
-        if (shown.status === 'starting' && shown.reason?.startsWith('queued')) reasons.push(shown.reason)
+        if (shown.status === 'queued') reasons.push(shown.reason)
       }
     }
     expect(reasons.length).toBeGreaterThan(0)
