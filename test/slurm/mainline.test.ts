@@ -48,7 +48,8 @@ describe("drover's queues on Slurm", () => {
 
   it('--after: a dependent starts as a job once its dependency succeeded; one after a failure is skipped', async () => {
     const dir = makeStateDir()
-    const first = await start(dir, ['--name', 'first', '--', 'sh', '-c', 'sleep 1'])
+    // long enough for the dependent to be started while it runs
+    const first = await start(dir, ['--name', 'first', '--', 'sh', '-c', 'sleep 4'])
     const then = await start(dir, ['--after', 'first', '--', 'sh', '-c', 'echo then'])
     expect(then).toMatchObject({status: 'queued', after: [first.id]})
     const bad = await start(dir, ['--', 'sh', '-c', 'exit 3'])
@@ -56,6 +57,7 @@ describe("drover's queues on Slurm", () => {
     await ended(dir, [first.id, then.id, bad.id, never.id], 'the chain to end')
     expect(readTask(dir, then.id)).toMatchObject({status: 'succeeded', executor: 'slurm'})
     expect(readTask(dir, then.id).slurm.jobId).not.toBe(readTask(dir, first.id).slurm.jobId)
+    expect(Date.parse(readTask(dir, then.id).startedAt)).toBeGreaterThanOrEqual(Date.parse(readTask(dir, first.id).endedAt))
     expect(readTask(dir, never.id)).toMatchObject({status: 'skipped', slurm: {jobId: null}})
   })
 })
