@@ -8,11 +8,21 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     projects: [
-      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', '**/node_modules/**'], testTimeout: 20_000}},
+      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', 'test/slurm/**', '**/node_modules/**'], testTimeout: 20_000}},
       {
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // On a real single-node Slurm cluster: only through scripts/test-slurm.mjs, which brings it up.
+        test: {
+          name: 'slurm',
+          include: ['test/slurm/**/*.test.ts'],
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 30_000,

@@ -11,12 +11,13 @@ import {memory} from './lib/memory.mjs'
 import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
+import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
 import {ui} from './lib/ui.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues, ui}
+const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues, ui, slurm}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))

@@ -13,7 +13,7 @@ import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {fileSize, listTaskIds, readEvents, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {isSameProcess} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile, workerAlive} from '../tasks/reconcile.js'
+import {reconcile, runnerState, workerAlive} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -25,7 +25,7 @@ import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
-import {readJson, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** A task named by its id or by the `name` it was started with. */
 export type TaskRef = number | string
@@ -148,7 +148,7 @@ export class Drover {
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const wanted = filter.status
-    const reads = (await loadTasks(this.stateDir)).filter((read) => !wanted || wanted.includes(read.ok ? read.record.status : 'corrupt'))
+    const reads = (await loadTasks(this.stateDir)).filter((read) => !wanted || wanted.includes(read.ok ? shownStatus(read.record) : 'corrupt'))
     return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
   }
 
@@ -162,7 +162,7 @@ export class Drover {
     const wanted = opts.status
     const {reads, hidden} = wanted
       ? newestEnded(
-          (await loadTasks(this.stateDir)).filter((read) => wanted.includes(read.ok ? read.record.status : 'corrupt')),
+          (await loadTasks(this.stateDir)).filter((read) => wanted.includes(read.ok ? shownStatus(read.record) : 'corrupt')),
           last,
         )
       : await loadRecentTasks(this.stateDir, last)
@@ -180,7 +180,9 @@ export class Drover {
       record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
     }
     const runner = readRunnerIdentity(this.stateDir, record.id)
-    const live = {runnerAlive: runner !== null && isSameProcess(runner), workerAlive: workerAlive(record)}
+    // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here.
+    const runnerAlive = record.executor === 'local' ? runner !== null && isSameProcess(runner) : !isFinalStatus(record.status) && runnerState(this.stateDir, record) === 'alive'
+    const live = {runnerAlive, workerAlive: workerAlive(record)}
     return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
   }
 
@@ -411,11 +413,12 @@ export class Drover {
           ids.add(id)
           const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
           const before = known.get(id)
-          known.set(id, record.status)
+          const status = shownStatus(record)
+          known.set(id, status)
           if (first) continue
           if (before === undefined) yield {type: 'created', id, task: taskJson(record)}
-          else if (before !== record.status) yield {type: 'status', id, from: before, to: record.status, task: taskJson(record)}
-          if (before !== record.status && FINAL_STATUSES.includes(record.status)) yield {type: 'ended', id, task: taskJson(record)}
+          else if (before !== status) yield {type: 'status', id, from: before, to: status, task: taskJson(record)}
+          if (before !== status && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: taskJson(record)}
         }
         for (const id of [...known.keys()]) {
           if (ids.has(id)) continue

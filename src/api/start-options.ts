@@ -8,7 +8,7 @@ import {parseEnvAssignment, parseTaskName} from '../base/parse.js'
 import {resolveExecutable, shellCommand} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
-import type {AgentProfileName} from '../state/record.js'
+import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
@@ -37,6 +37,10 @@ export interface StartOptions extends QueueStartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** where the runner runs: `local` (default; DROVER_EXECUTOR sets another) or `slurm` (a batch job). */
+  executor?: ExecutorName
+  /** Slurm only: what the job asks of the scheduler. */
+  slurm?: SlurmOptions
   /** with `name`: when a task of that name is queued or running, resolve with it instead of throwing exit 4. */
   ifAbsent?: boolean
   /** a shell command run once per final status, the final record as JSON on stdin. */
@@ -61,6 +65,20 @@ export interface StartOptions extends QueueStartOptions {
   maxTokens?: number
   /** `wait`: when the agent stops on its provider's usage limit, wait until it lifts and resume (default `fail`). */
   onLimit?: 'wait' | 'fail'
+}
+
+/** `start --executor slurm`'s placement: first-class sbatch options, and any others as given. */
+export interface SlurmOptions {
+  partition?: string
+  /** sbatch --time: minutes, or [D-]HH:MM:SS. */
+  time?: string
+  cpus?: number
+  /** sbatch --mem, e.g. `4G`. */
+  mem?: string
+  /** seconds before the time limit at which the task is drained (sbatch --signal=B:USR1@N; at most 65535). */
+  drainBeforeLimitS?: number
+  /** more sbatch arguments, each as one argv element (`--account=x`). */
+  opts?: string[]
 }
 
 /**
@@ -128,6 +146,7 @@ export function prepareStart(o: StartOptions): PreparedStart {
     pathEnv,
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
+    ...placement(o),
     ifAbsent: o.ifAbsent ?? false,
     onExit: o.onExit ?? null,
     hookTimeoutMs: o.hookTimeoutMs ?? null,
@@ -137,4 +156,45 @@ export function prepareStart(o: StartOptions): PreparedStart {
     worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false},
   }
   return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
+}
+
+/** The executor asked for (the option, then DROVER_EXECUTOR), and its placement checked. */
+function placement(o: StartOptions): {executor: ExecutorName; slurm: SlurmPlacement | null} {
+  const fromEnv = process.env.DROVER_EXECUTOR === '' ? undefined : process.env.DROVER_EXECUTOR
+  const executor = o.executor ?? fromEnv ?? 'local'
+  if (!EXECUTOR_NAMES.includes(executor as ExecutorName)) {
+    throw usageError(`unknown executor '${executor}'${o.executor === undefined ? ' (from DROVER_EXECUTOR)' : ''}: use ${EXECUTOR_NAMES.join(' or ')}`)
+  }
+  const s = o.slurm ?? {}
+  if (executor !== 'slurm') {
+    if (o.slurm !== undefined && Object.values(o.slurm).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0))) {
+      throw usageError('Slurm options (--partition, --time, --cpus, --mem, --drain-before-limit, --slurm-opt) need --executor slurm')
+    }
+    return {executor: 'local', slurm: null}
+  }
+  if (o.onLimit === 'wait') {
+    throw usageError('--on-limit wait does not go with --executor slurm: the job would hold its allocation idle until the limit lifts (let it fail, then resume it)')
+  }
+  if (s.cpus !== undefined && !(Number.isSafeInteger(s.cpus) && s.cpus > 0)) throw usageError('cpus must be a positive whole number')
+  if (s.drainBeforeLimitS !== undefined && !(Number.isSafeInteger(s.drainBeforeLimitS) && s.drainBeforeLimitS > 0 && s.drainBeforeLimitS <= 65535)) {
+    throw usageError('drain-before-limit must be between 1 second and 65535 seconds (Slurm\'s limit)')
+  }
+  if (s.time !== undefined && !/^(\d+-)?\d+(:\d+){0,2}$|^\d+-\d+$/.test(s.time)) {
+    throw usageError(`time '${s.time}' is not a Slurm time limit (minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]])`)
+  }
+  for (const [key, value] of [['partition', s.partition], ['mem', s.mem]] as const) {
+    if (value !== undefined && !/^[\w.+-]+$/.test(value)) throw usageError(`${key} '${value}' is not a Slurm ${key} name`)
+  }
+  return {
+    executor: 'slurm',
+    slurm: {
+      jobId: null,
+      partition: s.partition ?? null,
+      time: s.time ?? null,
+      cpus: s.cpus ?? null,
+      mem: s.mem ?? null,
+      drainBeforeLimitS: s.drainBeforeLimitS ?? null,
+      opts: s.opts ?? [],
+    },
+  }
 }

@@ -7,6 +7,7 @@ import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
 import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition} from '../state/queues.js'
+import {isEngineQueued} from '../runner/executor.js'
 import {readFileSync} from 'node:fs'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
@@ -55,6 +56,10 @@ export interface TaskJson {
   policies: TaskRecord['policies']
   agentInfo: AgentInfo | null
   checkpoint: Checkpoint | null
+  /** where the runner runs: `local`, or `slurm` with its job id and the node its runner recorded. */
+  executor: TaskRecord['executor']
+  jobId: string | null
+  node: string | null
   /** the queue the task waits in for a slot, or null. */
   queue: string | null
   priority: number
@@ -98,6 +103,16 @@ export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'after
 }
 
 /**
+ * The status a task is shown with: its record's, except that a run whose job
+ * still waits in the engine's queue (Slurm's PENDING: `starting` in the
+ * record, with the engine's reason) shows as `queued`, like a task waiting
+ * for a slot of drover's own queues.
+ */
+export function shownStatus(record: Pick<TaskRecord, 'status' | 'executor' | 'reason'>): TaskStatus {
+  return isEngineQueued(record) ? 'queued' : record.status
+}
+
+/**
  * `showEnv` reveals what is masked by default: -e values and credentials in
  * URLs of the command line. `stateDir` adds a queued task's position.
  */
@@ -107,7 +122,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
   return {
     id: record.id,
     name: record.name,
-    status: record.status,
+    status: shownStatus(record),
     desired: record.desired,
     reason: queued && record.reason === null ? queuedReason(record) : record.reason,
     exitCode: record.exitCode,
@@ -127,6 +142,9 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
+    executor: record.executor,
+    jobId: record.slurm?.jobId ?? null,
+    node: record.host,
     queue: record.queue,
     priority: record.priority,
     after: record.after,

@@ -36,6 +36,8 @@ export interface AdvanceOptions {
   check?: (record: TaskRecord) => Promise<TaskRecord>
   /** how long to wait for the queue's lock (default LOCK_WAIT_MS). */
   lockWaitMs?: number
+  /** which tasks the caller can place (a runner on a cluster node cannot start a local one); the others stay queued for the next advance. */
+  launchable?: (record: TaskRecord) => boolean
 }
 
 export interface Advanced {
@@ -123,7 +125,7 @@ export async function advanceQueue(stateDir: string, name: string, opts: Advance
         continue
       }
       const ready = readiness(stateDir, read.record)
-      if (ready.kind === 'wait') continue
+      if (ready.kind === 'wait' || (ready.kind === 'ready' && opts.launchable?.(read.record) === false)) continue
       const moved = await claim(stateDir, name, key, id, ready)
       if (moved === 'started') {
         active++

@@ -28,9 +28,11 @@ export interface Executor {
    * Places a runner for the task and resolves once it has recorded `running`
    * or the failure — or, with `adopt`, has taken over the live worker; with
    * `detach`, once it is placed (a queue's hand-off: the runner records its
-   * own start, and whoever advanced the queue does not wait for it).
+   * own start, and whoever advanced the queue does not wait for it). A batch
+   * scheduler may instead resolve `{queued: true}`: the job waits for
+   * resources, and its runner records `running` when it starts.
    */
-  submit(stateDir: string, id: number, opts?: {adopt?: boolean; detach?: boolean}): Promise<void>
+  submit(stateDir: string, id: number, opts?: {adopt?: boolean; detach?: boolean}): Promise<void | {queued: true}>
   /** Whether the task's runner is there, judged by what the executor can see (never a bare pid). */
   observe(stateDir: string, record: TaskRecord): RunnerPresence
   /**
@@ -45,4 +47,23 @@ export interface Executor {
    * reconcile adopts it or stops it, so there is still one writer.
    */
   cancel(stateDir: string, id: number): boolean
+  /**
+   * What the engine says about the task's placement, for its reason: why a
+   * job still waits (`queued in Slurm: Resources`) or how it ended. Only
+   * executors with an engine of their own have one.
+   */
+  explain?(stateDir: string, record: TaskRecord): string | null
+}
+
+/** How `explain` begins for a placement still waiting in the engine's own queue (`queued in Slurm: …`). */
+export const ENGINE_QUEUED_PREFIX = 'queued in '
+
+/**
+ * A run handed to an engine that still waits there for resources: `starting`
+ * in the record (its placement exists; the runner records `running` when it
+ * starts), shown as `queued` with the engine's reason, which reconcile puts in
+ * the record it returns.
+ */
+export function isEngineQueued(record: Pick<TaskRecord, 'status' | 'executor' | 'reason'>): boolean {
+  return record.status === 'starting' && record.executor !== 'local' && record.reason?.startsWith(ENGINE_QUEUED_PREFIX) === true
 }

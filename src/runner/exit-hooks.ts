@@ -9,7 +9,7 @@
 // `hook-failed`, which status shows).
 
 import {withoutTaskVariables} from '../process/worker.js'
-import {spawn} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
 import {shellCommand, signalProcessGroup} from '../platform/platform.js'
@@ -41,14 +41,14 @@ function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: str
  * were fired already: the marker file is created exclusively, so whichever
  * writer of a final status gets there first fires them, and only once.
  */
-export function fireExitHooks(stateDir: string, record: TaskRecord, entry: RunnerEntry): void {
-  if (!isFinalStatus(record.status) || hooksOf(stateDir, record).length === 0) return
+export function fireExitHooks(stateDir: string, record: TaskRecord, entry: RunnerEntry): ChildProcess | null {
+  if (!isFinalStatus(record.status) || hooksOf(stateDir, record).length === 0) return null
   const paths = taskPaths(stateDir, record.id)
   const run = record.runs.length
   try {
     closeSync(openSync(path.join(paths.dir, `.hooks-fired-${run}`), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600))
   } catch {
-    return // fired by someone else, or the folder is gone
+    return null // fired by someone else, or the folder is gone
   }
   try {
     const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
@@ -59,8 +59,10 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
     })
     child.on('error', () => {})
     child.unref()
+    return child
   } catch (error) {
     appendEvent(paths, {event: 'hook-failed', run, hook: 'all', reason: `could not start: ${(error as Error).message}`})
+    return null
   }
 }
 

@@ -2,27 +2,49 @@
 // advances every queue (a task that ended may also be the dependency others
 // wait on, in any queue) and spawns the runners of the tasks it moved to
 // `starting`, without waiting for them: it is about to exit, and each new
-// runner records its own start.
+// runner records its own start. A Slurm task's next run is a job of its own;
+// a runner that is itself a Slurm job on a compute node places only those
+// (a local task must start on the submit host: the next drover command there
+// starts it), and waits for its exit hooks, which the job's end would kill.
 
-import {spawn} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, existsSync} from 'node:fs'
 import {advanceAll} from './advance.js'
 import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
 import {AFTER_QUEUE, effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
 import {isFinalStatus} from '../state/record.js'
 import {openAppend, readRecord, taskPaths} from '../state/store.js'
+import {placeJob} from './slurm-submit.js'
 
 /** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
 export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
 
 /** Fires this task's exit hooks if its record is final (they run once per final status whoever asks). */
-export function fireOwnHooks(stateDir: string, id: number): void {
+export function fireOwnHooks(stateDir: string, id: number): ChildProcess | null {
   const ended = readRecord(stateDir, id)
-  if (ended.ok) fireExitHooks(stateDir, ended.record, selfEntry())
+  return ended.ok ? fireExitHooks(stateDir, ended.record, selfEntry()) : null
 }
 
-export async function handOff(stateDir: string, id: number): Promise<void> {
-  fireOwnHooks(stateDir, id)
+/** `remote`: this runner is a batch job on a cluster node (see the top of this file). */
+export async function handOff(stateDir: string, id: number, opts: {remote?: boolean} = {}): Promise<void> {
+  const hooks = fireOwnHooks(stateDir, id)
+  try {
+    await moveQueuesOn(stateDir, id, opts.remote ?? false)
+  } finally {
+    if (opts.remote && hooks) await exited(hooks)
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  child.ref()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.once('error', () => resolve())
+  })
+}
+
+async function moveQueuesOn(stateDir: string, id: number, remote: boolean): Promise<void> {
   const ended = readRecord(stateDir, id)
   if (!existsSync(queuesDir(stateDir))) return
   const record = ended.ok ? ended.record : null
@@ -35,17 +57,21 @@ export async function handOff(stateDir: string, id: number): Promise<void> {
   // command advances the queue.
   // Nor by a runner that was itself told to go (lost): a shutdown, usually.
   if (record?.status === 'drained' || record?.status === 'lost') return
-  await advanceAndLaunch(stateDir)
+  await advanceAndLaunch(stateDir, remote)
   // A retry's delay: this runner waits it out (holding no slot) and then moves the queue on, so the attempt starts on time.
   if (record?.status === 'queued' && record.retryAt !== null) {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(record.retryAt!) - Date.now()) + 20))
-    await advanceAndLaunch(stateDir)
+    await advanceAndLaunch(stateDir, remote)
   }
 }
 
-async function advanceAndLaunch(stateDir: string): Promise<void> {
-  const {started, skipped} = await advanceAll(stateDir)
-  for (const next of started) spawnSiblingRunner(stateDir, next)
+async function advanceAndLaunch(stateDir: string, remote: boolean): Promise<void> {
+  const {started, skipped} = await advanceAll(stateDir, remote ? {launchable: (record) => record.executor === 'slurm'} : {})
+  for (const next of started) {
+    const read = readRecord(stateDir, next)
+    if (read.ok && read.record.executor === 'slurm') placeJob(stateDir, next, selfEntry())
+    else spawnSiblingRunner(stateDir, next)
+  }
   fireSkipped(stateDir, skipped, selfEntry())
 }
 

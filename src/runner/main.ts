@@ -15,26 +15,29 @@ import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
 // not import (it is the launcher's side and pulls in more than builtins).
 const STANDBY_FLAG = '--standby'
 const ADOPT_FLAG = '--adopt'
+// Same literal as in runner/slurm-commands.ts: the runner is a Slurm job's batch script process.
+const REMOTE_FLAG = '--slurm'
 
-function main(stateDir: string | undefined, idText: string | undefined, adopt = false): void {
+function main(stateDir: string | undefined, idText: string | undefined, adopt = false, remote = false): void {
   const id = Number(idText)
   if (!stateDir || !Number.isSafeInteger(id)) {
     logRunnerError('usage: runner <state dir> <task id>\n')
     process.exit(2)
   }
 
-  // fd 3 is the launcher's readiness pipe when present.
+  // fd 3 is the launcher's readiness pipe when present. A batch job has no
+  // launcher waiting, and its fd 3 may be Node's own: closing that aborts it.
   let readyFd: number | undefined
   try {
-    fstatSync(3)
-    readyFd = 3
+    if (!remote) fstatSync(3)
+    readyFd = remote ? undefined : 3
   } catch {
     readyFd = undefined
   }
 
   let runner: Runner
   try {
-    runner = new Runner({stateDir, id, readyFd, adopt})
+    runner = new Runner({stateDir, id, readyFd, adopt, remote})
   } catch (error) {
     logRunnerError(`drover runner: ${(error as Error).message}\n`)
     process.exit(1)
@@ -48,8 +51,13 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   process.on('unhandledRejection', crash)
   // The runner has no terminal; SIGHUP from a closing session must not end it.
   process.on('SIGHUP', () => {})
+  if (remote) {
+    process.on('SIGUSR1', () => runner.drainFromEngine())
+  }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
+      // The scheduler's TERM (scancel, a time limit) is a stop to record, not the runner's own end.
+      if (remote && signal === 'SIGTERM' && runner.stopFromEngine()) return
       // `lost` is a final status too: its hooks fire (no slot is handed on: a shutdown, usually).
       void runner
         .interrupted(signal)
@@ -63,7 +71,7 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   runner
     .main()
     .then(
-      () => handOff(stateDir, id).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      () => handOff(stateDir, id, {remote}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
       crash,
     )
     .then(() => process.exit(0), crash)
@@ -121,4 +129,4 @@ if (first === HOOK_FLAG) {
     },
   )
 } else if (first === STANDBY_FLAG) standby()
-else main(first, second, third === ADOPT_FLAG)
+else main(first, second, third === ADOPT_FLAG, third === REMOTE_FLAG)

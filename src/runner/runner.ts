@@ -13,6 +13,8 @@ import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWat
 import {currentPlatform, isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
+import {beat, heartbeatMs} from './heartbeat.js'
+import {hostname} from 'node:os'
 import {OutputCapWatch} from './output-cap.js'
 import {sessionBase} from '../agents/events.js'
 import {budgetReached, runEnding} from '../agents/budget.js'
@@ -76,6 +78,12 @@ export interface RunnerOptions {
    * watch its identity, follow its output, carry out requests and record its end.
    */
   adopt?: boolean
+  /**
+   * Placed by a batch scheduler on another host (Slurm): record the host,
+   * keep a heartbeat, and take the scheduler's signals (USR1 before the time
+   * limit: drain; TERM: stop) as requests.
+   */
+  remote?: boolean
 }
 
 
@@ -149,9 +157,40 @@ export class Runner {
     this.options.readyFd = undefined
   }
 
+  private heartbeat: NodeJS.Timeout | null = null
+
+  private startHeartbeat(): void {
+    const info = {host: hostname(), pid: process.pid, everyMs: heartbeatMs()}
+    beat(this.paths.dir, info)
+    this.heartbeat = setInterval(() => beat(this.paths.dir, info), info.everyMs)
+  }
+
+  /** The scheduler's warning before the time limit (sbatch --signal=B:USR1@N): checkpoint the agent while there is time. */
+  drainFromEngine(): void {
+    if (!this.workerIdentity || this.exit) return
+    this.event('policy', {cause: 'drain', by: 'time limit ahead'})
+    // The warning comes at least N seconds ahead (sbatch --signal=B:USR1@N): the whole drain must fit in them.
+    const aheadMs = (this.record.slurm?.drainBeforeLimitS ?? 60) * 1000
+    this.startPlan(planFor('drain', {graceMs: Math.floor(aheadMs / 2), killAfterMs: Math.floor(aheadMs / 4)}))
+  }
+
+  /** The scheduler ends the job (scancel, time limit, preemption): a graded stop, recorded as such. */
+  stopFromEngine(): boolean {
+    if (!this.workerIdentity || this.exit) return false
+    this.event('policy', {cause: 'stop', by: 'scheduler SIGTERM'})
+    if (!this.plan) this.reasonNotes.push('Slurm ended the job (scancel, its time limit or preemption)')
+    this.startPlan(planFor('stop'))
+    return true
+  }
+
   async main(): Promise<void> {
     const me = processStartTime(process.pid)
-    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown'}) + '\n')
+    const host = this.options.remote ? {host: hostname()} : {}
+    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown', ...host}) + '\n')
+    if (this.options.remote) {
+      this.record = {...this.record, host: hostname()}
+      this.startHeartbeat()
+    }
     createTaskLayout(this.paths)
     this.reserve = DiskReserve.create(this.paths.dir)
     if (this.options.adopt) {
@@ -539,6 +578,7 @@ export class Runner {
     if (this.interrupting) return
     this.finishing = true
     if (this.timer) clearInterval(this.timer)
+    if (this.heartbeat) clearInterval(this.heartbeat)
     this.watcher?.close()
     // Cleaned up before the final status shows: from then on `start ID` may open a
     // new run, whose runner writes its own control file and gets its own requests.
@@ -595,6 +635,7 @@ export class Runner {
     if (this.finishing) return
     this.finishing = true
     if (this.timer) clearInterval(this.timer)
+    if (this.heartbeat) clearInterval(this.heartbeat)
     this.watcher?.close()
     this.commit(transition(this.record, {status: 'lost', reason: `runner interrupted by ${signal}`}))
     this.event('exit', {status: 'lost', reason: `runner interrupted by ${signal}`})

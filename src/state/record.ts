@@ -173,6 +173,12 @@ export interface TaskRecord {
   agentHooks: boolean
   /** leave processes the worker started running after it exits (jobs that mean to daemonize). */
   keepChildren: boolean
+  /** where the runner is placed: a detached process here (`local`), or a Slurm batch job. */
+  executor: ExecutorName
+  /** the Slurm placement asked for at start (null for local tasks). */
+  slurm: SlurmPlacement | null
+  /** the host the current run's runner recorded (null until it did, and for runs before hosts were recorded). */
+  host: string | null
   /** the queue whose parallel limit this task's runs wait for, or null. */
   queue: string | null
   /** higher runs earlier among the queued tasks of its queue (default 0). */
@@ -203,6 +209,24 @@ export interface TaskRecord {
   waitUntil?: string | null
   /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
   limitWaits?: number
+}
+
+export type ExecutorName = 'local' | 'slurm'
+export const EXECUTOR_NAMES: readonly ExecutorName[] = ['local', 'slurm']
+
+/** What `start --executor slurm` asked of the scheduler; kept for every later run. */
+export interface SlurmPlacement {
+  /** the job of the current run, once submitted. */
+  jobId: string | null
+  partition: string | null
+  /** sbatch --time as given (minutes, or [D-]HH:MM:SS). */
+  time: string | null
+  cpus: number | null
+  mem: string | null
+  /** seconds before the time limit at which the runner is told to drain (sbatch --signal=B:USR1@N). */
+  drainBeforeLimitS: number | null
+  /** more sbatch arguments, passed as given. */
+  opts: string[]
 }
 
 /** Whether a run of this task waits its turn (a queue's limit or dependencies) rather than starting at once. */
@@ -262,6 +286,9 @@ export function decodeRecord(text: string): TaskRecord {
   check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
   check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
   check(r.keepChildren === undefined || typeof r.keepChildren === 'boolean', 'keepChildren')
+  check(r.executor === undefined || EXECUTOR_NAMES.includes(r.executor as ExecutorName), 'executor')
+  check(r.slurm === undefined || r.slurm === null || isSlurmPlacement(r.slurm), 'slurm')
+  check(r.host === undefined || isStringOrNull(r.host), 'host')
   check(r.queue === undefined || isStringOrNull(r.queue), 'queue')
   check(r.priority === undefined || Number.isSafeInteger(r.priority), 'priority')
   check(r.after === undefined || isIdList(r.after), 'after')
@@ -295,6 +322,9 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.pathEnv ??= null
   record.agentHooks ??= true
   record.keepChildren ??= false
+  record.executor ??= 'local'
+  record.slurm ??= null
+  record.host ??= null
   record.queue ??= null
   record.priority ??= 0
   record.after ??= []
@@ -353,6 +383,20 @@ function isCheckpoint(v: unknown): boolean {
     (v.mode === undefined || DRAIN_MODES.includes(v.mode as DrainMode)) &&
     (v.tookMs === undefined || isIntOrNull(v.tookMs)) &&
     typeof v.at === 'string'
+  )
+}
+
+function isSlurmPlacement(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    isStringOrNull(v.jobId) &&
+    isStringOrNull(v.partition) &&
+    isStringOrNull(v.time) &&
+    isIntOrNull(v.cpus) &&
+    isStringOrNull(v.mem) &&
+    isIntOrNull(v.drainBeforeLimitS) &&
+    Array.isArray(v.opts) &&
+    v.opts.every((a) => typeof a === 'string')
   )
 }
 

@@ -8,11 +8,11 @@ import {acquireLock, taskLockPath} from '../state/lock.js'
 import {currentPlatform, isSameProcess} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
-import {executorOf, reconcile, runnerState} from './reconcile.js'
-import type {Executor} from '../runner/executor.js'
+import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
+import {ENGINE_QUEUED_PREFIX, isEngineQueued, type Executor} from '../runner/executor.js'
 import {describeOutcome} from './outcome.js'
 import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from '../state/record.js'
-import {dropRequest, type NewRequest} from '../state/requests.js'
+import {dropRequest, type NewRequest, type StopRequest} from '../state/requests.js'
 import {planFor, stopReason} from '../process/stop-plan.js'
 import {appendEvent, fileSize, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
 import {waitForFinal} from './wait.js'
@@ -64,11 +64,20 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
     record = queued.record
   }
   if (isFinalStatus(record.status)) {
-    if (record.worker && isSameProcess(record.worker) && record.status === 'lost') return actDirectly(stateDir, record, request)
+    if (workerAlive(record) && record.status === 'lost') return actDirectly(stateDir, record, request)
     if (record.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, record, request)
     return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
   }
   const paths = taskPaths(stateDir, record.id)
+  if (record.status === 'starting' && !executorOf(record).capabilities.adopt) {
+    // As for a task queued here: nothing runs to drain while the job waits in the engine's queue.
+    if (request.kind === 'drain' && isEngineQueued(record)) {
+      const message = `task ${record.id} is ${record.reason}: nothing runs to drain, so it stays queued (cancel or stop ends it)`
+      return result(record, {accepted: false, via: 'none', final: false, message})
+    }
+    const withdrawn = request.kind === 'drain' ? null : await withdrawQueued(stateDir, record, request)
+    if (withdrawn) return withdrawn
+  }
   const eventsBefore = fileSize(paths.events) ?? 0
   const dropped = dropRequest(paths, request)
   opts.onAccepted?.(record.id)
@@ -76,11 +85,11 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
     return result(record, {accepted: true, via: 'runner', final: false, message: `task ${record.id}: ${request.kind} requested`})
   }
   const deadline = Date.now() + (opts.timeoutMs ?? scheduleMs(request) + (opts.slackMs ?? 5000) + 2 * PICKUP_MS)
-  await ensureTaken(stateDir, record, dropped.requestId, eventsBefore, deadline)
+  await ensureTaken(stateDir, record, dropped, eventsBefore, deadline)
   // The runner acts within a tick and then follows the schedule; if it dies
   // meanwhile, waitForFinal's reconcile turns the task lost and we take over.
   const ended = await waitForFinal(stateDir, record.id, {timeoutMs: Math.max(0, deadline - Date.now())})
-  if (ended.status === 'lost' && ended.worker && isSameProcess(ended.worker)) return actDirectly(stateDir, ended, request)
+  if (ended.status === 'lost' && workerAlive(ended)) return actDirectly(stateDir, ended, request)
   if (!isFinalStatus(ended.status)) {
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
   }
@@ -98,10 +107,12 @@ export const PICKUP_MS = 5000
  * adopts the live worker with a new runner that finds the request waiting.
  * A runner still starting is left alone: it reads every request when it is up.
  */
-async function ensureTaken(stateDir: string, record: TaskRecord, requestId: string, eventsFrom: number, deadline: number): Promise<void> {
+async function ensureTaken(stateDir: string, record: TaskRecord, request: StopRequest, eventsFrom: number, deadline: number): Promise<void> {
   const executor = executorOf(record)
   const paths = taskPaths(stateDir, record.id)
-  for (const step of ['wake', 'replace'] as const) {
+  const requestId = request.requestId
+  for (const step of ['wake', 'replace', 'end'] as const) {
+    if (step === 'end' && executor.capabilities.adopt) return
     const until = Math.min(deadline, Date.now() + PICKUP_MS)
     if (await pickedUp(stateDir, record.id, requestId, eventsFrom, until)) return
     if (Date.now() >= deadline) return
@@ -110,7 +121,14 @@ async function ensureTaken(stateDir: string, record: TaskRecord, requestId: stri
     if (!read.ok || isFinalStatus(read.record.status) || read.record.status === 'starting' || executor.observe(stateDir, read.record) !== 'alive') return
     if (step === 'wake') {
       if (executor.signal(stateDir, record.id, 'SIGCONT')) appendEvent(paths, {event: 'runner-woken', run: read.record.runs.length, requestId})
-    } else if (executor.capabilities.adopt && executor.cancel(stateDir, record.id)) {
+    } else if (!executor.capabilities.adopt) {
+      // Nobody here can take the worker over: a stop or cancel goes through the
+      // scheduler instead — SIGTERM to the runner alone (it stops its tree and
+      // records it), then the job's end. A drain is left to its runner.
+      if (request.kind === 'drain') return
+      const ended = step === 'replace' ? executor.signal(stateDir, record.id, 'SIGTERM') : executor.cancel(stateDir, record.id)
+      if (ended) appendEvent(paths, {event: step === 'replace' ? 'runner-signalled' : 'placement-cancelled', run: read.record.runs.length, requestId, executor: executor.name})
+    } else if (step === 'replace' && executor.cancel(stateDir, record.id)) {
       appendEvent(paths, {event: 'runner-replaced', run: read.record.runs.length, requestId, reason: `it did not take the request within ${(2 * PICKUP_MS) / 1000}s`})
       await waitUntilGone(executor, stateDir, read.record)
       await reconcile(stateDir, read.record)
@@ -135,6 +153,34 @@ async function pickedUp(stateDir: string, id: number, requestId: string, eventsF
     if (!read.ok || isFinalStatus(read.record.status)) return true
     if (Date.now() >= until) return false
     await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/**
+ * A task whose job still waits in a scheduler's queue has no runner to ask:
+ * the placement is withdrawn (scancel) and the run recorded cancelled or
+ * stopped. null when the job started meanwhile: then its runner takes the request.
+ */
+async function withdrawQueued(stateDir: string, record: TaskRecord, request: NewRequest): Promise<ControlResult | null> {
+  const executor = executorOf(record)
+  const release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 10_000})
+  try {
+    const read = readRecord(stateDir, record.id)
+    if (!read.ok || read.record.status !== 'starting' || executor.observe(stateDir, read.record) !== 'starting') return null
+    const why = executor.explain?.(stateDir, read.record) ?? ''
+    if (!why.startsWith(ENGINE_QUEUED_PREFIX) || !executor.cancel(stateDir, record.id)) return null
+    // The job may have started between the look and the scancel: its runner, if it got as far as the record, wins.
+    const again = readRecord(stateDir, record.id)
+    if (!again.ok || again.record.status !== 'starting') return null
+    const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
+    const reason = `${status} by request while queued`
+    const next: TaskRecord = {...transition(again.record, {status, reason}), desired: 'stopped'}
+    writeRecord(stateDir, next)
+    fireHooks(stateDir, next)
+    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (it was still queued)`})
+  } finally {
+    release()
   }
 }
 
@@ -202,7 +248,7 @@ async function settleLost(stateDir: string, lost: TaskRecord, request: NewReques
   const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: 10_000})
   try {
     const read = readRecord(stateDir, lost.id)
-    if (!read.ok || read.record.status !== 'lost' || (read.record.worker && isSameProcess(read.record.worker))) {
+    if (!read.ok || read.record.status !== 'lost' || workerAlive(read.record)) {
       const current = read.ok ? read.record : lost
       return result(current, {accepted: false, via: 'none', final: isFinalStatus(current.status), message: finalMessage(current)})
     }

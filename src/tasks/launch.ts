@@ -12,7 +12,7 @@ import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
 import {LOCK_WAIT_MS} from '../runner/advance.js'
-import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
+import {executorOf, reconcile, runnerState, withEngineReason, workerAlive} from './reconcile.js'
 import {clearRequests} from '../state/requests.js'
 import {
   beginRun,
@@ -21,7 +21,9 @@ import {
   transition,
   waitsItsTurn,
   type AgentProfileName,
+  type ExecutorName,
   type Policies,
+  type SlurmPlacement,
   type TaskRecord,
 } from '../state/record.js'
 import {
@@ -51,6 +53,9 @@ export interface TaskSpec {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
+  /** where the runner is placed (default local), and the Slurm placement for `slurm`. */
+  executor?: ExecutorName
+  slurm?: SlurmPlacement | null
   /** wait for a slot in this queue (its parallel limit) before each run. */
   queue?: string | null
   /** jump ahead of lower priorities in the queue (default 0). */
@@ -101,6 +106,9 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     pathEnv: spec.pathEnv ?? null,
     agentHooks: spec.agentHooks ?? true,
     keepChildren: spec.keepChildren ?? false,
+    executor: spec.executor ?? 'local',
+    slurm: spec.slurm ?? null,
+    host: null,
     queue: spec.queue ?? null,
     priority: spec.priority ?? 0,
     after: spec.after ?? [],
@@ -208,10 +216,12 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
 export async function launchRunner(stateDir: string, id: number): Promise<TaskRecord> {
   const placed = readRecord(stateDir, id)
   if (!placed.ok) throw new DroverError(`task ${id}: ${placed.error}`, ExitCode.failed)
-  await executorOf(placed.record).submit(stateDir, id)
+  const submitted = await executorOf(placed.record).submit(stateDir, id)
 
   const read = readRecord(stateDir, id)
   if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
+  // A batch job still queued is started: its runner records `running` when the scheduler runs it.
+  if (submitted?.queued) return withEngineReason(stateDir, read.record)
   if (read.record.status !== 'starting') return read.record
   return failUnstartedRun(stateDir, id)
 }
@@ -328,5 +338,6 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
 function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
   if (isFinalStatus(record.status) || record.status === 'queued') return record
   if (runnerState(stateDir, record) !== 'gone') return record
-  return transition(record, {status: 'lost', reason: 'runner vanished without recording an end'})
+  const engine = executorOf(record).explain?.(stateDir, record)
+  return transition(record, {status: 'lost', reason: `runner vanished without recording an end${engine ? ` (${engine})` : ''}`})
 }

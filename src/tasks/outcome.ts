@@ -21,6 +21,8 @@ export function describeOutcome(status: TaskStatus, reason: string | null): stri
 }
 
 const POLICY = /^(timeout|idle|output limit)\b/
+// The engine's reason of a run waiting in its queue: `queued in Slurm: job 42 pending (Resources)`.
+const ENGINE_WAIT = /^queued in (\w+): .*\(([^()]*)\)$/
 
 /**
  * The short form for a table cell: the status with the one fact that tells
@@ -40,10 +42,14 @@ export function outcomeLabel(task: {
 }): string {
   const {status, reason} = task
   switch (status) {
-    case 'queued':
+    case 'queued': {
+      // waiting in the engine's own queue (Slurm): its reason, e.g. `queued (Slurm: Resources)`
+      const engine = reason ? ENGINE_WAIT.exec(reason) : null
+      if (engine) return `queued (${engine[1]}: ${engine[2]})`
       if (task.retryAt) return `queued (retry ${task.attempt}/${(task.retryMax ?? 0) + 1} at ${task.retryAt.slice(11, 19)})`
       if (task.queue && task.position) return `queued (#${task.position} in ${task.queue})`
       return task.queue ? `queued (${task.queue})` : 'queued (after)'
+    }
     case 'skipped':
       return 'skipped'
     case 'failed': {

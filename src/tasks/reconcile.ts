@@ -14,12 +14,13 @@ import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
 import type {Executor, RunnerPresence} from '../runner/executor.js'
 import {fireHooks, localExecutor} from '../runner/local-executor.js'
+import {slurmExecutor} from '../runner/slurm-executor.js'
 
 export type {RunnerPresence as RunnerState} from '../runner/executor.js'
 
-/** Which executor placed the task's runner. Every task is local today; the record will name others. */
-export function executorOf(_record: TaskRecord): Executor {
-  return localExecutor
+/** Which executor placed the task's runner: the record names it (records from before executors were named are local). */
+export function executorOf(record: Pick<TaskRecord, 'executor'>): Executor {
+  return record.executor === 'slurm' ? slurmExecutor : localExecutor
 }
 
 export function runnerState(stateDir: string, record: TaskRecord): RunnerPresence {
@@ -35,7 +36,10 @@ export function runnerState(stateDir: string, record: TaskRecord): RunnerPresenc
  */
 export async function reconcile(stateDir: string, record: TaskRecord): Promise<TaskRecord> {
   // A queued task has no runner to check: it is waiting, not running.
-  if (isFinalStatus(record.status) || record.status === 'queued' || runnerState(stateDir, record) !== 'gone') return record
+  if (isFinalStatus(record.status) || record.status === 'queued') return record
+  const presence = runnerState(stateDir, record)
+  if (presence === 'starting') return withEngineReason(stateDir, record)
+  if (presence !== 'gone') return record
   let release: (() => void) | null = null
   try {
     release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
@@ -46,12 +50,12 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
     const fresh = readRecord(stateDir, record.id)
     if (!fresh.ok) return markLost(record)
     if (isFinalStatus(fresh.record.status) || fresh.record.status === 'queued' || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
-    if (fresh.record.status !== 'starting' && workerAlive(fresh.record)) {
+    if (fresh.record.status !== 'starting' && executorOf(fresh.record).capabilities.adopt && workerAlive(fresh.record)) {
       const adopted = await adoptWorker(stateDir, fresh.record)
       if (adopted) return adopted
     }
     const left = await stopOrphans(stateDir, fresh.record)
-    const lost = markLost(fresh.record, left)
+    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record))
     try {
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
@@ -83,8 +87,9 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord, leftovers = 0): TaskRecord {
-  const reason = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
+function markLost(record: TaskRecord, leftovers = 0, engine?: string | null): TaskRecord {
+  const base = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
+  const reason = engine ? `${base} (${engine})` : base
   return transition(record, {status: 'lost', reason: leftovers > 0 ? `${reason}; ${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : reason})
 }
 
@@ -112,7 +117,17 @@ async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number
   return stopLeftovers(tree, (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
 }
 
-/** Whether the worker of a (possibly lost) task is still the live process we started. */
+/** A task waiting in a scheduler's queue shows why it waits, in memory only: the runner writes the record once it runs. */
+export function withEngineReason(stateDir: string, record: TaskRecord): TaskRecord {
+  const reason = record.status === 'starting' ? executorOf(record).explain?.(stateDir, record) : null
+  return reason ? {...record, reason} : record
+}
+
+/**
+ * Whether the worker of a (possibly lost) task is still the live process we
+ * started. Only where drover can check it: a pid recorded on another host
+ * names nothing here.
+ */
 export function workerAlive(record: TaskRecord): boolean {
-  return record.worker !== null && isSameProcess(record.worker)
+  return record.worker !== null && executorOf(record).capabilities.directControl && isSameProcess(record.worker)
 }

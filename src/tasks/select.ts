@@ -9,6 +9,7 @@ import {findTask} from '../state/lookup.js'
 import {loadTasks} from './read.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus} from '../state/record.js'
+import {isEngineQueued} from '../runner/executor.js'
 
 export interface Selection {
   tasks: TaskRecord[]
@@ -31,7 +32,9 @@ export async function selectTasks(
     // waiting out a usage limit is live work: every --all reaches it.
     const statuses =
       opts.allStatuses ?? (opts.what === 'drain' ? ['starting', 'running', 'stopping', 'waiting'] : ['queued', 'starting', 'running', 'stopping', 'waiting'])
-    const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && statuses.includes(read.record.status) ? [read.record] : []))
+    // A job still waiting in Slurm's queue counts as queued, as it is shown.
+    const chosen = (record: TaskRecord) => statuses.includes(record.status) && !(opts.what === 'drain' && isEngineQueued(record))
+    const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && chosen(read.record) ? [read.record] : []))
     return {tasks, missing: []}
   }
   const tasks: TaskRecord[] = []

@@ -1,12 +1,25 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_PROFILES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName} from '../../api/values.js'
+import {AGENT_PROFILES, EXECUTOR_NAMES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
 import {prepareStart, type PreparedStart} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
 import {followToStdout} from '../render/follow-stdout.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
+
+// Where the runner runs; Slurm's placement. See "Running on a cluster" in the README.
+const SLURM_FLAGS = {
+  executor: Flags.string({description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else local)', options: [...EXECUTOR_NAMES]}),
+  partition: Flags.string({description: 'slurm: the partition to submit to (sbatch -p)'}),
+  time: Flags.string({description: 'slurm: the job\'s time limit (sbatch --time: minutes or [D-]HH:MM:SS; default: a little past --timeout)'}),
+  cpus: Flags.integer({description: 'slurm: CPUs for the task (sbatch --cpus-per-task)', min: 1}),
+  mem: Flags.string({description: 'slurm: memory for the task (sbatch --mem, e.g. 4G)'}),
+  'drain-before-limit': Flags.string({description: 'slurm: drain the task this long before the time limit, so an agent can be resumed (e.g. 5m; sbatch --signal=B:USR1@…)'}),
+  'slurm-opt': Flags.string({description: 'slurm: one more sbatch argument, passed as given (repeatable, e.g. --slurm-opt=--account=lab)', multiple: true}),
+}
+
+const SLURM_FLAG_NAMES = Object.keys(SLURM_FLAGS) as (keyof typeof SLURM_FLAGS)[]
 
 export default class Start extends BaseCommand {
   static override summary = 'Start a command in the background, or start a finished task again.'
@@ -28,6 +41,10 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     {description: 'Run a Claude Code agent in the background', command: '<%= config.bin %> start --name fix-tests -- claude -p "make the tests pass" --output-format stream-json --verbose'},
     {description: 'Start and follow, exiting with the job\'s own exit code', command: '<%= config.bin %> start --follow -- npm test'},
     {description: 'A shell pipeline, stopped if it runs longer than 2 hours', command: '<%= config.bin %> start --timeout 2h --shell "make build 2>&1 | tee build.txt"'},
+    {
+      description: 'Run an agent as a Slurm job, drained 10 minutes before its 4-hour limit so it can be resumed',
+      command: '<%= config.bin %> start --executor slurm --partition gpu --time 4:00:00 --drain-before-limit 10m -- claude -p "port the solver" --output-format stream-json --verbose',
+    },
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
     {description: 'An agent on its own branch and worktree, with a budget', command: '<%= config.bin %> start --worktree --name auth --max-turns 40 -- claude -p "add login" --output-format stream-json --verbose'},
   ]
@@ -82,6 +99,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     }),
     'existing-branch': Flags.boolean({description: 'with --worktree BRANCH: run on that branch, which exists already (it is never deleted by rm or prune)', dependsOn: ['worktree']}),
     base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree']}),
+    ...SLURM_FLAGS,
   }
 
   async run(): Promise<TaskJson | void> {
@@ -96,7 +114,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit'] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
@@ -194,6 +212,13 @@ function prepare(
     'max-turns'?: number
     'max-tokens'?: number
     'on-limit'?: string
+    executor?: string
+    partition?: string
+    time?: string
+    cpus?: number
+    mem?: string
+    'drain-before-limit'?: string
+    'slurm-opt'?: string[]
   },
 ): PreparedStart {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
@@ -245,5 +270,15 @@ function prepare(
     maxTurns: flags['max-turns'],
     maxTokens: flags['max-tokens'],
     onLimit: flags['on-limit'] as 'wait' | 'fail' | undefined,
+    executor: flags.executor as ExecutorName | undefined,
+    slurm: {
+      partition: flags.partition,
+      time: flags.time,
+      cpus: flags.cpus,
+      mem: flags.mem,
+      drainBeforeLimitS:
+        flags['drain-before-limit'] === undefined ? undefined : Math.ceil(parseDuration(flags['drain-before-limit'], '--drain-before-limit') / 1000),
+      opts: flags['slurm-opt'],
+    },
   })
 }

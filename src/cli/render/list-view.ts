@@ -33,11 +33,19 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
       String(t.id),
       t.name ?? '',
       style ? paint(style, label) : label,
-      t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : '',
+      pidCell(t),
       t.startedAt ? shortTime(t.startedAt, now) : '',
       t.runtimeMs === null ? '' : formatDuration(t.runtimeMs),
       commandLine(t),
     ]
   })
   return renderTable(LIST_COLUMNS, rows, opts.width)
+}
+
+/** The worker's pid while it matters; on a cluster, with its node (or the job id while none runs). */
+function pidCell(t: TaskJson): string {
+  if (t.status !== 'lost' && isFinalStatus(t.status)) return ''
+  if (t.executor === 'local') return t.pid !== null ? String(t.pid) : ''
+  if (t.pid !== null && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
+  return t.jobId ? `job ${t.jobId}` : ''
 }

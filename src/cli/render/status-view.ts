@@ -71,7 +71,9 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   const env = Object.entries(task.env)
   if (env.length > 0) add('env', env.map(([k, v]) => `${k}=${v}`).join(' '))
   add('agent', task.agent)
-  if (task.pid !== null) {
+  if (task.executor !== 'local') add('executor', `${task.executor}${task.jobId ? ` job ${task.jobId}` : ''}${task.node ? ` on ${task.node}` : ''}`)
+  if (task.pid !== null && task.executor !== 'local') add('pid', `${task.pid} on ${task.node ?? 'its node'}${task.runnerAlive ? ' (runner alive)' : ''}`)
+  else if (task.pid !== null) {
     const state = task.workerAlive ? 'alive' : 'gone'
     add('pid', `${task.pid} (worker ${state}${task.runnerAlive ? ', runner alive' : ''})`)
   }

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// A single-node Slurm cluster on this machine, for the Slurm tests: munge,
+// slurmctld and slurmd from the distribution's packages, everything under one
+// temp dir, bound to 127.0.0.1. Needs root (the daemons run as root, munged as
+// `munge`).
+//
+//   node scripts/slurm-cluster.mjs up [--cpus N]   prints the SLURM_CONF path
+//   node scripts/slurm-cluster.mjs down            stops the daemons by pid file
+//   node scripts/slurm-cluster.mjs conf            prints the SLURM_CONF path if up
+//
+// The cluster's dir is remembered in $TMPDIR/drover-slurm-cluster (one per
+// machine). Daemons are stopped by their pid files after checking the pid is
+// still that daemon: nothing here kills by name. pid 1 may not reap orphans,
+// so a stopped daemon can stay a zombie; that counts as stopped.
+
+import {execFileSync, spawnSync} from 'node:child_process'
+import {chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import os from 'node:os'
+import path from 'node:path'
+
+const POINTER = path.join(os.tmpdir(), 'drover-slurm-cluster')
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function run(file, args, opts = {}) {
+  return execFileSync(file, args, {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts})
+}
+
+function clusterDir() {
+  try {
+    const dir = readFileSync(POINTER, 'utf8').trim()
+    return existsSync(path.join(dir, 'slurm.conf')) ? dir : null
+  } catch {
+    return null
+  }
+}
+
+function pidAlive(pid, name) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return comm === name && state !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+function readPid(file) {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim())
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+async function stopDaemon(file, name) {
+  const pid = readPid(file)
+  if (pid === null || !pidAlive(pid, name)) return
+  process.kill(pid, 'SIGTERM')
+  const deadline = Date.now() + 10_000
+  while (pidAlive(pid, name) && Date.now() < deadline) await sleep(50)
+  if (pidAlive(pid, name)) process.kill(pid, 'SIGKILL')
+}
+
+async function down() {
+  const dir = clusterDir()
+  if (!dir) return
+  await stopDaemon(path.join(dir, 'run', 'slurmd.pid'), 'slurmd')
+  await stopDaemon(path.join(dir, 'run', 'slurmctld.pid'), 'slurmctld')
+  await stopDaemon(path.join(dir, 'run', 'munged.pid'), 'munged')
+  rmSync(dir, {recursive: true, force: true})
+  rmSync(POINTER, {force: true})
+}
+
+async function waitFor(what, check, ms) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if (check()) return
+    if (Date.now() > deadline) throw new Error(`slurm-cluster: ${what} did not come up within ${ms / 1000}s`)
+    await sleep(100)
+  }
+}
+
+async function up(cpus) {
+  if (process.getuid?.() !== 0) throw new Error('slurm-cluster: run as root (the Slurm daemons need it)')
+  const existing = clusterDir()
+  if (existing) {
+    console.log(path.join(existing, 'slurm.conf'))
+    return
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-slurm-'))
+  // munged runs as `munge` and must reach its own folder inside.
+  chmodSync(dir, 0o711)
+  for (const sub of ['run', 'log', 'spool/ctld', 'spool/d', 'munge']) mkdirSync(path.join(dir, sub), {recursive: true})
+  const munge = Number(run('id', ['-u', 'munge']).trim())
+  const mungeGid = Number(run('id', ['-g', 'munge']).trim())
+  const key = path.join(dir, 'munge', 'munge.key')
+  writeFileSync(key, randomBytes(1024), {mode: 0o400})
+  for (const p of [path.join(dir, 'munge'), key]) chownSync(p, munge, mungeGid)
+  run('runuser', [
+    '-u',
+    'munge',
+    '--',
+    'munged',
+    `--socket=${dir}/munge/munge.socket.2`,
+    `--key-file=${key}`,
+    `--log-file=${dir}/munge/munged.log`,
+    `--pid-file=${dir}/munge/munged.pid`,
+    `--seed-file=${dir}/munge/munged.seed`,
+  ])
+  // munged writes its pid file in its own (munge-owned) dir; `down` reads it from run/.
+  await waitFor('munged', () => readPid(path.join(dir, 'munge', 'munged.pid')) !== null, 10_000)
+  writeFileSync(path.join(dir, 'run', 'munged.pid'), readFileSync(path.join(dir, 'munge', 'munged.pid')))
+
+  const host = os.hostname()
+  const node = run('slurmd', ['-C']).split('\n')[0].trim()
+  const nodeLine = cpus ? node.replace(/CPUs=\d+/, `CPUs=${cpus}`).replace(/ Boards=\S+ SocketsPerBoard=\S+ CoresPerSocket=\S+ ThreadsPerCore=\S+/, '') : node
+  const conf = path.join(dir, 'slurm.conf')
+  writeFileSync(
+    conf,
+    `ClusterName=drover
+SlurmctldHost=${host}(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=${dir}/munge/munge.socket.2,cred_expire=10
+StateSaveLocation=${dir}/spool/ctld
+SlurmdSpoolDir=${dir}/spool/d
+SlurmctldPidFile=${dir}/run/slurmctld.pid
+SlurmdPidFile=${dir}/run/slurmd.pid
+SlurmctldLogFile=${dir}/log/slurmctld.log
+SlurmdLogFile=${dir}/log/slurmd.log
+SlurmctldPort=6817
+SlurmdPort=6818
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+SchedulerParameters=batch_sched_delay=0
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=${dir}/log/jobcomp.txt
+MinJobAge=300
+KillWait=5
+SlurmdTimeout=10
+ReturnToService=2
+${nodeLine} NodeAddr=127.0.0.1
+PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+`,
+  )
+  const env = {...process.env, SLURM_CONF: conf}
+  run('slurmctld', ['-f', conf], {env})
+  await waitFor('slurmctld', () => spawnSync('scontrol', ['ping'], {env, encoding: 'utf8'}).stdout.includes('UP'), 20_000)
+  run('slurmd', ['-f', conf], {env})
+  await waitFor(
+    'slurmd',
+    () => /idle|mix|alloc/.test(spawnSync('sinfo', ['-h', '-o', '%T'], {env, encoding: 'utf8'}).stdout),
+    30_000,
+  )
+  writeFileSync(POINTER, dir + '\n')
+  console.log(conf)
+}
+
+const [command, ...rest] = process.argv.slice(2)
+const cpusAt = rest.indexOf('--cpus')
+const cpus = cpusAt === -1 ? null : Number(rest[cpusAt + 1])
+try {
+  if (command === 'up') await up(cpus)
+  else if (command === 'down') await down()
+  else if (command === 'conf') {
+    const dir = clusterDir()
+    if (!dir) process.exit(1)
+    console.log(path.join(dir, 'slurm.conf'))
+  } else {
+    console.error('usage: slurm-cluster.mjs up [--cpus N] | down | conf')
+    process.exit(2)
+  }
+} catch (error) {
+  console.error(error.message)
+  process.exit(1)
+}

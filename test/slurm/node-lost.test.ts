@@ -1,0 +1,62 @@
+// slurmd killed under a running task: Slurm soon calls the node down and the
+// job failed, while the runner and its worker go on (they do: slurmd's death
+// does not end a job's processes). The task stays running as long as its
+// heartbeat is fresh, and is lost only once the runner is gone too.
+
+import {readFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {cleanupStateDirs, isAlive, json, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cancelAllJobs, HEARTBEAT_MS, jobState, onCluster, SLURM_CONF} from './cluster.js'
+
+const strays: number[] = []
+const clusterDir = path.dirname(SLURM_CONF)
+const slurmdPid = () => Number(readFileSync(path.join(clusterDir, 'run', 'slurmd.pid'), 'utf8').trim())
+
+function nodeState(): string {
+  return spawnSync('sinfo', ['-h', '-o', '%T'], {encoding: 'utf8', env: {...process.env, SLURM_CONF}}).stdout.trim()
+}
+
+function startSlurmd(): void {
+  if (isAlive(slurmdPid())) return
+  spawnSync('slurmd', ['-f', SLURM_CONF], {env: {...process.env, SLURM_CONF}})
+}
+
+afterEach(async () => {
+  killLeftovers(strays)
+  startSlurmd()
+  await waitFor(() => /^(idle|mixed|allocated)/.test(nodeState()), {timeout: 60_000, message: 'the node back'})
+  cleanupStateDirs()
+  cancelAllJobs()
+})
+
+describe('a node that stops answering', () => {
+  it('is not the end of a task whose heartbeat goes on; lost only once the heartbeat is stale', async () => {
+    const dir = makeStateDir()
+    const started = await onCluster(dir, ['start', '--json', '--', 'sleep', '300'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const task = json(started)
+    const worker = readTask(dir, task.id).worker.pid
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(task.id), 'runner.json'), 'utf8')).pid
+    strays.push(worker, runner)
+
+    process.kill(slurmdPid(), 'SIGKILL')
+    // SlurmdTimeout=10: the node is down within ~30 s, and the job with it.
+    await waitFor(() => /down/.test(nodeState()) || jobState(task.jobId) !== 'RUNNING', {timeout: 60_000, interval: 500, message: 'Slurm to give up on the node'})
+    expect(isAlive(worker)).toBe(true)
+    expect(json(await onCluster(dir, ['status', String(task.id), '--json'])).status).toBe('running')
+
+    // Now the work really is gone: the runner (and so its heartbeat) stops.
+    process.kill(runner, 'SIGKILL')
+    process.kill(worker, 'SIGKILL')
+    const lost = await waitFor(
+      async () => {
+        const shown = json(await onCluster(dir, ['status', String(task.id), '--json']))
+        return shown.status === 'lost' ? shown : null
+      },
+      {timeout: 30 * HEARTBEAT_MS, message: 'the task to be lost'},
+    )
+    expect(lost.reason).toMatch(/^runner vanished without recording an end \(Slurm job \d+/)
+  }, 150_000)
+})
