@@ -13,7 +13,7 @@ const count = Number(process.argv[2] ?? 10_000)
 const runs = Number(process.argv[3] ?? 3)
 
 // The generator must write what drover itself would accept.
-const {decodeRecord} = await import(pathToFileURL(path.join(ROOT, 'dist', 'state', 'record.js')).href)
+const {decodeRecord} = await import(pathToFileURL(path.join(ROOT, 'dist', 'state', 'record-codec.js')).href)
 
 function freshStateDir() {
   const dir = makeTempDir('prune-scale')

@@ -17,7 +17,8 @@ import {
   writeSync,
 } from 'node:fs'
 import path from 'node:path'
-import {decodeRecord, encodeRecord, RecordError, type ProcessIdentity, type TaskRecord} from './record.js'
+import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
+import type {ProcessIdentity, TaskRecord} from './record.js'
 
 // O_NOFOLLOW makes every open refuse a symlink planted in place of one of our
 // files; Windows has no such flag (and no unprivileged symlinks), hence `?? 0`.

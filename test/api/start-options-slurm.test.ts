@@ -5,7 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {prepareStart} from '../../src/api/start-options.js'
 import {shownStatus, taskJson} from '../../src/api/task-json.js'
 import {outcomeLabel} from '../../src/tasks/outcome.js'
-import {decodeRecord, encodeRecord} from '../../src/state/record.js'
+import {decodeRecord, encodeRecord} from '../../src/state/record-codec.js'
 import {newRecord} from '../../src/tasks/launch.js'
 
 const saved = process.env.DROVER_EXECUTOR

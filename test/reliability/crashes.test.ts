@@ -7,7 +7,7 @@ import {appendFileSync, existsSync, readdirSync, readFileSync, rmSync, utimesSyn
 import path from 'node:path'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {newRecord} from '../../src/tasks/launch.js'
-import {decodeRecord} from '../../src/state/record.js'
+import {decodeRecord} from '../../src/state/record-codec.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeRecord} from '../../src/state/store.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, ROOT, waitFor} from '../helpers/cli.js'

@@ -9,16 +9,14 @@ import {newRecord} from '../../src/tasks/launch.js'
 import {
   beginRun,
   canTransition,
-  decodeRecord,
-  encodeRecord,
   FINAL_STATUSES,
-  RecordError,
   TASK_STATUSES,
   taskExitCode,
   transition,
   type TaskRecord,
   type TaskStatus,
 } from '../../src/state/record.js'
+import {decodeRecord, encodeRecord, RecordError} from '../../src/state/record-codec.js'
 import {signalNumber} from '../../src/platform/platform.js'
 
 const spec = {

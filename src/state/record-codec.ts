@@ -1,0 +1,213 @@
+// Reading and writing task.json: one parse that checks every field against
+// the schema in record.ts and names what is wrong (a RecordError), so a
+// damaged record shows as corrupt instead of misleading its readers.
+
+import {AGENT_PROFILES, type AgentProfileName, DRAIN_MODES, type DrainMode, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
+
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'RecordError'
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isStringOrNull = (v: unknown) => v === null || typeof v === 'string'
+const isIntOrNull = (v: unknown) => v === null || Number.isSafeInteger(v)
+
+function check(condition: boolean, field: string): void {
+  if (!condition) throw new RecordError(`field '${field}' is missing or has the wrong type`)
+}
+
+/** Parse and validate task.json text. Throws RecordError naming what is wrong. */
+export function decodeRecord(text: string): TaskRecord {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new RecordError(`not valid JSON (${(error as Error).message})`)
+  }
+  if (!isObject(value)) throw new RecordError('not a JSON object')
+  if (value.schemaVersion !== SCHEMA_VERSION) {
+    throw new RecordError(`unsupported schemaVersion ${JSON.stringify(value.schemaVersion)} (expected ${SCHEMA_VERSION})`)
+  }
+  const r = value
+  check(Number.isSafeInteger(r.id) && (r.id as number) > 0, 'id')
+  check(isStringOrNull(r.name), 'name')
+  check(Array.isArray(r.command) && r.command.length > 0 && r.command.every((a) => typeof a === 'string'), 'command')
+  check(isStringOrNull(r.shell), 'shell')
+  check(typeof r.cwd === 'string', 'cwd')
+  check(isObject(r.env) && Object.values(r.env).every((v) => typeof v === 'string'), 'env')
+  check(AGENT_PROFILES.includes(r.agent as AgentProfileName), 'agent')
+  check(isObject(r.policies), 'policies')
+  const p = r.policies as Record<string, unknown>
+  check(isIntOrNull(p.timeoutMs) && isIntOrNull(p.idleTimeoutMs) && isIntOrNull(p.maxOutputBytes), 'policies')
+  check(TASK_STATUSES.includes(r.status as TaskStatus), 'status')
+  check(r.desired === 'running' || r.desired === 'stopped', 'desired')
+  check(isStringOrNull(r.reason), 'reason')
+  check(isIntOrNull(r.exitCode), 'exitCode')
+  check(isStringOrNull(r.signal), 'signal')
+  check(typeof r.createdAt === 'string', 'createdAt')
+  check(isStringOrNull(r.startedAt) && isStringOrNull(r.endedAt), 'startedAt/endedAt')
+  check(r.worker === null || isIdentity(r.worker), 'worker')
+  check(Array.isArray(r.runs) && r.runs.every(isRunEntry), 'runs')
+  check(r.agentInfo === null || isAgentInfo(r.agentInfo), 'agentInfo')
+  check(r.checkpoint === null || isCheckpoint(r.checkpoint), 'checkpoint')
+  check(r.executable === undefined || isStringOrNull(r.executable), 'executable')
+  check(r.pathEnv === undefined || isStringOrNull(r.pathEnv), 'pathEnv')
+  check(r.agentHooks === undefined || typeof r.agentHooks === 'boolean', 'agentHooks')
+  check(r.keepChildren === undefined || typeof r.keepChildren === 'boolean', 'keepChildren')
+  check(r.executor === undefined || EXECUTOR_NAMES.includes(r.executor as ExecutorName), 'executor')
+  check(r.slurm === undefined || r.slurm === null || isSlurmPlacement(r.slurm), 'slurm')
+  check(r.host === undefined || isStringOrNull(r.host), 'host')
+  check(r.queue === undefined || isStringOrNull(r.queue), 'queue')
+  check(r.priority === undefined || Number.isSafeInteger(r.priority), 'priority')
+  check(r.after === undefined || isIdList(r.after), 'after')
+  check(r.afterEnded === undefined || isIdList(r.afterEnded), 'afterEnded')
+  check(r.queuedAt === undefined || isStringOrNull(r.queuedAt), 'queuedAt')
+  check(r.onExit === undefined || isStringOrNull(r.onExit), 'onExit')
+  check(r.hookTimeoutMs === undefined || isIntOrNull(r.hookTimeoutMs), 'hookTimeoutMs')
+  check(r.retryMax === undefined || (Number.isSafeInteger(r.retryMax) && (r.retryMax as number) >= 0), 'retryMax')
+  check(r.retryDelayMs === undefined || isIntOrNull(r.retryDelayMs), 'retryDelayMs')
+  check(r.retryOnTimeout === undefined || typeof r.retryOnTimeout === 'boolean', 'retryOnTimeout')
+  check(r.attempt === undefined || (Number.isSafeInteger(r.attempt) && (r.attempt as number) >= 1), 'attempt')
+  check(r.retryAt === undefined || isStringOrNull(r.retryAt), 'retryAt')
+  check(p.maxCostUsd === undefined || p.maxCostUsd === null || (typeof p.maxCostUsd === 'number' && Number.isFinite(p.maxCostUsd)), 'policies')
+  check(p.maxTurns === undefined || isIntOrNull(p.maxTurns), 'policies')
+  check(p.maxTokens === undefined || isIntOrNull(p.maxTokens), 'policies')
+  check(r.worktree === undefined || r.worktree === null || isWorktree(r.worktree), 'worktree')
+  check(p.onLimit === undefined || p.onLimit === 'wait' || p.onLimit === 'fail', 'policies')
+  check(r.waitUntil === undefined || isStringOrNull(r.waitUntil), 'waitUntil')
+  check(r.limitWaits === undefined || Number.isSafeInteger(r.limitWaits), 'limitWaits')
+  return withDefaults(r as unknown as TaskRecord)
+}
+
+/**
+ * Fields added after schema 1 was first written are optional on disk: a record
+ * written by an earlier drover still decodes, to the value that reproduces what
+ * that drover did.
+ */
+function withDefaults(r: TaskRecord): TaskRecord {
+  const record = r as TaskRecord & Record<string, unknown>
+  record.executable ??= null
+  record.pathEnv ??= null
+  record.agentHooks ??= true
+  record.keepChildren ??= false
+  record.executor ??= 'local'
+  record.slurm ??= null
+  record.host ??= null
+  record.queue ??= null
+  record.priority ??= 0
+  record.after ??= []
+  record.afterEnded ??= []
+  record.queuedAt ??= null
+  record.onExit ??= null
+  record.hookTimeoutMs ??= null
+  record.retryMax ??= 0
+  record.retryDelayMs ??= null
+  record.retryOnTimeout ??= false
+  record.attempt ??= 1
+  record.retryAt ??= null
+  record.worktree ??= null
+  for (const run of record.runs) run.outputOffset ??= null
+  if (record.agentInfo) {
+    record.agentInfo.session ??= null
+    record.agentInfo.error ??= null
+  }
+  if (record.checkpoint) {
+    record.checkpoint.mode ??= record.checkpoint.forced ? 'forced' : 'cooperative'
+    record.checkpoint.tookMs ??= null
+  }
+  return record
+}
+
+// Every field is checked, nested ones too: `status` renders them all, and a
+// record that decodes must never make a command crash later (costUsd.toFixed).
+function isAgentUsage(v: unknown): v is Record<string, unknown> {
+  return (
+    isObject(v) &&
+    Number.isSafeInteger(v.turns) &&
+    (v.costUsd === null || (typeof v.costUsd === 'number' && Number.isFinite(v.costUsd))) &&
+    isIntOrNull(v.inputTokens) &&
+    isIntOrNull(v.outputTokens)
+  )
+}
+
+function isAgentInfo(v: unknown): boolean {
+  return (
+    isAgentUsage(v) &&
+    isStringOrNull(v.sessionId) &&
+    isStringOrNull(v.lastEvent) &&
+    (v.session === undefined || v.session === null || isAgentUsage(v.session)) &&
+    (v.error === undefined || isStringOrNull(v.error)) &&
+    (v.limit === undefined || v.limit === null || (isObject(v.limit) && typeof v.limit.message === 'string' && isStringOrNull(v.limit.resetAt)))
+  )
+}
+
+function isCheckpoint(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    AGENT_PROFILES.includes(v.profile as AgentProfileName) &&
+    isStringOrNull(v.sessionId) &&
+    typeof v.sessionDir === 'string' &&
+    typeof v.forced === 'boolean' &&
+    (v.mode === undefined || DRAIN_MODES.includes(v.mode as DrainMode)) &&
+    (v.tookMs === undefined || isIntOrNull(v.tookMs)) &&
+    typeof v.at === 'string'
+  )
+}
+
+function isSlurmPlacement(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    isStringOrNull(v.jobId) &&
+    isStringOrNull(v.partition) &&
+    isStringOrNull(v.time) &&
+    isIntOrNull(v.cpus) &&
+    isStringOrNull(v.mem) &&
+    isIntOrNull(v.drainBeforeLimitS) &&
+    Array.isArray(v.opts) &&
+    v.opts.every((a) => typeof a === 'string')
+  )
+}
+
+const isIdList = (v: unknown) => Array.isArray(v) && v.every((id) => Number.isSafeInteger(id) && id > 0)
+function isWorktree(v: unknown): boolean {
+  if (!isObject(v)) return false
+  const strings = ['repo', 'path', 'branch', 'base', 'baseCommit'].every((k) => typeof v[k] === 'string')
+  const s = v.summary
+  const summary =
+    s === null ||
+    (isObject(s) &&
+      typeof s.head === 'string' &&
+      typeof s.uncommitted === 'boolean' &&
+      typeof s.at === 'string' &&
+      ['commits', 'filesChanged', 'insertions', 'deletions'].every((k) => Number.isSafeInteger(s[k])))
+  return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary
+}
+
+const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
+
+function isIdentity(v: unknown): boolean {
+  return isObject(v) && Number.isSafeInteger(v.pid) && (v.pid as number) > 0 && typeof v.startTime === 'string'
+}
+
+function isRunEntry(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    Number.isSafeInteger(v.run) &&
+    isStringOrNull(v.startedAt) &&
+    isStringOrNull(v.endedAt) &&
+    TASK_STATUSES.includes(v.status as TaskStatus) &&
+    isIntOrNull(v.exitCode) &&
+    isStringOrNull(v.signal) &&
+    isStringOrNull(v.reason) &&
+    typeof v.resumed === 'boolean' &&
+    (v.command === null || isArgv(v.command)) &&
+    (v.outputOffset === undefined || isIntOrNull(v.outputOffset))
+  )
+}
+
+export function encodeRecord(record: TaskRecord): string {
+  return JSON.stringify(record, null, 2) + '\n'
+}
