@@ -3,25 +3,12 @@
 // refused form, and an agent's page — its readable transcript, turns and
 // cost, drained, resumed and cancelled from the page.
 
-import type {Browser, Page} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir} from '../helpers/cli.js'
-import {launchBrowser, signedIn, startUi, stopUis} from '../helpers/ui.js'
+import type {Page} from 'playwright-core'
+import {describe, expect, it} from 'vitest'
+import {drover, fixture, json, makeStateDir} from '../helpers/cli.js'
+import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
-let browser: Browser
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-
-afterEach(async () => {
-  await stopUis()
-  cleanupStateDirs()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
+const browser = useBrowser()
 
 const statusOf = (page: Page) => page.locator('#status').textContent()
 const cliStatus = async (stateDir: string, id: number) => json(await drover(stateDir, ['status', String(id), '--json']))
@@ -30,7 +17,7 @@ describe('drover ui: actions', () => {
   it('starts a task from the form, shows it, and starts it again as a new run', async () => {
     const stateDir = makeStateDir()
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     const dialogs: string[] = []
     page.on('dialog', (dialog) => dialogs.push(dialog.message()))
     await page.goto(ui.base)
@@ -53,7 +40,7 @@ describe('drover ui: actions', () => {
   it('shows why a start was refused, and starts nothing', async () => {
     const stateDir = makeStateDir()
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(ui.base)
     await page.click('details.start summary')
     await page.fill('#start-form textarea[name="command"]', 'echo never')
@@ -79,7 +66,7 @@ describe('drover ui: actions', () => {
     ])
     const id = json(started).id
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)
     await page.click('nav.tabs button:has-text("Transcript")')
     await expect.poll(() => page.locator('#transcript').textContent(), {timeout: 15_000}).toMatch(/→ Bash /)

@@ -9,31 +9,20 @@
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type {Browser, Page} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir, makeTempDir, ROOT, waitFor} from '../helpers/cli.js'
+import type {Page} from 'playwright-core'
+import {afterAll, describe, expect, it, vi} from 'vitest'
+import {drover, fixture, json, makeStateDir, makeTempDir, ROOT, waitFor} from '../helpers/cli.js'
 import {cleanupRepos, GIT_IDENTITY, gitIn} from '../helpers/git.js'
-import {launchBrowser, signedIn, startUi, stopUis} from '../helpers/ui.js'
+import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
 vi.setConfig({testTimeout: 120_000})
 
 const UPDATE = process.env.UPDATE_SCREENSHOTS === '1'
 const SHOTS = UPDATE ? path.join(ROOT, 'docs') : mkdtempSync(path.join(os.tmpdir(), 'drover-ui-shots-'))
 
-let browser: Browser
+const browser = useBrowser(cleanupRepos)
 
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-
-afterEach(async () => {
-  await stopUis()
-  cleanupStateDirs()
-  cleanupRepos()
-})
-
-afterAll(async () => {
-  await browser?.close()
+afterAll(() => {
   if (!UPDATE) rmSync(SHOTS, {recursive: true, force: true})
 })
 
@@ -116,7 +105,7 @@ describe('drover ui: the README screenshots', () => {
     await waitFor(async () => (await status(docs)).agentInfo?.turns >= 2, {timeout: 30_000, message: 'the second agent under way'})
 
     const ui = await startUi(stateDir)
-    const context = await signedIn(browser, ui)
+    const context = await signedIn(browser(), ui)
     const page = await context.newPage()
     await page.goto(ui.base)
     await page.locator('#live.live').waitFor()

@@ -4,30 +4,16 @@
 // the Host check against DNS rebinding (403), the CSRF token on POST (403),
 // no CORS, a strict CSP, and loopback unless asked otherwise.
 
-import type {Browser} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir} from '../helpers/cli.js'
-import {launchBrowser, rawRequest, sessionCookie, signedIn, startUi, stopUis} from '../helpers/ui.js'
+import {describe, expect, it} from 'vitest'
+import {drover, fixture, json, makeStateDir} from '../helpers/cli.js'
+import {rawRequest, sessionCookie, signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
-let browser: Browser
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-
-afterEach(async () => {
-  await stopUis()
-  cleanupStateDirs()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
+const browser = useBrowser()
 
 describe('drover ui: security', () => {
   it('answers 401 without the token, and turns the token into an HttpOnly SameSite=Strict cookie out of the address bar', async () => {
     const ui = await startUi(makeStateDir())
-    const context = await browser.newContext()
+    const context = await browser().newContext()
     const page = await context.newPage()
     expect((await page.goto(ui.base))!.status()).toBe(401)
     expect((await page.goto(`${ui.base}/api/tasks`))!.status()).toBe(401)
@@ -68,7 +54,7 @@ describe('drover ui: security', () => {
     const stateDir = makeStateDir()
     const id = json(await drover(stateDir, ['start', '--json', '--', process.execPath, fixture('sleeper.mjs'), '60'])).id
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     const response = await page.goto(ui.base)
     const csp = response!.headers()['content-security-policy']
     expect(csp).toContain("default-src 'none'")

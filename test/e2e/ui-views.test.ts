@@ -7,30 +7,16 @@
 
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
-import type {Browser, Page} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, makeTempDir, readTask, startOk, waitFor} from '../helpers/cli.js'
+import type {Page} from 'playwright-core'
+import {describe, expect, it, vi} from 'vitest'
+import {drover, json, makeStateDir, makeTempDir, readTask, startOk, waitFor} from '../helpers/cli.js'
 import {cleanupRepos, GIT_IDENTITY, makeRepo} from '../helpers/git.js'
 import {jobs} from '../helpers/queue-jobs.js'
-import {launchBrowser, signedIn, startUi, stopUis} from '../helpers/ui.js'
+import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
 vi.setConfig({testTimeout: 90_000})
 
-let browser: Browser
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-
-afterEach(async () => {
-  await stopUis()
-  cleanupStateDirs()
-  cleanupRepos()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
+const browser = useBrowser(cleanupRepos)
 
 const row = (page: Page, id: number) => page.locator(`#tasks tr[data-id="${id}"]`)
 const queueRows = (page: Page, queue: string, kind: 'holding' | 'waiting') =>
@@ -45,7 +31,7 @@ describe('drover ui: queues', () => {
     const b = await startOk(stateDir, ['--queue', 'builds', '--name', 'build-b', ...job.argv('b')])
     const free = await startOk(stateDir, ['--name', 'free', ...job.argv('free')])
     const ui = await startUi(stateDir)
-    const context = await signedIn(browser, ui)
+    const context = await signedIn(browser(), ui)
     const page = await context.newPage()
     await page.goto(ui.base)
     await row(page, free).waitFor()
@@ -109,7 +95,7 @@ describe('drover ui: queues', () => {
 
   it('says so when there are no queues', async () => {
     const ui = await startUi(makeStateDir())
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/queues`)
     await expect.poll(() => page.locator('#queues').textContent()).toContain('No queues yet')
     expect(await page.locator('header nav a[aria-current="page"]').textContent()).toBe('queues')
@@ -151,7 +137,7 @@ describe('drover ui: worktrees', () => {
       ),
     )
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)
     const summary = page.locator('#worktree-summary')
     const fact = (name: string) => summary.locator(`dt:has-text("${name}") + dd`).textContent()
@@ -203,7 +189,7 @@ describe('drover ui: worktrees', () => {
     const id = await startInWorktree(stateDir, repo, 'big', worktreeScript(scripts, [`seq -f 'generated line %07g of a big change' 1 100000 > big.txt`]))
     await waitFor(() => readTask(stateDir, id).status === 'succeeded', {timeout: 20_000, message: 'the big change'})
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     const opened = Date.now()
     await page.goto(`${ui.base}/task/${id}`)
     await expect.poll(() => page.locator('#diff-truncated').textContent(), {timeout: 15_000}).toMatch(

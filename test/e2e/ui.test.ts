@@ -4,25 +4,12 @@
 // taken by ui-screenshots.test.ts.)
 
 import path from 'node:path'
-import type {Browser, Page} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, waitFor} from '../helpers/cli.js'
-import {launchBrowser, signedIn, startUi, stopUis} from '../helpers/ui.js'
+import type {Page} from 'playwright-core'
+import {describe, expect, it} from 'vitest'
+import {drover, fixture, isAlive, json, makeStateDir, waitFor} from '../helpers/cli.js'
+import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
-let browser: Browser
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-
-afterEach(async () => {
-  await stopUis()
-  cleanupStateDirs()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
+const browser = useBrowser()
 
 async function startTask(stateDir: string, args: string[], env: Record<string, string> = {}): Promise<number> {
   const started = await drover(stateDir, ['start', '--json', ...args], {env})
@@ -36,7 +23,7 @@ describe('drover ui in a browser', () => {
     const stateDir = makeStateDir()
     await startTask(stateDir, ['--name', 'before', '--cwd', '/', '--shell', 'echo done'])
     const ui = await startUi(stateDir)
-    const context = await signedIn(browser, ui)
+    const context = await signedIn(browser(), ui)
     const page = await context.newPage()
     await page.goto(ui.base)
     await page.locator('#tasks tr[data-id="1"]').waitFor()
@@ -77,7 +64,7 @@ describe('drover ui in a browser', () => {
     const stateDir = makeStateDir()
     const id = await startTask(stateDir, ['--name', 'talker', '--cwd', '/', '-e', `FIXTURE=${fixture('ui-output.mjs')}`, '--shell', 'exec node "$FIXTURE"'])
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)
     const output = page.locator('#output')
     await expect.poll(() => output.textContent()).toContain('partial line without newline')
@@ -110,7 +97,7 @@ describe('drover ui in a browser', () => {
     const stateDir = makeStateDir()
     const id = await startTask(stateDir, ['--', process.execPath, fixture('sleeper.mjs'), '60'])
     const ui = await startUi(stateDir, ['--read-only'])
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)
     await expect.poll(() => page.locator('#status').textContent()).toBe('running')
     expect(await page.locator('#actions').count()).toBe(0)
@@ -131,7 +118,7 @@ describe('drover ui in a browser', () => {
     const stateDir = makeStateDir()
     const id = await startTask(stateDir, ['--', process.execPath, fixture('sleeper.mjs'), '60'])
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)
     await page.locator('#live.live').waitFor()
     expect(await ui.interrupt()).toBe(0)
@@ -145,7 +132,7 @@ describe('drover ui in a browser', () => {
     const id = await startTask(stateDir, ['--', process.execPath, fixture('ui-big.mjs'), '10'])
     await waitFor(async () => json(await drover(stateDir, ['status', String(id), '--json'])).outputBytes > 10_000_000, {timeout: 30_000})
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser, ui)).newPage()
+    const page = await (await signedIn(browser(), ui)).newPage()
     const opened = Date.now()
     await page.goto(`${ui.base}/task/${id}`)
     const output = page.locator('#output')

@@ -6,7 +6,8 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {request} from 'node:http'
 import {chromium, type Browser, type BrowserContext} from 'playwright-core'
-import {BIN, waitFor} from './cli.js'
+import {afterAll, afterEach, beforeAll} from 'vitest'
+import {BIN, cleanupStateDirs, waitFor} from './cli.js'
 
 /** Debian's package; CHROMIUM_PATH for another. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -55,6 +56,27 @@ export async function startUi(stateDir: string, args: string[] = [], env: Record
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`)
   return chromium.launch({executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true})
+}
+
+/**
+ * One headless Chromium for the file's tests; after each test the pages and
+ * servers it opened are closed and its state dirs (and what `cleanups` name)
+ * removed. Returns the browser's getter (launched in beforeAll).
+ */
+export function useBrowser(...cleanups: (() => void)[]): () => Browser {
+  let browser: Browser | undefined
+  beforeAll(async () => {
+    browser = await launchBrowser()
+  })
+  afterEach(async () => {
+    await stopUis()
+    cleanupStateDirs()
+    for (const cleanup of cleanups) cleanup()
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+  return () => browser!
 }
 
 /** A browser context that opened the printed URL: it holds the session cookie. */
