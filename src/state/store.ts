@@ -172,6 +172,38 @@ export function readRecord(stateDir: string, id: number, opts: {dirChecked?: boo
   }
 }
 
+// What `start` puts in a task folder before the record (createTaskLayout),
+// all empty until the record exists; and the temp file of the record's write.
+const PRE_RECORD_DIRS = new Set(['requests', 'session'])
+const PRE_RECORD_FILES = new Set(['output.log', 'events.ndjson'])
+const isRecordTemp = (name: string) => name.startsWith('.task.json.') && name.endsWith('.tmp')
+
+/**
+ * A folder `start` made and never wrote a record into — killed between
+ * taking the id and writing task.json: nothing in it but the empty layout
+ * made before the record. No task was ever reported, and nothing is lost by
+ * removing it; a folder without a record that holds anything more (output,
+ * events) is a damaged task instead, shown as corrupt.
+ */
+export function isAbandonedCreation(stateDir: string, id: number): boolean {
+  const dir = taskDir(stateDir, id)
+  try {
+    for (const entry of readdirSync(dir, {withFileTypes: true})) {
+      const inside = dir + path.sep + entry.name
+      if (entry.isDirectory() && PRE_RECORD_DIRS.has(entry.name)) {
+        if (readdirSync(inside).length > 0) return false
+      } else if (entry.isFile() && (PRE_RECORD_FILES.has(entry.name) || isRecordTemp(entry.name))) {
+        if (!isRecordTemp(entry.name) && statSync(inside).size > 0) return false
+      } else {
+        return false
+      }
+    }
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Ids of the task folders present, ascending. Dot entries (temp, trash) and symlinks are not tasks. */
 export function listTaskIds(stateDir: string): number[] {
   let entries

@@ -23,7 +23,7 @@ import {
   type Claim,
   type RemovalIo,
 } from './removal.js'
-import {isRealTaskDir, listTaskIds, raiseHighWater, readAllRecords, readRecord, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, isRealTaskDir, listTaskIds, raiseHighWater, readAllRecords, readRecord, type RecordRead} from '../state/store.js'
 import {beingCreated} from './read.js'
 
 export {treeBytes, type RemovalIo}
@@ -73,6 +73,7 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
   for (const read of reads) {
     if (!read.ok) {
       if (beingCreated(stateDir, read)) continue // `start` is still writing it
+      if (read.missing && isAbandonedCreation(stateDir, read.id)) continue // debris (findDebris)
       // Unreadable: never judged by a rule, only removed when asked for (or named).
       if (!named && !options.includeCorrupt) {
         reported.push({id: read.id, error: read.error})

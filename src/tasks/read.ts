@@ -7,7 +7,7 @@ import {dropHintIfDone, liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus} from '../state/record.js'
-import {isRealTaskDir, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, isRealTaskDir, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -22,9 +22,14 @@ export function beingCreated(stateDir: string, read: RecordRead): boolean {
   }
 }
 
+/** A folder without a record that is no task to show: one `start` is filling, or one it left empty (killed before the record). */
+export function notATask(stateDir: string, read: RecordRead): boolean {
+  return beingCreated(stateDir, read) || (!read.ok && read.missing && isAbandonedCreation(stateDir, read.id))
+}
+
 /** All tasks, ascending by id; corrupt ones included as such. */
 export async function loadTasks(stateDir: string): Promise<RecordRead[]> {
-  const reads = readAllRecords(stateDir).filter((read) => !beingCreated(stateDir, read))
+  const reads = readAllRecords(stateDir).filter((read) => !notATask(stateDir, read))
   for (const read of reads) {
     if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
   }
@@ -62,8 +67,8 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
   const take = async (id: number, liveOnly = false): Promise<RecordRead | null> => {
     // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
     const read = readRecord(stateDir, id)
-    // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is still filling: not a task.
-    if ((!read.ok && !isRealTaskDir(stateDir, id)) || beingCreated(stateDir, read)) {
+    // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is filling or left empty: not a task.
+    if ((!read.ok && !isRealTaskDir(stateDir, id)) || notATask(stateDir, read)) {
       skipped++
       return null
     }

@@ -10,7 +10,7 @@ import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
 import {isSameProcess, retryOnBusy, type PlatformContext} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {readRecord, readRunnerIdentity, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, readRecord, readRunnerIdentity, tasksDir, type RecordRead} from '../state/store.js'
 import {beingCreated} from './read.js'
 import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeVerdict} from '../process/worktree.js'
 
@@ -97,9 +97,15 @@ export function findDebris(stateDir: string): string[] {
     return []
   }
   return entries
-    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (e.isSymbolicLink() && /^[1-9][0-9]*$/.test(e.name)))
+    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (/^[1-9][0-9]*$/.test(e.name) && (e.isSymbolicLink() || (e.isDirectory() && abandoned(stateDir, Number(e.name))))))
     .map((e) => e.name)
     .sort()
+}
+
+/** A task folder a killed `start` left without its record, no longer being filled. */
+function abandoned(stateDir: string, id: number): boolean {
+  const read = readRecord(stateDir, id, {dirChecked: true})
+  return !read.ok && read.missing && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
 }
 
 // platform.removeTree without its own retry: the callers wrap each step in
@@ -204,8 +210,16 @@ export async function clearDebris(
   errors: {id: number | null; error: string}[],
 ) {
   for (const name of names) {
-    const target = path.join(tasksDir(stateDir), name)
+    let target = path.join(tasksDir(stateDir), name)
     try {
+      // An abandoned task folder goes out of sight first: a `start` that was
+      // only stalled, never killed, then fails on its next write instead of
+      // filling a folder half removed.
+      if (/^[1-9][0-9]*$/.test(name) && !lstatSync(target).isSymbolicLink()) {
+        const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${randomBytes(4).toString('hex')}`)
+        await retryOnBusy(() => io.rename(target, trash), ctx)
+        target = trash
+      }
       await retryOnBusy(() => io.removeTree(target), ctx)
     } catch (error) {
       errors.push({id: null, error: `cannot clear ${name}: ${(error as Error).message}`})

@@ -4,7 +4,7 @@
 
 import {spawn} from 'node:child_process'
 import {execa} from 'execa'
-import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
@@ -343,14 +343,29 @@ describe('corrupt records', () => {
     const field = await drover(dir, ['status', '3', '--json'])
     expect(json(field)).toMatchObject({id: 3, found: true, status: 'corrupt', error: expect.stringContaining("field 'status'")})
   })
-  it('a task folder still being created is not shown as corrupt; one left without a record for long is', async () => {
+  it('a task folder still being created is not shown as corrupt; one left without a record for long is — unless a killed start left it empty, which the next prune clears', async () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
     const creating = allocateTaskId(dir) // what a concurrent start has done just before writing task.json
+    createTaskLayout(taskPaths(dir, creating))
     expect(json(await drover(dir, ['list', '--json']))).toEqual([])
     const old = new Date(Date.now() - 60_000)
     utimesSync(taskPaths(dir, creating).dir, old, old)
-    expect(json(await drover(dir, ['list', '--json']))).toEqual([{id: creating, status: 'corrupt', error: 'task.json is missing'}])
+    // killed before its record (found by chaos): nothing in it but the empty layout — not a task
+    expect(json(await drover(dir, ['list', '--json', '--all']))).toEqual([])
+    // a folder without a record that holds output is a damaged task
+    const damaged = allocateTaskId(dir)
+    createTaskLayout(taskPaths(dir, damaged))
+    writeFileSync(taskPaths(dir, damaged).output, 'some output\n')
+    utimesSync(taskPaths(dir, damaged).dir, old, old)
+    expect(json(await drover(dir, ['list', '--json']))).toEqual([{id: damaged, status: 'corrupt', error: 'task.json is missing'}])
+    const pruned = json(await drover(dir, ['prune', '--keep', '100', '--json']))
+    expect(pruned.debris).toEqual([String(creating)])
+    expect(existsSync(taskPaths(dir, creating).dir)).toBe(false)
+    expect(existsSync(taskPaths(dir, damaged).dir)).toBe(true)
+    // the id stays used
+    const next = await drover(dir, ['start', '--', 'true'])
+    expect(Number(next.stdout)).toBe(damaged + 1)
   })
 })
 
