@@ -32,5 +32,6 @@ if (argv[0] === 'start' && !asksForHelp(argv)) {
   }
 }
 
-const {execute} = await import('@oclif/core')
+// The bundle of oclif and the commands (scripts/bundle-cli.mjs); before a build, oclif as installed.
+const {execute} = await import('../dist/cli-bundle/core/main.js').catch(() => import('@oclif/core/execute'))
 await execute({args: argv, dir: import.meta.url})
