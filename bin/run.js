@@ -20,6 +20,26 @@ try {
   // not built yet: oclif reports that itself
 }
 
+// `--version` and help to a pipe, printed as oclif prints them without loading
+// it (see dist/cli/fast-paths.js); null whenever oclif must decide.
+try {
+  const fast = await import('../dist/cli/fast-paths.js')
+  const {readFileSync} = await import('node:fs')
+  const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))
+  const pjson = read('../package.json')
+  let answer = fast.versionLine(argv, pjson)
+  const subject = answer === null ? fast.helpSubject(argv) : null
+  if (subject !== null && fast.helpIsPlain(process.env, process.stdout.isTTY)) {
+    answer = fast.helpText(read('../dist/cli-bundle/help.json'), subject, fast.userAgent(pjson))
+  }
+  if (answer !== null) {
+    process.stdout.write(answer)
+    process.exit(0)
+  }
+} catch {
+  // not built yet: oclif answers
+}
+
 // `start` ends by waiting for a runner — a second Node process — to boot. Booting
 // it now, while oclif loads, lets the two start-ups overlap (see
 // dist/runner/local-executor.js); anything else goes straight to oclif.
@@ -32,6 +52,9 @@ if (argv[0] === 'start' && !asksForHelp(argv)) {
   }
 }
 
+// This is the built CLI: oclif must not look for TypeScript sources of the
+// bundle (it does under NODE_ENV=test or development); bin/dev.js runs sources.
+globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
 // The bundle of oclif and the commands (scripts/bundle-cli.mjs); before a build, oclif as installed.
 const {execute} = await import('../dist/cli-bundle/core/main.js').catch(() => import('@oclif/core/execute'))
 await execute({args: argv, dir: import.meta.url})
