@@ -22,11 +22,12 @@ try {
 
 // `--version` and help to a pipe, printed as oclif prints them without loading
 // it (see dist/cli/fast-paths.js); null whenever oclif must decide.
+const {existsSync, readFileSync} = await import('node:fs')
+let pjson = null
 try {
   const fast = await import('../dist/cli/fast-paths.js')
-  const {readFileSync} = await import('node:fs')
   const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))
-  const pjson = read('../package.json')
+  pjson = read('../package.json')
   let answer = fast.versionLine(argv, pjson)
   const subject = answer === null ? fast.helpSubject(argv) : null
   if (subject !== null && fast.helpIsPlain(process.env, process.stdout.isTTY)) {
@@ -55,6 +56,17 @@ if (argv[0] === 'start' && !asksForHelp(argv)) {
 // This is the built CLI: oclif must not look for TypeScript sources of the
 // bundle (it does under NODE_ENV=test or development); bin/dev.js runs sources.
 globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
+
+// A run of one of drover's own commands needs neither the help nor the
+// autocomplete plugin (they add their own commands, no hooks): oclif gets the
+// package.json read above without them, so it neither looks for nor loads them.
+const ownCommand = (word) => /^[a-z][a-z-]*$/.test(word ?? '') && existsSync(new URL(`../dist/cli-bundle/commands/${word}.js`, import.meta.url))
+let loadOptions
+if (pjson !== null && !asksForHelp(argv) && ownCommand(argv[0])) {
+  const {fileURLToPath} = await import('node:url')
+  loadOptions = {root: fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, ''), pjson: {...pjson, oclif: {...pjson.oclif, plugins: []}}}
+}
+
 // The bundle of oclif and the commands (scripts/bundle-cli.mjs); before a build, oclif as installed.
 const {execute} = await import('../dist/cli-bundle/core/main.js').catch(() => import('@oclif/core/execute'))
-await execute({args: argv, dir: import.meta.url})
+await execute({args: argv, dir: import.meta.url, loadOptions})
