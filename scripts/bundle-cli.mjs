@@ -1,22 +1,27 @@
-// Bundles the CLI front-end (dist/cli, from tsc) with the parts of @oclif/core
+// Bundles the CLI front-end (dist/cli, from tsc) and the parts of @oclif/core
 // it uses into dist/cli-bundle, which package.json's oclif settings point at.
-// Why: @oclif/core is ~110 small CommonJS files; resolving, reading and
-// wrapping each one is most of what a drover command costs before it runs
-// (measured in bench/README.md). One file per command plus shared chunks loads
-// the same code in a fraction of that. Still oclif: the same execute(),
-// Config, parser and help — only packed.
+// Why: @oclif/core is ~110 small CommonJS files; resolving, reading, compiling
+// and wrapping each one was most of what a drover command cost before it ran
+// (numbers in bench/README.md). Still oclif — the same execute(), Config,
+// parser and help — only packed:
 //
-// Everything below dist/cli that is not the CLI itself (dist/api and the
-// layers under it) stays outside the bundle, imported from its tsc output:
-// the library API keeps one copy of each module (bin/run.js prespawns a
-// runner in dist/runner/local-executor.js, and start must find that same
-// module instance), and modules that find files beside themselves
-// (import.meta.url) keep their place. Every output file sits exactly two
-// levels below dist (cli-bundle/<dir>/<file>.js), so one relative prefix
-// reaches dist from any of them.
+//   vendor/oclif.cjs   oclif's modules in one CommonJS file, loaded by
+//   vendor/oclif.js    which compiles it with V8's code cache (made at build
+//                      time by scripts/warm-code-cache.mjs, for this Node);
+//   vendor/<part>.js   what `@oclif/core/<part>` exported, taken from it;
+//   commands/, core/, hooks/, chunks/   the CLI (ESM, shared chunks).
+//
+// Everything below dist that is not the CLI itself (dist/api and the layers
+// under it) stays outside, imported from its tsc output: the library API
+// keeps one copy of each module (bin/run.js prespawns a runner in
+// dist/runner/local-executor.js, and start must find that same module
+// instance), and modules that find files beside themselves (import.meta.url)
+// keep their place. Every output file sits two levels below dist
+// (cli-bundle/<dir>/<file>.js), so one relative prefix reaches dist from any.
 
 import {build} from 'esbuild'
-import {readdirSync, rmSync} from 'node:fs'
+import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -24,7 +29,54 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const DIST = path.join(ROOT, 'dist')
 const CLI = path.join(DIST, 'cli')
 const OUT = path.join(DIST, 'cli-bundle')
+const VENDOR = path.join(OUT, 'vendor')
+const require = createRequire(import.meta.url)
 
+// The @oclif/core subpaths the CLI imports (each becomes vendor/<part>.js).
+const PARTS = ['args', 'command', 'errors', 'execute', 'flags', 'help']
+
+rmSync(OUT, {recursive: true, force: true})
+
+// 1. oclif, one CommonJS file. Its few import() calls (loading a command,
+// hook or help class by file URL) cannot run inside vm.Script without an
+// experimental flag, so they go through the loader's own import().
+const importThroughLoader = {
+  name: 'import-through-loader',
+  setup(b) {
+    b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      return {contents: text.replaceAll('await import(', 'await __droverImport('), loader: 'js'}
+    })
+  },
+}
+await build({
+  stdin: {
+    contents: `module.exports = {${PARTS.map((part) => `${JSON.stringify(part)}: require('@oclif/core/${part}')`).join(', ')}}`,
+    resolveDir: ROOT,
+    sourcefile: 'oclif-parts.cjs',
+  },
+  outfile: path.join(VENDOR, 'oclif.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  // oclif tells its own errors apart by class name (and so does base-command).
+  keepNames: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // Only for TypeScript sources in development (oclif's ts-path); never in a built CLI.
+  external: ['typescript', 'ts-node', 'tsx'],
+  plugins: [importThroughLoader],
+})
+writeFileSync(path.join(VENDOR, 'oclif.js'), readFileSync(path.join(ROOT, 'scripts', 'oclif-loader.mjs'), 'utf8'))
+for (const part of PARTS) {
+  const names = Object.keys(require(`@oclif/core/${part}`)).filter((name) => name !== 'default' && name !== '__esModule')
+  writeFileSync(path.join(VENDOR, `${part}.js`), `import {oclif} from './oclif.js'\nexport const {${names.join(', ')}} = oclif[${JSON.stringify(part)}]\n`)
+}
+
+// 2. The CLI, as ES modules with shared chunks.
 const entryPoints = {
   'core/main': path.join(CLI, 'main.js'),
   'core/help': path.join(CLI, 'help.js'),
@@ -34,10 +86,15 @@ for (const file of readdirSync(path.join(CLI, 'commands'))) {
   if (file.endsWith('.js')) entryPoints[`commands/${file.slice(0, -3)}`] = path.join(CLI, 'commands', file)
 }
 
-/** Imports of dist modules outside dist/cli become imports of their tsc output, relative to any output file. */
-const keepLibraryOutside = {
-  name: 'keep-library-outside',
+/** Library modules (dist outside dist/cli) and oclif's parts stay outside, by a path relative to any output file. */
+const outside = {
+  name: 'outside',
   setup(b) {
+    b.onResolve({filter: /^@oclif\/core\//}, (args) => {
+      const part = args.path.slice('@oclif/core/'.length)
+      if (!PARTS.includes(part)) throw new Error(`bundle-cli: ${args.importer} imports @oclif/core/${part}; add it to PARTS`)
+      return {path: `../vendor/${part}.js`, external: true}
+    })
     b.onResolve({filter: /^\.\.?\//}, (args) => {
       const target = path.resolve(args.resolveDir, args.path)
       if (!target.startsWith(DIST + path.sep) || target.startsWith(CLI + path.sep)) return undefined
@@ -46,7 +103,6 @@ const keepLibraryOutside = {
   },
 }
 
-rmSync(OUT, {recursive: true, force: true})
 await build({
   entryPoints,
   outdir: OUT,
@@ -56,17 +112,10 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  // oclif tells its own errors apart by class name (and so does base-command).
   keepNames: true,
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
-  // Only for TypeScript sources in development (oclif's ts-path); never in a built CLI.
-  external: ['typescript', 'ts-node', 'tsx'],
-  plugins: [keepLibraryOutside],
-  // The CommonJS inside (oclif) calls require() for Node's modules and reads __dirname.
-  banner: {
-    js: "import {createRequire as __droverRequire} from 'node:module';import {dirname as __droverDir} from 'node:path';import {fileURLToPath as __droverPath} from 'node:url';const require=__droverRequire(import.meta.url);const __filename=__droverPath(import.meta.url);const __dirname=__droverDir(__filename);",
-  },
+  plugins: [outside],
 })
