@@ -20,6 +20,18 @@ try {
   // not built yet: oclif reports that itself
 }
 
+// `start` ends by waiting for a runner — a second Node process — to boot. Booting
+// it now, while oclif loads, lets the two start-ups overlap (see
+// dist/runner/local-executor.js); anything else goes straight to oclif.
+if (argv[0] === 'start' && !asksForHelp(argv)) {
+  try {
+    const {prespawnRunner} = await import('../dist/runner/local-executor.js')
+    prespawnRunner()
+  } catch {
+    // not built yet, or no runner: start spawns one itself when it needs it
+  }
+}
+
 // `--version` and help to a pipe, printed as oclif prints them without loading
 // it (see dist/cli/fast-paths.js); null whenever oclif must decide.
 const {existsSync, readFileSync} = await import('node:fs')
@@ -39,18 +51,6 @@ try {
   }
 } catch {
   // not built yet: oclif answers
-}
-
-// `start` ends by waiting for a runner — a second Node process — to boot. Booting
-// it now, while oclif loads, lets the two start-ups overlap (see
-// dist/runner/local-executor.js); anything else goes straight to oclif.
-if (argv[0] === 'start' && !asksForHelp(argv)) {
-  try {
-    const {prespawnRunner} = await import('../dist/runner/local-executor.js')
-    prespawnRunner()
-  } catch {
-    // not built yet, or no runner: start spawns one itself when it needs it
-  }
 }
 
 // This is the built CLI: oclif must not look for TypeScript sources of the
