@@ -10,6 +10,12 @@ const onStreamError = (error) => {
 process.stdout.on('error', onStreamError)
 process.stderr.on('error', onStreamError)
 
+// Node ≥ 22.1 keeps compiled code of every module it loads in a cache of its
+// own (the ES modules too, which Node 20 cannot cache); older Nodes have no
+// such function. (oclif itself is cached on any Node: dist/cli-bundle/vendor.)
+const {default: nodeModule} = await import('node:module')
+nodeModule.enableCompileCache?.()
+
 let argv = process.argv.slice(2)
 let asksForHelp = () => false
 try {
