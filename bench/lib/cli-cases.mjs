@@ -57,13 +57,36 @@ function startedId(result) {
   return id
 }
 
-/** `drover start -- true`, timed, then waited to the end untimed. */
-function startTrue(stateDir) {
+/**
+ * `drover start -- true`, timed, then waited to the end untimed. `runnerParts`
+ * collects, per start, the runner's share: from the record's creation
+ * (`created` in events.ndjson, written by start) to `started` (the runner
+ * recorded the worker running).
+ */
+function startTrue(stateDir, runnerParts = []) {
   return async () => {
     const result = timed(node, [BIN, 'start', '--', 'true'], {env: envFor(stateDir)})
-    await waitFinal(stateDir, startedId(result))
+    const id = startedId(result)
+    await waitFinal(stateDir, id)
+    const at = eventTimes(stateDir, id)
+    if (at.created !== undefined && at.started !== undefined) runnerParts.push(at.started - at.created)
     return {ms: result.ms, cpuMs: result.cpuMs}
   }
+}
+
+/** When each event of the task's journal was written (ms since the epoch), by event name. */
+function eventTimes(stateDir, id) {
+  const times = {}
+  try {
+    for (const line of readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8').split('\n')) {
+      if (!line) continue
+      const event = JSON.parse(line)
+      times[event.event] ??= Date.parse(event.ts)
+    }
+  } catch {
+    // no journal: no share to report
+  }
+  return times
 }
 
 /** The generated records must read as valid tasks, or the list timings would measure error paths. */
@@ -97,6 +120,7 @@ export async function roundTrip(ctx) {
     oclifCore: timeNode(['-e', "import('@oclif/core')"]),
     oclifDrover: timeNode([path.join(LIB, 'oclif-floor.mjs'), ROOT]),
     read1k: timeNode([path.join(LIB, 'read-records.mjs'), dirs.small()]),
+    readBig: timeNode([path.join(LIB, 'read-records.mjs'), dirs.big()]),
   }
   if (peers['task-spooler'].available) {
     const tsp = ctx.sandbox('tsp')
@@ -109,7 +133,7 @@ export async function roundTrip(ctx) {
   }
   // Listing the big dir takes seconds: fewer samples keep the run short.
   const heavyRuns = Math.max(3, Math.ceil(runs / 2))
-  const s = await interleaved(commands, runs, (name) => (name === 'listBig' ? heavyRuns : runs))
+  const s = await interleaved(commands, runs, (name) => (name === 'listBig' || name === 'readBig' ? heavyRuns : runs))
   ctx.floor = s.floor.median
   const big = ctx.sizes.big.toLocaleString('en-US')
   const small = ctx.sizes.small.toLocaleString('en-US')
@@ -125,6 +149,7 @@ export async function roundTrip(ctx) {
     vsFloor('oclifCore', 'floor: `node -e "import(\'@oclif/core\')"` (oclif as installed, loaded only)'),
     vsFloor('oclifDrover', 'floor: oclif as drover loads it (its bundle and code cache) and its Config.load'),
     vsFloor('read1k', `floor: reading ${small} task.json files (readFileSync, JSON.parse, one JSON out)`),
+    vsFloor('readBig', `floor: reading ${big} task.json files (the same)`),
   ]
   rows.push(
     s.tsp
@@ -141,9 +166,10 @@ export async function roundTrip(ctx) {
 
 export async function start(ctx) {
   const {peers, dirs, runs} = ctx
+  const runnerParts = []
   const commands = {
     floor: timeNode(['-e', '0']),
-    drover: startTrue(dirs.fresh('start')),
+    drover: startTrue(dirs.fresh('start'), runnerParts),
   }
   if (peers.nq.available) {
     const nq = ctx.sandbox('nq')
@@ -162,6 +188,7 @@ export async function start(ctx) {
   const s = await interleaved(commands, runs)
   const rows = [
     row('start: `start -- true` until recorded running', s.drover.median, FLOOR, s.floor.median, 'ms', {maxRatio: 2.5}, `${fmtCpu(s.drover.cpuMean, s.floor.cpuMean)} (the CLI alone: the runner is not its child)`),
+    row('start: of which the runner, record created → recorded running', summary(runnerParts).median, FLOOR, s.floor.median, 'ms'),
   ]
   for (const [key, label, peer] of [
     ['nq', '`nq true`', 'nq'],
