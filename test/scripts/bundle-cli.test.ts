@@ -17,7 +17,7 @@ const vendor = () => path.join(copy, 'dist', 'cli-bundle', 'vendor')
 beforeAll(() => {
   copy = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-'))
   for (const entry of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(path.join(ROOT, entry), path.join(copy, entry), {recursive: true})
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir')
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
   stateDir = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-state-'))
 })
 afterAll(() => {
