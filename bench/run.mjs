@@ -4,7 +4,7 @@
 
 import {existsSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {listView, roundTrip, scale, start} from './lib/cli-cases.mjs'
+import {listView, roundTrip, scale, start, starts} from './lib/cli-cases.mjs'
 import {drain} from './lib/drain.mjs'
 import {follow} from './lib/follow.mjs'
 import {memory} from './lib/memory.mjs'
@@ -17,7 +17,7 @@ import {queues} from './lib/queues.mjs'
 import {ui} from './lib/ui.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, memory, follow, throughput, drain, scale, list: listView, queues, ui, slurm}
+const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, slurm}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
@@ -47,6 +47,7 @@ const sizes = {
   waitWindowMs: quick ? 5000 : 10_000,
   uiTasks: intEnv('BENCH_UI_TASKS', 20),
   uiSeconds: intEnv('BENCH_UI_SECONDS', quick ? 8 : 20),
+  sequentialStarts: intEnv('BENCH_SEQUENTIAL_STARTS', quick ? 10 : 50),
 }
 const runs = intEnv('BENCH_RUNS', quick ? 5 : 15)
 
@@ -121,6 +122,7 @@ const settings = {
   'follow latency (BENCH_FOLLOW_LINES)': `${sizes.followLines} lines`,
   'memory (BENCH_MEM_TASKS)': `${sizes.memTasks} live tasks per group`,
   'drain (BENCH_DRAIN_TASKS)': `${sizes.drainTasks} tasks`,
+  'sequential starts (BENCH_SEQUENTIAL_STARTS)': `${sizes.sequentialStarts} on each side`,
   'queues (BENCH_QUEUE_TASKS, BENCH_QUEUE_WAITING)': `${sizes.queueTasks} hand-offs; start with ${sizes.queueWaiting} waiting; wait on ${sizes.waitTasks}`,
   cases: selected.join(', '),
 }

@@ -10,6 +10,12 @@ const onStreamError = (error) => {
 process.stdout.on('error', onStreamError)
 process.stderr.on('error', onStreamError)
 
+// Node ≥ 22.1 keeps compiled code of every module it loads in a cache of its
+// own (the ES modules too, which Node 20 cannot cache); older Nodes have no
+// such function. (oclif itself is cached on any Node: dist/cli-bundle/vendor.)
+const {default: nodeModule} = await import('node:module')
+nodeModule.enableCompileCache?.()
+
 let argv = process.argv.slice(2)
 let asksForHelp = () => false
 try {
@@ -32,5 +38,44 @@ if (argv[0] === 'start' && !asksForHelp(argv)) {
   }
 }
 
-const {execute} = await import('@oclif/core')
-await execute({args: argv, dir: import.meta.url})
+// `--version` and help to a pipe, printed as oclif prints them without loading
+// it (see dist/cli/fast-paths.js); null whenever oclif must decide.
+const {existsSync, readFileSync} = await import('node:fs')
+let pjson = null
+let answer = null
+try {
+  const fast = await import('../dist/cli/fast-paths.js')
+  const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))
+  pjson = read('../package.json')
+  answer = fast.versionLine(argv, pjson)
+  const subject = answer === null ? fast.helpSubject(argv) : null
+  if (subject !== null && fast.helpIsPlain(process.env, process.stdout.isTTY)) {
+    answer = fast.helpText(read('../dist/cli-bundle/help.json'), subject, fast.userAgent(pjson))
+  }
+} catch {
+  // not built yet: oclif answers
+}
+
+// Written, not followed by process.exit(): a pipe may take the text after this returns.
+if (answer !== null) process.stdout.write(answer)
+else await runOclif()
+
+async function runOclif() {
+  // This is the built CLI: oclif must not look for TypeScript sources of the
+  // bundle (it does under NODE_ENV=test or development); bin/dev.js runs sources.
+  globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
+
+  // A run of one of drover's own commands needs neither the help nor the
+  // autocomplete plugin (they add their own commands, no hooks): oclif gets the
+  // package.json read above without them, so it neither looks for nor loads them.
+  const ownCommand = (word) => /^[a-z][a-z-]*$/.test(word ?? '') && existsSync(new URL(`../dist/cli-bundle/commands/${word}.js`, import.meta.url))
+  let loadOptions
+  if (pjson !== null && !asksForHelp(argv) && ownCommand(argv[0])) {
+    const {fileURLToPath} = await import('node:url')
+    loadOptions = {root: fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, ''), pjson: {...pjson, oclif: {...pjson.oclif, plugins: []}}}
+  }
+
+  // The bundle of oclif and the commands (scripts/bundle-cli.mjs); before a build, oclif as installed.
+  const {execute} = await import('../dist/cli-bundle/core/main.js').catch(() => import('@oclif/core/execute'))
+  await execute({args: argv, dir: import.meta.url, loadOptions})
+}

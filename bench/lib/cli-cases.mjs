@@ -1,13 +1,15 @@
-// The short-command cases: CLI round trip (`--version`, `list --json` at
-// growing sizes), `start` until recorded running, scale (`start` and
-// `status` with many tasks present), and the table a person types (`list`). Samples of every command in a case are
-// interleaved round by round, so a burst of load elsewhere hits all alike.
+// The short-command cases: CLI round trip (`--version`, `--help`, `list --json`
+// at growing sizes, `status ID`) beside the floors that explain them, `start`
+// until recorded running, 50 starts in a row beside pm2's, scale (`start` and
+// `status` with many tasks present), and the table a person types (`list`).
+// Samples of every command in a case are interleaved round by round, so a
+// burst of load elsewhere hits all alike.
 
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {writeFinalTasks} from './records.mjs'
-import {row, skipped} from './report.mjs'
-import {BIN, drover, envFor, summary, timed, timeRun, waitFor} from './util.mjs'
+import {fmtCpu, row, skipped} from './report.mjs'
+import {BIN, drover, envFor, LIB, ROOT, summary, timed, timeRun, timeRunCpu, waitFor} from './util.mjs'
 
 const node = process.execPath
 const FLOOR = '`node -e 0`'
@@ -27,7 +29,8 @@ export async function interleaved(commands, runs, runsFor = () => runs) {
   return Object.fromEntries(names.map((n) => [n, summary(samples[n])]))
 }
 
-const timeDrover = (stateDir, args) => () => timeRun(node, [BIN, ...args], {env: envFor(stateDir)})
+const timeDrover = (stateDir, args) => () => timeRunCpu(node, [BIN, ...args], {env: envFor(stateDir)})
+const timeNode = (args, env) => () => timeRunCpu(node, args, {env})
 
 function recordOf(stateDir, id) {
   try {
@@ -54,13 +57,36 @@ function startedId(result) {
   return id
 }
 
-/** `drover start -- true`, timed, then waited to the end untimed. */
-function startTrue(stateDir) {
+/**
+ * `drover start -- true`, timed, then waited to the end untimed. `runnerParts`
+ * collects, per start, the runner's share: from the record's creation
+ * (`created` in events.ndjson, written by start) to `started` (the runner
+ * recorded the worker running).
+ */
+function startTrue(stateDir, runnerParts = []) {
   return async () => {
     const result = timed(node, [BIN, 'start', '--', 'true'], {env: envFor(stateDir)})
-    await waitFinal(stateDir, startedId(result))
-    return result.ms
+    const id = startedId(result)
+    await waitFinal(stateDir, id)
+    const at = eventTimes(stateDir, id)
+    if (at.created !== undefined && at.started !== undefined) runnerParts.push(at.started - at.created)
+    return {ms: result.ms, cpuMs: result.cpuMs}
   }
+}
+
+/** When each event of the task's journal was written (ms since the epoch), by event name. */
+function eventTimes(stateDir, id) {
+  const times = {}
+  try {
+    for (const line of readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8').split('\n')) {
+      if (!line) continue
+      const event = JSON.parse(line)
+      times[event.event] ??= Date.parse(event.ts)
+    }
+  } catch {
+    // no journal: no share to report
+  }
+  return times
 }
 
 /** The generated records must read as valid tasks, or the list timings would measure error paths. */
@@ -72,15 +98,29 @@ function checkGenerated(stateDir, count) {
   }
 }
 
+/** A generated task that ended `succeeded` (status shows no output tail for it). */
+function succeededId(stateDir, count) {
+  for (let id = Math.ceil(count / 2); id <= count; id++) if (recordOf(stateDir, id)?.status === 'succeeded') return id
+  throw new Error('no succeeded task among the generated ones')
+}
+
 export async function roundTrip(ctx) {
   const {peers, dirs, runs} = ctx
   checkGenerated(dirs.small(), ctx.sizes.small)
+  const statusId = succeededId(dirs.small(), ctx.sizes.small)
   const commands = {
-    floor: () => timeRun(node, ['-e', '0']),
+    floor: timeNode(['-e', '0']),
     version: timeDrover(dirs.empty(), ['--version']),
+    help: timeDrover(dirs.empty(), ['--help']),
     list0: timeDrover(dirs.empty(), ['list', '--json']),
     list1k: timeDrover(dirs.small(), ['list', '--json']),
     listBig: timeDrover(dirs.big(), ['list', '--json']),
+    status: timeDrover(dirs.small(), ['status', String(statusId)]),
+    // The parts no drover change can remove, alone (see bench/README.md).
+    oclifCore: timeNode(['-e', "import('@oclif/core')"]),
+    oclifDrover: timeNode([path.join(LIB, 'oclif-floor.mjs'), ROOT]),
+    read1k: timeNode([path.join(LIB, 'read-records.mjs'), dirs.small()]),
+    readBig: timeNode([path.join(LIB, 'read-records.mjs'), dirs.big()]),
   }
   if (peers['task-spooler'].available) {
     const tsp = ctx.sandbox('tsp')
@@ -93,16 +133,23 @@ export async function roundTrip(ctx) {
   }
   // Listing the big dir takes seconds: fewer samples keep the run short.
   const heavyRuns = Math.max(3, Math.ceil(runs / 2))
-  const s = await interleaved(commands, runs, (name) => (name === 'listBig' ? heavyRuns : runs))
+  const s = await interleaved(commands, runs, (name) => (name === 'listBig' || name === 'readBig' ? heavyRuns : runs))
   ctx.floor = s.floor.median
   const big = ctx.sizes.big.toLocaleString('en-US')
   const small = ctx.sizes.small.toLocaleString('en-US')
+  const vsFloor = (name, label, goal = null) => row(label, s[name].median, FLOOR, s.floor.median, 'ms', goal, fmtCpu(s[name].cpuMean, s.floor.cpuMean))
   const rows = [
-    row(`round trip: ${FLOOR} (the floor)`, s.floor.median, null, null, 'ms'),
-    row('round trip: `drover --version`', s.version.median, FLOOR, s.floor.median, 'ms'),
-    row('round trip: `list --json`, 0 tasks', s.list0.median, FLOOR, s.floor.median, 'ms'),
-    row(`round trip: \`list --json\`, ${small} tasks`, s.list1k.median, FLOOR, s.floor.median, 'ms', ctx.sizes.small === 1000 ? {maxRatio: 2.5} : null),
-    row(`round trip: \`list --json\`, ${big} tasks`, s.listBig.median, FLOOR, s.floor.median, 'ms', ctx.sizes.big === 10_000 ? {maxRatio: 6} : null),
+    row(`round trip: ${FLOOR} (the floor)`, s.floor.median, null, null, 'ms', null, fmtCpu(s.floor.cpuMean, s.floor.cpuMean)),
+    vsFloor('version', 'round trip: `drover --version`', {maxRatio: 2}),
+    vsFloor('help', 'round trip: `drover --help` (piped)', {maxRatio: 2}),
+    vsFloor('list0', 'round trip: `list --json`, 0 tasks'),
+    vsFloor('list1k', `round trip: \`list --json\`, ${small} tasks`, ctx.sizes.small === 1000 ? {maxRatio: 2.5} : null),
+    vsFloor('listBig', `round trip: \`list --json\`, ${big} tasks`, ctx.sizes.big === 10_000 ? {maxRatio: 5} : null),
+    vsFloor('status', `round trip: \`status ID\`, ${small} tasks present`, {maxRatio: 2.5}),
+    vsFloor('oclifCore', 'floor: `node -e "import(\'@oclif/core\')"` (oclif as installed, loaded only)'),
+    vsFloor('oclifDrover', 'floor: oclif as drover loads it (its bundle and code cache) and its Config.load'),
+    vsFloor('read1k', `floor: reading ${small} task.json files (readFileSync, JSON.parse, one JSON out)`),
+    vsFloor('readBig', `floor: reading ${big} task.json files (the same)`),
   ]
   rows.push(
     s.tsp
@@ -119,9 +166,10 @@ export async function roundTrip(ctx) {
 
 export async function start(ctx) {
   const {peers, dirs, runs} = ctx
+  const runnerParts = []
   const commands = {
-    floor: () => timeRun(node, ['-e', '0']),
-    drover: startTrue(dirs.fresh('start')),
+    floor: timeNode(['-e', '0']),
+    drover: startTrue(dirs.fresh('start'), runnerParts),
   }
   if (peers.nq.available) {
     const nq = ctx.sandbox('nq')
@@ -138,7 +186,10 @@ export async function start(ctx) {
     commands.pm2 = () => timeRun('pm2', ['start', 'true', '--name', `bench-${++n}`, '--no-autorestart'], {env: pm2.env})
   }
   const s = await interleaved(commands, runs)
-  const rows = [row('start: `start -- true` until recorded running', s.drover.median, FLOOR, s.floor.median, 'ms', {maxRatio: 3})]
+  const rows = [
+    row('start: `start -- true` until recorded running', s.drover.median, FLOOR, s.floor.median, 'ms', {maxRatio: 2.5}, `${fmtCpu(s.drover.cpuMean, s.floor.cpuMean)} (the CLI alone: the runner is not its child)`),
+    row('start: of which the runner, record created → recorded running', summary(runnerParts).median, FLOOR, s.floor.median, 'ms'),
+  ]
   for (const [key, label, peer] of [
     ['nq', '`nq true`', 'nq'],
     ['tsp', '`tsp true`', 'task-spooler'],
@@ -147,6 +198,41 @@ export async function start(ctx) {
     rows.push(s[key] ? row(`start: beside ${label}`, s.drover.median, label, s[key].median, 'ms') : skipped(`start beside ${label}`, peers[peer].note))
   }
   return rows
+}
+
+/**
+ * 50 starts in a row, as a script would issue them (each `start` returns once
+ * its task runs), beside 50 `pm2 start`s with pm2's daemon up. Blocks of 10
+ * alternate between the two sides, so load elsewhere lands on both alike;
+ * the drover tasks (`true`) end by themselves meanwhile.
+ */
+export async function starts(ctx) {
+  const {peers, sizes} = ctx
+  const total = sizes.sequentialStarts
+  if (!peers.pm2.available) return [skipped(`${total} sequential starts beside pm2`, peers.pm2.note)]
+  const stateDir = ctx.dirs.fresh('starts')
+  const pm2 = ctx.sandbox('pm2')
+  let n = 0
+  const pm2Start = () => timed('pm2', ['start', 'true', '--name', `seq-${++n}`, '--no-autorestart'], {env: pm2.env}).ms
+  const droverStart = () => {
+    const result = timed(node, [BIN, 'start', '--', 'true'], {env: envFor(stateDir)})
+    startedId(result)
+    return result.ms
+  }
+  // Warm-up: pm2's daemon up, page caches warm on both sides.
+  pm2Start()
+  droverStart()
+  const block = Math.min(10, total)
+  let droverMs = 0
+  let pm2Ms = 0
+  for (let done = 0; done < total; done += block) {
+    const count = Math.min(block, total - done)
+    for (let i = 0; i < count; i++) droverMs += droverStart()
+    for (let i = 0; i < count; i++) pm2Ms += pm2Start()
+  }
+  return [
+    row(`starts: ${total} \`start -- true\` in a row`, droverMs, `${total} \`pm2 start true\` in a row (daemon up)`, pm2Ms, 'ms', total === 50 ? {maxRatio: 1} : null),
+  ]
 }
 
 export async function scale(ctx) {

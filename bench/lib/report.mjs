@@ -22,6 +22,13 @@ export function fmt(value, unit) {
   }
 }
 
+/** The CPU time beside a wall-time row, as a note: mean user + system ms, and its ratio to the floor's. */
+export function fmtCpu(cpuMean, floorCpuMean) {
+  if (cpuMean === null || cpuMean === undefined) return ''
+  const ratio = floorCpuMean ? ` = ${(cpuMean / floorCpuMean).toFixed(2)}× the floor's` : ''
+  return `CPU (user + system, mean) ${cpuMean.toFixed(0)} ms${ratio}`
+}
+
 /**
  * A row comparing drover with what it is measured beside (named by besideLabel). `goal` is
  * {maxRatio} / {minRatio} (drover ÷ beside), {maxValue} (drover alone) or

@@ -107,11 +107,37 @@ export function timeRun(file, args, opts = {}) {
   return timed(file, args, opts).ms
 }
 
-/** The run's result with `ms`, the milliseconds from spawn to exit. */
+/**
+ * The run's result with `ms`, the milliseconds from spawn to exit, and
+ * `cpuMs`, the user + system CPU time of the process and the children it
+ * waited for (Linux: from /proc, in clock ticks of 10 ms, so meaningful as a
+ * mean over many runs; null elsewhere). CPU time is the steadier number on a
+ * loaded machine: waiting for a core does not count.
+ */
 export function timed(file, args, opts = {}) {
+  const cpuBefore = childCpuMs()
   const begin = process.hrtime.bigint()
   const result = run(file, args, opts)
-  return {...result, ms: Number(process.hrtime.bigint() - begin) / 1e6}
+  const ms = Number(process.hrtime.bigint() - begin) / 1e6
+  const cpuAfter = childCpuMs()
+  return {...result, ms, cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore}
+}
+
+/** cutime + cstime of this process (its waited-for children), in ms; null without /proc. */
+function childCpuMs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[13]) + Number(fields[14])) * 10
+  } catch {
+    return null
+  }
+}
+
+/** Wall and CPU milliseconds of one run (see timed). */
+export function timeRunCpu(file, args, opts = {}) {
+  const {ms, cpuMs} = timed(file, args, opts)
+  return {ms, cpuMs}
 }
 
 export function drover(stateDir, args, opts = {}) {
@@ -133,9 +159,13 @@ export function measure(once, runs) {
   return summary(samples)
 }
 
+/** Median and spread of wall times; samples may be {ms, cpuMs}, whose CPU times give `cpuMean`. */
 export function summary(samples) {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return {median: percentile(sorted, 50), min: sorted[0], max: sorted.at(-1), n: sorted.length, samples}
+  const walls = samples.map((s) => (typeof s === 'number' ? s : s.ms))
+  const cpus = samples.map((s) => (typeof s === 'number' ? null : s.cpuMs))
+  const sorted = [...walls].sort((a, b) => a - b)
+  const cpuMean = cpus.length > 0 && cpus.every((c) => c !== null) ? cpus.reduce((a, b) => a + b, 0) / cpus.length : null
+  return {median: percentile(sorted, 50), min: sorted[0], max: sorted.at(-1), n: sorted.length, samples: walls, cpuMean}
 }
 
 /** Nearest-rank percentile of an ascending array. */

@@ -2,7 +2,9 @@
 // resolved state dir, and one error policy — a one-line message on stderr (or
 // a JSON object on stdout under --json) with the documented exit code.
 
-import {Command, Flags, Interfaces} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type * as Interfaces from '@oclif/core/interfaces'
 import {describeFsError, DroverError, ExitCode} from '../api/values.js'
 import {openStateDir, type Drover} from '../api/drover.js'
 import {colorEnabled} from './render/color.js'

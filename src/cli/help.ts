@@ -2,7 +2,7 @@
 // drover mistake — one line on stderr, exit 2 — instead of oclif's boxed
 // "Error: Command nosuch not found." (see hooks/command-not-found.ts).
 
-import {Help} from '@oclif/core'
+import {Help} from '@oclif/core/help'
 import {suggest} from './suggest.js'
 
 export default class DroverHelp extends Help {

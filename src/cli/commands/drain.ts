@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS, formatDuration, parseDuration, type DrainMode} from '../../api/values.js'
 import type {DrainResult} from '../../api/batch.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_RECENT} from '../../api/drover.js'
 import {FINAL_STATUSES, TASK_STATUSES, usageError, type TaskStatus} from '../../api/values.js'

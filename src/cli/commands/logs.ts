@@ -1,4 +1,6 @@
-import {Args, Errors, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import {CLIError} from '@oclif/core/errors'
+import * as Flags from '@oclif/core/flags'
 import {pipeline} from 'node:stream/promises'
 import {BaseCommand} from '../base-command.js'
 import {usageError} from '../../api/values.js'
@@ -11,7 +13,7 @@ const lineCount = Flags.custom<number | 'all'>({
   async parse(input) {
     if (input === 'all') return 'all'
     // exit 2: a usage error, like every other bad flag value.
-    if (!/^\d+$/.test(input)) throw new Errors.CLIError(`expected a number of lines or "all", got "${input}"`, {exit: 2})
+    if (!/^\d+$/.test(input)) throw new CLIError(`expected a number of lines or "all", got "${input}"`, {exit: 2})
     return Number(input)
   },
 })

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_LOCK_WAIT_MS, hasCriterion, parseDuration, parsePruneStatuses, parseSize, usageError, type PruneOptions, type PruneResult} from '../../api/values.js'
 import {painter} from '../render/color.js'

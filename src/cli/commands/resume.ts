@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_RESUME_PROMPT, ExitCode, usageError} from '../../api/values.js'
 import type {ResumeResult} from '../../api/batch.js'

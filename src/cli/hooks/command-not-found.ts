@@ -4,7 +4,7 @@
 // id 'log:1'); that syntax is oclif's, never drover's, so it is split back into
 // the word the user typed and the arguments after it before anything is said.
 
-import type {Hook} from '@oclif/core'
+import type {Hook} from '@oclif/core/hooks'
 import {suggest} from '../suggest.js'
 
 const hook: Hook<'command_not_found'> = async function (options) {

@@ -1,0 +1,69 @@
+// The CLI runs from dist/cli-bundle (scripts/bundle-cli.mjs): oclif in one
+// file compiled with a code cache made at build time. The cache may only
+// make loading faster: without it, or with one V8 refuses, every command
+// still works and prints the same. Checked on a copy of the built package.
+
+import {execa} from 'execa'
+import {cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+
+let copy: string
+let stateDir: string
+const vendor = () => path.join(copy, 'dist', 'cli-bundle', 'vendor')
+
+beforeAll(() => {
+  copy = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-'))
+  for (const entry of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(path.join(ROOT, entry), path.join(copy, entry), {recursive: true})
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
+  stateDir = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-state-'))
+})
+afterAll(() => {
+  rmSync(copy, {recursive: true, force: true})
+  rmSync(stateDir, {recursive: true, force: true})
+})
+
+async function run(args: string[]) {
+  const r = await execa(process.execPath, [path.join(copy, 'bin', 'run.js'), ...args], {
+    env: {...process.env, NODE_ENV: undefined, DROVER_STATE_DIR: stateDir, NO_COLOR: '1'},
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  })
+  return {stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode}
+}
+
+/** What the commands print: a run, a usage error, a missing task, a command's help through oclif (FORCE_COLOR=0 keeps it off the fast path). */
+async function outputs() {
+  return {
+    list: await run(['list', '--json']),
+    badFlag: await run(['list', '--bogus']),
+    missing: await run(['status', '42']),
+    help: await execa(process.execPath, [path.join(copy, 'bin', 'run.js'), 'status', '--help'], {env: {...process.env, NODE_ENV: undefined, FORCE_COLOR: '0'}, reject: false}).then((r) => String(r.stdout)),
+  }
+}
+
+describe('the code cache of oclif', () => {
+  it('is made by the build for this Node', () => {
+    expect(readdirSync(path.join(ROOT, 'dist', 'cli-bundle', 'vendor')).filter((f) => f.endsWith('.cache')).length, 'build first: npm run build').toBeGreaterThan(0)
+  })
+
+  it('changes nothing a command prints when it is missing or refused', async () => {
+    const cached = await outputs()
+    expect(cached.list).toMatchObject({stdout: '[]', exitCode: 0})
+    expect(cached.badFlag.exitCode).toBe(2)
+    expect(cached.missing.exitCode).toBe(3)
+    expect(cached.help).toContain('USAGE')
+
+    const caches = readdirSync(vendor()).filter((f) => f.endsWith('.cache'))
+    // Garbage in place of the cache: V8 refuses it and compiles from source.
+    for (const file of caches) writeFileSync(path.join(vendor(), file), 'not a code cache')
+    expect(await outputs()).toEqual(cached)
+    // No cache at all (a Node the build did not make one for).
+    for (const file of caches) rmSync(path.join(vendor(), file))
+    expect(caches.every((file) => !existsSync(path.join(vendor(), file)))).toBe(true)
+    expect(await outputs()).toEqual(cached)
+  })
+})
