@@ -7,6 +7,12 @@
 // supervisor stops a hook at its timeout (default 60 s), appends its output to
 // the task's hooks.log and records each outcome as an event (`hook`, or
 // `hook-failed`, which status shows).
+//
+// The supervisor needs no disk to run a hook: the record reaches the hook
+// through a pipe, and a hooks.log or an event that cannot be written (a full
+// disk) is skipped, never the hook. A writer that dies between its final
+// record and the claim below leaves the hooks unclaimed: `list` fires them
+// (tasks/settle-hooks.ts), since the task's live hint outlives that moment.
 
 import {withoutTaskVariables} from '../process/worker.js'
 import {spawn, type ChildProcess} from 'node:child_process'
@@ -14,7 +20,7 @@ import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
 import {shellCommand, signalProcessGroup} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {appendEvent, openAppend, readRecord, taskPaths, writeFileAtomic} from '../state/store.js'
+import {appendEvent, openAppend, readRecord, taskPaths} from '../state/store.js'
 
 export const HOOK_FLAG = '--hook'
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000
@@ -72,8 +78,7 @@ export async function superviseExitHooks(stateDir: string, id: number, run: numb
   if (!read.ok) return
   const record = read.record
   const paths = taskPaths(stateDir, id)
-  const input = path.join(paths.dir, `hook-input-${run}.json`)
-  writeFileAtomic(input, JSON.stringify(record) + '\n')
+  const input = JSON.stringify(record) + '\n'
   const timeoutMs = record.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
   const env = {
     ...process.env,
@@ -85,7 +90,20 @@ export async function superviseExitHooks(stateDir: string, id: number, run: numb
   }
   for (const hook of hooksOf(stateDir, record)) {
     const outcome = await runOne(hook.argv, {cwd: existsSync(record.cwd) ? record.cwd : stateDir, env, input, log: path.join(paths.dir, 'hooks.log'), timeoutMs})
-    appendEvent(paths, {event: outcome.ok ? 'hook' : 'hook-failed', run, hook: hook.name, ...outcome.detail})
+    try {
+      appendEvent(paths, {event: outcome.ok ? 'hook' : 'hook-failed', run, hook: hook.name, ...outcome.detail})
+    } catch {
+      // a full disk: the hook ran all the same, and the next one runs too
+    }
+  }
+}
+
+/** hooks.log for appending, or nowhere when it cannot be opened (a full disk must not keep a hook from running). */
+function openLog(file: string): number | 'ignore' {
+  try {
+    return openAppend(file)
+  } catch {
+    return 'ignore'
   }
 }
 
@@ -94,18 +112,19 @@ function runOne(
   o: {cwd: string; env: NodeJS.ProcessEnv; input: string; log: string; timeoutMs: number},
 ): Promise<{ok: boolean; detail: Record<string, unknown>}> {
   return new Promise((resolve) => {
-    const inFd = openSync(o.input, 'r')
-    const logFd = openAppend(o.log)
+    const logFd = openLog(o.log)
     let child
     try {
-      child = spawn(argv[0], argv.slice(1), {cwd: o.cwd, env: o.env, stdio: [inFd, logFd, logFd], detached: true, windowsHide: true})
+      child = spawn(argv[0], argv.slice(1), {cwd: o.cwd, env: o.env, stdio: ['pipe', logFd, logFd], detached: true, windowsHide: true})
     } catch (error) {
       resolve({ok: false, detail: {reason: `could not start: ${(error as Error).message}`}})
       return
     } finally {
-      closeSync(inFd)
-      closeSync(logFd)
+      if (logFd !== 'ignore') closeSync(logFd)
     }
+    // A hook that never reads its stdin closes the pipe early: that is its choice, not a failure.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(o.input)
     let timedOut = false
     const term = setTimeout(() => {
       timedOut = true

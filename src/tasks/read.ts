@@ -6,6 +6,7 @@ import path from 'node:path'
 import {dropHintIfDone, liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
+import {fireHooks} from '../runner/local-executor.js'
 import {isFinalStatus} from '../state/record.js'
 import {isAbandonedCreation, isRealTaskDir, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 
@@ -27,11 +28,25 @@ export function notATask(stateDir: string, read: RecordRead): boolean {
   return beingCreated(stateDir, read) || (!read.ok && read.missing && isAbandonedCreation(stateDir, read.id))
 }
 
+/**
+ * The exit hooks of a task that ended lately, if nobody claimed them: the
+ * writer of a final status claims and fires them right after the record,
+ * and one killed in between leaves them unclaimed. The task's live hint
+ * outlives that moment (list drops it only after this), so looking at hinted
+ * tasks alone finds every such end; the claim is exclusive, so hooks someone
+ * fired already are not fired again.
+ */
+function settleHooks(stateDir: string, read: RecordRead, hinted: ReadonlySet<number>): void {
+  if (read.ok && hinted.has(read.id) && isFinalStatus(read.record.status)) fireHooks(stateDir, read.record)
+}
+
 /** All tasks, ascending by id; corrupt ones included as such. */
 export async function loadTasks(stateDir: string): Promise<RecordRead[]> {
   const reads = readAllRecords(stateDir).filter((read) => !notATask(stateDir, read))
+  const hinted = new Set(liveHints(stateDir) ?? [])
   for (const read of reads) {
     if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
+    settleHooks(stateDir, read, hinted)
   }
   return reads
 }
@@ -60,6 +75,7 @@ export interface RecentTasks {
 export async function loadRecentTasks(stateDir: string, last: number): Promise<RecentTasks> {
   const ids = taskIdsFast(stateDir)
   const hints = liveHints(stateDir)
+  const hinted = new Set(hints ?? [])
   const shown: RecordRead[] = []
   const doneIds = new Set<number>()
   let skipped = 0
@@ -73,6 +89,7 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
       return null
     }
     if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
+    settleHooks(stateDir, read, hinted)
     if (read.ok && !meantToRun(read.record)) doneIds.add(id)
     if (!liveOnly || !doneIds.has(id)) shown.push(read)
     return read

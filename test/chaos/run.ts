@@ -162,6 +162,13 @@ function sampleQueues(): void {
   checkDependenciesObserved(world, alive)
 }
 
+/** Until no hook supervisor (the runner bundle with --hook) lives, or `ms` passed; a moment at least. */
+async function hooksSettled(ms: number): Promise<void> {
+  const until = Date.now() + ms
+  do await new Promise((r) => setTimeout(r, 500))
+  while (processesByPrefix('--hook').some(({arg}) => arg === '--hook') && Date.now() < until)
+}
+
 function cleanupAll(): void {
   for (const stranger of world.strangers) kill(stranger.identity.pid, 'SIGKILL')
   reboot(world)
@@ -177,8 +184,10 @@ try {
   }
   // The end: stop everything, and nothing of any task may be left.
   await world.drover(rounds + 1, 'end', ['stop', '--all', '--time', '1', '-q'])
-  // exit hooks run detached: give the last ones a moment
-  await new Promise((r) => setTimeout(r, 3000))
+  // A list fires the hooks a writer killed after its final record left
+  // unclaimed; exit hooks run detached, so wait for their supervisors to end.
+  await list(rounds + 1)
+  await hooksSettled(30_000)
   const violations = checkInvariants(world, await list(rounds + 1), {final: true})
   if (violations.length > 0) fail(rounds + 1, violations)
   console.log(`chaos: passed — seed ${seed}, ${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations in ${((Date.now() - started) / 1000).toFixed(0)} s`)

@@ -7,7 +7,7 @@
 import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {startOk, taskEvents, cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {startOk, taskEvents, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
@@ -76,5 +76,37 @@ describe('exit hooks', () => {
     await waitFor(() => hooksLog(dir, id) === 'lost\n', {message: 'the lost hook'})
     expect(readTask(dir, id)).toMatchObject({status: 'lost', desired: 'running'})
   })
+
+  it('a runner killed between its final record and firing the hooks: the next list fires them, once', async () => {
+    const dir = makeStateDir()
+    const r = await drover(dir, ['start', '--json', '--on-exit', 'echo "$DROVER_STATUS"', '--', 'sh', '-c', 'exit 3'], {
+      env: {NODE_OPTIONS: `--require ${fixture('runner-dies-after-final.cjs')}`},
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    const id = json(r).id as number
+    await waitFor(() => readTask(dir, id).status === 'failed', {message: 'the final record'})
+    const runner = path.join(dir, 'tasks', String(id), 'runner.json')
+    await waitFor(() => !existsSync(runner) || !isAliveRunner(runner), {message: 'the runner died'})
+    // nobody claimed them: no hook runs by itself
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(hooksLog(dir, id)).toBe('')
+    expect((await drover(dir, ['list', '--json', '--all'])).exitCode).toBe(0)
+    await waitFor(() => taskEvents(dir, id).some((e) => e.event === 'hook'), {message: 'list fired the hook'})
+    expect(hooksLog(dir, id)).toBe('failed\n')
+    // the claim stands: later lists (the default view drops the live hint too) fire nothing more
+    expect((await drover(dir, ['list'])).exitCode).toBe(0)
+    expect((await drover(dir, ['list', '--json', '--all'])).exitCode).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(hooksLog(dir, id)).toBe('failed\n')
+    expect(taskEvents(dir, id).filter((e) => e.event === 'hook')).toHaveLength(1)
+  })
 })
 
+function isAliveRunner(file: string): boolean {
+  try {
+    process.kill(JSON.parse(readFileSync(file, 'utf8')).pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

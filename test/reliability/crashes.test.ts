@@ -257,4 +257,27 @@ describe('disk full', () => {
     const next = await startOk(dir, ['--', 'true'])
     expect(await waitFinal(dir, next)).toMatchObject({status: 'succeeded'})
   })
+
+  it.skipIf(!mountable)('exit hooks run while the state dir\'s disk is full: the record reaches them through a pipe' + needsMount, {timeout: 60_000}, async () => {
+    const mount = mountTmpfs('1m')
+    const dir = freshDir(mount, 'state')
+    const outside = makeStateDir()
+    const id = fabricateTask(dir, {status: 'failed'})
+    const hookOut = path.join(outside, 'hook.out')
+    const record = readTask(dir, id)
+    writeRecord(dir, {...record, onExit: `echo "$DROVER_TASK_ID $DROVER_STATUS" > '${hookOut}'; cat > '${hookOut}.stdin'`})
+    const topUp = path.join(mount, 'top-up')
+    try {
+      for (;;) appendFileSync(topUp, Buffer.alloc(4096))
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC')
+    }
+    // the supervisor a final status starts, as the runner starts it
+    const supervisor = spawn(node, [path.join(ROOT, 'dist', 'runner.cjs'), '--hook', dir, String(id), '1'], {stdio: 'ignore'})
+    const code = await new Promise<number | null>((resolve) => supervisor.once('exit', resolve))
+    expect(code).toBe(0)
+    expect(readFileSync(hookOut, 'utf8')).toBe(`${id} failed\n`)
+    expect(JSON.parse(readFileSync(`${hookOut}.stdin`, 'utf8'))).toMatchObject({id, status: 'failed', reason: 'fabricated'})
+    rmSync(topUp)
+  })
 })
