@@ -256,34 +256,44 @@ export async function stopLeftovers(tree: ProcessTree, event: (name: string, ext
   return left.length
 }
 
+/** Enough for a tree that forks while it is stopped: each pass after the first finds only what the one before missed. */
+const MARKED_PASSES = 5
+
 /**
  * A run whose runner died after spawning the worker but before recording it:
  * there is no identity to start from, only the task's mark, which every
  * process of the worker's tree inherited. Those still alive get SIGTERM, and
- * SIGKILL after up to 2 s — each checked against its start time. Returns how
- * many there were (none where the platform cannot read another process's
- * environment).
+ * SIGKILL after up to 2 s — each checked against its start time. A process
+ * found alive may fork while it is being stopped (a shell between two
+ * commands, or one that ignores SIGTERM for the 2 s), and its children carry
+ * the mark from the fork on: so the table is read again after each pass,
+ * until a pass finds no one (at most MARKED_PASSES). Returns how many there
+ * were (none where the platform cannot read another process's environment).
  */
 export async function stopMarked(
   marks: Record<string, string>,
   event: (name: string, extra: Record<string, unknown>) => void,
   ctx: PlatformContext = currentPlatform(),
 ): Promise<number> {
-  const found = listProcessesWithEnv(marks, ctx)
-  if (found.length === 0) return 0
-  event('leftovers', {count: found.length, pids: found.map((p) => p.pid)})
-  const send = (signal: 'SIGTERM' | 'SIGKILL') => {
-    for (const identity of found) {
-      try {
-        if (isSameProcess(identity, ctx)) signalIdentity(identity, signal, ctx)
-      } catch {
-        // gone, or not ours to signal any more
+  const stopped = new Set<string>()
+  for (let pass = 0; pass < MARKED_PASSES; pass++) {
+    const found = listProcessesWithEnv(marks, ctx)
+    if (found.length === 0) break
+    event('leftovers', {count: found.length, pids: found.map((p) => p.pid)})
+    const send = (signal: 'SIGTERM' | 'SIGKILL') => {
+      for (const identity of found) {
+        try {
+          if (isSameProcess(identity, ctx)) signalIdentity(identity, signal, ctx)
+        } catch {
+          // gone, or not ours to signal any more
+        }
       }
     }
+    send('SIGTERM')
+    const until = Date.now() + 2000
+    while (Date.now() < until && found.some((identity) => isSameProcess(identity, ctx))) await new Promise((resolve) => setTimeout(resolve, 50))
+    send('SIGKILL')
+    for (const identity of found) stopped.add(`${identity.pid}/${identity.startTime}`)
   }
-  send('SIGTERM')
-  const until = Date.now() + 2000
-  while (Date.now() < until && found.some((identity) => isSameProcess(identity, ctx))) await new Promise((resolve) => setTimeout(resolve, 50))
-  send('SIGKILL')
-  return found.length
+  return stopped.size
 }

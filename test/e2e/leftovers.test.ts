@@ -158,6 +158,22 @@ describe('leftover processes', () => {
     expect(survivors).toEqual([])
   })
 
+  it('are stopped when the runner dies right after spawning, also those the tree forks while it is being stopped', async () => {
+    const dir = makeStateDir()
+    const mark = `31${process.pid % 1000}${Date.now() % 1000}`
+    // ignores SIGTERM, so it lives through the 2 s before SIGKILL and forks all along (found by chaos, seed 167033513)
+    const r = await drover(dir, ['start', '--shell', `trap '' TERM; while :; do sleep ${mark} & sleep 0.1; done`], {
+      env: {NODE_OPTIONS: `--require ${fixture('runner-dies-after-spawn.cjs')}`},
+    })
+    expect(r.exitCode, r.stderr).toBe(1)
+    const id = Number(/task (\d+)/.exec(r.stderr)![1])
+    expect(readTask(dir, id)).toMatchObject({status: 'failed', worker: null})
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const survivors = sleepsWith(mark)
+    strays.push(...survivors)
+    expect(survivors).toEqual([])
+  })
+
   it('are left running with --keep-children', async () => {
     const dir = makeStateDir()
     const pidsFile = path.join(dir, 'pids')
