@@ -43,15 +43,17 @@ const PARTS = ['args', 'command', 'config', 'errors', 'execute', 'flags', 'help'
 
 rmSync(OUT, {recursive: true, force: true})
 
-// 1. oclif, one CommonJS file. Its few import() calls (loading a command,
-// hook or help class by file URL) cannot run inside vm.Script without an
-// experimental flag, so they go through the loader's own import().
+// 1. oclif, one CommonJS file. Its few import() calls of a file URL (a
+// command, hook or help class) cannot run inside vm.Script without an
+// experimental flag, so they go through the loader's own import(); those of a
+// package by name (wsl-utils, which Config.load asks whether this is WSL:
+// five ES modules of its own) are bundled like the rest.
 const importThroughLoader = {
   name: 'import-through-loader',
   setup(b) {
     b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
       const text = readFileSync(args.path, 'utf8')
-      return {contents: text.replaceAll('await import(', 'await __droverImport('), loader: 'js'}
+      return {contents: text.replace(/await import\((?!['"])/g, 'await __droverImport('), loader: 'js'}
     })
   },
 }
