@@ -1,4 +1,27 @@
 #!/usr/bin/env node
+let argv = process.argv.slice(2)
+let asksForHelp = () => false
+try {
+  const cli = await import('../dist/cli/argv.js')
+  argv = cli.hoistGlobalFlags(argv)
+  asksForHelp = cli.asksForHelp
+} catch {
+  // not built yet: oclif reports that itself
+}
+
+// `start` ends by waiting for a runner — a second Node process — to boot. Booting
+// it first, before anything else of drover or oclif loads, lets the two
+// start-ups overlap the most (dist/runner/standby.js loads builtins and one small module);
+// anything else goes straight on.
+if (argv[0] === 'start' && !asksForHelp(argv)) {
+  try {
+    const {prespawnRunner} = await import('../dist/runner/standby.js')
+    prespawnRunner()
+  } catch {
+    // not built yet, or no runner: start spawns one itself when it needs it
+  }
+}
+
 // A reader that goes away (`drover list | head -1`) ends drover at once and
 // quietly, with the status a shell reports for a process killed by SIGPIPE
 // (128 + 13 = 141), as cat, git and docker end; Node itself ignores SIGPIPE and
@@ -15,28 +38,6 @@ process.stderr.on('error', onStreamError)
 // such function. (oclif itself is cached on any Node: dist/cli-bundle/vendor.)
 const {default: nodeModule} = await import('node:module')
 nodeModule.enableCompileCache?.()
-
-let argv = process.argv.slice(2)
-let asksForHelp = () => false
-try {
-  const cli = await import('../dist/cli/argv.js')
-  argv = cli.hoistGlobalFlags(argv)
-  asksForHelp = cli.asksForHelp
-} catch {
-  // not built yet: oclif reports that itself
-}
-
-// `start` ends by waiting for a runner — a second Node process — to boot. Booting
-// it now, while oclif loads, lets the two start-ups overlap (see
-// dist/runner/local-executor.js); anything else goes straight to oclif.
-if (argv[0] === 'start' && !asksForHelp(argv)) {
-  try {
-    const {prespawnRunner} = await import('../dist/runner/local-executor.js')
-    prespawnRunner()
-  } catch {
-    // not built yet, or no runner: start spawns one itself when it needs it
-  }
-}
 
 // `--version` and help to a pipe, printed as oclif prints them without loading
 // it (see dist/cli/fast-paths.js); null whenever oclif must decide.

@@ -1,26 +1,31 @@
-// Bundles the CLI front-end (dist/cli, from tsc) and the parts of @oclif/core
-// it uses into dist/cli-bundle, which package.json's oclif settings point at.
-// Why: @oclif/core is ~110 small CommonJS files; resolving, reading, compiling
-// and wrapping each one was most of what a drover command cost before it ran
-// (numbers in bench/README.md). Still oclif — the same execute(), Config,
-// parser and help — only packed:
+// Bundles the CLI front-end (dist/cli, from tsc), the library layers under it
+// and the parts of @oclif/core it uses into dist/cli-bundle, which
+// package.json's oclif settings point at. Why: a drover command loaded ~50 ES
+// modules of its own beside oclif's ~110 CommonJS files, and resolving,
+// reading and compiling each one was most of what a command cost before it
+// ran (numbers in docs/design.md, "Start-up"). Still oclif — the same
+// execute(), Config, parser and help — only packed:
 //
-//   vendor/oclif.cjs   oclif's modules in one CommonJS file, loaded by
-//   vendor/oclif.js    which compiles it with V8's code cache (made at build
-//                      time by scripts/warm-code-cache.mjs, for this Node);
-//   vendor/<part>.js   what `@oclif/core/<part>` exported, taken from it;
-//   commands/, core/, hooks/, chunks/   the CLI (ESM, shared chunks).
+//   vendor/oclif.cjs    oclif's modules in one CommonJS file;
+//   vendor/drover.cjs   drover's commands, help class and hook with everything
+//                       of dist/ they import (the library layers), one
+//                       CommonJS file whose modules initialise when first
+//                       required; it takes oclif's parts from vendor/oclif.cjs;
+//   vendor/cached.js    loads each with V8's code cache (made at build time by
+//                       scripts/warm-code-cache.mjs, for this Node);
+//   vendor/<part>.js    what `@oclif/core/<part>` exported, taken from it;
+//   commands/, core/, hooks/   one line each: the class oclif's manifest names.
 //
-// Everything below dist that is not the CLI itself (dist/api and the layers
-// under it) stays outside, imported from its tsc output: the library API
-// keeps one copy of each module (bin/run.js prespawns a runner in
-// dist/runner/local-executor.js, and start must find that same module
-// instance), and modules that find files beside themselves (import.meta.url)
-// keep their place. Every output file sits two levels below dist
-// (cli-bundle/<dir>/<file>.js), so one relative prefix reaches dist from any.
+// Left outside, imported at run time from their tsc output: the dashboard and
+// the MCP server (dist/ui, dist/mcp: only `drover ui` and `drover mcp` load
+// them, with their packages) — they use the library from dist/api, a second
+// copy in those two commands, which is why the standby runner (runner/standby)
+// and DroverError (base/errors) are found by a global key rather than by
+// module identity. Files the library finds beside itself (import.meta.url)
+// are found from their place in dist/, as before.
 
 import {build} from 'esbuild'
-import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -38,15 +43,17 @@ const PARTS = ['args', 'command', 'config', 'errors', 'execute', 'flags', 'help'
 
 rmSync(OUT, {recursive: true, force: true})
 
-// 1. oclif, one CommonJS file. Its few import() calls (loading a command,
-// hook or help class by file URL) cannot run inside vm.Script without an
-// experimental flag, so they go through the loader's own import().
+// 1. oclif, one CommonJS file. Its few import() calls of a file URL (a
+// command, hook or help class) cannot run inside vm.Script without an
+// experimental flag, so they go through the loader's own import(); those of a
+// package by name (wsl-utils, which Config.load asks whether this is WSL:
+// five ES modules of its own) are bundled like the rest.
 const importThroughLoader = {
   name: 'import-through-loader',
   setup(b) {
     b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
       const text = readFileSync(args.path, 'utf8')
-      return {contents: text.replaceAll('await import(', 'await __droverImport('), loader: 'js'}
+      return {contents: text.replace(/await import\((?!['"])/g, 'await __droverImport('), loader: 'js'}
     })
   },
 }
@@ -71,52 +78,91 @@ await build({
   external: ['typescript', 'ts-node', 'tsx'],
   plugins: [importThroughLoader],
 })
-writeFileSync(path.join(VENDOR, 'oclif.js'), readFileSync(path.join(ROOT, 'scripts', 'oclif-loader.mjs'), 'utf8'))
+writeFileSync(path.join(VENDOR, 'cached.js'), readFileSync(path.join(ROOT, 'scripts', 'cached-loader.mjs'), 'utf8'))
+writeFileSync(
+  path.join(VENDOR, 'oclif.js'),
+  `import {loadCached} from './cached.js'\nconst loaded = loadCached(new URL('./oclif.cjs', import.meta.url))\nexport const oclif = loaded.exports\nexport const saveCodeCache = loaded.saveCodeCache\n`,
+)
 for (const part of PARTS) {
   const names = Object.keys(require(`@oclif/core/${part}`)).filter((name) => name !== 'default' && name !== '__esModule')
   writeFileSync(path.join(VENDOR, `${part}.js`), `import {oclif} from './oclif.js'\nexport const {${names.join(', ')}} = oclif[${JSON.stringify(part)}]\n`)
 }
 
-// 2. The CLI, as ES modules with shared chunks.
-const entryPoints = {
-  'core/main': path.join(CLI, 'main.js'),
-  'core/help': path.join(CLI, 'help.js'),
-  'hooks/command-not-found': path.join(CLI, 'hooks', 'command-not-found.js'),
-}
-for (const file of readdirSync(path.join(CLI, 'commands'))) {
-  if (file.endsWith('.js')) entryPoints[`commands/${file.slice(0, -3)}`] = path.join(CLI, 'commands', file)
-}
+// 2. drover's CLI and the library under it, one CommonJS file. Each command
+// is reached through a getter, so a run initialises only its own command's
+// modules (esbuild wraps a required ES module in a lazy initialiser).
+const COMMANDS = readdirSync(path.join(CLI, 'commands'))
+  .filter((file) => file.endsWith('.js'))
+  .map((file) => file.slice(0, -3))
+const fromRoot = (file) => `./${path.relative(ROOT, file).split(path.sep).join('/')}`
+const droverEntry = `module.exports = {
+  commands: {${COMMANDS.map((name) => `get ${JSON.stringify(name)}() { return require(${JSON.stringify(fromRoot(path.join(CLI, 'commands', `${name}.js`)))}).default }`).join(',\n')}},
+  get help() { return require(${JSON.stringify(fromRoot(path.join(CLI, 'help.js')))}).default },
+  get commandNotFound() { return require(${JSON.stringify(fromRoot(path.join(CLI, 'hooks', 'command-not-found.js')))}).default },
+}`
 
-/** Library modules (dist outside dist/cli) and oclif's parts stay outside, by a path relative to any output file. */
-const outside = {
-  name: 'outside',
+/** The front-ends only `ui` and `mcp` load stay in dist/, imported at run time. */
+const OUTSIDE = ['ui', 'mcp'].map((dir) => path.join(DIST, dir) + path.sep)
+
+const droverParts = {
+  name: 'drover-parts',
   setup(b) {
+    // oclif's parts: the one copy in vendor/oclif.cjs, handed in by vendor/drover.js.
     b.onResolve({filter: /^@oclif\/core\//}, (args) => {
       const part = args.path.slice('@oclif/core/'.length)
       if (!PARTS.includes(part)) throw new Error(`bundle-cli: ${args.importer} imports @oclif/core/${part}; add it to PARTS`)
-      return {path: `../vendor/${part}.js`, external: true}
+      return {path: part, namespace: 'oclif-part'}
     })
+    b.onLoad({filter: /.*/, namespace: 'oclif-part'}, (args) => ({contents: `module.exports = __droverOclif[${JSON.stringify(args.path)}]`, loader: 'js'}))
     b.onResolve({filter: /^\.\.?\//}, (args) => {
       const target = path.resolve(args.resolveDir, args.path)
-      if (!target.startsWith(DIST + path.sep) || target.startsWith(CLI + path.sep)) return undefined
+      if (!OUTSIDE.some((dir) => target.startsWith(dir))) return undefined
       return {path: `../../${path.relative(DIST, target).split(path.sep).join('/')}`, external: true}
+    })
+    // A module that finds files beside itself keeps finding them from its place in dist/.
+    b.onLoad({filter: /[\\/]dist[\\/].*\.js$/}, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      if (!text.includes('import.meta.url')) return undefined
+      const own = path.relative(DIST, args.path).split(path.sep).join('/')
+      return {contents: text.replaceAll('import.meta.url', `__droverModuleUrl(${JSON.stringify(own)})`), loader: 'js'}
     })
   },
 }
 
+const droverOut = path.join(VENDOR, 'drover.cjs')
 await build({
-  entryPoints,
-  outdir: OUT,
+  stdin: {contents: droverEntry, resolveDir: ROOT, sourcefile: 'drover-cli.cjs'},
+  outfile: droverOut,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  chunkNames: 'chunks/[name]-[hash]',
+  // oclif and base-command tell errors apart by class name.
   keepNames: true,
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [outside],
+  external: ['typescript', 'ts-node', 'tsx'],
+  plugins: [droverParts],
 })
+// What stays outside is imported at run time, through the loader's import().
+const bundled = readFileSync(droverOut, 'utf8')
+writeFileSync(droverOut, bundled.replace(/\bimport\((?=["'])/g, '__droverImport('))
+
+writeFileSync(
+  path.join(VENDOR, 'drover.js'),
+  `import {loadCached} from './cached.js'
+import {oclif} from './oclif.js'
+const moduleUrl = (own) => new URL(\`../../\${own}\`, import.meta.url).href
+const loaded = loadCached(new URL('./drover.cjs', import.meta.url), {__droverOclif: oclif, __droverModuleUrl: moduleUrl})
+export const drover = loaded.exports
+export const saveCodeCache = loaded.saveCodeCache
+`,
+)
+const shim = (dir, name, value) => writeFileSync(path.join(OUT, dir, `${name}.js`), `import {drover} from '../vendor/drover.js'\nexport default drover.${value}\n`)
+for (const dir of ['commands', 'core', 'hooks']) mkdirSync(path.join(OUT, dir), {recursive: true})
+for (const name of COMMANDS) shim('commands', name, `commands[${JSON.stringify(name)}]`)
+shim('core', 'help', 'help')
+shim('hooks', 'command-not-found', 'commandNotFound')
+writeFileSync(path.join(OUT, 'core', 'main.js'), `// oclif's execute, from the same bundle as the commands: one copy of oclif serves the whole run.\nexport {execute} from '../vendor/execute.js'\n`)

@@ -1,7 +1,8 @@
-// Makes the V8 code cache of oclif's bundle (see scripts/oclif-loader.mjs) for
-// the Node that builds: runs, in one process, what drover commands do — a
-// command with --json, a command's error path, help — so that the functions
-// they compile are in the cache, then writes it. Runs after `oclif manifest`.
+// Makes the V8 code caches of the CLI's bundles (see scripts/cached-loader.mjs)
+// for the Node that builds: runs, in one process, what drover commands do — a
+// start and a wait for it, commands with --json and without, a command's error
+// path, help — so that the functions they compile are in the caches, then
+// writes them. Runs after `oclif manifest`.
 
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
@@ -12,18 +13,22 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = path.join(ROOT, 'bin', 'run.js')
 
 globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
-const {saveCodeCache} = await import('../dist/cli-bundle/vendor/oclif.js')
+const oclif = await import('../dist/cli-bundle/vendor/oclif.js')
+const drover = await import('../dist/cli-bundle/vendor/drover.js')
 const {execute} = await import('../dist/cli-bundle/core/main.js')
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'drover-warm-'))
 const writes = [process.stdout.write, process.stderr.write]
 process.stdout.write = process.stderr.write = () => true
 try {
-  const runs = [['list', '--json'], ['list'], ['status', '1'], ['list', '--no-such-flag']].map((args) => [...args, '--state-dir', stateDir])
-  for (const args of [...runs, ['status', '--help'], ['--help']]) await execute({args, dir: BIN})
+  // The task is 1 in the fresh state dir; `wait` holds until its runner has
+  // recorded the end, so nothing writes there once it is removed.
+  const runs = [['start', '--', process.execPath, '-e', '0'], ['wait', '1'], ['list', '--json'], ['list'], ['status', '1'], ['status', '1', '--json'], ['list', '--no-such-flag']]
+  for (const args of [...runs.map(([command, ...rest]) => [command, '--state-dir', stateDir, ...rest]), ['status', '--help'], ['--help']]) await execute({args, dir: BIN})
 } finally {
   ;[process.stdout.write, process.stderr.write] = writes
-  rmSync(stateDir, {recursive: true, force: true})
+  rmSync(stateDir, {recursive: true, force: true, maxRetries: 5, retryDelay: 100})
 }
 process.exitCode = 0
-saveCodeCache()
+oclif.saveCodeCache()
+drover.saveCodeCache()

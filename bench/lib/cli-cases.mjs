@@ -1,6 +1,6 @@
 // The short-command cases: CLI round trip (`--version`, `--help`, `list --json`
 // at growing sizes, `status ID`) beside the floors that explain them, `start`
-// until recorded running, 50 starts in a row beside pm2's, scale (`start` and
+// until recorded running beside its own floor, 50 starts in a row beside pm2's, scale (`start` and
 // `status` with many tasks present), and the table a person types (`list`).
 // Samples of every command in a case are interleaved round by round, so a
 // burst of load elsewhere hits all alike.
@@ -170,6 +170,8 @@ export async function start(ctx) {
   const commands = {
     floor: timeNode(['-e', '0']),
     drover: startTrue(dirs.fresh('start'), runnerParts),
+    // What no drover change removes from a start, alone (see bench/README.md).
+    startFloor: timeNode([path.join(LIB, 'start-floor.mjs'), ROOT, dirs.fresh('start-floor')]),
   }
   if (peers.nq.available) {
     const nq = ctx.sandbox('nq')
@@ -189,6 +191,16 @@ export async function start(ctx) {
   const rows = [
     row('start: `start -- true` until recorded running', s.drover.median, FLOOR, s.floor.median, 'ms', {maxRatio: 2.5}, `${fmtCpu(s.drover.cpuMean, s.floor.cpuMean)} (the CLI alone: the runner is not its child)`),
     row('start: of which the runner, record created → recorded running', summary(runnerParts).median, FLOOR, s.floor.median, 'ms'),
+    row(
+      'floor: oclif as drover loads it, and a standby Node that records a spawned `true` (the protocol of start alone)',
+      s.startFloor.median,
+      FLOOR,
+      s.floor.median,
+      'ms',
+      null,
+      s.startFloor.cpuMean === null ? '' : `${fmtCpu(s.startFloor.cpuMean, s.floor.cpuMean)} (the CLI side alone, as for start)`,
+    ),
+    row('start: `start -- true` beside that floor', s.drover.median, 'the floor of start', s.startFloor.median, 'ms'),
   ]
   for (const [key, label, peer] of [
     ['nq', '`nq true`', 'nq'],

@@ -61,7 +61,8 @@ export function withDrainHooks(record: TaskRecord, argv: string[], settingsFile:
   const direct = /^claude(\.(exe|cmd|bat|ps1))?$/i.test(path.basename(program))
   const at = direct ? 0 : rest.findIndex((a) => a === '-p' || a === '--print')
   if (at === -1) return {argv, note: 'drain hooks not added: cannot tell where claude\'s own arguments start (no -p)'}
-  writeFileAtomic(settingsFile, JSON.stringify(drainHookSettings(user), null, 2) + '\n')
+  // rewritten at every launch: no fsync (see writeFileAtomic)
+  writeFileAtomic(settingsFile, JSON.stringify(drainHookSettings(user), null, 2) + '\n', {durable: false})
   return {argv: [program, ...rest.slice(0, at), '--settings', settingsFile, ...rest.slice(at)], note: null}
 }
 

@@ -12,7 +12,20 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
+// Every DroverError carries this mark. `drover ui` and `drover mcp` run their
+// front-end on the library as a package while the CLI runs from its bundle
+// (scripts/bundle-cli.mjs): two copies of this class in one process, and an
+// error the dashboard throws must still be the user's error to the CLI.
+const MARK = Symbol.for('drover.DroverError')
+
 export class DroverError extends Error {
+  /** Any copy's DroverError is one; subclasses are told apart as usual. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== DroverError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return typeof value === 'object' && value !== null && MARK in value
+  }
+
+  readonly [MARK] = true
   readonly exitCode: ExitCodeValue
   /** Structured detail for --json output (e.g. {id, found: false}). */
   readonly data?: Record<string, unknown>

@@ -21,23 +21,8 @@ export function laterRunEnv(record: TaskRecord, base: NodeJS.ProcessEnv = proces
   return env
 }
 
-/** The variables that tie a process to a task: every process of the worker's tree inherits them. */
-const TASK_VARIABLES = ['DROVER_TASK_ID', 'DROVER_CONTROL_FILE', 'DROVER_SESSION_DIR', 'DROVER_RUN', 'DROVER_RESUME'] as const
-
 /** What marks a process as one of this task's: its control file, unique per state dir and task. */
 export const taskMark = (paths: TaskPaths): Record<string, string> => ({DROVER_CONTROL_FILE: paths.control})
-
-/**
- * The environment for a runner or hook that drover starts from wherever it
- * runs — possibly from inside another task (an agent calling `drover start`,
- * `drover mcp` under claude): without that task's variables, so it is never
- * taken for one of that task's leftovers, and its own worker gets its own.
- */
-export function withoutTaskVariables(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const clean = {...env}
-  for (const name of TASK_VARIABLES) delete clean[name]
-  return clean
-}
 
 export function workerEnv(stateDir: string, record: TaskRecord, run: RunEntry, paths: TaskPaths): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {

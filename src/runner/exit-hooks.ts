@@ -14,7 +14,7 @@
 // record and the claim below leaves the hooks unclaimed: `list` fires them
 // (tasks/settle-hooks.ts), since the task's live hint outlives that moment.
 
-import {withoutTaskVariables} from '../process/worker.js'
+import {runnerEnv} from '../process/boot-env.js'
 import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
@@ -59,7 +59,7 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
   try {
     const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
       detached: true,
-      env: withoutTaskVariables(),
+      env: runnerEnv(),
       stdio: 'ignore',
       windowsHide: true,
     })

@@ -24,7 +24,7 @@ export function heartbeatMs(env: NodeJS.ProcessEnv = process.env): number {
 
 export function beat(taskDir: string, info: {host: string; pid: number; everyMs: number}): void {
   try {
-    writeFileAtomic(heartbeatFile(taskDir), JSON.stringify({...info, at: new Date().toISOString()}) + '\n')
+    writeFileAtomic(heartbeatFile(taskDir), JSON.stringify({...info, at: new Date().toISOString()}) + '\n', {durable: false})
   } catch {
     // a missed beat is what staleness allows for
   }

@@ -5,37 +5,24 @@
 // it its task through a pipe instead of spawning a new one.
 
 import {spawn, type ChildProcess} from 'node:child_process'
-import {closeSync, existsSync, statSync} from 'node:fs'
-import path from 'node:path'
-import type {Readable, Writable} from 'node:stream'
-import {fileURLToPath} from 'node:url'
+import {closeSync, statSync} from 'node:fs'
+import type {Readable} from 'node:stream'
 import {isSameProcess, signalIdentity, type ProcessSignal} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
 import type {Executor, RunnerPresence} from './executor.js'
 import {fireExitHooks} from './exit-hooks.js'
-import {withoutTaskVariables} from '../process/worker.js'
+import {runnerEnv} from '../process/boot-env.js'
+import {runnerEntry, takeStandby} from './standby.js'
 
 // A runner is given this long to write runner.json after `start` created the
 // record; past it, a `starting` task without a runner was never launched.
 const STARTUP_GRACE_MS = 15_000
 
-export const STANDBY_FLAG = '--standby'
 /** After `<state dir> <id>`: take over the live worker of a runner that died. */
 export const ADOPT_FLAG = '--adopt'
 
-// V8's lite mode (no optimising compiler) saves ~0.8 MB of RSS per runner; a
-// runner mostly sleeps, and the little it parses goes through JSON.parse.
-const RUNNER_NODE_FLAGS = ['--lite-mode']
-
-export function runnerEntry(): {script: string; execArgv: string[]} {
-  const here = path.dirname(fileURLToPath(import.meta.url))
-  // The bundled CommonJS runner (see src/runner/main.ts for why it is bundled).
-  const built = path.join(here, '..', 'runner.cjs')
-  if (existsSync(built)) return {script: built, execArgv: RUNNER_NODE_FLAGS}
-  // Running from sources (bin/dev.js): the runner is TypeScript too.
-  return {script: path.join(here, '..', 'runner.ts'), execArgv: [...RUNNER_NODE_FLAGS, '--import', 'tsx']}
-}
+export {prespawnRunner, runnerEntry, STANDBY_FLAG} from './standby.js'
 
 export interface RunnerHandle {
   child: ChildProcess
@@ -43,47 +30,13 @@ export interface RunnerHandle {
   ready: Readable
 }
 
-let standby: (RunnerHandle & {assign: Writable}) | null = null
-
-/**
- * Boots a runner that waits for its task on stdin. If nothing is ever handed to
- * it (bad flags, --help), the pipe closes when this process exits and the
- * runner exits too, having done nothing.
- */
-export function prespawnRunner(): void {
-  if (standby) return
-  const {script, execArgv} = runnerEntry()
-  try {
-    const child = spawn(process.execPath, [...execArgv, script, STANDBY_FLAG], {
-      detached: true,
-      env: withoutTaskVariables(),
-      stdio: ['pipe', 'ignore', 'ignore', 'pipe'],
-      windowsHide: true,
-    })
-    child.once('error', () => {
-      standby = null
-    })
-    // Never keep this process alive for a runner it did not use.
-    child.unref()
-    const assign = child.stdio[0] as Writable & {unref?: () => void}
-    const ready = child.stdio[3] as Readable & {unref?: () => void}
-    assign.on('error', () => {})
-    assign.unref?.()
-    ready.unref?.()
-    standby = {child, ready, assign}
-  } catch {
-    standby = null
-  }
-}
-
 /**
  * A runner for this task: the standby one when it is still there, else a new
  * one. With `adopt`, a new one that takes over the live worker of a dead runner.
  */
 export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean} = {}): RunnerHandle {
-  const waiting = opts.adopt ? null : standby
-  if (!opts.adopt) standby = null
-  if (waiting && waiting.child.exitCode === null && waiting.child.signalCode === null && !waiting.assign.destroyed) {
+  const waiting = opts.adopt ? null : takeStandby()
+  if (waiting) {
     // Now this process does wait for it: hold the event loop until it is ready.
     ;(waiting.ready as Readable & {ref?: () => void}).ref?.()
     waiting.child.ref()
@@ -95,7 +48,7 @@ export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean
   try {
     const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id), ...(opts.adopt ? [ADOPT_FLAG] : [])], {
       detached: true,
-      env: withoutTaskVariables(),
+      env: runnerEnv(),
       stdio: ['ignore', 'ignore', logFd, 'pipe'],
       windowsHide: true,
     })
@@ -121,7 +74,7 @@ export function launchDetached(stateDir: string, id: number): void {
   try {
     const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
       detached: true,
-      env: withoutTaskVariables(),
+      env: runnerEnv(),
       stdio: ['ignore', 'ignore', logFd],
       windowsHide: true,
     })

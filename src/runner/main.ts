@@ -10,9 +10,10 @@ import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
 import {fireOwnHooks, handOff} from './handoff.js'
 import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
+import {restoreDeferredEnv} from '../process/boot-env.js'
 
-// Same literal as STANDBY_FLAG in runner/local-executor.ts, which the runner does
-// not import (it is the launcher's side and pulls in more than builtins).
+// Same literal as STANDBY_FLAG in runner/standby.ts, which the runner does not
+// import (it is the launcher's side, and finds files by its own location).
 const STANDBY_FLAG = '--standby'
 const ADOPT_FLAG = '--adopt'
 // Same literal as in runner/slurm-commands.ts: the runner is a Slurm job's batch script process.
@@ -118,6 +119,10 @@ function standby(): void {
   }
   main(stateDir, idText)
 }
+
+// What the launcher kept from Node's boot (process/boot-env.ts) goes back
+// before anything is spawned: the worker and the hooks inherit it.
+restoreDeferredEnv()
 
 const [first, second, third, fourth] = process.argv.slice(2)
 if (first === HOOK_FLAG) {

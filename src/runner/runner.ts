@@ -44,6 +44,8 @@ import {
 } from '../state/store.js'
 
 const TICK_MS = 250
+// runner.json, control and tree.json describe live processes: no fsync (see writeFileAtomic).
+const LIVE = {durable: false}
 // While the worker lives, its descendants are remembered this often, so one
 // that leaves its process group and session (setsid) is still stopped with it.
 const TREE_SCAN_MS = 1000
@@ -186,7 +188,7 @@ export class Runner {
   async main(): Promise<void> {
     const me = processStartTime(process.pid)
     const host = this.options.remote ? {host: hostname()} : {}
-    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown', ...host}) + '\n')
+    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown', ...host}) + '\n', LIVE)
     if (this.options.remote) {
       this.record = {...this.record, host: hostname()}
       this.startHeartbeat()
@@ -197,7 +199,7 @@ export class Runner {
       await this.adopt()
       return
     }
-    writeFileAtomic(this.paths.control, '')
+    writeFileAtomic(this.paths.control, '', LIVE)
 
     // A cancel that arrived while we were starting wins before the worker exists.
     const early = readRequests(this.paths).find(({request}) => request.kind === 'cancel')
@@ -274,7 +276,7 @@ export class Runner {
   private saveTree(): void {
     if (!this.tree || this.record.keepChildren) return
     try {
-      writeFileAtomic(this.paths.tree, JSON.stringify(this.tree.identities()) + '\n')
+      writeFileAtomic(this.paths.tree, JSON.stringify(this.tree.identities()) + '\n', LIVE)
     } catch {
       // a full disk: the group is still found by its id
     }
@@ -460,7 +462,7 @@ export class Runner {
 
   private writeControl(word: 'WRAP_UP' | 'STOP'): void {
     try {
-      writeFileAtomic(this.paths.control, `${word}\n`)
+      writeFileAtomic(this.paths.control, `${word}\n`, LIVE)
       this.event('control', {word})
     } catch {
       // the signal steps still follow

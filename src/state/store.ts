@@ -88,8 +88,18 @@ export function uniqueSuffix(): string {
   return `${process.pid}-${Date.now().toString(36)}-${uniqueCounter.toString(36)}${Math.floor(Math.random() * 0xffff).toString(36)}`
 }
 
-/** Write temp, fsync, rename: a reader sees the old file or the new one, never half of one. */
-export function writeFileAtomic(file: string, content: string): void {
+/**
+ * Write temp, fsync, rename: a reader sees the old file or the new one, never
+ * half of one. The rename alone gives that to every reader while the machine
+ * runs (a killed writer included: what write() took is in the page cache);
+ * the fsync is for a power loss or a kernel crash, after which a renamed file
+ * could be empty. Files that only describe or steer live processes —
+ * runner.json, control, tree.json — mean nothing once such a crash has ended
+ * every process, so they pass `durable: false` and skip the fsync, which on a
+ * busy disk costs milliseconds each on the path of every `start`. Records
+ * (task.json) and anything that must outlive a reboot keep it.
+ */
+export function writeFileAtomic(file: string, content: string, opts: {durable?: boolean} = {}): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${uniqueSuffix()}.tmp`)
   const fd = openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | NOFOLLOW, FILE_MODE)
   try {
@@ -97,7 +107,7 @@ export function writeFileAtomic(file: string, content: string): void {
     // rename would publish a truncated record.
     const bytes = Buffer.from(content)
     for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done)
-    fsyncSync(fd)
+    if (opts.durable !== false) fsyncSync(fd)
   } catch (error) {
     closeSync(fd)
     safeUnlink(temp)

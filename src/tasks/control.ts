@@ -290,7 +290,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
       writeControl: (word) => {
         try {
           // Temp + rename replaces a symlink planted on the path instead of writing through it.
-          writeFileAtomic(paths.control, `${word}\n`)
+          writeFileAtomic(paths.control, `${word}\n`, {durable: false})
         } catch {
           // the signals still follow
         }

@@ -48,4 +48,21 @@ describe.skipIf(process.platform !== 'linux')('standby runner', () => {
     // usage errors are found before the state dir is even opened
     expect(existsSync(`${dir}/tasks`) ? readdirSync(`${dir}/tasks`) : []).toEqual([])
   })
+
+  it('boots without NODE_EXTRA_CA_CERTS, and the worker gets it as it was', async () => {
+    const dir = makeStateDir()
+    // a shell worker: a Node one would warn that the file does not exist
+    const script = 'echo "$NODE_EXTRA_CA_CERTS $(env | grep -c ^DROVER_DEFERRED_)"; exec sleep 30'
+    const start = await drover(dir, ['start', '--shell', script], {env: {NODE_EXTRA_CA_CERTS: '/no/such/ca.pem'}})
+    expect(start.exitCode, start.stderr).toBe(0)
+    const id = Number(start.stdout.trim())
+    await waitFor(() => readFileSync(`${dir}/tasks/${id}/output.log`, 'utf8').includes('\n'), {message: 'the worker to print'})
+    expect(readFileSync(`${dir}/tasks/${id}/output.log`, 'utf8')).toBe('/no/such/ca.pem 0\n')
+    const runner = JSON.parse(readFileSync(`${dir}/tasks/${id}/runner.json`, 'utf8')) as {pid: number}
+    // what the runner booted with: the variable under its deferred name only
+    const booted = readFileSync(`/proc/${runner.pid}/environ`, 'utf8').split('\0')
+    expect(booted.filter((v) => v.startsWith('NODE_EXTRA_CA_CERTS='))).toEqual([])
+    expect(booted).toContain('DROVER_DEFERRED_NODE_EXTRA_CA_CERTS=/no/such/ca.pem')
+    expect((await drover(dir, ['cancel', String(id)])).exitCode).toBe(0)
+  })
 })
