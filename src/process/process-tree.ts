@@ -15,7 +15,7 @@ import {
   type ProcessIdentity,
 } from '../platform/platform.js'
 import type {Checkpoint, DrainMode, TaskRecord} from '../state/record.js'
-import {DEFAULT_STOP_GRACE_MS, type StopPlan} from './stop-plan.js'
+import {CANCEL_GRACE_MS, DEFAULT_STOP_GRACE_MS, type StopPlan} from './stop-plan.js'
 
 const SCAN_INTERVAL_MS = 250
 
@@ -254,6 +254,40 @@ export async function stopLeftovers(tree: ProcessTree, event: (name: string, ext
   event('leftovers', {count: left.length, pids: left.map((p) => p.pid)})
   await executeStopPlan(tree, {currentPlan: () => LEFTOVER_PLAN, writeControl: () => {}, event})
   return left.length
+}
+
+/** A live worker nobody can watch any more: SIGTERM to its tree, SIGKILL after the grace `cancel` gives. */
+const UNWATCHED_PLAN: StopPlan = {
+  cause: 'cancel',
+  status: 'lost',
+  requestIds: [],
+  steps: [
+    {signal: 'SIGTERM', waitMs: CANCEL_GRACE_MS},
+    {signal: 'SIGKILL', waitMs: 5000},
+  ],
+}
+
+/**
+ * A worker that lives on after its runner died and no new runner could take
+ * it over (the replacement died too, or could not start): it would run with
+ * nobody to record its end, so its whole tree — the worker's group, what the
+ * dead runner saw (tree.json), what carries the task's mark — is stopped
+ * before the task is recorded lost. Returns how many processes were alive.
+ */
+export async function stopUnwatched(
+  worker: ProcessIdentity,
+  seen: readonly ProcessIdentity[],
+  marks: Record<string, string>,
+  event: (name: string, extra: Record<string, unknown>) => void,
+  ctx: PlatformContext = currentPlatform(),
+): Promise<number> {
+  const tree = new ProcessTree(worker, () => !isSameProcess(worker, ctx), ctx, {group: true, marks})
+  tree.remember(seen)
+  tree.snapshot()
+  const alive = [...tree.identities(), ...tree.leftovers()].filter((identity, i, all) => all.findIndex((o) => o.pid === identity.pid) === i && isSameProcess(identity, ctx))
+  event('unwatched', {count: alive.length, pids: alive.map((p) => p.pid)})
+  await executeStopPlan(tree, {currentPlan: () => UNWATCHED_PLAN, writeControl: () => {}, event})
+  return alive.length
 }
 
 /** Enough for a tree that forks while it is stopped: each pass after the first finds only what the one before missed. */

@@ -8,7 +8,7 @@ import {taskMark} from '../process/worker.js'
 import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
-import {ProcessTree, stopLeftovers, stopMarked} from '../process/process-tree.js'
+import {ProcessTree, stopLeftovers, stopMarked, stopUnwatched} from '../process/process-tree.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
@@ -54,8 +54,10 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
       const adopted = await adoptWorker(stateDir, fresh.record)
       if (adopted) return adopted
     }
-    const left = await stopOrphans(stateDir, fresh.record)
-    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record))
+    // The worker lives and no runner could take it over: nothing of a task may outlive its final status.
+    const unwatched = fresh.record.status !== 'starting' && !fresh.record.keepChildren && workerAlive(fresh.record)
+    const left = unwatched ? await stopUnwatchedWorker(stateDir, fresh.record) : await stopOrphans(stateDir, fresh.record)
+    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record), unwatched)
     try {
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
@@ -87,10 +89,18 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord, leftovers = 0, engine?: string | null): TaskRecord {
-  const base = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
+function markLost(record: TaskRecord, leftovers = 0, engine?: string | null, unwatched = false): TaskRecord {
+  const base =
+    record.status === 'starting' ? 'runner never started' : unwatched ? 'runner vanished and no new runner could take the worker over' : 'runner vanished without recording an end'
   const reason = engine ? `${base} (${engine})` : base
   return transition(record, {status: 'lost', reason: leftovers > 0 ? `${reason}; ${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : reason})
+}
+
+/** See stopUnwatched: the worker's tree, stopped with its events in the task's journal. */
+async function stopUnwatchedWorker(stateDir: string, record: TaskRecord): Promise<number> {
+  const paths = taskPaths(stateDir, record.id)
+  const run = record.runs.at(-1)?.run ?? 0
+  return stopUnwatched(record.worker!, readTreeFile(paths), taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
 }
 
 /**

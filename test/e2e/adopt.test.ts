@@ -4,7 +4,7 @@
 // apply, and its end is recorded (without an exit status: only a parent gets
 // one). `lost` is left for work that is really gone.
 
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
@@ -80,6 +80,23 @@ describe('a worker whose runner died', () => {
     expect(isAlive(worker)).toBe(false)
   })
 
+  it('is stopped, tree and all, before it is recorded lost when no new runner can take it over', async () => {
+    const stateDir = makeStateDir()
+    const mark = `32${process.pid % 1000}${Date.now() % 1000}`
+    const {id, worker, runner} = await startRunning(stateDir, ['--shell', `sleep ${mark} & sleep 60`])
+    const child = await waitFor(() => sleepWith(mark), {message: 'the background child'})
+    await killRunner(runner)
+    // the runner this list starts to adopt the worker dies at once (found by chaos, seed 835224770)
+    const r = await drover(stateDir, ['list', '--json', '--all'], {env: {NODE_OPTIONS: `--require ${fixture('runner-dies-on-adopt.cjs')}`}})
+    expect(r.exitCode, r.stderr).toBe(0)
+    const task = readTask(stateDir, id)
+    expect(task).toMatchObject({status: 'lost', desired: 'running'})
+    expect(task.reason).toMatch(/^runner vanished and no new runner could take the worker over; [23] leftover processes stopped$/)
+    expect(isAlive(worker)).toBe(false)
+    expect(isAlive(child)).toBe(false)
+    expect(events(stateDir, id).map((e) => e.event)).toContain('unwatched')
+  })
+
   it('is lost only when the worker is gone too', async () => {
     const stateDir = makeStateDir()
     const {id, worker, runner} = await startRunning(stateDir, ['--', 'sleep', '300'])
@@ -91,3 +108,16 @@ describe('a worker whose runner died', () => {
     expect(runnerPid(stateDir, id)).toBeNull()
   })
 })
+
+/** The pid of the `sleep <mark>` child, or null while there is none. */
+function sleepWith(mark: string): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${mark}\0`) return Number(entry)
+    } catch {
+      // gone
+    }
+  }
+  return null
+}
