@@ -173,9 +173,15 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
       for (const c of remove) {
         const {id, record} = c
         const includeWorktrees = options.includeWorktrees ?? false
-        const claim: Claim = dryRun
-          ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id)), worktree: record && plannedWorktreeRemoval(record, includeWorktrees)}
-          : await claimTask(stateDir, c, io, ctx, includeWorktrees)
+        let claim: Claim
+        try {
+          claim = dryRun
+            ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id)), worktree: record && plannedWorktreeRemoval(record, includeWorktrees)}
+            : await claimTask(stateDir, c, io, ctx, includeWorktrees)
+        } catch (error) {
+          // Whatever goes wrong with one task, those removed before it are still reported.
+          claim = {error: `cannot remove task ${id}: ${(error as Error).message}`}
+        }
         if ('trash' in claim) {
           const ended = record === null ? null : endedAtOf(record)
           const worktree = claim.worktree

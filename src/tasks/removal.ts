@@ -141,7 +141,8 @@ export async function claimTask(
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 0})
   } catch (error) {
     if (error instanceof LockBusyError) return {reason: 'another drover command is changing it'}
-    throw error
+    // A full disk (the lock file is written) must not lose the report of what was removed before: this one stays.
+    return {error: `cannot remove task ${id}: ${(error as Error).message}`}
   }
   try {
     // Never read through a symlink planted in place of the folder: open() would follow it.
