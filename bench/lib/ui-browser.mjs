@@ -95,8 +95,8 @@ export async function uiBrowser(ctx) {
   const dash = await startDashboard(ctx, 'ui-browser')
   const browser = await chromium.launch({executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true})
   try {
-    // A profile holds at most 6 HTTP/1.1 connections to one host, and a task page keeps two feeds open:
-    // in one profile the fourth page would never load. So a context (profile) per page, as 20 people's browsers.
+    // A profile holds at most 6 HTTP/1.1 connections to one host, and each open page keeps one feed:
+    // 20 pages in one profile would stall from the sixth. So a context (profile) per page, as 20 people's browsers.
     const contexts = await Promise.all(ids0(tasks).map(async () => {
       const context = await browser.newContext({viewport: {width: 1280, height: 800}})
       await context.addInitScript(recordFeed)

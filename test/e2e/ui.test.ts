@@ -127,4 +127,30 @@ describe('drover ui in a browser', () => {
     expect(task.status).toBe('running')
     expect(isAlive(task.pid)).toBe(true)
   })
+
+  it('keeps five task pages of one browser live at once, each following its task (one feed a page: a browser keeps six connections to a host)', async () => {
+    const stateDir = makeStateDir()
+    const ids: number[] = []
+    for (let i = 0; i < 5; i++) ids.push(await startTask(stateDir, ['--', process.execPath, fixture('sleeper.mjs'), '120']))
+    const ui = await startUi(stateDir)
+    const context = await signedIn(browser(), ui)
+    const pages: Page[] = []
+    for (const id of ids) {
+      const page = await context.newPage()
+      await page.goto(`${ui.base}/task/${id}`, {timeout: 15_000})
+      await page.locator('#live.live').waitFor({timeout: 15_000})
+      await expect.poll(() => page.locator('#status').textContent()).toBe('running')
+      pages.push(page)
+    }
+    // a stop from another shell reaches the page through its output feed...
+    const [last] = pages.slice(-1)
+    expect((await drover(stateDir, ['stop', String(ids[4])])).exitCode).toBe(0)
+    await expect.poll(() => last.locator('#status').textContent(), {timeout: 15_000}).toMatch(/^stopped/)
+    // ...and once that feed ended, the task feed tells it of a removal
+    expect((await drover(stateDir, ['rm', String(ids[4])])).exitCode).toBe(0)
+    await expect.poll(() => last.locator('#action-message').textContent(), {timeout: 10_000}).toBe('This task was removed.')
+    // the others never stopped following theirs
+    for (const page of pages.slice(0, 4)) expect(await page.locator('#live').textContent()).toBe('live')
+    for (const id of ids.slice(0, 4)) expect((await drover(stateDir, ['cancel', String(id)])).exitCode).toBe(0)
+  })
 })

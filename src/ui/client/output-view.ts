@@ -51,8 +51,15 @@ export class OutputView {
 
   constructor(
     private readonly id: number,
-    private readonly onOutput: () => void,
-    private readonly onEnd: () => void,
+    private readonly on: {
+      /** more output arrived. */
+      output: () => void
+      /** the task's record changed (the feed carries its own task's changes). */
+      changed: () => void
+      removed: () => void
+      /** the feed ended: the task ended, or was removed. */
+      end: (outcome: string) => void
+    },
   ) {
     this.earlier.hidden = true
     this.earlier.addEventListener('click', () => void this.loadEarlier())
@@ -80,15 +87,17 @@ export class OutputView {
       }
       this.queue.push({text: chunk.text, end: chunk.end})
       if (!this.frame) this.frame = requestAnimationFrame(() => this.flush())
-      this.onOutput()
+      this.on.output()
     })
+    source.addEventListener('task', () => this.on.changed())
+    source.addEventListener('removed', () => this.on.removed())
     source.addEventListener('reset', () => {
       this.queue.push({text: '\n[drover: the log was truncated or replaced; reading it again from the start]\n', end: 0})
     })
-    source.addEventListener('end', () => {
+    source.addEventListener('end', (event) => {
       this.ended = true
       source.close()
-      this.onEnd()
+      this.on.end((JSON.parse((event as MessageEvent<string>).data) as {outcome: string}).outcome)
     })
     // EventSource would reconnect to the same URL and replay: reconnect from where we are instead.
     // Only while the task is still there: a removed task (or a dashboard that was stopped) ends it.
