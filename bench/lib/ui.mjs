@@ -1,25 +1,22 @@
-// Dashboard: 20 clients, each following one of 20 live tasks that write
-// 1 MiB/s, through `drover ui`'s output feed (server-sent events, what the
-// page's EventSource reads). Every byte must arrive, in order (each event's
-// offset is the previous one's end, and the text equals output.log), and the
-// server's CPU time over the run is the measure. The clients speak HTTP
-// themselves rather than being 20 Chromiums: on two cores those would
-// measure the browsers, not the server.
+// Dashboard: 20 live tasks writing 1 MiB/s each, followed through `drover
+// ui`'s output feed (server-sent events) by 20 clients, in two modes
+// (BENCH_UI_CLIENTS, default both):
+//
+// - http: 20 plain HTTP clients read the feed from byte 0, as the page's
+//   EventSource does, and nothing else: the server's cost alone.
+// - browser: 20 pages of one headless Chromium, each on one task's page,
+//   what the issue asked for (ui-browser.mjs). The browser shares the two
+//   cores with the server, so its CPU is measured apart, and whether the
+//   pages kept up is a row of its own.
+//
+// Every byte must arrive, in order (each event's offset is the previous
+// one's end, and the text equals output.log), or the case fails. The
+// server's CPU time over the run is the measure (< 50% of one core).
 
-import {spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
 import {request} from 'node:http'
-import path from 'node:path'
-import {row} from './report.mjs'
-import {BIN, LIB, drover, envFor, kill, waitFor} from './util.mjs'
-
-const CLK_TCK = 100
-
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
-}
+import {row, skipped} from './report.mjs'
+import {uiBrowser} from './ui-browser.mjs'
+import {cpuSeconds, KIB_PER_SECOND, outputLog, startDashboard, startWriters} from './ui-dashboard.mjs'
 
 /** Follows one task's output feed from byte 0; resolves with its text once the `end` event came. */
 function followFeed(base, cookie, id) {
@@ -54,38 +51,43 @@ function followFeed(base, cookie, id) {
   })
 }
 
-export async function ui(ctx) {
-  const tasks = ctx.sizes.uiTasks
-  const seconds = ctx.sizes.uiSeconds
-  const kibPerSecond = 1024
-  const stateDir = ctx.dirs.fresh('ui')
-  const server = spawn(process.execPath, [BIN, 'ui'], {env: envFor(stateDir), stdio: ['ignore', 'pipe', 'pipe']})
-  let printed = ''
-  server.stdout.on('data', (data) => (printed += data))
+async function uiHttp(ctx) {
+  const {uiTasks: tasks, uiSeconds: seconds} = ctx.sizes
+  const dash = await startDashboard(ctx, 'ui-http')
   try {
-    const url = new URL(await waitFor(() => /^(http:\/\/\S+)\n/.exec(printed)?.[1], {timeout: 20_000, message: "drover ui's URL"}))
-    const cookie = `drover_ui_${url.port}=${url.searchParams.get('token')}`
-    const ids = []
-    // Each start takes a few hundred ms: the first tasks have a backlog when the clients connect, which they read first.
-    for (let i = 0; i < tasks; i++) {
-      const started = drover(stateDir, ['start', '--json', '--', process.execPath, path.join(LIB, 'paced-writer.mjs'), String(seconds), String(kibPerSecond)])
-      ids.push(JSON.parse(started.stdout).id)
-    }
-    const cpuBefore = cpuSeconds(server.pid)
+    const ids = startWriters(dash.stateDir, tasks, seconds)
+    const cpuBefore = cpuSeconds(dash.pid)
     const began = Date.now()
-    const texts = await Promise.all(ids.map((id) => followFeed(url.origin, cookie, id)))
+    const texts = await Promise.all(ids.map((id) => followFeed(dash.url.origin, dash.cookie, id)))
     const wall = (Date.now() - began) / 1000
-    const cpu = cpuSeconds(server.pid) - cpuBefore
+    const cpu = cpuSeconds(dash.pid) - cpuBefore
     let bytes = 0
     for (const [i, id] of ids.entries()) {
-      const log = readFileSync(path.join(stateDir, 'tasks', String(id), 'output.log'), 'utf8')
+      const log = outputLog(dash.stateDir, id).toString('utf8')
       if (texts[i] !== log) throw new Error(`task ${id}: the feed delivered ${texts[i].length} bytes, output.log holds ${log.length}, or they differ`)
       bytes += log.length
     }
     const percent = Math.round((cpu / wall) * 1000) / 10
-    const note = `${tasks} tasks × ${kibPerSecond} KiB/s for ${seconds} s; ${(bytes / 1024 / 1024).toFixed(0)} MiB delivered whole and in order in ${wall.toFixed(1)} s; ${cpu.toFixed(2)} s CPU`
-    return [row(`ui: server CPU, ${tasks} clients on ${tasks} tasks writing 1 MiB/s`, percent, '', null, '% of a core', {maxValue: 50}, note)]
+    const note = `plain HTTP clients from byte 0; ${tasks} tasks × ${KIB_PER_SECOND} KiB/s for ${seconds} s; ${(bytes / 1024 / 1024).toFixed(0)} MiB delivered whole and in order in ${wall.toFixed(1)} s; ${cpu.toFixed(2)} s CPU`
+    return [row(`ui: server CPU, ${tasks} HTTP clients on ${tasks} tasks writing 1 MiB/s`, percent, '', null, '% of a core', {maxValue: 50}, note)]
   } finally {
-    kill(server.pid, 'SIGINT')
+    dash.stop()
   }
+}
+
+const MODES = {http: uiHttp, browser: uiBrowser}
+
+export async function ui(ctx) {
+  const modes = (process.env.BENCH_UI_CLIENTS || 'http,browser').split(',').map((m) => m.trim())
+  const rows = []
+  for (const mode of modes) {
+    if (!MODES[mode]) throw new Error(`BENCH_UI_CLIENTS: no mode '${mode}' (http, browser)`)
+    try {
+      rows.push(...(await MODES[mode](ctx)))
+    } catch (error) {
+      process.stderr.write(`${error.stack ?? error}\n`)
+      rows.push(skipped(`ui (${mode} clients)`, `the case failed: ${String(error.message ?? error).split('\n')[0]}`))
+    }
+  }
+  return rows
 }

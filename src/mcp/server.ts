@@ -6,11 +6,10 @@
 
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
-import * as z from 'zod'
 import type {Drover} from '../api/index.js'
 import {registerResources} from './resources.js'
 import {argumentsError, errorResult, toolError} from './tool-error.js'
-import {toolSchemas, toolsFor, type ToolContext, type ToolDefinition} from './tools.js'
+import {listedTool, toolSchemas, toolsFor, type ToolContext, type ToolDefinition} from './tools.js'
 import type {ToolName} from './schemas.js'
 
 export interface ServerOptions {
@@ -27,11 +26,6 @@ export const HEARTBEAT_MS = 5000
 
 const INSTRUCTIONS = `drover runs commands and AI coding agents (claude -p, codex exec) as background tasks that outlive this session. Start one with start_task, read its output incrementally with read_output (pass the nextCursor you got back), wait with wait_tasks, and end it with stop_task (graceful), drain_tasks (checkpoint to resume later) or cancel_task (abandon). Tasks persist when this server or client exits; nothing is stopped unless you ask. Errors end with the drover CLI's exit code: (exit 2) bad arguments, (exit 3) no such task, (exit 4) conflict with the task's state.`
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
-  const {$schema: _, ...rest} = z.toJSONSchema(schema, {target: 'draft-7', io}) as Record<string, unknown>
-  return rest as {type: 'object'; [key: string]: unknown}
-}
-
 export interface McpServerHandle {
   server: Server
   /** ends waits in flight and stops watching; resolves once no tool call is running (or after `graceMs`). */
@@ -46,10 +40,7 @@ export function createServer(drover: Drover, options: ServerOptions): McpServerH
   const tools = new Map(toolsFor(options).map((tool) => [tool.name, tool]))
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS
   // Computed once: the schemas never change while the server runs.
-  const listed = [...tools.values()].map((tool) => {
-    const {input, output} = toolSchemas(tool.name)
-    return {name: tool.name, title: tool.annotations.title, description: tool.description, inputSchema: jsonSchema(input, 'input'), outputSchema: jsonSchema(output, 'output'), annotations: tool.annotations}
-  })
+  const listed = [...tools.values()].map(listedTool)
 
   // Calls in flight, so a shutdown lets a start half done write its record.
   const inFlight = new Set<Promise<unknown>>()

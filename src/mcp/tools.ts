@@ -4,6 +4,7 @@
 
 import {DroverError, ExitCode, type Drover, type TaskJson, type TaskRef} from '../api/index.js'
 import {FINAL_STATUSES} from '../api/values.js'
+import * as z from 'zod'
 import {inputs, outputs, type ToolInput, type ToolName} from './schemas.js'
 import {startOptions} from './start.js'
 import {waitTasks} from './wait.js'
@@ -98,7 +99,7 @@ export const TOOLS = [
     name: 'read_output',
     access: 'read',
     annotations: reading("Read a task's output"),
-    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. The output of agents started with --output-format stream-json (claude) or --json (codex) comes as a readable transcript (what the agent said, → tool calls, ← results, the final [result]) unless format is "raw". Returns at most maxBytes (default ${DEFAULT_READ_BYTES}) per call.`,
+    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. The output of agents started with --output-format stream-json (claude) or --json (codex) comes as a readable transcript (what the agent said, → tool calls, ← results, the final [result]) unless format is "raw". Returns {text, nextCursor, more, complete} with the task's status, at most maxBytes (default ${DEFAULT_READ_BYTES}) of raw log per call.`,
     async run(args, {drover}) {
       const tail = args.cursor === undefined ? (args.tail ?? DEFAULT_TAIL_LINES) : undefined
       const page = await drover.read(args.task, {offset: args.cursor, tail, maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES, format: args.format ?? 'transcript'})
@@ -155,8 +156,7 @@ export const TOOLS = [
     name: 'resume_task',
     access: 'write',
     annotations: annotate('Resume a task', {openWorldHint: true}),
-    description:
-      "Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with `prompt` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks.",
+    description: `Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
     async run(args, {drover}) {
       const budget = {maxTurns: args.maxTurns, maxTokens: args.maxTokens, maxCostUsd: args.maxCostUsd}
       return {task: await drover.resume(args.task, {prompt: args.prompt, budget})}
@@ -192,7 +192,7 @@ export const TOOLS = [
     access: 'prune',
     annotations: annotate('Remove ended tasks', {destructiveHint: true}),
     description:
-      'Remove ended tasks and their output from the state dir by the rules given (keep the newest N, older than, statuses). Running tasks are never removed, nor drained ones with a checkpoint unless includeCheckpoints. Try dryRun first. Returns what was removed and kept.',
+      'Remove ended tasks and their output from the state dir by the rules given (keep the newest N, older than, statuses). Running tasks are never removed, nor drained ones with a checkpoint unless includeCheckpoints. Try dryRun first. Returns {removed, kept}: what was removed (or would be, with dryRun) and how many ended tasks were kept.',
     async run(args, {drover}) {
       if (args.keep === undefined && args.olderThanSeconds === undefined) throw usageError('say what to prune: keep N, olderThanSeconds (0 for every ended task), or both')
       const result = await drover.prune({
@@ -214,6 +214,19 @@ async function ids(drover: Drover, refs: TaskRef[]): Promise<number[]> {
 }
 
 export const toolSchemas = (name: ToolName) => ({input: inputs[name], output: outputs[name]})
+
+export type JsonSchemaObject = {type: 'object'; properties?: Record<string, Record<string, unknown>>; required?: string[]; [key: string]: unknown}
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+  const {$schema: _, ...rest} = z.toJSONSchema(schema, {target: 'draft-7', io}) as Record<string, unknown>
+  return rest as JsonSchemaObject
+}
+
+/** A tool as `tools/list` shows it to a client. */
+export function listedTool(tool: ToolDefinition) {
+  const {input, output} = toolSchemas(tool.name)
+  return {name: tool.name, title: tool.annotations.title, description: tool.description, inputSchema: jsonSchema(input, 'input'), outputSchema: jsonSchema(output, 'output'), annotations: tool.annotations}
+}
 
 /** The tools a server started with these options shows. */
 export function toolsFor(opts: {readOnly: boolean; allow: readonly string[]}): ToolDefinition[] {

@@ -7,6 +7,7 @@
 
 import {randomBytes, timingSafeEqual} from 'node:crypto'
 import type {ServerResponse} from 'node:http'
+import {hostname, networkInterfaces} from 'node:os'
 
 /** What the page may load: only itself, no inline script or style, no frames. */
 export const CONTENT_SECURITY_POLICY = [
@@ -45,13 +46,37 @@ export function sameSecret(given: string | undefined | null, expected: string): 
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/** What the machine is called on the network: its interfaces' addresses and its hostname. */
+export interface MachineNames {
+  addresses: string[]
+  hostname: string
+}
+
+/** Read again for every request: a laptop's addresses change while a dashboard runs (a new network, a VPN). */
+export function machineNames(): MachineNames {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address))
+  return {addresses, hostname: hostname()}
+}
+
+/** Bound to every interface: a browser elsewhere may reach the dashboard by any of the machine's addresses or its name. */
+export const isWildcard = (host: string) => host === '0.0.0.0' || host === '::'
+
+const withPort = (host: string, port: number) => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`
+
 /**
- * The Host values we answer to: the address bound and `localhost`, with the
- * port. Anything else is a name some other site chose for our address.
+ * The Host values we answer to, with the port: the address bound and
+ * `localhost`; on a wildcard bind also loopback, the machine's own addresses
+ * and its hostname, which a browser on another machine sends. Anything else is a
+ * name some other site chose for our address (DNS rebinding): the machine's
+ * own names are not an attacker's to point elsewhere.
  */
-export function allowedHosts(host: string, port: number): Set<string> {
-  const bound = host.includes(':') ? `[${host}]` : host
-  return new Set([`${bound}:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()))
+export function allowedHosts(host: string, port: number, machine: () => MachineNames = machineNames): Set<string> {
+  const names = [host, 'localhost']
+  if (isWildcard(host)) {
+    const {addresses, hostname: name} = machine()
+    names.push('127.0.0.1', '::1', ...addresses, name)
+  }
+  return new Set(names.filter(Boolean).map((name) => withPort(name, port).toLowerCase()))
 }
 
 /** Headers every answer carries. */

@@ -101,7 +101,7 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
       const maxBytes = Math.min(intParam(url, 'maxBytes') ?? MAX_PAGE_BYTES, MAX_PAGE_BYTES)
       return sendJson(res, 200, await drover.read(id, {offset: intParam(url, 'offset'), tail: intParam(url, 'tail'), maxBytes, format}))
     }
-    return outputEvents(drover, id, {offset: intParam(url, 'offset'), tail: intParam(url, 'tail')}, req, res, closing.signal)
+    return outputEvents(drover, hub, id, {offset: intParam(url, 'offset'), tail: intParam(url, 'tail')}, req, res, closing.signal)
   }
 
   async function post(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -69,14 +69,16 @@ export async function taskEvents(hub: EventHub, req: IncomingMessage, res: Serve
 
 /**
  * A task's output from `offset` (or its last `tail` lines) as `output`
- * events `{offset, end, text}`, then one `end` event when the task has ended
- * or was removed. An event's text is exactly the bytes from `offset` to
+ * events `{offset, end, text}`, the task's changes meanwhile as `task` and
+ * `removed` events, then one `end` event when the task has ended or was
+ * removed. An event's text is exactly the bytes from `offset` to
  * `end`: a character split between two writes is held back until it is
  * whole, so a page that reconnects from the last `end` it saw never gets
  * half a character.
  */
 export async function outputEvents(
   drover: Drover,
+  hub: EventHub,
   ref: TaskRef,
   from: {offset?: number; tail?: number},
   req: IncomingMessage,
@@ -85,6 +87,13 @@ export async function outputEvents(
 ): Promise<void> {
   const start = await drover.outputStart(ref, from)
   const feed = openFeed(req, res, closing)
+  // The task's own changes ride along, so its page needs no second feed:
+  // a browser keeps six connections to a host, and each held feed is one.
+  const unsubscribe = hub.subscribe((event) => {
+    if (event.id !== start.id) return
+    if (event.type === 'removed') feed.push('removed', {id: event.id})
+    else if (event.type !== 'ended') feed.push('task', taskRow(event.task))
+  })
   // bytes of a character not yet whole, and where they start in the log
   let held = Buffer.alloc(0)
   let heldAt = start.offset
@@ -113,6 +122,7 @@ export async function outputEvents(
     if (held.length > 0 && result.outcome === 'ended') await send(held, heldAt)
     await feed.send('end', result.outcome === 'ended' ? {outcome: 'ended', task: taskRow(result.task)} : {outcome: result.outcome})
   } finally {
+    unsubscribe()
     feed.end()
   }
 }

@@ -51,7 +51,8 @@ dd { margin: 0; word-break: break-all; }
 .tabs button { background: var(--line); color: var(--fg); }
 .tabs button[aria-pressed="true"] { background: #2472c8; color: #fff; }
 pre.output { background: var(--term); color: var(--termfg); padding: .8em; margin: .4em 0; height: 60vh; overflow: auto; white-space: pre-wrap; word-break: break-all; font: 13px/1.4 ui-monospace, monospace; border-radius: 4px; contain: strict; }
-.output-view #earlier { background: var(--line); color: var(--fg); }
+pre.output .chunk { display: block; content-visibility: auto; contain-intrinsic-size: auto 20em; }
+.output-view #earlier, .output-view #older-entries { background: var(--line); color: var(--fg); }
 .usage-chart { margin: .4em 0; } .usage-chart figcaption { color: var(--muted); font-size: .9em; }
 .key-tokens { color: #2472c8; } .key-cost { color: #d93025; }
 .timeline { color: var(--muted); padding-left: 1.4em; }

@@ -4,6 +4,7 @@
 // the Host check against DNS rebinding (403), the CSRF token on POST (403),
 // no CORS, a strict CSP, and loopback unless asked otherwise.
 
+import os from 'node:os'
 import {describe, expect, it} from 'vitest'
 import {drover, fixture, json, makeStateDir} from '../helpers/cli.js'
 import {rawRequest, sessionCookie, signedIn, startUi, useBrowser} from '../helpers/ui.js'
@@ -47,6 +48,32 @@ describe('drover ui: security', () => {
     }
     for (const host of [`127.0.0.1:${ui.port}`, `localhost:${ui.port}`, `LOCALHOST:${ui.port}`]) {
       expect((await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})).status).toBe(200)
+    }
+  })
+
+  it('bound to every interface (--allow-remote --host 0.0.0.0), answers to the machine’s own addresses and hostname, and still to nothing else', async () => {
+    const ui = await startUi(makeStateDir(), ['--allow-remote', '--host', '0.0.0.0'])
+    expect(ui.stderr()).toContain('reachable from other machines')
+    const cookie = sessionCookie(ui)
+    // What a browser on another machine sends: this machine's address on the network, or its name.
+    // The request itself goes to 127.0.0.1: the test talks to nothing beyond loopback.
+    const own = Object.values(os.networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .filter((entry) => !entry.internal)
+      .map((entry) => (entry.family === 'IPv6' ? `[${entry.address}]` : entry.address))
+    const hosts = [...own, os.hostname(), '127.0.0.1', 'localhost'].map((host) => `${host}:${ui.port}`)
+    for (const host of hosts) {
+      const answer = await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})
+      expect([host, answer.status]).toEqual([host, 200])
+    }
+    // the token URL too: a remote browser gets its session cookie
+    const redirect = await rawRequest(ui, {path: `/?token=${ui.token}`, headers: {Host: hosts[0]}})
+    expect(redirect.status).toBe(303)
+    expect(redirect.headers['set-cookie']).toEqual([expect.stringMatching(new RegExp(`^drover_ui_${ui.port}=`))])
+    const notOurs = ['203.0.113.9', '198.51.100.9'].find((address) => !own.includes(address))
+    for (const host of [`evil.example:${ui.port}`, `${os.hostname()}.evil.example:${ui.port}`, `${notOurs}:${ui.port}`, `${hosts[0].replace(/:\d+$/, '')}:${ui.port + 1}`]) {
+      const answer = await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})
+      expect([host, answer.status]).toEqual([host, 403])
     }
   })
 

@@ -1,12 +1,13 @@
 // `drover ui` in a real browser: Debian's headless Chromium on a real
 // `drover ui` child process, loopback only, with tasks started and checked
-// through the CLI from "another shell". (The README's screenshots are
-// taken by ui-screenshots.test.ts.)
+// through the CLI from "another shell". (Big logs: ui-big.test.ts; long
+// transcripts: ui-transcript.test.ts; the README's screenshots are taken by
+// ui-screenshots.test.ts.)
 
 import path from 'node:path'
 import type {Page} from 'playwright-core'
 import {describe, expect, it} from 'vitest'
-import {drover, fixture, isAlive, json, makeStateDir, waitFor} from '../helpers/cli.js'
+import {drover, fixture, isAlive, json, makeStateDir} from '../helpers/cli.js'
 import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
 const browser = useBrowser()
@@ -127,35 +128,29 @@ describe('drover ui in a browser', () => {
     expect(isAlive(task.pid)).toBe(true)
   })
 
-  it('stays responsive on a 10 MB log that keeps growing, and pages earlier output in on demand', async () => {
+  it('keeps five task pages of one browser live at once, each following its task (one feed a page: a browser keeps six connections to a host)', async () => {
     const stateDir = makeStateDir()
-    const id = await startTask(stateDir, ['--', process.execPath, fixture('ui-big.mjs'), '10'])
-    await waitFor(async () => json(await drover(stateDir, ['status', String(id), '--json'])).outputBytes > 10_000_000, {timeout: 30_000})
+    const ids: number[] = []
+    for (let i = 0; i < 5; i++) ids.push(await startTask(stateDir, ['--', process.execPath, fixture('sleeper.mjs'), '120']))
     const ui = await startUi(stateDir)
-    const page = await (await signedIn(browser(), ui)).newPage()
-    const opened = Date.now()
-    await page.goto(`${ui.base}/task/${id}`)
-    const output = page.locator('#output')
-    await expect.poll(() => output.textContent(), {timeout: 10_000}).toContain('the last big line')
-    await expect.poll(() => output.textContent(), {timeout: 10_000}).toMatch(/more \d+/)
-    expect(Date.now() - opened).toBeLessThan(10_000)
-    // Only a bounded part of the log is in the page...
-    const shown = await page.evaluate(() => document.getElementById('output')!.textContent!.length)
-    expect(shown).toBeLessThan(2_000_000)
-    // ...and the page answers at once while output streams in and it is scrolled.
-    for (let i = 0; i < 10; i++) {
-      const asked = Date.now()
-      await page.evaluate(() => document.getElementById('output')!.scrollBy(0, -2000))
-      expect(Date.now() - asked).toBeLessThan(1000)
+    const context = await signedIn(browser(), ui)
+    const pages: Page[] = []
+    for (const id of ids) {
+      const page = await context.newPage()
+      await page.goto(`${ui.base}/task/${id}`, {timeout: 15_000})
+      await page.locator('#live.live').waitFor({timeout: 15_000})
+      await expect.poll(() => page.locator('#status').textContent()).toBe('running')
+      pages.push(page)
     }
-    const before = await output.textContent()
-    expect(before).not.toContain('line 0090000 ')
-    await page.click('#earlier')
-    await expect.poll(() => output.textContent()).toContain('line 0098000 ')
-    const text = (await output.textContent())!
-    // earlier output arrives whole lines, in order, before what was there
-    const first = /line (\d{7}) /.exec(text)!
-    expect(text.indexOf(`line ${String(Number(first[1]) + 1).padStart(7, '0')} `)).toBeGreaterThan(text.indexOf(first[0]))
-    expect(text.startsWith('line ')).toBe(true)
+    // a stop from another shell reaches the page through its output feed...
+    const [last] = pages.slice(-1)
+    expect((await drover(stateDir, ['stop', String(ids[4])])).exitCode).toBe(0)
+    await expect.poll(() => last.locator('#status').textContent(), {timeout: 15_000}).toMatch(/^stopped/)
+    // ...and once that feed ended, the task feed tells it of a removal
+    expect((await drover(stateDir, ['rm', String(ids[4])])).exitCode).toBe(0)
+    await expect.poll(() => last.locator('#action-message').textContent(), {timeout: 10_000}).toBe('This task was removed.')
+    // the others never stopped following theirs
+    for (const page of pages.slice(0, 4)) expect(await page.locator('#live').textContent()).toBe('live')
+    for (const id of ids.slice(0, 4)) expect((await drover(stateDir, ['cancel', String(id)])).exitCode).toBe(0)
   })
 })

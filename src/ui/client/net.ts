@@ -75,6 +75,8 @@ export interface OutputPage {
   text: string
   more: boolean
   complete: boolean
+  /** the offset asked for was past the end (the log was replaced): the page starts again at 0. */
+  reset: boolean
 }
 
 async function answer<T>(response: Response): Promise<T> {

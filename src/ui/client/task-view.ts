@@ -60,11 +60,29 @@ export function showTask(main: HTMLElement, id: number): void {
   let detail: TaskDetail | null = null
   let transcript: TranscriptView | null = null
   let diff: DiffView | null = null
-  const output = new OutputView(
-    id,
-    () => transcript?.poke(),
-    () => void refresh(),
-  )
+  const removed = () => (message.textContent = 'This task was removed.')
+  // One feed at a time per page (a browser keeps six connections to a host): the output feed carries
+  // this task's changes while it streams; once it ended, the task feed follows a later resume or rm.
+  const output = new OutputView(id, {
+    output: () => transcript?.poke(),
+    changed: () => void refresh(),
+    removed,
+    end: (outcome) => {
+      if (outcome === 'removed') return removed()
+      void refresh()
+      followTaskFeed()
+    },
+  })
+  const followTaskFeed = () => {
+    const events = new EventSource('/api/events')
+    events.addEventListener('task', (event) => {
+      const task = JSON.parse((event as MessageEvent<string>).data) as Task
+      if (task.id === id) void refresh()
+    })
+    events.addEventListener('removed', (event) => {
+      if ((JSON.parse((event as MessageEvent<string>).data) as {id: number}).id === id) removed()
+    })
+  }
 
   const render = (task: TaskDetail) => {
     const previous = detail
@@ -161,15 +179,7 @@ export function showTask(main: HTMLElement, id: number): void {
     output.start()
   })
 
-  // status changes come from the task feed, turns and cost from the record: refresh both now and then
-  const events = new EventSource('/api/events')
-  events.addEventListener('task', (event) => {
-    const task = JSON.parse((event as MessageEvent<string>).data) as Task
-    if (task.id === id) void refresh()
-  })
-  events.addEventListener('removed', (event) => {
-    if ((JSON.parse((event as MessageEvent<string>).data) as {id: number}).id === id) message.textContent = 'This task was removed.'
-  })
+  // status changes come from the feeds, turns and cost from the record: refresh both now and then
   setInterval(() => detail && !isFinal(detail.status) && void refresh(), 3000)
 }
 
