@@ -10,6 +10,7 @@ import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
+import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {isSameProcess} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
@@ -93,7 +94,8 @@ export class Drover {
 
   /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
   async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
-    const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options)
+    // The state dir's config.json gives the defaults neither an option nor the environment gave (the executor, Slurm's).
+    const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options, readStateConfig(this.stateDir))
     const [{queueSpec}, {startTask}] = await Promise.all([import('./queues.js'), import('../tasks/launch.js')])
     // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
     const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
