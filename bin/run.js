@@ -28,11 +28,13 @@ try {
 
 // `start` ends by waiting for a runner — a second Node process — to boot. Booting
 // it now, while oclif loads, lets the two start-ups overlap (see
-// dist/runner/local-executor.js); anything else goes straight to oclif.
+// dist/runner/local-executor.js); anything else goes straight to oclif. A task
+// going to Slurm has its runner in a batch job: no local one is booted for it.
 if (argv[0] === 'start' && !asksForHelp(argv)) {
   try {
-    const {prespawnRunner} = await import('../dist/runner/local-executor.js')
-    prespawnRunner()
+    const {prespawnForStart} = await import('../dist/api/standby.js')
+    // not awaited: only a default state dir's config is still being looked up, and oclif need not wait for it
+    prespawnForStart(argv.slice(1)).catch(() => {})
   } catch {
     // not built yet, or no runner: start spawns one itself when it needs it
   }

@@ -77,6 +77,16 @@ export function prespawnRunner(): void {
 }
 
 /**
+ * Lets the standby runner go unused (the task went to another executor): its
+ * pipe closed, it exits having done nothing, as it would when this process exits.
+ */
+export function dropStandby(): void {
+  const waiting = standby
+  standby = null
+  waiting?.assign.destroy()
+}
+
+/**
  * A runner for this task: the standby one when it is still there, else a new
  * one. With `adopt`, a new one that takes over the live worker of a dead runner.
  */

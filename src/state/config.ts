@@ -5,11 +5,10 @@
 // file is one line naming it (exit 2, as a bad DROVER_EXECUTOR is), never half
 // applied. Only the shape is checked here; start-options checks the values.
 
-import {lstatSync} from 'node:fs'
+import {constants as fsc, lstatSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
 import {EXECUTOR_NAMES, type ExecutorName} from './record.js'
-import {readOwnFile} from './store.js'
 
 export const CONFIG_FILE = 'config.json'
 
@@ -57,12 +56,13 @@ export function readStateConfig(stateDir: string): StateConfig {
     if (code === 'ENOENT' || code === 'ENOTDIR') return {}
     throw bad(`cannot read it (${code ?? (error as Error).message})`)
   }
-  // lstat, and readOwnFile's O_NOFOLLOW: a link planted in place of config.json is refused, not followed.
+  // lstat, and O_NOFOLLOW below: a link planted in place of config.json is refused, not followed.
   if (!stats.isFile()) throw bad('not a regular file')
   if (stats.size > MAX_CONFIG_BYTES) throw bad(`too big for a config (${stats.size} bytes)`)
   let text: string
   try {
-    text = readOwnFile(file)
+    // O_NOFOLLOW as store.readOwnFile, without loading the store: bin/run.js reads this file before oclif loads.
+    text = readFileSync(file, {encoding: 'utf8', flag: (fsc.O_RDONLY | (fsc.O_NOFOLLOW ?? 0)) as unknown as string})
   } catch (error) {
     throw bad(`cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }
