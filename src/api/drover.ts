@@ -11,10 +11,10 @@ import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '.
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
-import {fileSize, listTaskIds, readEvents, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
-import {isSameProcess} from '../platform/platform.js'
+import {fileSize, listTaskIds, readEvents, readRecord, taskPaths} from '../state/store.js'
+import {runnerAlive} from '../runner/executors.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile, runnerState, workerAlive} from '../tasks/reconcile.js'
+import {reconcile, workerAlive} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -181,10 +181,8 @@ export class Drover {
       const {waitForFinal} = await import('../tasks/wait.js')
       record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
     }
-    const runner = readRunnerIdentity(this.stateDir, record.id)
-    // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here.
-    const runnerAlive = record.executor === 'local' ? runner !== null && isSameProcess(runner) : !isFinalStatus(record.status) && runnerState(this.stateDir, record) === 'alive'
-    const live = {runnerAlive, workerAlive: workerAlive(record)}
+    // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here (runner/executors).
+    const live = {runnerAlive: runnerAlive(this.stateDir, record.id, record), workerAlive: workerAlive(record)}
     return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
   }
 

@@ -12,7 +12,7 @@ import {fileURLToPath} from 'node:url'
 import {isSameProcess, signalIdentity, type ProcessSignal} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
-import type {Executor, RunnerPresence} from './executor.js'
+import {EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
 import {fireExitHooks} from './exit-hooks.js'
 import {withoutTaskVariables} from '../process/worker.js'
 
@@ -176,7 +176,7 @@ function recordWrittenAt(stateDir: string, id: number): number {
 
 export const localExecutor: Executor = {
   name: 'local',
-  capabilities: {adopt: true, directControl: true, standby: true},
+  capabilities: EXECUTOR_CAPABILITIES.local,
 
   submit(stateDir: string, id: number, opts: {adopt?: boolean; detach?: boolean} = {}): Promise<void> {
     if (opts.detach) {

@@ -13,7 +13,7 @@ import {fileURLToPath} from 'node:url'
 import type {ProcessSignal} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
-import {ENGINE_QUEUED_PREFIX, type Executor, type RunnerPresence} from './executor.js'
+import {ENGINE_QUEUED_PREFIX, EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
 import {heartbeatAge} from './heartbeat.js'
 import {failSubmission, placeJob, slurm} from './slurm-submit.js'
 import {parseSacct, parseScontrolJob, parseSqueue, sacctArgs, scancelArgs, scancelSignalArgs, squeueArgs, type JobView} from './slurm-commands.js'
@@ -146,7 +146,7 @@ function jobOf(stateDir: string, id: number): string | null {
 
 export const slurmExecutor: Executor = {
   name: 'slurm',
-  capabilities: {adopt: false, directControl: false, standby: false},
+  capabilities: EXECUTOR_CAPABILITIES.slurm,
   submit,
   observe,
   explain,

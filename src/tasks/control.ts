@@ -220,10 +220,15 @@ function finalMessage(record: TaskRecord): string {
   return `task ${record.id} already ended: ${outcomeText(record)}${strangerNote(record)}`
 }
 
-/** A lost task's recorded pid now naming someone else's process is worth saying: it was left alone. */
+/**
+ * A lost task's recorded pid now naming someone else's process is worth
+ * saying: it was left alone. Only where the pid is this machine's: a Slurm
+ * worker's pid is a node's, and whatever holds that number here is no news.
+ */
 function strangerNote(record: TaskRecord): string {
   const worker = record.worker
-  const stranger = record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
+  const here = executorOf(record).capabilities.directControl
+  const stranger = here && record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
   return stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
 }
 

@@ -5,23 +5,19 @@
 // really gone is finalised as `lost`. Either happens once, under the task lock.
 
 import {taskMark} from '../process/worker.js'
-import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
+import {currentPlatform, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
 import {ProcessTree, stopLeftovers, stopMarked} from '../process/process-tree.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
-import type {Executor, RunnerPresence} from '../runner/executor.js'
-import {fireHooks, localExecutor} from '../runner/local-executor.js'
-import {slurmExecutor} from '../runner/slurm-executor.js'
+import type {RunnerPresence} from '../runner/executor.js'
+import {fireHooks} from '../runner/local-executor.js'
+import {executorOf, workerAliveHere} from '../runner/executors.js'
+export {executorOf}
 
 export type {RunnerPresence as RunnerState} from '../runner/executor.js'
-
-/** Which executor placed the task's runner: the record names it (records from before executors were named are local). */
-export function executorOf(record: Pick<TaskRecord, 'executor'>): Executor {
-  return record.executor === 'slurm' ? slurmExecutor : localExecutor
-}
 
 export function runnerState(stateDir: string, record: TaskRecord): RunnerPresence {
   return executorOf(record).observe(stateDir, record)
@@ -129,5 +125,5 @@ export function withEngineReason(stateDir: string, record: TaskRecord): TaskReco
  * names nothing here.
  */
 export function workerAlive(record: TaskRecord): boolean {
-  return record.worker !== null && executorOf(record).capabilities.directControl && isSameProcess(record.worker)
+  return workerAliveHere(record)
 }
