@@ -13,6 +13,7 @@ import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, taskPaths} from '../state/store.js'
 import {runnerAlive} from '../runner/executors.js'
+import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
 import {reconcile, workerAlive} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
@@ -91,6 +92,18 @@ export async function openStateDir(dir?: string, opts: {create?: boolean} = {}):
 export class Drover {
   /** @param stateDir an absolute path already checked by openStateDir */
   constructor(readonly stateDir: string) {}
+
+  /**
+   * Why Slurm's compute nodes may not see this state dir, when that shows
+   * from here: it lives in this machine's memory (tmpfs, ramfs). Null when
+   * nothing shows; a shared file system is not something a path can prove.
+   */
+  unsharedStateDir(): string | null {
+    const fs = memoryFileSystem(this.stateDir)
+    return fs
+      ? `state dir ${this.stateDir} is on ${fs}, in this machine's memory: Slurm's compute nodes cannot read it unless this machine is the only node (a job that cannot is recorded failed)`
+      : null
+  }
 
   /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
   async start(options: StartOptions | PreparedStart): Promise<TaskJson> {

@@ -134,6 +134,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (args.task !== undefined) {
       ;({task: record, offset: followFrom} = await drover.startAgain(args.task))
     } else {
+      // Up front where it shows (a tmpfs state dir); a node that cannot read the state dir is found after the fact too.
+      const unshared = prepared!.spec.executor === 'slurm' ? drover.unsharedStateDir() : null
+      if (unshared) this.note(`drover: warning: ${unshared}`)
       record = await drover.start(prepared!)
       if (record.worktree?.baseDirty) {
         this.note(`drover: note: uncommitted changes in ${record.worktree.repo} are not in the worktree (it starts from ${record.worktree.baseCommit.slice(0, 12)})`)
