@@ -51,7 +51,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
       if (adopted) return adopted
     }
     const left = await stopOrphans(stateDir, fresh.record)
-    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record))
+    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record), unreached(stateDir, fresh.record))
     try {
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
@@ -83,10 +83,26 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord, leftovers = 0, engine?: string | null): TaskRecord {
+function markLost(record: TaskRecord, leftovers = 0, engine?: string | null, unreachedNote?: string | null): TaskRecord {
   const base = record.status === 'starting' ? 'runner never started' : 'runner vanished without recording an end'
   const reason = engine ? `${base} (${engine})` : base
-  return transition(record, {status: 'lost', reason: leftovers > 0 ? `${reason}; ${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : reason})
+  const notes = [reason, leftovers > 0 ? `${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : null, unreachedNote ?? null]
+  return transition(record, {status: 'lost', reason: notes.filter(Boolean).join('; ')})
+}
+
+/**
+ * A task whose processes ran on another host (Slurm): what its runner saw of
+ * the tree (the worker, tree.json) may outlive it there — a scheduler's
+ * default process tracking misses what left the runner's tree, and the runner
+ * that would stop them is gone. drover signals no process of another host, so
+ * the lost reason names them for a person to check; null when there is none
+ * to name or drover stops them itself (stopOrphans).
+ */
+function unreached(stateDir: string, record: TaskRecord): string | null {
+  if (record.keepChildren || executorOf(record).capabilities.directControl) return null
+  const pids = [...new Set([record.worker?.pid, ...readTreeFile(taskPaths(stateDir, record.id)).map((identity) => identity.pid)])].filter((pid) => pid !== undefined)
+  if (pids.length === 0) return null
+  return `its processes on ${record.host ?? 'its node'} were not checked (pid${pids.length === 1 ? '' : 's'} ${pids.join(', ')}): drover signals no process of another host`
 }
 
 /**
