@@ -40,7 +40,7 @@ export interface StartOptions extends QueueStartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
-  /** where the runner runs: `local` (default; DROVER_EXECUTOR sets another) or `slurm` (a batch job). */
+  /** where the runner runs: `local` or `slurm` (a batch job); by default DROVER_EXECUTOR's, else the state dir's config.json's, else local. */
   executor?: ExecutorName
   /** Slurm only: what the job asks of the scheduler. */
   slurm?: SlurmOptions
