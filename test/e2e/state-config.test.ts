@@ -5,7 +5,10 @@
 import {readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, readTask} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, json, makeStateDir, readTask, ROOT} from '../helpers/cli.js'
+
+// The built library, whose runner is the bundled one (as a script importing 'drover' gets it).
+const {openStateDir} = (await import(path.join(ROOT, 'dist/api/drover.js'))) as typeof import('../../src/api/drover.js')
 
 afterEach(() => cleanupStateDirs())
 
@@ -47,5 +50,28 @@ describe("the state dir's config.json", () => {
     const listed = await drover(dir, ['list', '--json'])
     expect(listed.exitCode, listed.stderr).toBe(0)
     expect(json(listed)).toEqual([])
+  })
+})
+
+describe("the library's Drover.start (and through it MCP's start_task)", () => {
+  it('reads the same config.json: refused whole when bad, its executor taken when good', async () => {
+    const dir = makeStateDir()
+    const saved = process.env.DROVER_EXECUTOR
+    delete process.env.DROVER_EXECUTOR
+    try {
+      const api = await openStateDir(dir)
+      writeFileSync(path.join(dir, 'config.json'), '{"executor": "slurm", "slurm": {"cpus": -1}}')
+      await expect(api.start({command: ['true']})).rejects.toMatchObject({exitCode: 2, message: `${path.join(dir, 'config.json')}: slurm.cpus must be a positive whole number`})
+      expect(readdirSync(path.join(dir, 'tasks'))).toEqual([])
+      writeFileSync(path.join(dir, 'config.json'), '{"executor": "local", "slurm": {"cpus": 4}}')
+      const task = await api.start({command: ['true']})
+      expect(task).toMatchObject({executor: 'local', jobId: null})
+      expect(task.status).not.toBe('failed')
+      // the option still wins over the file
+      writeFileSync(path.join(dir, 'config.json'), '{"executor": "slurm"}')
+      expect(await api.start({command: ['true'], executor: 'local'})).toMatchObject({executor: 'local'})
+    } finally {
+      if (saved !== undefined) process.env.DROVER_EXECUTOR = saved
+    }
   })
 })
