@@ -12,11 +12,16 @@ try {
 // `start` ends by waiting for a runner — a second Node process — to boot. Booting
 // it first, before anything else of drover or oclif loads, lets the two
 // start-ups overlap the most (dist/runner/standby.js loads builtins and one small module);
-// anything else goes straight on.
+// anything else goes straight on. A task going to Slurm has its runner in a
+// batch job: none is booted for it (with the default state dir, whose
+// config.json takes env-paths to find, it is booted and let go).
 if (argv[0] === 'start' && !asksForHelp(argv)) {
   try {
-    const {prespawnRunner} = await import('../dist/runner/standby.js')
-    prespawnRunner()
+    const {prespawnRunner, standbyVerdict} = await import('../dist/runner/standby.js')
+    const verdict = standbyVerdict(argv.slice(1))
+    if (verdict !== 'none') prespawnRunner()
+    // not awaited: oclif need not wait for the default state dir's config
+    if (verdict === 'boot-then-check') import('../dist/api/standby.js').then((m) => m.dropStandbyIfSlurm()).catch(() => {})
   } catch {
     // not built yet, or no runner: start spawns one itself when it needs it
   }

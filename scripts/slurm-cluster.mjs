@@ -4,7 +4,7 @@
 // temp dir, bound to 127.0.0.1. Needs root (the daemons run as root, munged as
 // `munge`).
 //
-//   node scripts/slurm-cluster.mjs up [--cpus N]   prints the SLURM_CONF path
+//   node scripts/slurm-cluster.mjs up [--cpus N]   prints the SLURM_CONF path (a node of N CPUs, default 2)
 //   node scripts/slurm-cluster.mjs down            stops the daemons by pid file
 //   node scripts/slurm-cluster.mjs conf            prints the SLURM_CONF path if up
 //
@@ -115,8 +115,12 @@ async function up(cpus) {
   writeFileSync(path.join(dir, 'run', 'munged.pid'), readFileSync(path.join(dir, 'munge', 'munged.pid')))
 
   const host = os.hostname()
+  // The node has exactly `cpus` CPUs whatever this machine has, so the tests
+  // (20 tasks through 2 CPUs, a job pending for Resources) mean the same on a
+  // laptop and a 64-core runner: the topology slurmd detects is dropped, and
+  // config_overrides lets slurmd run a node described unlike its hardware.
   const node = run('slurmd', ['-C']).split('\n')[0].trim()
-  const nodeLine = cpus ? node.replace(/CPUs=\d+/, `CPUs=${cpus}`).replace(/ Boards=\S+ SocketsPerBoard=\S+ CoresPerSocket=\S+ ThreadsPerCore=\S+/, '') : node
+  const nodeLine = node.replace(/CPUs=\d+/, `CPUs=${cpus}`).replace(/ Boards=\S+ SocketsPerBoard=\S+ CoresPerSocket=\S+ ThreadsPerCore=\S+/, '')
   const conf = path.join(dir, 'slurm.conf')
   writeFileSync(
     conf,
@@ -149,6 +153,7 @@ MinJobAge=300
 KillWait=5
 SlurmdTimeout=10
 ReturnToService=2
+SlurmdParameters=config_overrides
 ${nodeLine} NodeAddr=127.0.0.1
 PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
 `,
@@ -168,7 +173,11 @@ PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
 
 const [command, ...rest] = process.argv.slice(2)
 const cpusAt = rest.indexOf('--cpus')
-const cpus = cpusAt === -1 ? null : Number(rest[cpusAt + 1])
+const cpus = cpusAt === -1 ? 2 : Number(rest[cpusAt + 1])
+if (!Number.isSafeInteger(cpus) || cpus < 1) {
+  console.error('slurm-cluster: --cpus needs a positive whole number')
+  process.exit(2)
+}
 try {
   if (command === 'up') await up(cpus)
   else if (command === 'down') await down()

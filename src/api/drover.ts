@@ -10,10 +10,12 @@ import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
-import {fileSize, listTaskIds, readEvents, readRecord, readRunnerIdentity, taskPaths} from '../state/store.js'
-import {isSameProcess} from '../platform/platform.js'
+import {readStateConfig} from '../state/config.js'
+import {fileSize, listTaskIds, readEvents, readRecord, taskPaths} from '../state/store.js'
+import {runnerAlive} from '../runner/executors.js'
+import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile, runnerState, workerAlive} from '../tasks/reconcile.js'
+import {reconcile, workerAlive} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -91,9 +93,22 @@ export class Drover {
   /** @param stateDir an absolute path already checked by openStateDir */
   constructor(readonly stateDir: string) {}
 
+  /**
+   * Why Slurm's compute nodes may not see this state dir, when that shows
+   * from here: it lives in this machine's memory (tmpfs, ramfs). Null when
+   * nothing shows; a shared file system is not something a path can prove.
+   */
+  unsharedStateDir(): string | null {
+    const fs = memoryFileSystem(this.stateDir)
+    return fs
+      ? `state dir ${this.stateDir} is on ${fs}, in this machine's memory: Slurm's compute nodes cannot read it unless this machine is the only node (a job that cannot is recorded failed)`
+      : null
+  }
+
   /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
   async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
-    const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options)
+    // The state dir's config.json gives the defaults neither an option nor the environment gave (the executor, Slurm's).
+    const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options, readStateConfig(this.stateDir))
     const [{queueSpec}, {startTask}] = await Promise.all([import('./queues.js'), import('../tasks/launch.js')])
     // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
     const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
@@ -179,10 +194,8 @@ export class Drover {
       const {waitForFinal} = await import('../tasks/wait.js')
       record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
     }
-    const runner = readRunnerIdentity(this.stateDir, record.id)
-    // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here.
-    const runnerAlive = record.executor === 'local' ? runner !== null && isSameProcess(runner) : !isFinalStatus(record.status) && runnerState(this.stateDir, record) === 'alive'
-    const live = {runnerAlive, workerAlive: workerAlive(record)}
+    // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here (runner/executors).
+    const live = {runnerAlive: runnerAlive(this.stateDir, record.id, record), workerAlive: workerAlive(record)}
     return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
   }
 

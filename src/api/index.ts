@@ -7,8 +7,8 @@
 
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
 export type {JournalEntry, ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
-export {prepareStart, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
-export type {PreparedStart, SlurmOptions, StartOptions} from './start-options.js'
+export {prepareStart, startDefaults, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
+export type {PreparedStart, SlurmDefaults, SlurmOptions, StartOptions, StateConfig} from './start-options.js'
 export type {QueueInfo, QueueStartOptions} from './queues.js'
 export type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 export type {DiffOptions, DiffResult, WorktreeStatus, WorktreeSummary} from './worktrees.js'

@@ -4,11 +4,14 @@
 
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
-import {parseEnvAssignment, parseTaskName} from '../base/parse.js'
+import {parseDuration, parseEnvAssignment, parseTaskName} from '../base/parse.js'
 import {resolveExecutable, shellCommand} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
+import {CONFIG_FILE, readStateConfig, type StateConfig} from '../state/config.js'
+export type {SlurmDefaults, StateConfig} from '../state/config.js'
+import {resolveStateDir} from '../state/statedir.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
@@ -37,7 +40,7 @@ export interface StartOptions extends QueueStartOptions {
   agentHooks?: boolean
   /** leave the worker's children running after it exits (default false). */
   keepChildren?: boolean
-  /** where the runner runs: `local` (default; DROVER_EXECUTOR sets another) or `slurm` (a batch job). */
+  /** where the runner runs: `local` or `slurm` (a batch job); by default DROVER_EXECUTOR's, else the state dir's config.json's, else local. */
   executor?: ExecutorName
   /** Slurm only: what the job asks of the scheduler. */
   slurm?: SlurmOptions
@@ -92,16 +95,26 @@ export interface PreparedStart {
   readonly queue: QueueStartOptions
 }
 
+/**
+ * The state dir's config.json (see state/config.ts), read before the state
+ * dir is opened so a bad one refuses the start with nothing written: the dir
+ * as `--state-dir`, DROVER_STATE_DIR or the default resolve it.
+ */
+export async function startDefaults(stateDirFlag?: string): Promise<StateConfig> {
+  return readStateConfig(await resolveStateDir(stateDirFlag))
+}
+
 /** The default of `maxOutputBytes`: 1 GiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 ** 3
 
 /**
  * Checks a start and resolves what it will run (the program on PATH, the
- * agent profile), without touching the state dir: a DroverError with exit 2
- * for anything wrong — both or neither of command and shell, an empty or
- * unknown program, an agent that needs argv given a script, a bad name.
+ * agent profile, the executor), without writing to the state dir: a
+ * DroverError with exit 2 for anything wrong — both or neither of command and
+ * shell, an empty or unknown program, an agent that needs argv given a
+ * script, a bad name. `config` is the state dir's (startDefaults).
  */
-export function prepareStart(o: StartOptions): PreparedStart {
+export function prepareStart(o: StartOptions, config: StateConfig = {}): PreparedStart {
   if (o.ifAbsent && o.name === undefined) throw usageError('ifAbsent needs a name')
   if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
@@ -146,7 +159,7 @@ export function prepareStart(o: StartOptions): PreparedStart {
     pathEnv,
     agentHooks: o.agentHooks ?? true,
     keepChildren: o.keepChildren ?? false,
-    ...placement(o),
+    ...placement(o, config),
     ifAbsent: o.ifAbsent ?? false,
     onExit: o.onExit ?? null,
     hookTimeoutMs: o.hookTimeoutMs ?? null,
@@ -158,10 +171,14 @@ export function prepareStart(o: StartOptions): PreparedStart {
   return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
 }
 
-/** The executor asked for (the option, then DROVER_EXECUTOR), and its placement checked. */
-function placement(o: StartOptions): {executor: ExecutorName; slurm: SlurmPlacement | null} {
+/**
+ * The executor asked for — the option, then DROVER_EXECUTOR, then the state
+ * dir's config.json, else local — and its placement checked: the options
+ * given, over the config's Slurm defaults (which apply to Slurm tasks only).
+ */
+function placement(o: StartOptions, config: StateConfig): {executor: ExecutorName; slurm: SlurmPlacement | null} {
   const fromEnv = process.env.DROVER_EXECUTOR === '' ? undefined : process.env.DROVER_EXECUTOR
-  const executor = o.executor ?? fromEnv ?? 'local'
+  const executor = o.executor ?? fromEnv ?? config.executor ?? 'local'
   if (!EXECUTOR_NAMES.includes(executor as ExecutorName)) {
     throw usageError(`unknown executor '${executor}'${o.executor === undefined ? ' (from DROVER_EXECUTOR)' : ''}: use ${EXECUTOR_NAMES.join(' or ')}`)
   }
@@ -175,26 +192,44 @@ function placement(o: StartOptions): {executor: ExecutorName; slurm: SlurmPlacem
   if (o.onLimit === 'wait') {
     throw usageError('--on-limit wait does not go with --executor slurm: the job would hold its allocation idle until the limit lifts (let it fail, then resume it)')
   }
-  if (s.cpus !== undefined && !(Number.isSafeInteger(s.cpus) && s.cpus > 0)) throw usageError('cpus must be a positive whole number')
-  if (s.drainBeforeLimitS !== undefined && !(Number.isSafeInteger(s.drainBeforeLimitS) && s.drainBeforeLimitS > 0 && s.drainBeforeLimitS <= 65535)) {
-    throw usageError('drain-before-limit must be between 1 second and 65535 seconds (Slurm\'s limit)')
+  checkSlurmOptions(s, '')
+  const d = config.slurm ?? {}
+  const file = config.source ?? CONFIG_FILE
+  const defaults: SlurmOptions = {
+    partition: d.partition,
+    time: d.time,
+    cpus: d.cpus,
+    mem: d.mem,
+    drainBeforeLimitS: d.drainBeforeLimit === undefined ? undefined : Math.ceil(parseDuration(d.drainBeforeLimit, `${file}: slurm.drainBeforeLimit`) / 1000),
+    opts: d.opts,
   }
-  if (s.time !== undefined && !/^(\d+-)?\d+(:\d+){0,2}$|^\d+-\d+$/.test(s.time)) {
-    throw usageError(`time '${s.time}' is not a Slurm time limit (minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]])`)
-  }
-  for (const [key, value] of [['partition', s.partition], ['mem', s.mem]] as const) {
-    if (value !== undefined && !/^[\w.+-]+$/.test(value)) throw usageError(`${key} '${value}' is not a Slurm ${key} name`)
-  }
+  checkSlurmOptions(defaults, `${file}: slurm.`)
   return {
     executor: 'slurm',
     slurm: {
       jobId: null,
-      partition: s.partition ?? null,
-      time: s.time ?? null,
-      cpus: s.cpus ?? null,
-      mem: s.mem ?? null,
-      drainBeforeLimitS: s.drainBeforeLimitS ?? null,
-      opts: s.opts ?? [],
+      partition: s.partition ?? defaults.partition ?? null,
+      time: s.time ?? defaults.time ?? null,
+      cpus: s.cpus ?? defaults.cpus ?? null,
+      mem: s.mem ?? defaults.mem ?? null,
+      drainBeforeLimitS: s.drainBeforeLimitS ?? defaults.drainBeforeLimitS ?? null,
+      // the config's first: sbatch takes the last of a repeated option, so a flag's wins
+      opts: [...(defaults.opts ?? []), ...(s.opts ?? [])],
     },
+  }
+}
+
+/** The checks of a Slurm placement, for the options given and for the config's defaults (`where` names the file's key). */
+function checkSlurmOptions(s: SlurmOptions, where: string): void {
+  const name = (key: string) => (where ? `${where}${key}` : key)
+  if (s.cpus !== undefined && !(Number.isSafeInteger(s.cpus) && s.cpus > 0)) throw usageError(`${name('cpus')} must be a positive whole number`)
+  if (s.drainBeforeLimitS !== undefined && !(Number.isSafeInteger(s.drainBeforeLimitS) && s.drainBeforeLimitS > 0 && s.drainBeforeLimitS <= 65535)) {
+    throw usageError(`${where ? name('drainBeforeLimit') : 'drain-before-limit'} must be between 1 second and 65535 seconds (Slurm's limit)`)
+  }
+  if (s.time !== undefined && !/^(\d+-)?\d+(:\d+){0,2}$|^\d+-\d+$/.test(s.time)) {
+    throw usageError(`${name('time')} '${s.time}' is not a Slurm time limit (minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]])`)
+  }
+  for (const [key, value] of [['partition', s.partition], ['mem', s.mem]] as const) {
+    if (value !== undefined && !/^[\w.+-]+$/.test(value)) throw usageError(`${name(key)} '${value}' is not a Slurm ${key} name`)
   }
 }

@@ -3,7 +3,7 @@
 // The detached runner imports this module, so it may import Node builtins only.
 
 import {execFileSync} from 'node:child_process'
-import {accessSync, constants as fsConstants, readFileSync, readdirSync, statSync} from 'node:fs'
+import {accessSync, constants as fsConstants, readFileSync, readdirSync, statfsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {constants as osConstants} from 'node:os'
 
@@ -473,4 +473,25 @@ export function listGroupMembers(leader: number, ctx: PlatformContext = currentP
     if (startTime) members.push({pid: Number(m[1]), startTime})
   }
   return members
+}
+
+// statfs f_type of the file systems that live in one machine's memory (linux/magic.h).
+const MEMORY_FILE_SYSTEMS = new Map([
+  [0x01021994, 'tmpfs'],
+  [0x858458f6, 'ramfs'],
+])
+
+/**
+ * The name of the file system `dir` is on when it lives in this machine's
+ * memory (tmpfs, ramfs): nothing another host could mount. Null elsewhere,
+ * for any other file system, and on the systems whose statfs types are not
+ * Linux's numbers.
+ */
+export function memoryFileSystem(dir: string, ctx: PlatformContext = currentPlatform(), statType: (dir: string) => number = (d) => statfsSync(d).type): string | null {
+  if (ctx.os !== 'linux') return null
+  try {
+    return MEMORY_FILE_SYSTEMS.get(statType(dir)) ?? null
+  } catch {
+    return null
+  }
 }

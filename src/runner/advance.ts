@@ -12,7 +12,7 @@
 // gone; a record turns final only after the worker's tree is gone (runner) or
 // was seen dead (reconcile). So every live worker of the queue was counted.
 
-import {isSameProcess} from '../platform/platform.js'
+import {workerAliveHere} from './executor.js'
 import {acquireLock, LockBusyError, taskLockPath} from '../state/lock.js'
 import {
   activeIds,
@@ -53,8 +53,10 @@ export const LOCK_WAIT_MS = 120_000
 
 type Readiness = {kind: 'ready'} | {kind: 'wait'} | {kind: 'skip'; reason: string}
 
-const holdsSlot = (record: TaskRecord) =>
-  (record.status !== 'queued' && !isFinalStatus(record.status)) || (record.worker !== null && isSameProcess(record.worker))
+// An ended task still holds its slot while its worker lives on — checked only
+// where the executor can check it: a Slurm worker's pid is a node's, and its
+// task ends only once its job has (reconcile's lost needs the job gone).
+const holdsSlot = (record: TaskRecord) => (record.status !== 'queued' && !isFinalStatus(record.status)) || workerAliveHere(record)
 
 /** Interrupted (lost while meant to run, or drained): `resume --interrupted` brings it back, so dependents wait for it. */
 const comesBack = (record: TaskRecord) => record.desired === 'running' && (record.status === 'lost' || record.status === 'drained')

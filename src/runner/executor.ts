@@ -6,8 +6,8 @@
 // batch scheduler (Slurm: sbatch, squeue, scancel --signal, scancel) is the
 // next, and a Kubernetes Job per task could follow (docs/design.md).
 
-import type {ProcessSignal} from '../platform/platform.js'
-import type {TaskRecord} from '../state/record.js'
+import {currentPlatform, isSameProcess, type PlatformContext, type ProcessSignal} from '../platform/platform.js'
+import type {ExecutorName, TaskRecord} from '../state/record.js'
 
 /** Whether the task's runner is there: running, still starting up (no identity recorded yet), or gone. */
 export type RunnerPresence = 'alive' | 'starting' | 'gone'
@@ -53,6 +53,28 @@ export interface Executor {
    * executors with an engine of their own have one.
    */
   explain?(stateDir: string, record: TaskRecord): string | null
+}
+
+/**
+ * What each executor can do, as data: the runner's own code (a queue's
+ * hand-off) asks it without loading the executors themselves into its bundle.
+ */
+export const EXECUTOR_CAPABILITIES: Readonly<Record<ExecutorName, ExecutorCapabilities>> = {
+  local: {adopt: true, directControl: true, standby: true},
+  // the worker is on another host: no adoption, no pid checked or signalled here, no standby
+  slurm: {adopt: false, directControl: false, standby: false},
+}
+
+/** The capabilities of the executor a record names (records from before executors were named are local). */
+export const capabilitiesOf = (record: Pick<TaskRecord, 'executor'>): ExecutorCapabilities => EXECUTOR_CAPABILITIES[record.executor] ?? EXECUTOR_CAPABILITIES.local
+
+/**
+ * Whether the worker a record names is still the live process drover started:
+ * only where the executor lets drover check it (a pid recorded on another host
+ * names nothing here, so it is never alive to drover).
+ */
+export function workerAliveHere(record: TaskRecord, ctx: PlatformContext = currentPlatform()): boolean {
+  return record.worker !== null && capabilitiesOf(record).directControl && isSameProcess(record.worker, ctx)
 }
 
 /** How `explain` begins for a placement still waiting in the engine's own queue (`queued in Slurm: …`). */

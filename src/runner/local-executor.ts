@@ -10,7 +10,7 @@ import type {Readable} from 'node:stream'
 import {isSameProcess, signalIdentity, type ProcessSignal} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
-import type {Executor, RunnerPresence} from './executor.js'
+import {EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
 import {fireExitHooks} from './exit-hooks.js'
 import {runnerEnv} from '../process/boot-env.js'
 import {runnerEntry, takeStandby} from './standby.js'
@@ -28,6 +28,14 @@ export interface RunnerHandle {
   child: ChildProcess
   /** closed by the runner once it has recorded `running` or the failure. */
   ready: Readable
+}
+
+/**
+ * Lets the standby runner go unused (the task went to another executor): its
+ * pipe closed, it exits having done nothing, as it would when this process exits.
+ */
+export function dropStandby(): void {
+  takeStandby()?.assign.destroy()
 }
 
 /**
@@ -119,7 +127,7 @@ function recordWrittenAt(stateDir: string, id: number): number {
 
 export const localExecutor: Executor = {
   name: 'local',
-  capabilities: {adopt: true, directControl: true, standby: true},
+  capabilities: EXECUTOR_CAPABILITIES.local,
 
   submit(stateDir: string, id: number, opts: {adopt?: boolean; detach?: boolean} = {}): Promise<void> {
     if (opts.detach) {

@@ -2,7 +2,9 @@
 // and scancel arguments built from a task's placement, and their text output
 // parsed into one job view. Only text formats: their JSON output and REST paths
 // are versioned per release (v0.0.38 in 22.05 … v0.0.44 in 25.11), while `-o`
-// formats and `Key=Value` lines have stayed put. No processes are run here.
+// formats and `Key=Value` lines have stayed put (recorded from 22.05.8; read
+// in the source up to 25.11: test/fixtures/slurm/README.md). No processes are
+// run here.
 
 import type {SlurmPlacement} from '../state/record.js'
 
@@ -84,11 +86,12 @@ export interface JobView {
   signal: number | null
 }
 
-const PENDING = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESV_DEL_HOLD', 'CONFIGURING', 'SUSPENDED', 'STOPPED', 'SPECIAL_EXIT', 'RESIZING'])
+// EXPEDITING (25.11): an ended job being checked for an expedited requeue, so not over yet.
+const PENDING = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESV_DEL_HOLD', 'CONFIGURING', 'SUSPENDED', 'STOPPED', 'SPECIAL_EXIT', 'RESIZING', 'EXPEDITING'])
 const RUNNING = new Set(['RUNNING', 'COMPLETING', 'SIGNALING', 'STAGE_OUT'])
 
 export function phaseOf(state: string): JobPhase {
-  // Newer releases may print flags after the base state ("CANCELLED by 0", "RUNNING+COMPLETING" is not one, but be lenient).
+  // sacct from the accounting database adds who cancelled: "CANCELLED by 1000".
   const base = state.trim().split(/[\s+]/)[0].toUpperCase()
   if (PENDING.has(base)) return 'pending'
   if (RUNNING.has(base)) return 'running'
@@ -104,7 +107,7 @@ export function squeueArgs(jobIds: string[]): string[] {
   return ['-h', '-t', 'all', '-o', SQUEUE_FORMAT, ...(jobIds.length > 0 ? ['-j', jobIds.join(',')] : [])]
 }
 
-/** `squeue -h -o '%i|%T|%r|%N'` lines; a reason in parentheses (newer releases) loses them. */
+/** `squeue -h -o '%i|%T|%r|%N'` lines. `%r` is the bare reason in every release (only `%R` wraps a pending job's in parentheses); it may hold spaces. */
 export function parseSqueue(stdout: string): Map<string, JobView> {
   const jobs = new Map<string, JobView>()
   for (const line of stdout.split('\n')) {
@@ -114,7 +117,7 @@ export function parseSqueue(stdout: string): Map<string, JobView> {
       jobId,
       state,
       phase: phaseOf(state),
-      reason: orNull(reason?.replace(/^\((.*)\)$/, '$1')),
+      reason: orNull(reason),
       node: orNull(node),
       exitCode: null,
       signal: null,
@@ -145,11 +148,17 @@ export function parseScontrolJob(stdout: string): JobView | null {
   }
 }
 
+/** The job completion log (JobCompType=jobcomp/filetxt): clusters without slurmdbd. */
 export function sacctArgs(jobId: string): string[] {
   return ['-c', '-j', jobId, '-o', 'JobID,State,ExitCode', '-P', '-n']
 }
 
-/** `sacct -c -P -n -o JobID,State,ExitCode` after the job left squeue; the first line of the job itself. */
+/** The accounting database (slurmdbd), the job's own line only (-X: no steps). */
+export function sacctAccountingArgs(jobId: string): string[] {
+  return ['-X', '-j', jobId, '-o', 'JobID,State,ExitCode', '-P', '-n']
+}
+
+/** `sacct [-c|-X] -P -n -o JobID,State,ExitCode` after the job left squeue; the line of the job itself, not its steps. */
 export function parseSacct(stdout: string, jobId: string): JobView | null {
   for (const line of stdout.split('\n')) {
     const [id, state, exit] = line.trim().split('|')

@@ -13,10 +13,10 @@ import {fileURLToPath} from 'node:url'
 import type {ProcessSignal} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
-import {ENGINE_QUEUED_PREFIX, type Executor, type RunnerPresence} from './executor.js'
+import {ENGINE_QUEUED_PREFIX, EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
 import {heartbeatAge} from './heartbeat.js'
 import {failSubmission, placeJob, slurm} from './slurm-submit.js'
-import {parseSacct, parseScontrolJob, parseSqueue, sacctArgs, scancelArgs, scancelSignalArgs, squeueArgs, type JobView} from './slurm-commands.js'
+import {parseSacct, parseScontrolJob, parseSqueue, sacctAccountingArgs, sacctArgs, scancelArgs, scancelSignalArgs, squeueArgs, type JobView} from './slurm-commands.js'
 
 // How long `start` waits for a released job to run before calling it queued.
 const SUBMIT_WAIT_MS = 30_000
@@ -53,9 +53,15 @@ function askScheduler(jobId: string): JobView | null | 'unknown' {
   } else if (!/invalid job id/i.test(squeue.stderr)) {
     return 'unknown'
   }
-  // Purged after MinJobAge: the job completion log still knows how it ended.
-  const sacct = slurm('sacct', sacctArgs(jobId))
-  return sacct.ok ? parseSacct(sacct.stdout, jobId) : null
+  // Purged after MinJobAge: the job completion log (jobcomp/filetxt), else the
+  // accounting database (slurmdbd) still knows how it ended — whichever the
+  // cluster keeps; sacct fails at once for the one it has not.
+  for (const args of [sacctArgs(jobId), sacctAccountingArgs(jobId)]) {
+    const sacct = slurm('sacct', args)
+    const view = sacct.ok ? parseSacct(sacct.stdout, jobId) : null
+    if (view) return view
+  }
+  return null
 }
 
 function runnerEntry(): {script: string; execArgv: string[]} {
@@ -146,7 +152,7 @@ function jobOf(stateDir: string, id: number): string | null {
 
 export const slurmExecutor: Executor = {
   name: 'slurm',
-  capabilities: {adopt: false, directControl: false, standby: false},
+  capabilities: EXECUTOR_CAPABILITIES.slurm,
   submit,
   observe,
   explain,

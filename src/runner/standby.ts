@@ -4,7 +4,7 @@
 // drover loads, so the runner's boot overlaps as much of the CLI's as it can.
 
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {Readable, Writable} from 'node:stream'
 import {fileURLToPath} from 'node:url'
@@ -81,4 +81,39 @@ export function takeStandby(): StandbyRunner | null {
   slot[SLOT] = null
   if (!waiting || waiting.child.exitCode !== null || waiting.child.signalCode !== null || waiting.assign.destroyed) return null
   return waiting
+}
+
+/** `--flag VALUE` or `--flag=VALUE` among drover's own words (before `--`): the last one given. */
+export function flagValue(words: readonly string[], flag: string): string | undefined {
+  let value: string | undefined
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === '--') break
+    if (words[i] === flag && i + 1 < words.length) value = words[++i]
+    else if (words[i].startsWith(`${flag}=`)) value = words[i].slice(flag.length + 1)
+  }
+  return value
+}
+
+/**
+ * Whether `start <args>` wants the standby runner, as far as argv, the
+ * environment and a named state dir's config.json tell without loading more
+ * than builtins (this runs before oclif): `none` for a task going to Slurm
+ * (its runner is a batch job's), `boot`, or `boot-then-check` with the
+ * default state dir, whose place takes env-paths to find — booted first, and
+ * let go once its config turns out to say Slurm (api/standby.ts). Only a
+ * guess to save a process: `start` decides for itself (a bad config.json is
+ * its to refuse).
+ */
+export function standbyVerdict(args: readonly string[], env: NodeJS.ProcessEnv = process.env): 'none' | 'boot' | 'boot-then-check' {
+  const asked = flagValue(args, '--executor') ?? (env.DROVER_EXECUTOR || undefined)
+  if (asked !== undefined) return asked === 'slurm' ? 'none' : 'boot'
+  const named = flagValue(args, '--state-dir') || env.DROVER_STATE_DIR
+  if (!named) return 'boot-then-check'
+  let executor: unknown
+  try {
+    executor = (JSON.parse(readFileSync(path.join(path.resolve(named), 'config.json'), 'utf8')) as {executor?: unknown}).executor
+  } catch {
+    return 'boot' // none, or unreadable: start says so
+  }
+  return executor === 'slurm' ? 'none' : 'boot'
 }

@@ -10,9 +10,8 @@
 import {closeSync, constants as fsc, existsSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {acquireLock, taskLockPath} from './lock.js'
-import {isSameProcess} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
-import {DIR_MODE, FILE_MODE, isRealTaskDir, listTaskIds, readRecord, readRunnerIdentity, taskPaths, uniqueSuffix} from './store.js'
+import {DIR_MODE, FILE_MODE, isRealTaskDir, listTaskIds, readRecord, taskPaths, uniqueSuffix} from './store.js'
 
 const NOFOLLOW = fsc.O_NOFOLLOW ?? 0
 
@@ -77,9 +76,11 @@ export function liveHints(stateDir: string): number[] | null {
 /**
  * Removes the hint of a task that is done with, best effort: under the task lock
  * (which a new run takes while it makes its hint and writes `starting`), after
- * reading the record again, so a run opening right now keeps its hint.
+ * reading the record again, so a run opening right now keeps its hint. A
+ * runner still finishing keeps it too: `runnerAlive` is the caller's, which
+ * knows the task's executor (a pid is checked here only for a local runner).
  */
-export async function dropHintIfDone(stateDir: string, id: number): Promise<void> {
+export async function dropHintIfDone(stateDir: string, id: number, runnerAlive: (record: TaskRecord) => boolean): Promise<void> {
   const hint = path.join(liveDir(stateDir), String(id))
   let release
   try {
@@ -92,8 +93,7 @@ export async function dropHintIfDone(stateDir: string, id: number): Promise<void
     // Ids are never reused: a task folder gone is gone for good.
     const gone = !read.ok && read.missing && !isRealTaskDir(stateDir, id)
     const done = read.ok && !meantToRun(read.record)
-    const runner = done ? readRunnerIdentity(stateDir, id) : null
-    if (gone || (done && !(runner && isSameProcess(runner)))) unlinkSync(hint)
+    if (gone || (done && !runnerAlive(read.record))) unlinkSync(hint)
   } catch {
     // read-only or already gone: nothing to do
   } finally {

@@ -1,8 +1,12 @@
 // Cross-process locks without a daemon: a lock is a directory (mkdir is atomic
-// on every OS) holding owner.json with the holder's pid and process start time,
-// so a lock left by a crashed holder is recognised and taken over safely.
+// on every OS) holding owner.json with the holder's pid, process start time and
+// host, so a lock left by a crashed holder is recognised and taken over safely.
+// A state dir shared with a cluster's nodes has holders on other hosts (a
+// runner in a Slurm job handing its queue slot on): their pid means nothing
+// here, so such a lock is taken over only once it is far older than any hold.
 
 import {mkdirSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {hostname} from 'node:os'
 import path from 'node:path'
 import {isSameProcess, processStartTime} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
@@ -31,15 +35,25 @@ export type Release = () => void
 // been like that for longer than a create can take (its holder died in between).
 const OWNERLESS_GRACE_MS = 5000
 
+// A lock of another host's process cannot be checked: it is stale only when
+// older than this. Holds are short (a record's write, a queue's advance with
+// its sbatch calls, a prune); a wait gives up long before, with the lock busy.
+export const FOREIGN_STALE_MS = 10 * 60_000
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function ownIdentity(): ProcessIdentity {
-  return {pid: process.pid, startTime: processStartTime(process.pid) ?? 'unknown'}
+type LockOwner = ProcessIdentity & {host?: string}
+
+let host: string | null = null
+const thisHost = () => (host ??= hostname())
+
+function ownIdentity(): LockOwner {
+  return {pid: process.pid, startTime: processStartTime(process.pid) ?? 'unknown', host: thisHost()}
 }
 
-function readOwner(lockPath: string): ProcessIdentity | null {
+function readOwner(lockPath: string): LockOwner | null {
   try {
-    const owner = JSON.parse(readOwnFile(path.join(lockPath, 'owner.json'))) as ProcessIdentity
+    const owner = JSON.parse(readOwnFile(path.join(lockPath, 'owner.json'))) as LockOwner
     return Number.isSafeInteger(owner.pid) && typeof owner.startTime === 'string' ? owner : null
   } catch {
     return null
@@ -48,9 +62,10 @@ function readOwner(lockPath: string): ProcessIdentity | null {
 
 function isStale(lockPath: string): boolean {
   const owner = readOwner(lockPath)
-  if (owner) return !isSameProcess(owner)
+  // owner.json without a host: a drover from before hosts were written, on this host.
+  if (owner && (owner.host === undefined || owner.host === thisHost())) return !isSameProcess(owner)
   try {
-    return Date.now() - statSync(lockPath).mtimeMs > OWNERLESS_GRACE_MS
+    return Date.now() - statSync(lockPath).mtimeMs > (owner ? FOREIGN_STALE_MS : OWNERLESS_GRACE_MS)
   } catch {
     return false // vanished: not stale, just free — the next mkdir will tell
   }

@@ -345,11 +345,15 @@ export function readEvents(paths: TaskPaths): TaskEvent[] {
   return events
 }
 
+/** runner.json: the runner's pid and start time, and its host when it runs on another one (a Slurm job). */
+export type RunnerIdentity = ProcessIdentity & {host?: string}
+
 /** The live runner of a task as runner.json names it (pid + start time), or null when there is none or it is unreadable. */
-export function readRunnerIdentity(stateDir: string, id: number): ProcessIdentity | null {
+export function readRunnerIdentity(stateDir: string, id: number): RunnerIdentity | null {
   try {
-    const identity = JSON.parse(readOwnFile(taskPaths(stateDir, id).runner)) as ProcessIdentity
-    return Number.isSafeInteger(identity.pid) && typeof identity.startTime === 'string' ? identity : null
+    const identity = JSON.parse(readOwnFile(taskPaths(stateDir, id).runner)) as RunnerIdentity
+    if (!Number.isSafeInteger(identity.pid) || typeof identity.startTime !== 'string') return null
+    return typeof identity.host === 'string' ? {pid: identity.pid, startTime: identity.startTime, host: identity.host} : {pid: identity.pid, startTime: identity.startTime}
   } catch {
     return null
   }

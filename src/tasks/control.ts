@@ -90,6 +90,9 @@ export async function requestControl(stateDir: string, start: TaskRecord, reques
   // meanwhile, waitForFinal's reconcile turns the task lost and we take over.
   const ended = await waitForFinal(stateDir, record.id, {timeoutMs: Math.max(0, deadline - Date.now())})
   if (ended.status === 'lost' && workerAlive(ended)) return actDirectly(stateDir, ended, request)
+  // Lost meanwhile with nothing left to stop (a Slurm job ended by scancel when
+  // its runner would not take the request): the stop or cancel still counts.
+  if (ended.status === 'lost' && request.kind !== 'drain') return settleLost(stateDir, ended, request, ended.reason)
   if (!isFinalStatus(ended.status)) {
     return result(ended, {accepted: true, via: 'runner', final: false, message: `task ${record.id} did not end in time (still ${ended.status})`})
   }
@@ -220,10 +223,15 @@ function finalMessage(record: TaskRecord): string {
   return `task ${record.id} already ended: ${outcomeText(record)}${strangerNote(record)}`
 }
 
-/** A lost task's recorded pid now naming someone else's process is worth saying: it was left alone. */
+/**
+ * A lost task's recorded pid now naming someone else's process is worth
+ * saying: it was left alone. Only where the pid is this machine's: a Slurm
+ * worker's pid is a node's, and whatever holds that number here is no news.
+ */
 function strangerNote(record: TaskRecord): string {
   const worker = record.worker
-  const stranger = record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
+  const here = executorOf(record).capabilities.directControl
+  const stranger = here && record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
   return stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
 }
 
@@ -244,7 +252,7 @@ function processExists(pid: number): boolean {
  * intent still counts — a stopped or cancelled task must not come back with
  * `resume --interrupted` after the next reboot.
  */
-async function settleLost(stateDir: string, lost: TaskRecord, request: NewRequest): Promise<ControlResult> {
+async function settleLost(stateDir: string, lost: TaskRecord, request: NewRequest, lostReason: string | null = null): Promise<ControlResult> {
   const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: 10_000})
   try {
     const read = readRecord(stateDir, lost.id)
@@ -254,12 +262,13 @@ async function settleLost(stateDir: string, lost: TaskRecord, request: NewReques
     }
     const note = strangerNote(read.record)
     const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
-    const reason = `${status} by request (runner and worker were already gone)`
+    const reason = lostReason ? `${status} by request (${lostReason})` : `${status} by request (runner and worker were already gone)`
     const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
     writeRecord(stateDir, next)
     fireHooks(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (was lost; nothing was running)${note}`})
+    const how = lostReason ? `its runner was ended without taking the request: ${lostReason}` : 'was lost; nothing was running'
+    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (${how})${note}`})
   } finally {
     release()
   }

@@ -7,6 +7,7 @@ import {dropHintIfDone, liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
+import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus} from '../state/record.js'
 import {isAbandonedCreation, isRealTaskDir, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 
@@ -109,7 +110,7 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
   }
   // Hints of tasks now ended or gone are dropped (under the task lock, best
   // effort), so the index stays about as small as what runs.
-  for (const id of hints ?? []) if (doneIds.has(id) || !listed(ids, id)) await dropHintIfDone(stateDir, id)
+  for (const id of hints ?? []) if (doneIds.has(id) || !listed(ids, id)) await dropHintIfDone(stateDir, id, (record) => runnerAlive(stateDir, id, record))
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
 }

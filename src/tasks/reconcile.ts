@@ -5,23 +5,19 @@
 // really gone is finalised as `lost`. Either happens once, under the task lock.
 
 import {taskMark} from '../process/worker.js'
-import {currentPlatform, isSameProcess, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
+import {currentPlatform, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
 import {ProcessTree, stopLeftovers, stopMarked, stopUnwatched} from '../process/process-tree.js'
 export {readRunnerIdentity}
 import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
-import type {Executor, RunnerPresence} from '../runner/executor.js'
-import {fireHooks, localExecutor} from '../runner/local-executor.js'
-import {slurmExecutor} from '../runner/slurm-executor.js'
+import type {RunnerPresence} from '../runner/executor.js'
+import {fireHooks} from '../runner/local-executor.js'
+import {executorOf, workerAliveHere} from '../runner/executors.js'
+export {executorOf}
 
 export type {RunnerPresence as RunnerState} from '../runner/executor.js'
-
-/** Which executor placed the task's runner: the record names it (records from before executors were named are local). */
-export function executorOf(record: Pick<TaskRecord, 'executor'>): Executor {
-  return record.executor === 'slurm' ? slurmExecutor : localExecutor
-}
 
 export function runnerState(stateDir: string, record: TaskRecord): RunnerPresence {
   return executorOf(record).observe(stateDir, record)
@@ -57,7 +53,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
     // The worker lives and no runner could take it over: nothing of a task may outlive its final status.
     const unwatched = fresh.record.status !== 'starting' && !fresh.record.keepChildren && workerAlive(fresh.record)
     const left = unwatched ? await stopUnwatchedWorker(stateDir, fresh.record) : await stopOrphans(stateDir, fresh.record)
-    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record), unwatched)
+    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record), unwatched, unreached(stateDir, fresh.record))
     try {
       writeRecord(stateDir, lost)
       appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
@@ -89,11 +85,27 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord, leftovers = 0, engine?: string | null, unwatched = false): TaskRecord {
+function markLost(record: TaskRecord, leftovers = 0, engine?: string | null, unwatched = false, unreachedNote?: string | null): TaskRecord {
   const base =
     record.status === 'starting' ? 'runner never started' : unwatched ? 'runner vanished and no new runner could take the worker over' : 'runner vanished without recording an end'
   const reason = engine ? `${base} (${engine})` : base
-  return transition(record, {status: 'lost', reason: leftovers > 0 ? `${reason}; ${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : reason})
+  const notes = [reason, leftovers > 0 ? `${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : null, unreachedNote ?? null]
+  return transition(record, {status: 'lost', reason: notes.filter(Boolean).join('; ')})
+}
+
+/**
+ * A task whose processes ran on another host (Slurm): what its runner saw of
+ * the tree (the worker, tree.json) may outlive it there — a scheduler's
+ * default process tracking misses what left the runner's tree, and the runner
+ * that would stop them is gone. drover signals no process of another host, so
+ * the lost reason names them for a person to check; null when there is none
+ * to name or drover stops them itself (stopOrphans).
+ */
+function unreached(stateDir: string, record: TaskRecord): string | null {
+  if (record.keepChildren || executorOf(record).capabilities.directControl) return null
+  const pids = [...new Set([record.worker?.pid, ...readTreeFile(taskPaths(stateDir, record.id)).map((identity) => identity.pid)])].filter((pid) => pid !== undefined)
+  if (pids.length === 0) return null
+  return `its processes on ${record.host ?? 'its node'} were not checked (pid${pids.length === 1 ? '' : 's'} ${pids.join(', ')}): drover signals no process of another host`
 }
 
 /** See stopUnwatched: the worker's tree, stopped with its events in the task's journal. */
@@ -139,5 +151,5 @@ export function withEngineReason(stateDir: string, record: TaskRecord): TaskReco
  * names nothing here.
  */
 export function workerAlive(record: TaskRecord): boolean {
-  return record.worker !== null && executorOf(record).capabilities.directControl && isSameProcess(record.worker)
+  return workerAliveHere(record)
 }

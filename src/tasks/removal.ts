@@ -8,9 +8,10 @@ import {lstatSync, readdirSync} from 'node:fs'
 import {rename, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
-import {isSameProcess, retryOnBusy, type PlatformContext} from '../platform/platform.js'
+import {retryOnBusy, type PlatformContext} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {isAbandonedCreation, readRecord, readRunnerIdentity, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, readRecord, tasksDir, type RecordRead} from '../state/store.js'
+import {runnerAlive as runnerLives, workerAliveHere} from '../runner/executors.js'
 import {beingCreated} from './read.js'
 import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeVerdict} from '../process/worktree.js'
 
@@ -53,15 +54,15 @@ export const endedAtOf = (record: TaskRecord): string => record.endedAt ?? recor
 const hasCheckpoint = (record: TaskRecord): boolean =>
   (record.status === 'drained' || record.status === 'lost') && record.checkpoint !== null
 
-export function runnerAlive(stateDir: string, id: number, ctx: PlatformContext): boolean {
-  const runner = readRunnerIdentity(stateDir, id)
-  return runner !== null && isSameProcess(runner, ctx)
+/** A live runner protects its task: by pid and start time locally, by heartbeat and the scheduler for a Slurm job (runner/executors). */
+export function runnerAlive(stateDir: string, id: number, ctx: PlatformContext, record: TaskRecord | null = null): boolean {
+  return runnerLives(stateDir, id, record, ctx)
 }
 
 /** Why a final task must stay whatever the rules say, or null when it may go. */
 export function protection(stateDir: string, record: TaskRecord, includeCheckpoints: boolean, ctx: PlatformContext, includeWorktrees = false): string | null {
-  if (runnerAlive(stateDir, record.id, ctx)) return 'its runner is still alive'
-  if (record.worker !== null && record.status === 'lost' && isSameProcess(record.worker, ctx)) return 'its worker is still running'
+  if (runnerAlive(stateDir, record.id, ctx, record)) return 'its runner is still alive'
+  if (record.status === 'lost' && workerAliveHere(record, ctx)) return 'its worker is still running'
   if (!includeCheckpoints && hasCheckpoint(record)) return 'it has a checkpoint (--include-checkpoints to remove it)'
   const verdict = worktreeJudgement(record, includeWorktrees)
   return verdict?.keep ? verdict.reason : null

@@ -99,3 +99,40 @@ describe('records and executors', () => {
     expect(() => decodeRecord(JSON.stringify({...record, slurm: {...record.slurm, cpus: 'x'}}))).toThrow(/slurm/)
   })
 })
+
+describe("the state dir's config.json", () => {
+  const slurmConfig = {executor: 'slurm' as const, slurm: {partition: 'gpu', time: '60', cpus: 2, mem: '4G', drainBeforeLimit: '5m', opts: ['--account=lab']}, source: '/s/config.json'}
+
+  it('comes after the option and DROVER_EXECUTOR, before local', () => {
+    delete process.env.DROVER_EXECUTOR
+    expect(prepareStart({command: ['true']}, slurmConfig).spec.executor).toBe('slurm')
+    expect(prepareStart({command: ['true'], executor: 'local'}, slurmConfig).spec.executor).toBe('local')
+    process.env.DROVER_EXECUTOR = 'local'
+    expect(prepareStart({command: ['true']}, slurmConfig).spec.executor).toBe('local')
+    expect(prepareStart({command: ['true'], executor: 'slurm'}, {executor: 'local'}).spec.executor).toBe('slurm')
+    delete process.env.DROVER_EXECUTOR
+    expect(prepareStart({command: ['true']}, {executor: 'local'}).spec.executor).toBe('local')
+  })
+
+  it('gives a Slurm task its defaults, each replaced by its option; its opts come first, so a flag of the same name wins in sbatch', () => {
+    delete process.env.DROVER_EXECUTOR
+    expect(prepareStart({command: ['true']}, slurmConfig).spec.slurm).toEqual({jobId: null, partition: 'gpu', time: '60', cpus: 2, mem: '4G', drainBeforeLimitS: 300, opts: ['--account=lab']})
+    const given = prepareStart({command: ['true'], slurm: {partition: 'debug', cpus: 1, opts: ['--account=other']}}, slurmConfig).spec.slurm
+    expect(given).toEqual({jobId: null, partition: 'debug', time: '60', cpus: 1, mem: '4G', drainBeforeLimitS: 300, opts: ['--account=lab', '--account=other']})
+    // defaults for Slurm tasks only: a local task ignores them, and Slurm flags still need Slurm
+    expect(prepareStart({command: ['true'], executor: 'local'}, slurmConfig).spec.slurm).toBeNull()
+    expect(usage(() => prepareStart({command: ['true'], slurm: {partition: 'gpu'}}, {slurm: {partition: 'gpu'}})).message).toMatch(/need --executor slurm/)
+  })
+
+  it("refuses a Slurm default that is not one, naming the file's key — exit 2", () => {
+    delete process.env.DROVER_EXECUTOR
+    for (const [slurm, why] of [
+      [{time: 'soon'}, /^\/s\/config\.json: slurm\.time 'soon' is not a Slurm time limit/],
+      [{partition: 'a b'}, /^\/s\/config\.json: slurm\.partition 'a b' is not a Slurm partition name/],
+      [{drainBeforeLimit: 'later'}, /^\/s\/config\.json: slurm\.drainBeforeLimit: invalid duration/],
+      [{drainBeforeLimit: '30h'}, /^\/s\/config\.json: slurm\.drainBeforeLimit must be between/],
+    ] as const) {
+      expect(usage(() => prepareStart({command: ['true']}, {executor: 'slurm', slurm, source: '/s/config.json'}))).toMatchObject({code: 2, message: expect.stringMatching(why)})
+    }
+  })
+})

@@ -1,9 +1,10 @@
 // The standby runner `bin/run.js` boots for `start`: it must be the one that
 // runs the task, and it must never outlive a `start` that did not need it.
 
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, makeStateDir, readTask, ROOT, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, makeStateDir, makeTempDir, readTask, ROOT, waitFor, type CliResult} from '../helpers/cli.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -64,5 +65,43 @@ describe.skipIf(process.platform !== 'linux')('standby runner', () => {
     expect(booted.filter((v) => v.startsWith('NODE_EXTRA_CA_CERTS='))).toEqual([])
     expect(booted).toContain('DROVER_DEFERRED_NODE_EXTRA_CA_CERTS=/no/such/ca.pem')
     expect((await drover(dir, ['cancel', String(id)])).exitCode).toBe(0)
+  })
+
+  /** The standby runners that came up while `drover start` ran, looked for every few ms. */
+  async function standbysDuring(run: () => Promise<CliResult>): Promise<{result: CliResult; seen: Set<number>}> {
+    const before = new Set(standbyRunners())
+    const seen = new Set<number>()
+    const poll = setInterval(() => {
+      for (const pid of standbyRunners()) if (!before.has(pid)) seen.add(pid)
+    }, 5)
+    try {
+      return {result: await run(), seen}
+    } finally {
+      clearInterval(poll)
+    }
+  }
+
+  it('is not booted for a task going to Slurm: --executor slurm, DROVER_EXECUTOR=slurm, or the state dir\'s config.json', async () => {
+    // No sbatch on PATH: each start fails at once (recorded failed, exit 1), with nothing asked of any network.
+    const noSlurm = {PATH: makeTempDir('drover-nopath-')}
+    const command = ['--', process.execPath, '-e', '0']
+    const local = await standbysDuring(() => drover(makeStateDir(), ['start', ...command], {env: {DROVER_EXECUTOR: ''}}))
+    expect(local.result.exitCode, local.result.stderr).toBe(0)
+    // the same look sees the standby of a local start (it becomes the task's runner; its forks look alike until they exec)
+    expect(local.seen.size).toBeGreaterThan(0)
+
+    const configured = makeStateDir()
+    writeFileSync(path.join(configured, 'config.json'), '{"executor": "slurm"}')
+    for (const [dir, args, env] of [
+      [makeStateDir(), ['--executor', 'slurm'], {DROVER_EXECUTOR: ''}],
+      [makeStateDir(), ['--executor=slurm'], {DROVER_EXECUTOR: 'local'}],
+      [makeStateDir(), [], {DROVER_EXECUTOR: 'slurm'}],
+      [configured, [], {DROVER_EXECUTOR: ''}],
+    ] as const) {
+      const slurm = await standbysDuring(() => drover(dir, ['start', '--json', ...args, ...command], {env: {...env, ...noSlurm}}))
+      expect(slurm.result.exitCode, slurm.result.stdout).toBe(1)
+      expect(JSON.parse(slurm.result.stdout)).toMatchObject({executor: 'slurm', status: 'failed', reason: expect.stringMatching(/^sbatch not found/)})
+      expect(slurm.seen.size, JSON.stringify(args)).toBe(0)
+    }
   })
 })

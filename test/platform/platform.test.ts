@@ -22,6 +22,7 @@ import {
   signalNumber,
   signalProcessGroup,
   workerSpawnOptions,
+  memoryFileSystem,
 } from '../../src/platform/platform.js'
 
 const onLinux = process.platform === 'linux'
@@ -519,5 +520,27 @@ describe('resolveExecutable', () => {
     const ctx = fakeContext('win32', () => '').ctx
     expect(resolveExecutable('codex', {pathEnv: 'C:\\nothing;C:\\tools', cwd: 'C:\\w', pathExt: '.EXE;.CMD'}, ctx, runnable)).toBe('C:\\tools\\codex.CMD')
     expect(resolveExecutable('codex', {pathEnv: 'C:\\tools', cwd: 'C:\\w', pathExt: '.EXE'}, ctx, runnable)).toBeNull()
+  })
+})
+
+describe('memoryFileSystem', () => {
+  it("names tmpfs and ramfs by Linux's statfs types, and nothing else or elsewhere", () => {
+    const linux = fakeContext('linux', () => '').ctx
+    expect(memoryFileSystem('/x', linux, () => 0x01021994)).toBe('tmpfs')
+    expect(memoryFileSystem('/x', linux, () => 0x858458f6)).toBe('ramfs')
+    // ext4, NFS: nothing a path can tell
+    expect(memoryFileSystem('/x', linux, () => 0xef53)).toBeNull()
+    expect(memoryFileSystem('/x', linux, () => 0x6969)).toBeNull()
+    expect(memoryFileSystem('/x', fakeContext('darwin', () => '').ctx, () => 0x01021994)).toBeNull()
+    expect(memoryFileSystem('/x', linux, () => { throw new Error('ENOENT') })).toBeNull()
+  })
+
+  it.runIf(onLinux)('reads the real type of mounted directories, as /proc/self/mounts names them', () => {
+    const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((line) => line.split(' '))
+    const tmpfs = mounts.find((m) => m[2] === 'tmpfs' && existsSync(m[1]))
+    const disk = mounts.find((m) => ['ext4', 'xfs', 'btrfs'].includes(m[2]) && existsSync(m[1]))
+    if (tmpfs) expect(memoryFileSystem(tmpfs[1])).toBe('tmpfs')
+    if (disk) expect(memoryFileSystem(disk[1])).toBeNull()
+    expect(tmpfs ?? disk).toBeDefined()
   })
 })

@@ -1,7 +1,11 @@
 // Pids that are not ours: a record naming a live process with the same pid but another
 // start time (a pid recycled after our worker ended). stop, cancel, drain and prune —
 // by id and with --all — must never signal it, nor the process group it leads.
+// A Slurm record's pids are a node's: never checked here at all, even when a
+// local process has the very pid and start time.
 
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
 import {cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask} from '../helpers/cli.js'
@@ -87,5 +91,60 @@ describe('a live stranger behind a recorded pid', () => {
     expect(cancel.exitCode, cancel.stderr).toBe(0)
     expect(readTask(dir, id).status).toBe('cancelled')
     expectUntouched(stranger, 'restart and cancel')
+  })
+})
+
+describe("a Slurm task's recorded pids, matched by a live local process (pid and start time alike)", () => {
+  it('make no runner or worker alive: prune and rm remove it, stop says nothing of the pid, list drops its live hint — a local task with them is kept', {timeout: 60_000}, async () => {
+    const stranger = await spawnStranger()
+    const dir = makeStateDir()
+    const onNode = {...stranger, host: 'node7'}
+    // ended, its runner.json left behind (a runner killed between its final record and its last unlink)
+    const ended = fabricateTask(dir, {status: 'succeeded', slurm: true, runner: onNode})
+    const lost = fabricateTask(dir, {status: 'lost', slurm: true, worker: stranger})
+    const localEnded = fabricateTask(dir, {status: 'succeeded', runner: stranger})
+    const localLost = fabricateTask(dir, {status: 'lost', worker: stranger})
+
+    // hints as a start leaves them; list drops those of tasks done with
+    mkdirSync(path.join(dir, 'live'), {mode: 0o700})
+    for (const id of [ended, localEnded]) writeFileSync(path.join(dir, 'live', String(id)), '')
+    expect((await drover(dir, ['list'])).exitCode).toBe(0)
+    expect(existsSync(path.join(dir, 'live', String(ended))), 'the Slurm hint').toBe(false)
+    expect(existsSync(path.join(dir, 'live', String(localEnded))), 'the local hint').toBe(true)
+
+    // and a pid matched without the start time: a local task's would be news ("now belongs to another process"), a node's is not
+    const lostRecycled = fabricateTask(dir, {status: 'lost', slurm: true, worker: impostor(stranger)})
+    const stopped = await drover(dir, ['stop', String(lost), String(lostRecycled), '--json'])
+    expect(stopped.exitCode, stopped.stderr).toBe(0)
+    for (const result of json(stopped).results) {
+      expect(result).toMatchObject({status: 'stopped', final: true})
+      expect(result.message).not.toMatch(/belongs to another process|pid/)
+    }
+    expectUntouched(stranger, 'stop')
+
+    const dry = json(await drover(dir, ['prune', '--older-than', '0s', '--include-checkpoints', '--dry-run', '--json']))
+    const kept = Object.fromEntries(dry.skipped.map((t: any) => [t.id, t.reason]))
+    expect(kept[localEnded]).toBe('its runner is still alive')
+    expect(kept[localLost]).toBe('its worker is still running')
+    expect(kept[ended]).toBeUndefined()
+    const removed = await drover(dir, ['rm', String(ended), String(lost), '--json'])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    expect(json(removed).removed.map((t: any) => t.id).sort()).toEqual([ended, lost].sort())
+    expectUntouched(stranger, 'rm')
+  })
+
+  it('a fresh heartbeat keeps an ended Slurm task whose runner is still finishing; a corrupt record is judged by it too', {timeout: 60_000}, async () => {
+    const dir = makeStateDir()
+    const gone = {pid: 999_999, startTime: '1', host: 'node7'}
+    const finishing = fabricateTask(dir, {status: 'succeeded', slurm: true, runner: gone})
+    const corrupt = fabricateTask(dir, {status: 'succeeded', slurm: true, runner: gone})
+    writeFileSync(path.join(dir, 'tasks', String(corrupt), 'task.json'), '{not json')
+    for (const id of [finishing, corrupt]) {
+      writeFileSync(path.join(dir, 'tasks', String(id), 'heartbeat'), JSON.stringify({host: 'node7', pid: 999_999, everyMs: 60_000, at: new Date().toISOString()}))
+    }
+    const dry = json(await drover(dir, ['prune', '--older-than', '0s', '--include-corrupt', '--dry-run', '--json']))
+    const kept = Object.fromEntries([...dry.skipped, ...dry.corrupt].map((t: any) => [t.id, t.reason ?? t.protectedBy]))
+    expect(kept[finishing]).toBe('its runner is still alive')
+    expect(kept[corrupt]).toBe('its runner is still alive')
   })
 })

@@ -64,6 +64,15 @@ describe('advanceQueue', () => {
     expect(waitingKeys(dir, 'q')).toEqual([])
   })
 
+  it("an ended Slurm task's recorded worker pid is a node's: never checked here, so it frees its slot whatever that pid names locally", async () => {
+    const dir = stateDir()
+    writeQueueConfig(dir, {name: 'q', parallel: 1, paused: false})
+    // the pid and start time of a live local process (this one), as if a node's pid matched it
+    task(dir, {queue: 'q', executor: 'slurm'}, (r) => transition(running()(r), {status: 'lost', reason: 'runner vanished without recording an end'}))
+    const waiting = task(dir, {queue: 'q'})
+    expect((await advanceQueue(dir, 'q')).started).toEqual([waiting])
+  })
+
   it('starts nothing while paused; then the highest priority first, FIFO among equals', async () => {
     const dir = stateDir()
     writeQueueConfig(dir, {name: 'p', parallel: 2, paused: true})

@@ -90,6 +90,40 @@ describe('a task on Slurm', () => {
     expect(events).toContain('"event":"runner-woken"')
   })
 
+  it("a wedged runner (deaf to requests, SIGCONT and SIGTERM): scancel --signal=CONT --batch, then --signal=TERM --batch, then scancel ends the job; the stop is recorded", async () => {
+    const dir = makeStateDir()
+    // The runner's event loop blocks for good 1.5 s after it starts (a stand-in for one stuck in a system call),
+    // preloaded through the job's environment: sbatch takes the last --export, so this one adds to drover's own.
+    const wedge = [`--slurm-opt=--export=ALL,NODE_OPTIONS=--require=${fixture('wedged-runner.cjs')},WEDGE_AFTER_MS=1500`]
+    const task = await start(dir, ['sleep', '300'], wedge)
+    strays.push(readTask(dir, task.id).worker.pid)
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(task.id), 'runner.json'), 'utf8')).pid
+    // wedged: no more beats
+    const beat = path.join(dir, 'tasks', String(task.id), 'heartbeat')
+    const {statSync} = await import('node:fs')
+    await waitFor(() => Date.now() - statSync(beat).mtimeMs > 4 * HEARTBEAT_MS, {timeout: 20_000, message: 'the runner to wedge'})
+    expect(isAlive(runner)).toBe(true)
+
+    const began = Date.now()
+    const stopped = await onCluster(dir, ['stop', String(task.id), '--time', '10', '--json'], {timeout: 90_000})
+    expect(stopped.exitCode, stopped.stderr).toBe(0)
+    const result = json(stopped).results[0]
+    expect(result).toMatchObject({status: 'stopped', final: true})
+    expect(result.reason).toMatch(new RegExp(`^stopped by request \\(runner vanished without recording an end \\(Slurm job ${task.jobId} `))
+    const events = readFileSync(path.join(dir, 'tasks', String(task.id), 'events.ndjson'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const names = events.map((e) => e.event)
+    // each step only after the one before went unanswered (5 s apiece)
+    expect(names).toEqual(expect.arrayContaining(['runner-woken', 'runner-signalled', 'placement-cancelled', 'lost']))
+    expect(names.indexOf('runner-woken')).toBeLessThan(names.indexOf('runner-signalled'))
+    expect(names.indexOf('runner-signalled')).toBeLessThan(names.indexOf('placement-cancelled'))
+    expect(events.find((e) => e.event === 'runner-signalled')).toMatchObject({executor: 'slurm'})
+    expect(Date.now() - began).toBeGreaterThan(15_000)
+    // Slurm's scancel ended the job and, after KillWait, the wedged runner with it
+    await waitFor(() => !isAlive(runner), {timeout: 20_000, message: 'the wedged runner to be killed by the job end'})
+    expect(['CANCELLED', 'COMPLETED', 'FAILED', null]).toContain(jobState(task.jobId))
+    expect(readTask(dir, task.id)).toMatchObject({status: 'stopped', desired: 'stopped'})
+  }, 120_000)
+
   it('cancel of a running job: cancelled, and the job ends', async () => {
     const dir = makeStateDir()
     const task = await start(dir, ['sleep', '300'])
@@ -131,24 +165,51 @@ describe('a task on Slurm', () => {
     expect(readTask(dir, big.id).status).toBe('running')
   })
 
-  it("the runner SIGKILLed: the job's end decides, and the task is lost once the heartbeat is stale", async () => {
+  it("the runner SIGKILLed: running until its heartbeat is stale whatever Slurm says, then lost naming the job's end and the processes left on the node", async () => {
     const dir = makeStateDir()
-    const task = await start(dir, ['sleep', '300'])
-    const worker = readTask(dir, task.id).worker.pid
-    strays.push(worker)
-    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(task.id), 'runner.json'), 'utf8'))
+    // beats 3 s apart: stale after 9 s, long enough to look while Slurm already calls the job ended
+    const slow = {DROVER_HEARTBEAT_MS: '3000'}
+    const pidsFile = path.join(dir, 'pids.json')
+    const started = await onCluster(dir, ['start', '--json', '--', node, fixture('control-tree.mjs'), pidsFile], {env: slow})
+    expect(started.exitCode, started.stderr).toBe(0)
+    const task = json(started)
+    const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
+    strays.push(pids.worker, pids.child, pids.escapee)
+    const taskDir = path.join(dir, 'tasks', String(task.id))
+    // the runner has seen the whole tree (tree.json), escapee included
+    await waitFor(() => JSON.parse(readFileSync(path.join(taskDir, 'tree.json'), 'utf8')).length >= 3, {timeout: 10_000, message: 'tree.json'})
+    const runner = JSON.parse(readFileSync(path.join(taskDir, 'runner.json'), 'utf8'))
     expect(runner.host).toBe(task.node)
+    // right after a beat, so the whole window lies ahead
+    const {statSync} = await import('node:fs')
+    const before = statSync(path.join(taskDir, 'heartbeat')).mtimeMs
+    await waitFor(() => statSync(path.join(taskDir, 'heartbeat')).mtimeMs > before, {timeout: 10_000, message: 'a fresh beat'})
     process.kill(runner.pid, 'SIGKILL')
+    const lastBeat = statSync(path.join(taskDir, 'heartbeat')).mtimeMs
     await waitFor(() => jobState(task.jobId) !== 'RUNNING', {timeout: 20_000, message: 'the job to end'})
+    // Slurm says the job ended; the heartbeat is not stale yet: still running
+    const seen: {at: number; status: string}[] = []
     const lost = await waitFor(
       async () => {
-        const shown = json(await onCluster(dir, ['status', String(task.id), '--json']))
+        const shown = json(await onCluster(dir, ['status', String(task.id), '--json'], {env: slow}))
+        seen.push({at: Date.now(), status: shown.status})
         return shown.status === 'lost' ? shown : null
       },
-      {timeout: 20 * HEARTBEAT_MS, message: 'the task to be lost'},
+      {timeout: 40_000, interval: 300, message: 'the task to be lost'},
     )
+    const staleAt = lastBeat + 3 * 3000
+    expect(seen.filter((s) => s.at < staleAt - 500).length, 'looks before the heartbeat went stale').toBeGreaterThan(0)
+    for (const look of seen.filter((s) => s.at < staleAt - 500)) expect(look.status).toBe('running')
+    expect(seen.at(-1)!.at).toBeGreaterThanOrEqual(staleAt - 100)
     expect(lost.reason).toMatch(new RegExp(`^runner vanished without recording an end \\(Slurm job ${task.jobId} (FAILED|CANCELLED|COMPLETED)`))
-  })
+    // Slurm's default process tracking (linuxproc) lost the worker's tree when its parent died: it lives on,
+    // and drover, which signals nothing on another host, names it instead
+    for (const pid of [pids.worker, pids.child, pids.escapee]) {
+      expect(isAlive(pid), `pid ${pid}`).toBe(true)
+      expect(lost.reason).toMatch(new RegExp(`its processes on ${task.node} were not checked \\(pids [\\d, ]*\\b${pid}\\b`))
+    }
+    expect(lost.reason).toMatch(/drover signals no process of another host$/)
+  }, 90_000)
 
   it('a live heartbeat keeps a task running whatever the scheduler says', async () => {
     const dir = makeStateDir()

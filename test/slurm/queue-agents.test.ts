@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, fixture, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
-import {cancelAllJobs, onCluster} from './cluster.js'
+import {cancelAllJobs, onCluster, slurmCmd} from './cluster.js'
 
 const homes: string[] = []
 
@@ -18,8 +18,11 @@ afterEach(() => {
 })
 
 describe('a 2-CPU partition', () => {
-  it('takes 20 tasks: the ones waiting show as queued with the reason, and all complete', async () => {
+  it('takes 20 tasks: the ones waiting show as queued with the reason, and all complete, never more than 2 at once', async () => {
+    // the cluster script's node has 2 CPUs whatever this machine has
+    expect(slurmCmd('sinfo', ['-h', '-o', '%c']).trim()).toBe('2')
     const dir = makeStateDir()
+    let queuedAtStart = 0
     const ids: number[] = []
     const reasons: string[] = []
     for (let i = 0; i < 20; i++) {
@@ -29,18 +32,26 @@ describe('a 2-CPU partition', () => {
       ids.push(task.id)
       // start returns a queued job at once, and status shows why it waits
       if (task.status === 'queued') {
+        queuedAtStart++
         expect(task.reason).toMatch(/^queued in Slurm: /)
         const shown = json(await onCluster(dir, ['status', String(task.id), '--json']))
         // (a job the scheduler has just started shows its runner booting instead)
         if (shown.status === 'queued') reasons.push(shown.reason)
       }
     }
+    // 20 tasks of 3 s each through 2 CPUs: most of them wait, and start says so
+    expect(queuedAtStart).toBeGreaterThanOrEqual(10)
     expect(reasons.length).toBeGreaterThan(0)
     for (const reason of reasons) expect(reason).toMatch(/^queued in Slurm: job \d+ pending \((Resources|Priority|waiting)\)$/)
     await waitFor(() => ids.every((id) => readTask(dir, id).status === 'succeeded'), {timeout: 120_000, interval: 250, message: 'all 20 to succeed'})
     for (const [i, id] of ids.entries()) {
       expect(readFileSync(path.join(dir, 'tasks', String(id), 'output.log'), 'utf8')).toBe(`task ${i}\n`)
     }
+    // the runs as recorded: at no moment were more than 2 running
+    const runs = ids.map((id) => readTask(dir, id)).map((r) => [Date.parse(r.startedAt), Date.parse(r.endedAt)])
+    const most = Math.max(...runs.map(([at]) => runs.filter(([from, to]) => from <= at && at < to).length))
+    expect(most).toBeLessThanOrEqual(2)
+    expect(most).toBe(2)
   }, 200_000)
 })
 

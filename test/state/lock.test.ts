@@ -7,7 +7,9 @@ import {existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync} from 'nod
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {acquireLock, LockBusyError, stateLockPath, withLock} from '../../src/state/lock.js'
+import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, withLock} from '../../src/state/lock.js'
+import {hostname} from 'node:os'
+import {readFileSync} from 'node:fs'
 import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {cleanupStateDirs, fixture, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
@@ -129,6 +131,28 @@ describe('acquireLock', () => {
     utimesSync(lock, old, old)
     const release = await acquireLock(lock, {waitMs: 0})
     release()
+  })
+
+  it("names its host, and a lock of another host's process is never judged by that pid here: taken over only once far older than any hold", async () => {
+    const lock = lockPath()
+    const release = await acquireLock(lock)
+    expect(JSON.parse(readFileSync(path.join(lock, 'owner.json'), 'utf8'))).toMatchObject({pid: process.pid, host: hostname()})
+    release()
+    // a runner on a node holds it: its pid names no process here (or a stranger)
+    plantOwner(lock, {pid: 999_999, startTime: '1', host: 'node7'})
+    await expect(acquireLock(lock, {waitMs: 100, pollMs: 10})).rejects.toBeInstanceOf(LockBusyError)
+    const recent = new Date(Date.now() - FOREIGN_STALE_MS / 2)
+    utimesSync(lock, recent, recent)
+    await expect(acquireLock(lock, {waitMs: 0})).rejects.toBeInstanceOf(LockBusyError)
+    const old = new Date(Date.now() - FOREIGN_STALE_MS - 60_000)
+    utimesSync(lock, old, old)
+    const taken = await acquireLock(lock, {waitMs: 0})
+    taken()
+    // this host's own lock with a dead holder, written before hosts were: taken over at once, as ever
+    plantOwner(lock, {pid: 999_999, startTime: '1'})
+    ;(await acquireLock(lock, {waitMs: 0}))()
+    plantOwner(lock, {pid: 999_999, startTime: '1', host: hostname()})
+    ;(await acquireLock(lock, {waitMs: 0}))()
   })
 
   it('a release called twice does not remove a lock someone else took in between', async () => {

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {AGENT_PROFILES, EXECUTOR_NAMES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
-import {prepareStart, type PreparedStart} from '../../api/start-options.js'
+import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
 import {followToStdout} from '../render/follow-stdout.js'
@@ -11,7 +11,7 @@ const DEFAULT_MAX_OUTPUT = '1GiB'
 
 // Where the runner runs; Slurm's placement. See "Running on a cluster" in the README.
 const SLURM_FLAGS = {
-  executor: Flags.string({description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else local)', options: [...EXECUTOR_NAMES]}),
+  executor: Flags.string({description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else the state dir\'s config.json, else local)', options: [...EXECUTOR_NAMES]}),
   partition: Flags.string({description: 'slurm: the partition to submit to (sbatch -p)'}),
   time: Flags.string({description: 'slurm: the job\'s time limit (sbatch --time: minutes or [D-]HH:MM:SS; default: a little past --timeout)'}),
   cpus: Flags.integer({description: 'slurm: CPUs for the task (sbatch --cpus-per-task)', min: 1}),
@@ -33,6 +33,8 @@ The command is run directly, never through a shell, unless you pass --shell "scr
 With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
 
 --on-limit wait: when a claude or codex run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
+
+--executor slurm runs the task as a Slurm batch job (see "Running on a cluster" in the README). The executor comes from --executor, else DROVER_EXECUTOR, else the state dir's config.json, else local. config.json is optional and written by hand, e.g. {"executor": "slurm", "slurm": {"partition": "gpu", "time": "4:00:00", "cpus": 4, "mem": "16G", "drainBeforeLimit": "10m", "opts": ["--account=lab"]}}; its slurm defaults apply to Slurm tasks only, and each flag replaces its default (--slurm-opt values come after the config's opts). A config.json that is not valid is refused with one line naming it (exit 2).
 
 --max-cost, --max-turns and --max-tokens are budgets over the agent's whole session, counted across resumes: reaching one drains the task (reason "budget: …"), and resume with a higher budget continues it.
 
@@ -122,7 +124,8 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
         throw usageError('--agent-hooks cannot change a task that is started again; start a new task instead')
       }
     }
-    const prepared = args.task === undefined ? prepare(command, flags) : null
+    // The state dir's config.json is read (not written) first: a bad one refuses the start, exit 2, with nothing changed.
+    const prepared = args.task === undefined ? prepare(command, flags, await startDefaults(flags['state-dir'])) : null
 
     const drover = await this.drover(flags['state-dir'])
     let record: TaskJson
@@ -131,6 +134,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (args.task !== undefined) {
       ;({task: record, offset: followFrom} = await drover.startAgain(args.task))
     } else {
+      // Up front where it shows (a tmpfs state dir); a node that cannot read the state dir is found after the fact too.
+      const unshared = prepared!.spec.executor === 'slurm' ? drover.unsharedStateDir() : null
+      if (unshared) this.note(`drover: warning: ${unshared}`)
       record = await drover.start(prepared!)
       if (record.worktree?.baseDirty) {
         this.note(`drover: note: uncommitted changes in ${record.worktree.repo} are not in the worktree (it starts from ${record.worktree.baseCommit.slice(0, 12)})`)
@@ -221,6 +227,7 @@ function prepare(
     'drain-before-limit'?: string
     'slurm-opt'?: string[]
   },
+  config: StateConfig,
 ): PreparedStart {
   if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
   if (flags.shell === undefined && command.length === 0) {
@@ -281,5 +288,5 @@ function prepare(
         flags['drain-before-limit'] === undefined ? undefined : Math.ceil(parseDuration(flags['drain-before-limit'], '--drain-before-limit') / 1000),
       opts: flags['slurm-opt'],
     },
-  })
+  }, config)
 }

@@ -42,10 +42,14 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
   return renderTable(LIST_COLUMNS, rows, opts.width)
 }
 
-/** The worker's pid while it matters; on a cluster, with its node (or the job id while none runs). */
-function pidCell(t: TaskJson): string {
-  if (t.status !== 'lost' && isFinalStatus(t.status)) return ''
-  if (t.executor === 'local') return t.pid !== null ? String(t.pid) : ''
-  if (t.pid !== null && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
-  return t.jobId ? `job ${t.jobId}` : ''
+/**
+ * The worker's pid while it matters. A Slurm task is never blank here, so it
+ * is known at a glance without another column: `pid@node` while it runs, else
+ * its job (`job 4242`, also once ended: the id sacct knows it by), else
+ * `slurm` (waiting in drover's own queue, no job yet).
+ */
+export function pidCell(t: TaskJson): string {
+  if (t.executor === 'local') return t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : ''
+  if (t.pid !== null && !isFinalStatus(t.status) && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
+  return t.jobId ? `job ${t.jobId}` : t.executor
 }
