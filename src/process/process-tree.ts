@@ -284,7 +284,9 @@ export async function stopUnwatched(
   const tree = new ProcessTree(worker, () => !isSameProcess(worker, ctx), ctx, {group: true, marks})
   tree.remember(seen)
   tree.snapshot()
-  const alive = [...tree.identities(), ...tree.leftovers()].filter((identity, i, all) => all.findIndex((o) => o.pid === identity.pid) === i && isSameProcess(identity, ctx))
+  // leftovers() joins the group's members and the marked processes to the tree
+  tree.leftovers()
+  const alive = tree.identities().filter((identity) => isSameProcess(identity, ctx))
   event('unwatched', {count: alive.length, pids: alive.map((p) => p.pid)})
   await executeStopPlan(tree, {currentPlan: () => UNWATCHED_PLAN, writeControl: () => {}, event})
   return alive.length

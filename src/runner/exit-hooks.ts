@@ -12,7 +12,7 @@
 // through a pipe, and a hooks.log or an event that cannot be written (a full
 // disk) is skipped, never the hook. A writer that dies between its final
 // record and the claim below leaves the hooks unclaimed: `list` fires them
-// (tasks/settle-hooks.ts), since the task's live hint outlives that moment.
+// (settleHooks in tasks/read.ts), since the task's live hint outlives that moment.
 
 import {runnerEnv} from '../process/boot-env.js'
 import {spawn, type ChildProcess} from 'node:child_process'
