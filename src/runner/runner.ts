@@ -11,7 +11,7 @@
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
 import {currentPlatform, isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
-import {executeStopPlan, ProcessTree, stopLeftovers, type StopOutcome} from '../process/process-tree.js'
+import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
 import {hostname} from 'node:os'
@@ -26,6 +26,7 @@ import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {joinLine, queueRetry} from './retry-run.js'
+import {holdStart, runTaken, type StartHold} from './start-claim.js'
 import {retryable} from '../state/retry.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
@@ -121,6 +122,8 @@ export class Runner {
   private cleaning = false
   /** told to go (SIGTERM/SIGINT to the runner): the end is recorded as lost by interrupted(), nothing else. */
   private interrupting = false
+  /** The run is this runner's to write: its start hold found it still starting, or it was started to adopt the worker. */
+  private ownsRun = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
 
@@ -201,18 +204,34 @@ export class Runner {
     }
     writeFileAtomic(this.paths.control, '', LIVE)
 
+    const hold = await holdStart(this.options.stateDir, this.options.id, this.record.runs.length)
+    let started = false
+    try {
+      if (hold.taken) await this.leaveTakenRun(hold.taken)
+      else {
+        this.ownsRun = true
+        started = await this.startRun(hold)
+      }
+    } finally {
+      hold.release()
+    }
+    if (started) await this.supervise()
+  }
+
+  /** Under the start hold (start-claim.ts): the worker spawned and `running` recorded, or the run's end; true for the first. */
+  private async startRun(hold: StartHold): Promise<boolean> {
     // A cancel that arrived while we were starting wins before the worker exists.
     const early = readRequests(this.paths).find(({request}) => request.kind === 'cancel')
     if (early) {
       this.handledFiles.add(early.file)
       this.finish('cancelled', {reason: 'cancelled before the worker started'})
-      return
+      return false
     }
 
     const cwdProblem = checkCwd(this.record.cwd)
     if (cwdProblem) {
       this.finish('failed', {reason: cwdProblem})
-      return
+      return false
     }
 
     const outFd = openAppend(this.paths.output)
@@ -238,9 +257,14 @@ export class Runner {
 
     const started = await this.spawnWorker(outFd)
     closeSync(outFd)
+    const taken = hold.takenNow()
+    if (taken) {
+      await this.leaveTakenRun(taken)
+      return false
+    }
     if (!started.ok) {
       this.finish('failed', {reason: started.reason})
-      return
+      return false
     }
 
     this.runStartedAt = Date.now()
@@ -250,7 +274,21 @@ export class Runner {
     this.commit({...running, worker: this.workerIdentity})
     this.event('started', {pid: this.workerIdentity!.pid, command: started.argv})
     this.signalReady()
-    await this.supervise()
+    return true
+  }
+
+  /** Another command ended this run before the runner could hold it: nothing is written, and a worker no record names is stopped. */
+  private async leaveTakenRun(taken: TaskRecord): Promise<void> {
+    this.finishing = true
+    this.event('taken', {status: taken.status, reason: taken.reason ?? null, runner: process.pid})
+    // Not even --keep-children: the run these processes belong to never ran on record.
+    if (this.workerIdentity && this.tree) {
+      await stopUnwatched(this.workerIdentity, this.tree.identities(), taskMark(this.paths), (name, extra) => this.event(name, extra))
+      await Promise.race([this.waitForExit(), sleep(2000)])
+    }
+    // The control file and requests may already be a newer run's; runner.json only while it still names this runner.
+    if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
+    this.signalReady()
   }
 
   private followAgent(offset: number, base: AgentUsage | null, sessionId: string | null): void {
@@ -315,6 +353,8 @@ export class Runner {
   private async adopt(): Promise<void> {
     const worker = this.record.worker
     this.adopted = true
+    // the reconcile that started this runner holds the task lock for it
+    this.ownsRun = true
     this.workerIdentity = worker
     const exited = () => worker === null || !isSameProcess(worker)
     if (exited()) this.exit = {code: null, signal: null}
@@ -639,6 +679,8 @@ export class Runner {
     if (this.timer) clearInterval(this.timer)
     if (this.heartbeat) clearInterval(this.heartbeat)
     this.watcher?.close()
+    // Told to go before its start hold: the run may already have another's end (start-claim.ts).
+    if (!this.ownsRun && runTaken(this.options.stateDir, this.options.id, this.record.runs.length)) return
     this.commit(transition(this.record, {status: 'lost', reason: `runner interrupted by ${signal}`}))
     this.event('exit', {status: 'lost', reason: `runner interrupted by ${signal}`})
     safeUnlink(this.paths.runner)

@@ -172,7 +172,8 @@ async function withdrawQueued(stateDir: string, record: TaskRecord, request: New
     if (!read.ok || read.record.status !== 'starting' || executor.observe(stateDir, read.record) !== 'starting') return null
     const why = executor.explain?.(stateDir, read.record) ?? ''
     if (!why.startsWith(ENGINE_QUEUED_PREFIX) || !executor.cancel(stateDir, record.id)) return null
-    // The job may have started between the look and the scancel: its runner, if it got as far as the record, wins.
+    // The job may have started between the look and the scancel: a runner that recorded its start first wins;
+    // one still waiting for this lock finds the run withdrawn and leaves (runner/start-claim.ts).
     const again = readRecord(stateDir, record.id)
     if (!again.ok || again.record.status !== 'starting') return null
     const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
