@@ -10,7 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {currentPlatform, isSameProcess, processStartTime, signalProcessGroup, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
@@ -191,13 +191,16 @@ export class Runner {
   async main(): Promise<void> {
     const me = processStartTime(process.pid)
     const host = this.options.remote ? {host: hostname()} : {}
-    writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown', ...host}) + '\n', LIVE)
+    // The ballast first (an adopting runner rewrites the one its dead runner
+    // left): on a full disk it makes room for runner.json, without which a
+    // worker could not be adopted.
+    this.reserve = DiskReserve.create(this.paths.dir)
+    this.reserve.write(() => writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown', ...host}) + '\n', LIVE))
     if (this.options.remote) {
       this.record = {...this.record, host: hostname()}
       this.startHeartbeat()
     }
     createTaskLayout(this.paths)
-    this.reserve = DiskReserve.create(this.paths.dir)
     if (this.options.adopt) {
       await this.adopt()
       return
@@ -690,9 +693,19 @@ export class Runner {
   fail(error: unknown): void {
     const message = error instanceof Error ? error.message : String(error)
     logRunnerError(`drover runner: ${error instanceof Error ? error.stack : message}\n`)
-    if (this.workerIdentity && !this.exit) {
+    // The worker it spawned, or the one it came to adopt (a runner that failed
+    // before adopt() even began: found by chaos, seed 855709318, a full disk
+    // refusing the adopting runner's runner.json) — its whole known tree, each
+    // process checked against its start time, since an adopted one is not our child.
+    const worker = this.workerIdentity ?? (this.options.adopt ? this.record.worker : null)
+    if (worker && !this.exit && !this.record.keepChildren) {
+      let tree = this.tree
+      if (!tree) {
+        tree = new ProcessTree(worker, () => !isSameProcess(worker), currentPlatform(), {group: true, marks: taskMark(this.paths)})
+        tree.remember(readTreeFile(this.paths))
+      }
       try {
-        signalProcessGroup(this.workerIdentity.pid, 'SIGKILL')
+        tree.signal('SIGKILL')
       } catch {
         // best effort
       }

@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  rmdirSync,
   readFileSync,
   renameSync,
   statSync,
@@ -238,23 +239,34 @@ export function readAllRecords(stateDir: string): RecordRead[] {
     .filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
 }
 
-// The high-water mark survives prune: prune raises it (under its lock) before it
-// removes a task folder, and allocation reads it *after* listing the folders, so
-// an id is seen either as a folder or in the mark and is never handed out twice.
+// The high-water mark survives prune. Every allocation appends its id to it
+// before its task can have a record, and prune appends (under its lock) the
+// highest id it is about to remove, so an id handed out is in the mark before
+// its folder can go. Allocation starts from the mark — listing tasks/ costs
+// tens of milliseconds at 10,000 tasks, on every start — and after its mkdir
+// checks its id is not in the mark already: an allocator that stalled between
+// the two (a stopped process) may find a fresh folder where, meanwhile, a task
+// was created, ended and pruned.
 const highWaterFile = (stateDir: string) => path.join(stateDir, 'last-id')
 
-export function readHighWater(stateDir: string): number {
+function readMarks(stateDir: string): number[] {
   let text: string
   try {
     text = readFileSync(highWaterFile(stateDir), 'utf8')
   } catch {
-    return 0
+    return []
   }
-  let high = 0
+  const marks: number[] = []
   for (const line of text.split('\n')) {
     const n = Number(line.trim())
-    if (line.trim() !== '' && Number.isSafeInteger(n) && n > high) high = n
+    if (line.trim() !== '' && Number.isSafeInteger(n) && n > 0) marks.push(n)
   }
+  return marks
+}
+
+export function readHighWater(stateDir: string): number {
+  let high = 0
+  for (const n of readMarks(stateDir)) if (n > high) high = n
   return high
 }
 
@@ -264,6 +276,10 @@ export function readHighWater(stateDir: string): number {
 // It grows by one short line per task, no faster than tasks/ itself.
 export function raiseHighWater(stateDir: string, id: number): void {
   if (readHighWater(stateDir) >= id) return
+  appendMark(stateDir, id)
+}
+
+function appendMark(stateDir: string, id: number): void {
   const fd = openAppend(highWaterFile(stateDir))
   try {
     writeSync(fd, `${id}\n`)
@@ -272,22 +288,35 @@ export function raiseHighWater(stateDir: string, id: number): void {
   }
 }
 
-/** `mkdir tasks/<n>` is atomic on every OS: on EEXIST another start won n, so try n+1. */
-export function allocateTaskId(stateDir: string): number {
-  const ids = listTaskIds(stateDir)
-  let candidate = Math.max(ids.at(-1) ?? 0, readHighWater(stateDir)) + 1
+/**
+ * `mkdir tasks/<n>` is atomic on every OS: on EEXIST another start won n, so
+ * try n+1. Ids go up from the high-water mark; only a state dir without one
+ * (new, or from before the mark) is listed to find its top.
+ */
+export function allocateTaskId(stateDir: string, stalled?: () => void): number {
+  const mark = readHighWater(stateDir)
+  let candidate = (mark > 0 ? mark : (listTaskIds(stateDir).at(-1) ?? 0)) + 1
+  // tests: what other processes do while this one is stopped right here
+  stalled?.()
   for (;;) {
+    const dir = path.join(tasksDir(stateDir), String(candidate))
     try {
-      mkdirSync(path.join(tasksDir(stateDir), String(candidate)), {mode: DIR_MODE})
-      break
+      mkdirSync(dir, {mode: DIR_MODE})
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       candidate += 1
+      continue
     }
+    const marks = readMarks(stateDir)
+    if (!marks.includes(candidate)) break
+    // Handed out (and pruned) while this allocator stalled: never used twice.
+    rmdirSync(dir)
+    candidate = Math.max(candidate, ...marks) + 1
   }
-  // Recorded at once, so the id stays taken even if its folder is later removed
-  // by hand rather than by prune.
-  raiseHighWater(stateDir, candidate)
+  // Every id, even one below the mark (a racing allocator went past it): the
+  // check above needs each id handed out to be there. Recorded at once, so the
+  // id stays taken even if its folder is later removed by hand.
+  appendMark(stateDir, candidate)
   return candidate
 }
 

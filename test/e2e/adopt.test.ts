@@ -97,6 +97,21 @@ describe('a worker whose runner died', () => {
     expect(events(stateDir, id).map((e) => e.event)).toContain('unwatched')
   })
 
+  it('is stopped, tree and all, when the runner that came to adopt it fails before the takeover', async () => {
+    const stateDir = makeStateDir()
+    const mark = `33${process.pid % 1000}${Date.now() % 1000}`
+    const {id, worker, runner} = await startRunning(stateDir, ['--shell', `sleep ${mark} & sleep 60`])
+    const child = await waitFor(() => sleepWith(mark), {message: 'the background child'})
+    await killRunner(runner)
+    // its runner.json cannot be written (found by chaos, seed 855709318: a full disk), so the runner fails at once
+    const r = await drover(stateDir, ['list', '--json', '--all'], {env: {NODE_OPTIONS: `--require ${fixture('runner-adopt-disk-full.cjs')}`}})
+    expect(r.exitCode, r.stderr).toBe(0)
+    await waitFor(() => !isAlive(worker) && !isAlive(child), {timeout: 5000, message: 'the worker and its child to be stopped'})
+    const task = readTask(stateDir, id)
+    expect(task.status).toBe('failed')
+    expect(task.reason).toMatch(/^runner error: ENOSPC/)
+  })
+
   it('is lost only when the worker is gone too', async () => {
     const stateDir = makeStateDir()
     const {id, worker, runner} = await startRunning(stateDir, ['--', 'sleep', '300'])

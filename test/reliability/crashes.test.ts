@@ -258,6 +258,39 @@ describe('disk full', () => {
     expect(await waitFinal(dir, next)).toMatchObject({status: 'succeeded'})
   })
 
+  it.skipIf(!mountable)('a runner that comes to adopt a worker on a full disk takes it over: its dead runner\'s ballast makes room for runner.json' + needsMount, {timeout: 60_000}, async () => {
+    const mount = mountTmpfs('2m')
+    const dir = freshDir(mount, 'state')
+    const id = await startOk(dir, ['--', 'sleep', '300'])
+    const {worker} = await waitFor(() => (readTask(dir, id).status === 'running' ? readTask(dir, id) : null), {message: 'running'})
+    leftovers.push(worker.pid)
+    await killRunner(dir, id)
+    const topUp = path.join(mount, 'top-up')
+    try {
+      for (;;) appendFileSync(topUp, Buffer.alloc(4096))
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC')
+    }
+    // the runner reconcile starts for a live worker whose runner died (found by chaos, seed 855709318)
+    const adopting = spawn(node, [path.join(ROOT, 'dist', 'runner.cjs'), dir, String(id), '--adopt'], {stdio: 'ignore', detached: true})
+    leftovers.push(adopting.pid!)
+    await waitFor(() => {
+      try {
+        return runnerPid(dir, id) === adopting.pid
+      } catch {
+        return false
+      }
+    }, {message: 'runner.json naming the adopting runner'})
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(isAlive(adopting.pid!)).toBe(true)
+    expect(isAlive(worker.pid)).toBe(true)
+    expect(readTask(dir, id).status).toBe('running')
+    rmSync(topUp)
+    expect((await drover(dir, ['stop', String(id), '--time', '1s'])).exitCode).toBe(0)
+    expect(await waitFinal(dir, id)).toMatchObject({status: 'stopped'})
+    expect(isAlive(worker.pid)).toBe(false)
+  })
+
   it.skipIf(!mountable)('exit hooks run while the state dir\'s disk is full: the record reaches them through a pipe' + needsMount, {timeout: 60_000}, async () => {
     const mount = mountTmpfs('1m')
     const dir = freshDir(mount, 'state')

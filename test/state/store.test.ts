@@ -84,6 +84,30 @@ describe('task ids', () => {
     expect(allocateTaskId(dir)).toBe(5)
   })
 
+  it('never hands out an id handed out and pruned while it stalled between reading the mark and its mkdir', () => {
+    const dir = freshStateDir()
+    createTask(dir)
+    const id = allocateTaskId(dir, () => {
+      // meanwhile: task 2 is created, ends and is pruned (the mark raised, then the folder removed)
+      expect(createTask(dir)).toBe(2)
+      raiseHighWater(dir, 2)
+      rmSync(taskPaths(dir, 2).dir, {recursive: true})
+    })
+    expect(id).toBe(3)
+    expect(listTaskIds(dir)).toEqual([1, 3])
+  })
+
+  it('starts from the mark without listing tasks/, and lists it only when there is no mark', () => {
+    const dir = freshStateDir()
+    for (let i = 0; i < 3; i++) createTask(dir)
+    // a folder far above the mark is not looked for (the mark is the source); one in the way is skipped
+    mkdirSync(path.join(tasksDir(dir), '9'))
+    mkdirSync(path.join(tasksDir(dir), '4'))
+    expect(allocateTaskId(dir)).toBe(5)
+    rmSync(path.join(dir, 'last-id'))
+    expect(allocateTaskId(dir)).toBe(10)
+  })
+
   it('keeps the high-water mark monotonic: raising it lower does nothing', () => {
     const dir = freshStateDir()
     raiseHighWater(dir, 9)
