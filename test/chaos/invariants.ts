@@ -60,10 +60,17 @@ export function endings(stateDir: string, id: number, succeededOnly: boolean): n
 }
 
 /** The runner may have recorded the end (and gone) between the listing and this check. */
-function endedSince(stateDir: string, id: number): boolean {
+/**
+ * The record moved on since `listed` was read: it is final now, or shows
+ * another run or status. Someone wrote it in between — a runner recording
+ * its end and a retry (whose next runner is not up yet), or a reconcile —
+ * so what was listed is stale, not a run left without its runner.
+ */
+function movedOnSince(stateDir: string, listed: ListedTask): boolean {
   try {
-    const record = JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(id), 'task.json'), 'utf8')) as {status?: string}
-    return FINAL.has(record.status ?? '')
+    const record = JSON.parse(readFileSync(path.join(stateDir, 'tasks', String(listed.id), 'task.json'), 'utf8')) as {status?: string; runs?: unknown[]}
+    if (FINAL.has(record.status ?? '')) return true
+    return record.status !== listed.status || (listed.run !== undefined && record.runs?.length !== listed.run)
   } catch {
     return false
   }
@@ -140,7 +147,7 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
     } else if (task.status === 'queued') {
       // a queued task holds no process: it waits, and says for what
       if (!task.reason) violations.push(`liveness: task ${task.id} is queued without a reason`)
-    } else if (task.status !== 'starting' && !alive(runnerOf(world.stateDir, task.id)) && !endedSince(world.stateDir, task.id)) {
+    } else if (task.status !== 'starting' && !alive(runnerOf(world.stateDir, task.id)) && !movedOnSince(world.stateDir, task)) {
       violations.push(`liveness: task ${task.id} is ${task.status} without a live runner`)
     }
     if (task.status === 'starting' && !alive(runnerOf(world.stateDir, task.id))) {
