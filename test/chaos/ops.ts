@@ -123,7 +123,11 @@ export async function runOp(world: World, rng: Rng, round: number, actor: string
     case 'restart': {
       const id = someId()
       const r = await world.drover(round, actor, op === 'resume' ? ['resume', '--json', id] : ['start', '--json', id], env)
-      if (r.exitCode === 0) world.stoppedOnPurpose.delete(Number(id))
+      // Unless refused (usage 2, not found 3, conflict 4), the command may have
+      // opened the new run: exit 1 is a run that failed to launch (which
+      // `resume --interrupted` then tries again, by design), exit 5 or a kill may
+      // have come after the record was written. The intent is `running` again.
+      if (r.exitCode === null || ![2, 3, 4].includes(r.exitCode)) world.stoppedOnPurpose.delete(Number(id))
       return
     }
     case 'prune':
