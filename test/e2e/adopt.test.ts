@@ -35,6 +35,21 @@ async function killRunner(pid: number): Promise<void> {
   await waitFor(() => !isAlive(pid), {timeout: 10_000, message: 'runner gone'})
 }
 
+/**
+ * A task whose worker has a background child, its runner killed, then a `list`
+ * whose adopting runner is preloaded with `preload`; the worker and child pids.
+ */
+async function orphanListedWith(markPrefix: string, preload: string) {
+  const stateDir = makeStateDir()
+  const mark = `${markPrefix}${process.pid % 1000}${Date.now() % 1000}`
+  const {id, worker, runner} = await startRunning(stateDir, ['--shell', `sleep ${mark} & sleep 60`])
+  const child = await waitFor(() => sleepWith(mark), {message: 'the background child'})
+  await killRunner(runner)
+  const r = await drover(stateDir, ['list', '--json', '--all'], {env: {NODE_OPTIONS: `--require ${fixture(preload)}`}})
+  expect(r.exitCode, r.stderr).toBe(0)
+  return {stateDir, id, worker, child}
+}
+
 describe('a worker whose runner died', () => {
   it('is adopted by the next command (list): still running, and a stop goes through the new runner', async () => {
     const stateDir = makeStateDir()
@@ -81,14 +96,8 @@ describe('a worker whose runner died', () => {
   })
 
   it('is stopped, tree and all, before it is recorded lost when no new runner can take it over', async () => {
-    const stateDir = makeStateDir()
-    const mark = `32${process.pid % 1000}${Date.now() % 1000}`
-    const {id, worker, runner} = await startRunning(stateDir, ['--shell', `sleep ${mark} & sleep 60`])
-    const child = await waitFor(() => sleepWith(mark), {message: 'the background child'})
-    await killRunner(runner)
     // the runner this list starts to adopt the worker dies at once (found by chaos, seed 835224770)
-    const r = await drover(stateDir, ['list', '--json', '--all'], {env: {NODE_OPTIONS: `--require ${fixture('runner-dies-on-adopt.cjs')}`}})
-    expect(r.exitCode, r.stderr).toBe(0)
+    const {stateDir, id, worker, child} = await orphanListedWith('32', 'runner-dies-on-adopt.cjs')
     const task = readTask(stateDir, id)
     expect(task).toMatchObject({status: 'lost', desired: 'running'})
     expect(task.reason).toMatch(/^runner vanished and no new runner could take the worker over; [23] leftover processes stopped$/)
@@ -98,14 +107,8 @@ describe('a worker whose runner died', () => {
   })
 
   it('is stopped, tree and all, when the runner that came to adopt it fails before the takeover', async () => {
-    const stateDir = makeStateDir()
-    const mark = `33${process.pid % 1000}${Date.now() % 1000}`
-    const {id, worker, runner} = await startRunning(stateDir, ['--shell', `sleep ${mark} & sleep 60`])
-    const child = await waitFor(() => sleepWith(mark), {message: 'the background child'})
-    await killRunner(runner)
     // its runner.json cannot be written (found by chaos, seed 855709318: a full disk), so the runner fails at once
-    const r = await drover(stateDir, ['list', '--json', '--all'], {env: {NODE_OPTIONS: `--require ${fixture('runner-adopt-disk-full.cjs')}`}})
-    expect(r.exitCode, r.stderr).toBe(0)
+    const {stateDir, id, worker, child} = await orphanListedWith('33', 'runner-adopt-disk-full.cjs')
     await waitFor(() => !isAlive(worker) && !isAlive(child), {timeout: 5000, message: 'the worker and its child to be stopped'})
     const task = readTask(stateDir, id)
     expect(task.status).toBe('failed')
