@@ -45,6 +45,7 @@ export function checkPriority(priority: number): number {
 export function resolveDependencies(stateDir: string, refs: string[], flag: string): number[] {
   const ids: number[] = []
   for (const ref of refs) {
+    if (typeof ref !== 'string' || ref.trim() === '') throw usageError(`${flag} needs task ids or names, got an empty one`)
     let read
     try {
       read = findTask(stateDir, ref)
