@@ -131,6 +131,21 @@ export async function configureQueue(stateDir: string, name: string, change: Par
 }
 
 /**
+ * Why a queued run ended without starting, in words that do not hide the runs
+ * before it: a retry's wait names the attempt that never came and how the
+ * last run ended; a later run (restart, resume) says which run it was.
+ */
+export function queuedEndReason(record: TaskRecord, status: 'cancelled' | 'stopped'): string {
+  const runs = record.runs.length
+  if (record.retryAt !== null && runs > 1) {
+    const last = record.runs[runs - 2]
+    const how = last.exitCode !== null ? `${last.status}, exit ${last.exitCode}` : last.signal ? `${last.status}, ${last.signal}` : last.status
+    return `${status} while waiting to retry: attempt ${record.attempt} of ${record.retryMax + 1} never started (run ${runs - 1} ${how})`
+  }
+  return runs > 1 ? `${status} before run ${runs} started` : `${status} before it started`
+}
+
+/**
  * `cancel`/`stop` (and `stop --all`) of a queued task: it ends without ever
  * starting, under its task lock, which the advancer also takes to start it —
  * so it is either started or ended, never both.
@@ -147,11 +162,13 @@ export async function endQueued(stateDir: string, record: TaskRecord, kind: 'can
     const read = readRecord(stateDir, record.id)
     if (!read.ok || read.record.status !== 'queued') return null
     const status = kind === 'cancel' ? 'cancelled' : 'stopped'
-    const reason = `${status} before it started`
-    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
+    const reason = queuedEndReason(read.record, status)
+    // the line it waited in, by the record it waited with (a retry waits in the unlimited one)
+    const queue = effectiveQueue(read.record)
+    // a retry that will not come has no time any more (status would still show it)
+    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped', retryAt: null}
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    const queue = effectiveQueue(next)
     if (queue) removeWaiting(stateDir, queue, waitingKey(next))
     fireHooks(stateDir, next)
     return next
