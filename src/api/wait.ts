@@ -9,8 +9,8 @@ import {taskJson, type TaskJson} from './task-json.js'
 export {describeOutcome} from '../tasks/outcome.js'
 
 export interface WaitSelection {
-  /** ids or names. */
-  refs?: (number | string)[]
+  /** ids or names (the same key as MCP's wait_tasks takes). */
+  tasks?: (number | string)[]
   /** every task not ended yet. */
   all?: boolean
   /** the tasks of this queue not ended yet. */
@@ -40,7 +40,9 @@ export interface WaitResult {
 
 /** The ids a selection names, checked before waiting: unknown refs exit 3. */
 export async function selectForWait(stateDir: string, sel: WaitSelection): Promise<number[]> {
-  const refs = sel.refs ?? []
+  const {checkShape} = await import('./option-shapes.js')
+  checkShape(sel, {tasks: 'ref[]', all: 'boolean', queue: 'string', status: 'string[]'}, 'waitFor option', '', {refs: 'tasks'})
+  const refs = sel.tasks ?? []
   const filters = sel.all || sel.queue !== undefined || sel.status !== undefined
   if (refs.length > 0 && filters) throw usageError('give tasks, or --all/--queue/--status, not both')
   if (refs.length === 0 && !filters) throw usageError('no task given: name the tasks to wait for, or use --all, --queue NAME or --status S')

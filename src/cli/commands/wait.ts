@@ -40,7 +40,7 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
     const status = flags.status?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)
     for (const s of status ?? []) if (!STATUSES.includes(s)) throw api.usageError(`--status: unknown status '${s}' (one of: ${STATUSES.join(', ')})`)
     const drover = await this.drover(flags['state-dir'])
-    const selection = {refs: argv as string[], all: flags.all || undefined, queue: flags.queue, status: status as TaskStatus[] | undefined}
+    const selection = {tasks: argv as string[], all: flags.all || undefined, queue: flags.queue, status: status as TaskStatus[] | undefined}
     const ids = await api.selectForWait(drover.stateDir, selection)
     if (ids.length === 0) {
       if (!this.jsonEnabled()) this.note('drover: nothing to wait for')
