@@ -8,7 +8,7 @@ import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskR
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -204,6 +204,8 @@ export type TaskDetailJson = TaskJson & {
   /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
   resume: string | null
   resumeRefused: string | null
+  /** with a worktree: whether its folder is there (false: deleted by hand; the branch may still hold its commits). null without one. */
+  worktreePresent: boolean | null
   paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
 }
 
@@ -223,6 +225,7 @@ export function taskDetailJson(
     resume: offered && refusal === null ? `drover resume ${record.id}` : null,
     resumeRefused: refusal,
     outputBytes: fileSize(taskPaths(stateDir, record.id).output),
+    worktreePresent: record.worktree ? existsSync(record.worktree.path) : null,
     paths: taskPaths(stateDir, record.id),
   }
 }
