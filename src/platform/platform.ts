@@ -266,19 +266,38 @@ export function listDescendants(rootPid: number, ctx: PlatformContext = currentP
   return result
 }
 
-/** taskkill: exit code 128 means "no such process". Graceful requests are best-effort (see below). */
+/**
+ * taskkill's documented exit codes: 0 done, 1 failed (access denied; a console
+ * process that only /F ends; an option this taskkill lacks), 128 no such
+ * process. Neither failure is taken at its word: Wine's taskkill has no /T
+ * (exit 1) and answers 128 for a live windowless process asked without /F, so
+ * "gone" is believed only when the process is gone. A refused /T still ends
+ * the process itself; its descendants are reached one by one by the caller,
+ * from the tree it recorded (ProcessTree.signal). A graceful request that
+ * fails is best effort: Windows has no SIGTERM, and the caller escalates to
+ * SIGKILL after its grace. A forced kill that fails on a live process throws.
+ */
 function taskkill(pid: number, signal: StopSignal, tree: boolean, ctx: PlatformContext): boolean {
-  const args = [...(tree ? ['/T'] : []), ...(signal === 'SIGKILL' ? ['/F'] : []), '/PID', String(pid)]
-  try {
-    ctx.run('taskkill', args)
-    return true
-  } catch (error) {
-    if ((error as {status?: unknown}).status === 128 || !isProcessAlive(pid, ctx)) return false
-    // Without /F, taskkill refuses console processes that own no window ("can only be terminated
-    // forcefully"). Windows has no SIGTERM; the caller escalates to SIGKILL after its grace anyway.
-    if (signal !== 'SIGKILL') return true
-    throw error
+  const force = signal === 'SIGKILL'
+  const attempt = (withTree: boolean): number | null => {
+    try {
+      ctx.run('taskkill', [...(withTree ? ['/T'] : []), ...(force ? ['/F'] : []), '/PID', String(pid)])
+      return null
+    } catch (error) {
+      const status = (error as {status?: unknown}).status
+      return typeof status === 'number' ? status : -1
+    }
   }
+  let failed = attempt(tree)
+  if (failed === null) return true
+  if (!isProcessAlive(pid, ctx)) return false
+  if (tree) {
+    failed = attempt(false)
+    if (failed === null) return true
+    if (!isProcessAlive(pid, ctx)) return false
+  }
+  if (!force) return true
+  throw Object.assign(new Error(`taskkill /F /PID ${pid} failed: exit ${failed}`), {status: failed})
 }
 
 /** Unix kill(2): ESRCH means nothing left to signal; EPERM and anything else are real errors. */
@@ -360,6 +379,15 @@ export async function removeTree(target: string, ctx: PlatformContext = currentP
   // Imported here, not at the top: the runner loads this module and never removes trees.
   const {rm} = await import('node:fs/promises')
   await retryOnBusy(() => rm(target, {recursive: true, force: true}), ctx)
+}
+
+/**
+ * Whether a process's end says which signal killed it. Windows has no signals:
+ * TerminateProcess (taskkill /F) hands the process an exit code of the
+ * killer's choosing, so a killed worker looks like one that exited.
+ */
+export function exitShowsSignal(ctx: PlatformContext = currentPlatform()): boolean {
+  return ctx.os !== 'win32'
 }
 
 /** Signal number for exit-code computation (128 + n). Throws RangeError for a name the OS does not know. */

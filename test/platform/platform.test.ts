@@ -409,12 +409,13 @@ describe('win32, faked PowerShell and taskkill', () => {
     ])
   })
 
-  it('reports a missing process as false and rethrows a failed forced kill of a live one', () => {
-    const gone = fakeContext('win32', () => {
-      throw exitError(128)
+  it('reports a missing process as false once it is really gone, and rethrows a failed forced kill of a live one', () => {
+    const gone = fakeContext('win32', (file) => {
+      if (file === 'taskkill') throw exitError(128)
+      return '' // no such process: CIM answers nothing
     })
     expect(signalProcessGroup(4242, 'SIGKILL', gone.ctx)).toBe(false)
-    expect(gone.calls).toEqual([['taskkill', ['/T', '/F', '/PID', '4242']]])
+    expect(gone.calls).toEqual([['taskkill', ['/T', '/F', '/PID', '4242']], startCmd(4242)])
 
     const stubborn = fakeContext('win32', (file) => {
       if (file === 'taskkill') throw exitError(1)
@@ -423,6 +424,35 @@ describe('win32, faked PowerShell and taskkill', () => {
     expect(() => signalProcessGroup(4242, 'SIGKILL', stubborn.ctx)).toThrow('exit 1')
     // Without /F, taskkill refuses windowless console processes: best effort, the caller escalates.
     expect(signalProcessGroup(4242, 'SIGTERM', stubborn.ctx)).toBe(true)
+  })
+
+  it("does not believe exit 128 about a live process (Wine's answer without /F)", () => {
+    const {ctx} = fakeContext('win32', (file) => {
+      if (file === 'taskkill') throw exitError(128)
+      return '133456789012345678\r\n' // alive all along
+    })
+    // A close request that did nothing is still best effort, not "already gone"…
+    expect(signalProcessGroup(4242, 'SIGTERM', ctx)).toBe(true)
+    // …and a forced kill that did nothing is an error, not a success.
+    expect(() => signalProcessGroup(4242, 'SIGKILL', ctx)).toThrow('exit 128')
+  })
+
+  it('a taskkill without /T (exit 1, as Wine\'s) still ends the process itself; the caller sweeps the rest', () => {
+    let alive = true
+    const {ctx, calls} = fakeContext('win32', (file, args) => {
+      if (file === 'taskkill') {
+        if (args.includes('/T')) throw exitError(1) // "invalid option"
+        alive = false
+        return 'SUCCESS\r\n'
+      }
+      return alive ? '133456789012345678\r\n' : ''
+    })
+    expect(signalProcessGroup(4242, 'SIGKILL', ctx)).toBe(true)
+    expect(calls.filter(([file]) => file === 'taskkill')).toEqual([
+      ['taskkill', ['/T', '/F', '/PID', '4242']],
+      ['taskkill', ['/F', '/PID', '4242']],
+    ])
+    expect(alive).toBe(false)
   })
 
   it('signals an identity without /T, and only when the start time matches', () => {
