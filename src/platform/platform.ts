@@ -345,28 +345,54 @@ export function workerSpawnOptions(ctx: PlatformContext = currentPlatform()): {d
   return {detached: true, windowsHide: ctx.os === 'win32'}
 }
 
-const BUSY_CODES = new Set(['EBUSY', 'EPERM', 'ENOTEMPTY'])
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+// What Windows answers while another process has the file open without
+// sharing delete (a reader, a search indexer, an antivirus scan, a dying
+// process): ERROR_SHARING_VIOLATION is EBUSY, ERROR_ACCESS_DENIED is EPERM (or
+// EACCES), and a folder whose files are still being deleted is ENOTEMPTY.
+const BUSY_CODES = new Set(['EBUSY', 'EPERM', 'EACCES', 'ENOTEMPTY'])
 
 /**
- * Run fn; on Windows retry EBUSY/EPERM/ENOTEMPTY (a file still held open by a dying process, an
- * antivirus scan) with linear backoff delayMs * attempt. Elsewhere those errors are real (a mount
- * point, a permission) and retrying would only delay them: one attempt.
+ * The waits between attempts at a replace or a removal: on Windows a backoff
+ * that gives a holder about 3.3 s in all (scanners hold a new file for tens to
+ * hundreds of ms); elsewhere none — those errors are real there (a mount
+ * point, a permission) and retrying would only delay them.
  */
-export async function retryOnBusy<T>(
-  fn: () => Promise<T>,
-  ctx: PlatformContext = currentPlatform(),
-  opts: {attempts?: number; delayMs?: number} = {},
-): Promise<T> {
-  const attempts = ctx.os === 'win32' ? Math.max(1, opts.attempts ?? 10) : 1
-  const delayMs = opts.delayMs ?? 100
-  for (let attempt = 1; ; attempt++) {
+export function busyRetryDelays(ctx: PlatformContext = currentPlatform()): readonly number[] {
+  return ctx.os === 'win32' ? [10, 20, 40, 80, 160, 320, 640, 1000, 1000] : []
+}
+
+const isBusy = (error: unknown): boolean => BUSY_CODES.has((error as NodeJS.ErrnoException | null)?.code ?? '')
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+let sleeper: Int32Array | null = null
+const sleepSync = (ms: number) => {
+  sleeper ??= new Int32Array(new SharedArrayBuffer(4))
+  Atomics.wait(sleeper, 0, 0, ms)
+}
+
+/** Run fn; on Windows retry it while the file is busy (busyRetryDelays), then rethrow. */
+export async function retryOnBusy<T>(fn: () => Promise<T>, ctx: PlatformContext = currentPlatform(), delays: readonly number[] = busyRetryDelays(ctx)): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await fn()
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException | null)?.code
-      if (attempt >= attempts || code === undefined || !BUSY_CODES.has(code)) throw error
-      await sleep(delayMs * attempt)
+      if (attempt >= delays.length || !isBusy(error)) throw error
+      await sleep(delays[attempt])
+    }
+  }
+}
+
+/**
+ * retryOnBusy for the synchronous writers (records, locks): the thread waits,
+ * as these writes are on every path anyway and a few hundred ms on Windows
+ * beats a lost record update.
+ */
+export function retryOnBusySync<T>(fn: () => T, ctx: PlatformContext = currentPlatform(), delays: readonly number[] = busyRetryDelays(ctx)): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn()
+    } catch (error) {
+      if (attempt >= delays.length || !isBusy(error)) throw error
+      sleepSync(delays[attempt])
     }
   }
 }

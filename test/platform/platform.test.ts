@@ -16,7 +16,9 @@ import {
   processStartTime,
   resolveExecutable,
   removeTree,
+  busyRetryDelays,
   retryOnBusy,
+  retryOnBusySync,
   signalIdentity,
   startedNoEarlierThan,
   signalNumber,
@@ -266,23 +268,55 @@ describe('retryOnBusy', () => {
 
   it('retries busy errors on Windows until the call succeeds', async () => {
     const f = failing(['EBUSY', 'EPERM'])
-    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, {delayMs: 1})).resolves.toBe('ok')
+    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, [1, 1, 1])).resolves.toBe('ok')
     expect(f.calls()).toBe(3)
   })
 
   it('gives up on Windows after the attempts run out', async () => {
     const f = failing(['EBUSY', 'ENOTEMPTY', 'EBUSY', 'EBUSY'])
-    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, {attempts: 3, delayMs: 1})).rejects.toMatchObject({code: 'EBUSY'})
+    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, [1, 1])).rejects.toMatchObject({code: 'EBUSY'})
     expect(f.calls()).toBe(3)
   })
 
   it('does not retry other errors, nor anything outside Windows', async () => {
     const other = failing(['ENOENT'])
-    await expect(retryOnBusy(other.fn, {os: 'win32', run: noRun}, {delayMs: 1})).rejects.toMatchObject({code: 'ENOENT'})
+    await expect(retryOnBusy(other.fn, {os: 'win32', run: noRun})).rejects.toMatchObject({code: 'ENOENT'})
     expect(other.calls()).toBe(1)
     const busy = failing(['EBUSY', 'EBUSY'])
-    await expect(retryOnBusy(busy.fn, {os: 'linux', run: noRun}, {delayMs: 1})).rejects.toMatchObject({code: 'EBUSY'})
+    await expect(retryOnBusy(busy.fn, {os: 'linux', run: noRun})).rejects.toMatchObject({code: 'EBUSY'})
     expect(busy.calls()).toBe(1)
+  })
+
+  it('backs off on Windows for about 3 s in all (EACCES too), and not at all elsewhere', () => {
+    const delays = busyRetryDelays({os: 'win32', run: noRun})
+    const total = delays.reduce((a, b) => a + b, 0)
+    expect(total).toBeGreaterThanOrEqual(2000)
+    expect(total).toBeLessThanOrEqual(5000)
+    expect([...delays]).toEqual([...delays].sort((a, b) => a - b))
+    expect(busyRetryDelays({os: 'linux', run: noRun})).toEqual([])
+    expect(busyRetryDelays({os: 'darwin', run: noRun})).toEqual([])
+  })
+
+  it('the synchronous form waits and retries the same way (EACCES, EPERM, EBUSY)', () => {
+    let calls = 0
+    const codes = ['EACCES', 'EPERM', 'EBUSY']
+    const began = Date.now()
+    const result = retryOnBusySync(() => {
+      const code = codes[calls++]
+      if (code) throw Object.assign(new Error(code), {code})
+      return 'ok'
+    }, {os: 'win32', run: noRun}, [30, 30, 30])
+    expect(result).toBe('ok')
+    expect(calls).toBe(4)
+    expect(Date.now() - began).toBeGreaterThanOrEqual(85)
+    let linuxCalls = 0
+    expect(() =>
+      retryOnBusySync(() => {
+        linuxCalls++
+        throw Object.assign(new Error('EPERM'), {code: 'EPERM'})
+      }, {os: 'linux', run: noRun}),
+    ).toThrow('EPERM')
+    expect(linuxCalls).toBe(1)
   })
 })
 
