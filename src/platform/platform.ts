@@ -408,6 +408,15 @@ export async function removeTree(target: string, ctx: PlatformContext = currentP
 }
 
 /**
+ * Why a task cannot go to Slurm from this OS, or null. Slurm's client
+ * commands (sbatch, squeue, scancel) and its nodes are Linux's and other
+ * Unixes': there is no Windows build to submit from.
+ */
+export function slurmUnavailable(ctx: PlatformContext = currentPlatform()): string | null {
+  return ctx.os === 'win32' ? "--executor slurm is not available on Windows: Slurm's commands and nodes run on Linux; start the task from the cluster's login node" : null
+}
+
+/**
  * Whether a process's end says which signal killed it. Windows has no signals:
  * TerminateProcess (taskkill /F) hands the process an exit code of the
  * killer's choosing, so a killed worker looks like one that exited.

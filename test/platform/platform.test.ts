@@ -24,6 +24,8 @@ import {
   signalNumber,
   signalProcessGroup,
   workerSpawnOptions,
+  exitShowsSignal,
+  slurmUnavailable,
   memoryFileSystem,
 } from '../../src/platform/platform.js'
 
@@ -518,6 +520,20 @@ describe('win32, faked PowerShell and taskkill', () => {
 
   it('spawns workers detached and hidden', () => {
     expect(workerSpawnOptions(fakeContext('win32', () => '').ctx)).toEqual({detached: true, windowsHide: true})
+  })
+})
+
+describe('what has no Windows meaning', () => {
+  const ctx = (os: string): PlatformContext => ({os, run: () => ''})
+  it('Slurm is refused on win32 with a sentence, and available elsewhere', () => {
+    expect(slurmUnavailable(ctx('win32'))).toMatch(/^--executor slurm is not available on Windows: .+/)
+    expect(slurmUnavailable(ctx('linux'))).toBeNull()
+    expect(slurmUnavailable(ctx('darwin'))).toBeNull()
+  })
+  it('exits carry a signal everywhere but Windows', () => {
+    expect(exitShowsSignal(ctx('win32'))).toBe(false)
+    expect(exitShowsSignal(ctx('linux'))).toBe(true)
+    expect(exitShowsSignal(ctx('darwin'))).toBe(true)
   })
 })
 
