@@ -5,6 +5,7 @@
 
 import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
 import {isValidTaskName} from '../base/parse.js'
+import {suggest} from '../base/suggest.js'
 import {existsSync} from 'node:fs'
 import {advanceAll, type Advanced} from '../runner/advance.js'
 import {fireHooks} from '../runner/local-executor.js'
@@ -19,6 +20,7 @@ import {
   queueLockPath,
   queuesDir,
   readQueueConfig,
+  removeQueueFiles,
   removeWaiting,
   waitingKey,
   waitingKeys,
@@ -26,8 +28,38 @@ import {
   type QueueConfig,
 } from '../state/queues.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readAllRecords, readRecord, taskPaths, writeRecord} from '../state/store.js'
 import {executorOf, reconcile} from './reconcile.js'
+
+/** The queues people made (settings or members); the dependency queue is drover's own. */
+export const knownQueues = (stateDir: string): string[] => listQueueNames(stateDir).filter((name) => name !== AFTER_QUEUE)
+
+/** An unknown queue's refusal: the name meant, else the queues there are. */
+function unknownQueue(stateDir: string, name: string, hint: string): DroverError {
+  const known = knownQueues(stateDir)
+  const near = suggest(name, known)
+  const there = near ? ` (did you mean ${near}?)` : known.length > 0 ? ` (queues: ${known.join(', ')})` : ' (there are no queues)'
+  return usageError(`no queue '${name}'${there}; ${hint}`)
+}
+
+/** The name of a queue that exists: `wait --queue`, `queue pause|resume|rm` refuse a typo rather than act on an empty new queue. */
+export function requireQueue(stateDir: string, name: string, hint = `make it with: drover queue set ${name} --parallel N`): string {
+  checkQueueName(name)
+  if (!knownQueues(stateDir).includes(name)) throw unknownQueue(stateDir, name, hint)
+  return name
+}
+
+/**
+ * `start --queue NAME`: an existing queue, or a new one — unless the new name
+ * is a near miss of an existing one (`agnets` beside `agents`), which is
+ * refused with the name meant; `queue set NAME` first makes such a queue on purpose.
+ */
+export function queueForStart(stateDir: string, name: string): string {
+  checkQueueName(name)
+  const known = knownQueues(stateDir)
+  if (known.includes(name) || suggest(name, known) === null) return name
+  throw unknownQueue(stateDir, name, `to make a new queue of that name: drover queue set ${name} --parallel N, then start`)
+}
 
 export function checkQueueName(name: string): string {
   if (!isValidTaskName(name)) throw usageError(`invalid queue name '${name}': use 1-64 letters, digits, . _ -, starting with a letter`)
@@ -122,12 +154,35 @@ export async function listQueues(stateDir: string): Promise<QueueInfo[]> {
 
 /** Changes a queue's settings under its lock, then advances it (a raised limit or a resume starts tasks at once). */
 export async function configureQueue(stateDir: string, name: string, change: Partial<Pick<QueueConfig, 'parallel' | 'paused'>>): Promise<QueueInfo> {
-  checkQueueName(name)
+  // `set` makes a queue; pause and resume act on one that exists (a typo must not make a paused queue)
+  if (change.parallel === undefined) requireQueue(stateDir, name)
+  else checkQueueName(name)
   await withLock(queueLockPath(stateDir, name), () => {
     writeQueueConfig(stateDir, {...readQueueConfig(stateDir, name), ...change, name})
   })
   const infos = await listQueues(stateDir)
   return infos.find((info) => info.name === name)!
+}
+
+/**
+ * `queue rm NAME`: forgets a queue that holds no task — none waiting, none
+ * holding a slot, no live task of its own — under its lock, so nothing joins
+ * it meanwhile. Ended tasks keep their queue's name; `start ID` of one makes
+ * the queue again, with the default limit.
+ */
+export async function removeQueue(stateDir: string, name: string): Promise<QueueInfo> {
+  requireQueue(stateDir, name, 'nothing to remove')
+  const info = (await listQueues(stateDir)).find((q) => q.name === name)!
+  await withLock(queueLockPath(stateDir, name), () => {
+    const live = readAllRecords(stateDir).filter((read) => read.ok && read.record.queue === name && !isFinalStatus(read.record.status))
+    const members = waitingKeys(stateDir, name).length + activeIds(stateDir, name).length
+    if (live.length > 0 || members > 0) {
+      const ids = live.map((read) => read.id)
+      throw conflictError(`queue ${name} is not empty: ${ids.length > 0 ? `task${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` : `${members} member${members === 1 ? '' : 's'}`} (stop --queue ${name}, or wait for them)`, {queue: name, tasks: ids})
+    }
+    removeQueueFiles(stateDir, name)
+  })
+  return info
 }
 
 /**
