@@ -8,7 +8,7 @@ const STATUSES = ['queued', 'starting', 'running', 'stopping', 'succeeded', 'fai
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until tasks have ended; exit 0 if all succeeded.'
-  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME those of the queue, with --status S those in that status now (--queue and --status combine).
+  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME the queue's current batch (its live tasks and those that ran alongside them since the queue was last empty, so a failure just before wait began still counts; an unknown queue is refused), with --status S those in that status now (--queue and --status combine: the queue's tasks in that status).
 
 Exit code: 0 when every task waited for succeeded (with --any: the one that ended first). Otherwise the exit code of the first task, in the order they ended, that did not succeed: its own exit code, 128 + the signal number when a signal ended it, or 1 when it has neither (skipped, cancelled or stopped before it ran, lost). 124 when --timeout passed first, 130 on Ctrl-C (which ends the wait, never the tasks), 3 for an unknown task.
 
@@ -27,7 +27,7 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'every task that has not ended yet'}),
-    queue: Flags.string({description: 'the tasks of this queue that have not ended yet'}),
+    queue: Flags.string({description: "the queue's current batch: its live tasks and those that ran alongside them"}),
     status: Flags.string({description: 'the tasks in this status now (repeatable, or comma-separated)', multiple: true}),
     any: Flags.boolean({description: 'return when the first task ends'}),
     timeout: Flags.string({description: 'give up after this long (e.g. 90s, 30m) and exit 124'}),
