@@ -57,6 +57,13 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
         if (progress) ended.get(task.id)?.(task)
         else if (!this.jsonEnabled()) process.stdout.write(`${line(task)}\n`)
       }
+      // A paused queue starts none of these until resumed: a wait that would otherwise look hung says so.
+      const queued = (await drover.list({status: ['queued']})) as TaskJson[]
+      const paused = new Map<string, number[]>()
+      for (const t of queued) if (t.queuePaused && ids.includes(t.id)) paused.set(t.queue!, [...(paused.get(t.queue!) ?? []), t.id])
+      for (const [queue, held] of paused) {
+        if (!this.jsonEnabled()) this.note(`drover: queue ${queue} is paused: ${held.length === 1 ? 'task' : 'tasks'} ${held.join(', ')} will not start until drover queue resume ${queue}`)
+      }
       // On stderr, so a script sees what it waits for (and a pipe reads only the outcomes).
       if (!progress) this.note(`drover: waiting for ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}${flags.any ? ' (until the first ends)' : ''}`)
       const waiting = api.waitTasks(drover.stateDir, ids, {any: flags.any, timeoutMs, signal: abort.signal, onEnd})
