@@ -7,7 +7,7 @@ import {existsSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {jobs, statusOf} from '../helpers/queue-jobs.js'
-import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, taskEvents, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
@@ -194,6 +194,41 @@ describe('queues', () => {
     expect((await drover(dir, ['start', '--queue', 'builds', '--', 'true'])).exitCode).toBe(0)
     expect((await drover(dir, ['queue', 'set', 'agent', '--parallel', '1'])).exitCode).toBe(0)
     expect((await drover(dir, ['start', '--queue', 'agent', '--', 'true'])).exitCode).toBe(0)
+  })
+
+  it('list --queue, queue move (--first, --priority, --to; a started task is refused), cancel --queue clears the backlog', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const running = await startOk(dir, ['--queue', 'q', '--name', 'running', ...j.argv('running')])
+    const [a, b, c] = [await startOk(dir, ['--queue', 'q', '--name', 'a', ...j.argv('a')]), await startOk(dir, ['--queue', 'q', '--name', 'b', ...j.argv('b')]), await startOk(dir, ['--queue', 'q', '--name', 'c', ...j.argv('c')])]
+    const other = await startOk(dir, ['--name', 'other', ...j.argv('other')])
+    expect(json(await drover(dir, ['list', '--queue', 'q', '--json'])).map((t: any) => t.id)).toEqual([running, a, b, c])
+    expect((await drover(dir, ['list', '--queue', 'nope'])).exitCode).toBe(2)
+
+    const moved = await drover(dir, ['queue', 'move', 'c', '--first'])
+    expect(moved.exitCode, moved.stderr).toBe(0)
+    expect(moved.stdout).toBe(`task ${c} (c): #1 in q, priority 1`)
+    expect((await drover(dir, ['queue', 'move', String(a), '--priority', '-5'])).exitCode).toBe(0)
+    expect(json(await drover(dir, ['queue', 'q', '--json'])).queuedTasks.map((t: any) => t.id)).toEqual([c, b, a])
+    const refused = await drover(dir, ['queue', 'move', 'running', '--first'])
+    expect(refused.exitCode).toBe(4)
+    expect(refused.stderr).toContain(`task ${running} is running: only a task waiting in a drover queue can be moved`)
+    // to a new queue with a free slot: it starts there at once
+    const away = json(await drover(dir, ['queue', 'move', 'b', '--to', 'fast', '--json']))
+    expect(away).toMatchObject({id: b, queue: 'fast'})
+    await waitFor(() => j.started('b'), {message: 'b started in its new queue'})
+    expect(taskEvents(dir, b).some((e) => e.event === 'moved' && e.queue === 'fast')).toBe(true)
+
+    // cancel --queue q: the running task and the backlog of q, nothing of another queue or none
+    const cleared = await drover(dir, ['cancel', '--queue', 'q'])
+    expect(cleared.exitCode, cleared.stderr).toBe(0)
+    expect([running, a, c].map((id) => statusOf(dir, id))).toEqual(['cancelled', 'cancelled', 'cancelled'])
+    expect(statusOf(dir, other)).toBe('running')
+    expect(statusOf(dir, b)).toBe('running')
+    expect((await drover(dir, ['stop', '--queue', 'q', '--all'])).exitCode).toBe(2)
+    expect((await drover(dir, ['stop', '--queue', 'fast'])).exitCode).toBe(0)
+    expect(statusOf(dir, b)).toBe('stopped')
+    j.release('other')
   })
 
   it('queue NAME lists its tasks in start order (--json too); queue rm forgets an empty queue and refuses one with tasks (4)', async () => {
