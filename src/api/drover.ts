@@ -30,6 +30,9 @@ import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
+/** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
+export type StartedTaskJson = TaskJson & {reused: boolean}
+
 /** A task named by its id or by the `name` it was started with. */
 export type TaskRef = number | string
 
@@ -108,14 +111,19 @@ export class Drover {
       : null
   }
 
-  /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
-  async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
+  /**
+   * Starts a task and resolves once it runs (or failed to start: `status`
+   * failed with `pid` null), with its record; `reused` is true when
+   * `ifAbsent` found a queued or running task of that name and returned it.
+   */
+  async start(options: StartOptions | PreparedStart): Promise<StartedTaskJson> {
     // The state dir's config.json gives the defaults neither an option nor the environment gave (the executor, Slurm's).
     const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options, readStateConfig(this.stateDir))
     const [{queueSpec}, {startTask}] = await Promise.all([import('./queues.js'), import('../tasks/launch.js')])
     // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
     const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
-    return this.json(await startTask(this.stateDir, spec))
+    const {record, reused} = await startTask(this.stateDir, spec)
+    return {...this.json(record), reused}
   }
 
   /** Each queue: its limit, tasks holding a slot, tasks waiting, paused. */

@@ -6,7 +6,7 @@
 // command loads only what it uses: start-up time is a feature.)
 
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
-export type {JournalEntry, ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
+export type {JournalEntry, ListFilter, OutputChunk, RmResult, StartedTaskJson, TaskEvent, TaskRef} from './drover.js'
 export {prepareStart, startDefaults, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
 export type {PreparedStart, SlurmDefaults, SlurmOptions, StartOptions, StateConfig} from './start-options.js'
 export type {QueueDetail, QueueInfo, QueueMember, QueueStartOptions} from './queues.js'

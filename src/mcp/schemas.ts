@@ -110,7 +110,7 @@ export const inputs = {
     retry: z.number().int().min(0).optional().describe('try a failed run (non-zero exit or a signal) again up to this many times; never after stop, cancel, drain or a limit'),
     retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
     retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
-    ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error (start work only once)'),
+    ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error, with reused: true (start work only once)'),
   }),
   list_tasks: z.strictObject({
     status: z.array(statusEnum).optional().describe('only tasks in these statuses, e.g. ["running"]'),
