@@ -22,7 +22,7 @@ import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, Dr
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
-import type {QueueInfo} from './queues.js'
+import type {QueueDetail, QueueInfo} from './queues.js'
 import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
@@ -121,13 +121,28 @@ export class Drover {
     return listQueues(this.stateDir)
   }
 
+  /** Each queue (or the one named, refused when unknown) with its live tasks: those holding a slot, and the line in start order. */
+  async queueDetails(name?: string): Promise<QueueDetail[]> {
+    const [{queueDetails}, {requireQueue}] = await Promise.all([import('./queues.js'), import('../tasks/queues.js')])
+    if (name !== undefined) requireQueue(this.stateDir, name, 'see them all with: drover queue')
+    const [queues, live] = await Promise.all([this.queues(), this.list({status: ['queued', 'starting', 'running', 'stopping', 'waiting']})])
+    const tasks = live.filter((t): t is TaskJson => t.status !== 'corrupt')
+    return queueDetails(queues.filter((q) => name === undefined || q.name === name), tasks)
+  }
+
   /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
   async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {parallel: opts.parallel})
   }
 
-  /** A paused queue starts nothing new; its running tasks go on. */
+  /** Forgets a queue that holds no task (a conflict, exit 4, while it does). */
+  async removeQueue(name: string): Promise<QueueInfo> {
+    const {removeQueue} = await import('./queues.js')
+    return removeQueue(this.stateDir, name)
+  }
+
+  /** A paused queue starts nothing new; its running tasks go on (an unknown queue is refused, exit 2). */
   async pauseQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {paused: true})
