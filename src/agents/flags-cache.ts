@@ -12,7 +12,7 @@ import {writeFileAtomic} from '../state/store.js'
 export class FlagLearningError extends Error {}
 
 // Fewer options than this in a help text means it was no help text (an error, a banner).
-const MIN_FLAGS = 3
+export const MIN_FLAGS = 3
 const HELP_TIMEOUT_MS = 20_000
 
 /**
