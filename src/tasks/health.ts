@@ -14,6 +14,7 @@ import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.j
 import {readAllRecords, readRunnerIdentity, readTreeFile, taskPaths, tasksDir} from '../state/store.js'
 import {executorOf} from '../runner/executors.js'
 import {describeFsError} from '../state/statedir.js'
+import {notATask} from './read.js'
 
 export interface CorruptRecord {
   id: number
@@ -118,7 +119,8 @@ export function inspectStateDir(dir: string): StateDirHealth {
     health.error = describeFsError(error)
     return health
   }
-  const reads = readAllRecords(dir)
+  // a folder `start` is filling, or one it left empty, is no task (as list counts them)
+  const reads = readAllRecords(dir).filter((read) => !notATask(dir, read))
   health.tasks = reads.length
   const records: TaskRecord[] = []
   for (const read of reads) {
