@@ -6,7 +6,7 @@ import {createHash} from 'node:crypto'
 import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {FlagTable, parseHelpFlags, type FlagSpec} from './flags.js'
+import {FlagTable, parseHelpFlags, type FlagSpec, type HelpGrammar} from './flags.js'
 import {writeFileAtomic} from '../state/store.js'
 
 export class FlagLearningError extends Error {}
@@ -20,7 +20,7 @@ const HELP_TIMEOUT_MS = 20_000
  * '--help']), cached in the state dir under a key made of the argv and each
  * file in it (real path, size, mtime): a new install or upgrade learns again.
  */
-export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.ProcessEnv; cwd: string}): FlagTable {
+export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.ProcessEnv; cwd: string; grammar?: HelpGrammar}): FlagTable {
   const cacheFile = path.join(stateDir, 'cache', `agent-flags-${cacheKey(argv, opts.cwd)}.json`)
   try {
     const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as FlagSpec[]
@@ -46,7 +46,7 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
     const detail = missing ?? (String(e.stderr ?? '').trim().split('\n')[0] || e.message)
     throw new FlagLearningError(`cannot read its flags with \`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\`: ${detail}`)
   }
-  const specs = parseHelpFlags(help)
+  const specs = parseHelpFlags(help, opts.grammar)
   if (specs.length < MIN_FLAGS) throw new FlagLearningError(`\`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\` printed no options drover could read`)
   try {
     mkdirSync(path.dirname(cacheFile), {recursive: true, mode: 0o700})
