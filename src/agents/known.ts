@@ -1,13 +1,15 @@
-// The agents drover knows, as `drover doctor` needs them: the program names
-// to look for on PATH, how to ask the version and the flag grammar (the same
-// `--help` argv resume learns from: profiles.ts flagHelpArgv), the
-// environment that keeps those two calls offline, where the agent keeps its
-// sessions (which a resume needs to find), and the variables that carry its
-// API key. One small table, so that when each agent gets a module of its own
-// this list is derived from those modules instead.
+// The agents drover knows, as `drover doctor` looks at them, derived from each
+// agent's own module (registry.ts): the program names to look for on PATH,
+// how to ask its version and its flag grammar (the same `--help` argv resume
+// learns from), the package that installs it, where it keeps its sessions
+// (the part of the store that is the same whatever the working directory),
+// and the variables that carry its API key.
 
 import os from 'node:os'
 import path from 'node:path'
+import type {HelpGrammar} from './flags.js'
+import type {AgentProfile} from './profile.js'
+import {AGENTS} from './registry.js'
 
 export interface KnownAgent {
   name: string
@@ -18,9 +20,8 @@ export interface KnownAgent {
   versionArgs: string[]
   /** the argv after the program that prints the options resume reads. */
   helpArgs: string[]
-  /** set for the version and help calls: no update check, no telemetry. */
-  quietEnv: Record<string, string>
-  /** the folder the agent saves its sessions in, for this environment. */
+  helpGrammar?: HelpGrammar
+  /** the folder (or file) the agent keeps its sessions in, for this environment. */
   sessionStore(env: NodeJS.ProcessEnv): string
   /** variables any of which authenticates the agent (presence only is ever shown). */
   apiKeyVars: string[]
@@ -31,30 +32,36 @@ export function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME || env.USERPROFILE || os.homedir()
 }
 
-const under = (env: NodeJS.ProcessEnv, override: string, dotDir: string, ...rest: string[]) =>
-  path.join(env[override] || path.join(homeOf(env), dotDir), ...rest)
+/** The leading path both share: where a per-directory store (claude's projects/<cwd>) has its root. */
+function commonDir(a: string, b: string): string {
+  const pa = a.split(path.sep)
+  const pb = b.split(path.sep)
+  let n = 0
+  while (n < pa.length && n < pb.length && pa[n] === pb[n]) n++
+  return pa.slice(0, n).join(path.sep) || path.sep
+}
 
-export const KNOWN_AGENTS: readonly KnownAgent[] = [
-  {
-    name: 'claude',
-    npmPackage: '@anthropic-ai/claude-code',
-    binaries: ['claude'],
-    versionArgs: ['--version'],
-    helpArgs: ['--help'],
-    quietEnv: {DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1'},
-    // ~/.claude/projects/<cwd, non-alphanumerics as ->/<session>.jsonl; CLAUDE_CONFIG_DIR moves ~/.claude
-    sessionStore: (env) => under(env, 'CLAUDE_CONFIG_DIR', '.claude', 'projects'),
-    apiKeyVars: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
-  },
-  {
-    name: 'codex',
-    npmPackage: '@openai/codex',
-    binaries: ['codex'],
-    versionArgs: ['--version'],
-    helpArgs: ['exec', '--help'],
-    quietEnv: {},
-    // ~/.codex/sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl; CODEX_HOME moves ~/.codex
-    sessionStore: (env) => under(env, 'CODEX_HOME', '.codex', 'sessions'),
-    apiKeyVars: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
-  },
-]
+/**
+ * A profile's store is per working directory for some agents (claude, qwen,
+ * gemini): its root is what two different directories' stores share.
+ */
+export function storeRoot(profile: Pick<AgentProfile, 'sessionStore'>, home: string): string {
+  const at = (name: string) => profile.sessionStore.path(home, path.resolve(path.sep, `drover-doctor-${name}`, name))
+  return commonDir(at('a'), at('b'))
+}
+
+export function knownAgent(profile: AgentProfile): KnownAgent {
+  return {
+    name: profile.name,
+    npmPackage: profile.npmPackage,
+    binaries: profile.binaries,
+    versionArgs: profile.versionArgv,
+    helpArgs: profile.helpArgv([]),
+    helpGrammar: profile.helpGrammar,
+    sessionStore: (env) => storeRoot(profile, homeOf(env)),
+    apiKeyVars: profile.apiKeyEnv,
+  }
+}
+
+/** Every agent drover knows, in the registry's order. */
+export const knownAgents = (): KnownAgent[] => AGENTS.map(knownAgent)

@@ -5,11 +5,10 @@
 // contacts a model — each with the agent's quiet environment, stdin closed, a
 // timeout, and its whole process group killed if it runs over.
 
-import {realpathSync, statSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import {currentPlatform, resolveExecutable, type PlatformContext} from '../platform/platform.js'
 import {pathExtValue, pathValue, runBriefly, type BriefRun} from '../platform/inspect.js'
-import {parseHelpFlags} from './flags.js'
-import {MIN_FLAGS} from './flags-cache.js'
+import {helpSpecs, MIN_FLAGS} from './flags-cache.js'
 import type {KnownAgent} from './known.js'
 
 export interface AgentFlagsCheck {
@@ -23,10 +22,8 @@ export interface AgentFlagsCheck {
 
 export interface SessionStoreCheck {
   path: string
-  /** the folder exists (an agent never run as this user has none yet). */
+  /** it exists (an agent never run with this HOME has none yet). */
   present: boolean
-  /** something else than a folder is in its place. */
-  notADirectory: boolean
 }
 
 export interface AgentCheck {
@@ -52,6 +49,24 @@ export interface ProbeOptions {
   ctx?: PlatformContext
 }
 
+/**
+ * Set for every `--version` and `--help` call: the switches the agents read
+ * to skip update checks, telemetry and error reports (claude, copilot,
+ * opencode), and gemini's relaunch of itself. Those two calls answer before
+ * any of that starts in the versions tested; these keep it so in others.
+ */
+export const OFFLINE_ENV: Readonly<Record<string, string>> = {
+  DISABLE_AUTOUPDATER: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  COPILOT_AUTO_UPDATE: 'false',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  GEMINI_CLI_NO_RELAUNCH: 'true',
+  NO_UPDATE_NOTIFIER: '1',
+}
+
 const firstLine = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).find((line) => line !== '') ?? ''
 
 /** The version number a `--version` line holds ("2.1.332 (Claude Code)", "codex-cli 0.171.0"), else the line itself. */
@@ -69,12 +84,7 @@ function failure(what: string, r: BriefRun, timeoutMs: number): string {
 
 function sessionStore(agent: KnownAgent, env: NodeJS.ProcessEnv): SessionStoreCheck {
   const store = agent.sessionStore(env)
-  try {
-    const stats = statSync(store)
-    return {path: store, present: stats.isDirectory(), notADirectory: !stats.isDirectory()}
-  } catch {
-    return {path: store, present: false, notADirectory: false}
-  }
+  return {path: store, present: existsSync(store)}
 }
 
 export async function probeAgent(agent: KnownAgent, opts: ProbeOptions): Promise<AgentCheck> {
@@ -95,11 +105,11 @@ export async function probeAgent(agent: KnownAgent, opts: ProbeOptions): Promise
   }
   const program = agent.binaries[0]
   const [version, help] = await Promise.all([
-    runBriefly(found, agent.versionArgs, {...opts, env: {...opts.env, ...agent.quietEnv}}),
-    runBriefly(found, agent.helpArgs, {...opts, env: {...opts.env, ...agent.quietEnv}}),
+    runBriefly(found, agent.versionArgs, {...opts, env: {...opts.env, ...OFFLINE_ENV}}),
+    runBriefly(found, agent.helpArgs, {...opts, env: {...opts.env, ...OFFLINE_ENV}}),
   ])
   const versionOk = version.code === 0 && !version.timedOut
-  const specs = help.code === 0 && !help.timedOut ? parseHelpFlags(help.stdout) : []
+  const specs = help.code === 0 && !help.timedOut ? helpSpecs(help.stdout, help.stderr, agent.helpGrammar) : []
   const readable = specs.length >= MIN_FLAGS
   const helpWhat = `${program} ${agent.helpArgs.join(' ')}`
   return {

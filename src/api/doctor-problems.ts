@@ -60,14 +60,6 @@ function agentProblems({agents, known}: ProblemInputs): DoctorProblem[] {
       })
     }
     if (agent.versionError !== null) problems.push({severity: 'warning', subject, message: `${agent.path} does not report its version (${agent.versionError})`, fix: reinstall})
-    if (agent.sessionStore.notADirectory) {
-      problems.push({
-        severity: 'warning',
-        subject,
-        message: `${agent.sessionStore.path}, where ${agent.name} keeps its sessions, is not a folder: its sessions cannot be saved or resumed`,
-        fix: `move that file away`,
-      })
-    }
   }
   return problems
 }

@@ -8,7 +8,7 @@
 // signals nothing, and runs agents only with `--version` and `--help`.
 
 import path from 'node:path'
-import {KNOWN_AGENTS, type KnownAgent} from '../agents/known.js'
+import {knownAgents, type KnownAgent} from '../agents/known.js'
 import {probeAgent, type AgentCheck} from '../agents/probe.js'
 import {currentPlatform} from '../platform/platform.js'
 import {readStateConfig} from '../state/config.js'
@@ -25,7 +25,7 @@ export type {DoctorProblem} from './doctor-problems.js'
 export {problemLine} from './doctor-problems.js'
 
 /** How long each `--version`, `--help` or `scontrol ping` may take by default. */
-export const DEFAULT_DOCTOR_TIMEOUT_MS = 10_000
+export const DEFAULT_DOCTOR_TIMEOUT_MS = 20_000
 
 export interface DoctorOptions {
   /** the state dir to look at (default: $DROVER_STATE_DIR, else the per-OS default). */
@@ -76,7 +76,7 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   const env = options.env ?? process.env
   const cwd = options.cwd ?? process.cwd()
   const timeoutMs = options.timeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS
-  const known = options.agents ?? KNOWN_AGENTS
+  const known = options.agents ?? knownAgents()
   const source: StateDirReport['source'] = options.stateDir ? 'option' : env[STATE_DIR_ENV] ? 'environment' : 'default'
   const dir = await resolveStateDir(options.stateDir, env)
 

@@ -7,7 +7,8 @@ import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} 
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {KNOWN_AGENTS, type KnownAgent} from '../../src/agents/known.js'
+import {knownAgents, storeRoot, type KnownAgent} from '../../src/agents/known.js'
+import {AGENTS} from '../../src/agents/registry.js'
 import {probeAgent, versionFrom} from '../../src/agents/probe.js'
 import {FIXTURES, isAlive, waitFor} from '../helpers/cli.js'
 
@@ -22,7 +23,7 @@ function tempDir(): string {
   return dir
 }
 
-const agent = (name: string) => KNOWN_AGENTS.find((a) => a.name === name)!
+const agent = (name: string) => knownAgents().find((a) => a.name === name)!
 // node for the fixtures' `#!/usr/bin/env node`, and /bin for sh
 const basePath = [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter)
 
@@ -44,23 +45,29 @@ describe('probeAgent', () => {
       version: '2.1.332',
       versionError: null,
       flags: {readable: true, error: null},
-      sessionStore: {path: path.join(home, '.claude', 'projects'), present: true, notADirectory: false},
+      sessionStore: {path: path.join(home, '.claude', 'projects'), present: true},
     })
     expect(claude.flags!.count).toBeGreaterThan(50)
     expect(claude.versionTookMs).toBeGreaterThan(0)
     const codex = await probeAgent(agent('codex'), {env: env(home, bin), cwd: home, timeoutMs: 20_000})
-    expect(codex).toMatchObject({found: true, version: '0.171.0', flags: {readable: true}, sessionStore: {path: path.join(home, '.codex', 'sessions'), present: false}})
+    expect(codex).toMatchObject({found: true, version: '0.171.0', flags: {readable: true}, sessionStore: {path: path.join(process.env.CODEX_HOME || path.join(home, '.codex'), 'sessions'), present: false}})
   })
 
-  it('follows CLAUDE_CONFIG_DIR and CODEX_HOME to the session stores, and notices a file in place of one', async () => {
+  it('a session store kept per working directory is checked at its root; a store that is a file counts when present', async () => {
     const home = tempDir()
-    const config = path.join(home, 'elsewhere')
-    mkdirSync(config)
-    writeFileSync(path.join(config, 'projects'), 'not a folder')
-    const claude = await probeAgent(agent('claude'), {env: env(home, tempDir(), {CLAUDE_CONFIG_DIR: config}), cwd: home, timeoutMs: 5000})
-    expect(claude.sessionStore).toEqual({path: path.join(config, 'projects'), present: false, notADirectory: true})
-    const codex = await probeAgent(agent('codex'), {env: env(home, tempDir(), {CODEX_HOME: path.join(home, 'cx')}), cwd: home, timeoutMs: 5000})
-    expect(codex.sessionStore.path).toBe(path.join(home, 'cx', 'sessions'))
+    const root = (name: string) => storeRoot(AGENTS.find((a) => a.name === name)!, home)
+    expect(root('claude')).toBe(path.join(home, '.claude', 'projects'))
+    expect(root('qwen')).toBe(path.join(home, '.qwen', 'projects'))
+    expect(root('gemini')).toBe(path.join(home, '.gemini', 'tmp'))
+    expect(root('copilot')).toBe(path.join(process.env.COPILOT_HOME || path.join(home, '.copilot'), 'session-state'))
+    const db = path.join(process.env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode', 'opencode.db')
+    expect(root('opencode')).toBe(db)
+    if (!process.env.XDG_DATA_HOME) {
+      mkdirSync(path.dirname(db), {recursive: true})
+      writeFileSync(db, '')
+      const opencode = await probeAgent(agent('opencode'), {env: env(home, tempDir()), cwd: home, timeoutMs: 5000})
+      expect(opencode.sessionStore).toEqual({path: db, present: true})
+    }
   })
 
   it('an agent not on PATH is not found, and nothing is run', async () => {
@@ -95,13 +102,13 @@ describe('probeAgent', () => {
     for (const pid of children) await waitFor(() => !isAlive(pid), {timeout: 5000, message: `sleep ${pid} to die`})
   })
 
-  it("runs --version and --help with the agent's quiet environment", async () => {
+  it('runs --version and --help with update checks and telemetry switched off', async () => {
     const home = tempDir()
     const bin = tempDir()
     const file = path.join(bin, 'quiet')
-    writeFileSync(file, '#!/bin/sh\nif [ "$NO_UPDATES" = 1 ]; then echo "quiet 1.0.0"; else echo "loud 0.0.1"; fi\n')
+    writeFileSync(file, '#!/bin/sh\nif [ "$DISABLE_AUTOUPDATER$COPILOT_AUTO_UPDATE$GEMINI_CLI_NO_RELAUNCH" = 1falsetrue ]; then echo "quiet 1.0.0"; else echo "loud 0.0.1"; fi\n')
     chmodSync(file, 0o755)
-    const quiet: KnownAgent = {...agent('claude'), name: 'quiet', binaries: ['quiet'], quietEnv: {NO_UPDATES: '1'}}
+    const quiet: KnownAgent = {...agent('claude'), name: 'quiet', binaries: ['quiet']}
     expect((await probeAgent(quiet, {env: env(home, bin), cwd: home, timeoutMs: 5000})).version).toBe('1.0.0')
   })
 })

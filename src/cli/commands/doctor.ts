@@ -7,7 +7,7 @@ export default class Doctor extends BaseCommand {
   static override summary = 'Check the agents, the state dir, the executors and the environment; say what to fix.'
   static override description = `Looks at everything drover depends on and prints one line per problem saying what to do. Exit 0 when nothing is broken (warnings may still be printed), 1 when something is.
 
-Agents: for each agent drover knows (claude, codex), whether it is on PATH and where, its version, whether drover can read its flags from its --help (resume needs them to keep every flag of the original command) and where it keeps its sessions. Only \`AGENT --version\` and its help are run, each with a timeout (--timeout): nothing that starts a session or contacts a model.
+Agents: for each agent drover knows (claude, codex, gemini, qwen, copilot, opencode), whether it is on PATH and where, its version, whether drover can read its flags from its --help (resume needs them to keep every flag of the original command) and where it keeps its sessions. Only \`AGENT --version\` and its help are run, each with a timeout (--timeout): nothing that starts a session or contacts a model.
 
 State dir: its path and where it came from, owner and mode (drover refuses one that its group or other users can write; Windows decides access by ACLs, which are not judged), free space, records that cannot be read (by id), locks whose holder is gone, tasks recorded running whose runner is gone, and processes of ended tasks still alive (on Linux also those that left the task's process tree).
 
@@ -24,7 +24,7 @@ doctor changes nothing: a missing state dir is not created, a stale lock is not 
   ]
 
   static override flags = {
-    timeout: Flags.string({description: 'how long each agent --version/--help and scontrol ping may take (default 10s)'}),
+    timeout: Flags.string({description: 'how long each agent --version/--help and scontrol ping may take (default 20s)'}),
   }
 
   async run(): Promise<unknown> {

@@ -25,7 +25,7 @@ export function doctorLines(report: DoctorReport, paint: Paint): string[] {
     const flags = agent.flags?.readable ? `flags read: ${agent.flags.count}` : paint('red', 'flags unreadable')
     lines.push(`  ${name}  ${agent.path}  ${version}  ${flags}`)
     const store = agent.sessionStore
-    lines.push(`  ${''.padEnd(width)}  sessions: ${store.path}${store.present ? '' : store.notADirectory ? paint('red', ' (not a folder)') : paint('dim', ' (none yet)')}`)
+    lines.push(`  ${''.padEnd(width)}  sessions: ${store.path}${store.present ? '' : paint('dim', ' (none yet)')}`)
   }
   lines.push('')
 
