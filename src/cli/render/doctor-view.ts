@@ -6,7 +6,7 @@ import {problemLine, type DoctorReport} from '../../api/doctor.js'
 import type {Paint} from './color.js'
 
 const seconds = (ms: number | null) => (ms === null ? '' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`)
-const none = (n: number, what: string) => (n === 0 ? `no ${what}` : `${n} ${what}`)
+const count = (n: number, one: string, many: string) => (n === 0 ? `no ${many}` : `${n} ${n === 1 ? one : many}`)
 
 export function doctorLines(report: DoctorReport, paint: Paint): string[] {
   const lines: string[] = []
@@ -41,10 +41,10 @@ export function doctorLines(report: DoctorReport, paint: Paint): string[] {
   if (s.exists && s.isDirectory && s.error === null) {
     lines.push(
       `  ${[
-        none(s.corrupt.length, 'corrupt records'),
-        none(s.staleLocks.length, 'stale locks'),
-        none(s.unwatched.length, 'tasks without a runner'),
-        `${none(s.leftovers.length, 'ended tasks with live processes')}${s.leftoverScan === 'recorded' ? ' (recorded processes only)' : ''}`,
+        count(s.corrupt.length, 'corrupt record', 'corrupt records'),
+        count(s.staleLocks.length, 'stale lock', 'stale locks'),
+        count(s.unwatched.length, 'task without a runner', 'tasks without a runner'),
+        `${count(s.leftovers.length, 'ended task with live processes', 'ended tasks with live processes')}${s.leftoverScan === 'recorded' ? ' (recorded processes only)' : ''}`,
       ].join(' · ')}`,
     )
   }
