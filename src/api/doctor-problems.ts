@@ -156,7 +156,11 @@ function executorProblems(executors: ExecutorCheck[]): DoctorProblem[] {
         severity: 'error',
         subject,
         message: `${check.error} (${why}): tasks cannot be placed on it`,
-        fix: missing ? "install Slurm's client commands (sbatch, squeue, scontrol, scancel) or put them on PATH" : 'check the controller and SLURM_CONF (`scontrol ping` must say UP)',
+        fix: missing
+          ? "install Slurm's client commands (sbatch, squeue, scontrol, scancel) or put them on PATH"
+          : check.error?.startsWith('SLURM_CONF') === true
+            ? "point SLURM_CONF at the cluster's slurm.conf, or unset it"
+            : 'check the controller and SLURM_CONF (`scontrol ping` must say UP)',
       })
     }
     if (check.unsharedStateDir !== null) {

@@ -5,6 +5,7 @@
 // (`scontrol ping`, which asks slurmctld and nothing else), and the state dir
 // must not live in this machine's memory, where no compute node can read it.
 
+import {existsSync} from 'node:fs'
 import {currentPlatform, memoryFileSystem, resolveExecutable, type PlatformContext} from '../platform/platform.js'
 import {pathExtValue, pathValue, runBriefly} from '../platform/inspect.js'
 
@@ -71,6 +72,13 @@ export async function slurmCheck(inputs: ExecutorInputs): Promise<ExecutorCheck>
     check.error = `${missing.join(', ')} not found on PATH`
     return check
   }
+  // scontrol retries a missing config file for a minute before it says so
+  const conf = inputs.env.SLURM_CONF
+  if (conf && !existsSync(conf)) {
+    check.reachable = false
+    check.error = `SLURM_CONF names ${conf}, which does not exist`
+    return check
+  }
   const scontrol = check.commands.find((c) => c.name === 'scontrol')!.path!
   const ping = await runBriefly(scontrol, ['ping'], {env: inputs.env, cwd: inputs.cwd, timeoutMs: inputs.timeoutMs, ctx})
   check.tookMs = ping.tookMs
@@ -80,7 +88,7 @@ export async function slurmCheck(inputs: ExecutorInputs): Promise<ExecutorCheck>
   check.reachable = ping.code === 0 && check.controller !== null && /\bUP\b/.test(check.controller)
   if (!check.reachable) {
     check.error = ping.timedOut
-      ? `scontrol ping did not answer within ${inputs.timeoutMs} ms`
+      ? `scontrol ping did not answer within ${inputs.timeoutMs} ms${check.controller ? ` (${check.controller})` : ''}`
       : ping.error !== null
         ? `scontrol ping could not run: ${ping.error}`
         : `the controller does not answer (scontrol ping: ${check.controller ?? `exit ${ping.code}`})`
