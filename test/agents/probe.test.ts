@@ -65,14 +65,15 @@ describe('probeAgent', () => {
     if (!process.env.XDG_DATA_HOME) {
       mkdirSync(path.dirname(db), {recursive: true})
       writeFileSync(db, '')
-      const opencode = await probeAgent(agent('opencode'), {env: env(home, tempDir()), cwd: home, timeoutMs: 5000})
+      const opencode = await probeAgent(agent('opencode'), {env: {HOME: home, PATH: tempDir()}, cwd: home, timeoutMs: 5000})
       expect(opencode.sessionStore).toEqual({path: db, present: true})
     }
   })
 
   it('an agent not on PATH is not found, and nothing is run', async () => {
     const home = tempDir()
-    const r = await probeAgent(agent('claude'), {env: env(home, tempDir()), cwd: home, timeoutMs: 5000})
+    // PATH: an empty folder alone (this machine's own dirs may hold a claude)
+    const r = await probeAgent(agent('claude'), {env: {HOME: home, PATH: tempDir()}, cwd: home, timeoutMs: 5000})
     expect(r).toMatchObject({found: false, path: null, version: null, versionTookMs: null, flags: null})
   })
 

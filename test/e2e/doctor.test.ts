@@ -6,10 +6,10 @@
 // the real ones do).
 
 import {spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {hostname} from 'node:os'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {hostname, tmpdir} from 'node:os'
 import path from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {processStartTime} from '../../src/platform/platform.js'
 import {taskPaths} from '../../src/state/store.js'
 import {cleanupStateDirs, drover, FIXTURES, isAlive, json, makeStateDir, makeTempDir, waitFor, type CliResult} from '../helpers/cli.js'
@@ -28,8 +28,12 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-// node for the fake agents' `#!/usr/bin/env node`; nothing else of this machine's PATH
-const BASE_PATH = [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter)
+// node for the fake agents' `#!/usr/bin/env node` and nothing else of this
+// machine's PATH (where Slurm's commands may be: CI installs them)
+const NODE_DIR = mkdtempSync(path.join(tmpdir(), 'drover-doctor-node-'))
+symlinkSync(process.execPath, path.join(NODE_DIR, 'node'))
+const BASE_PATH = NODE_DIR
+afterAll(() => rmSync(NODE_DIR, {recursive: true, force: true}))
 
 /** doctor with a PATH holding the fake agents (or not) and a HOME of its own. */
 function doctor(stateDir: string, args: string[] = [], env: Record<string, string> = {}, agents = true): Promise<CliResult> {
