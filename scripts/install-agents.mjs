@@ -18,6 +18,10 @@ import {fileURLToPath} from 'node:url'
 export const AGENT_PACKAGES = {
   claude: {name: '@anthropic-ai/claude-code', version: '2.1.332'},
   codex: {name: '@openai/codex', version: '0.171.0'},
+  gemini: {name: '@google/gemini-cli', version: '0.61.0'},
+  qwen: {name: '@qwen-code/qwen-code', version: '0.24.4'},
+  copilot: {name: '@github/copilot', version: '1.0.102'},
+  opencode: {name: 'opencode-ai', version: '1.18.33'},
 }
 
 export function agentsDir() {

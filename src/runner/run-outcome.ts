@@ -5,6 +5,7 @@
 import {drainCheckpoint, type StopOutcome} from '../process/process-tree.js'
 import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
 import {stopReason} from '../process/stop-plan.js'
+import {profileOf} from '../agents/registry.js'
 
 /** Said of a worker's end seen by a runner that is not its parent: no exit status reaches it. */
 export const UNKNOWN_EXIT = 'exit code unknown: its runner had died, and the runner that adopted it is not its parent'
@@ -53,10 +54,19 @@ export function runEnd(seen: RunSeen): RunEnd {
   if (seen.adopted) {
     // An agent's own final event is the best witness of how it ended.
     const info = seen.record.agentInfo
-    const succeeded = ['result/success', 'turn.completed'].includes(info?.lastEvent ?? '') && !info?.error
+    const profile = profileOf(seen.record.agent)
+    const succeeded = !!info && !!profile?.reportedSuccess(info)
     return {status: succeeded ? 'succeeded' : 'failed', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
   }
-  if (code === 0) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+  if (code === 0) {
+    // gemini exits 0 when SIGTERMed mid-turn: without its own result the run was cut short, not done.
+    const profile = profileOf(seen.record.agent)
+    const info = seen.record.agentInfo
+    if (profile?.exitZeroWithoutResult === 'interrupted' && !(info && profile.reportedSuccess(info))) {
+      return {status: 'failed', reason: `exit 0 without ${profile.name}'s result: interrupted`, exitCode: 0, signal: null}
+    }
+    return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+  }
   // The agent said why: a provider's usage limit is the reason people need to read.
   const limit = seen.record.agentInfo?.limit
   if (limit && code !== null) {

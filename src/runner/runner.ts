@@ -20,6 +20,7 @@ import {sessionBase} from '../agents/events.js'
 import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
+import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
@@ -364,7 +365,7 @@ export class Runner {
     this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited(), currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
     // what the runner before us had seen of the tree stays known
     this.tree?.remember(readTreeFile(this.paths))
-    this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
+    this.cooperative = profileOf(this.record.agent)?.drain === 'hook' && this.record.agentHooks && existsSync(this.paths.agentSettings)
     let size = 0
     try {
       size = statSync(this.paths.output).size
@@ -548,7 +549,7 @@ export class Runner {
 
   /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
   private checkBudget(): void {
-    if (this.plan || !this.agentStream || runEnding(this.record.agentInfo?.lastEvent ?? null)) return
+    if (this.plan || !this.agentStream || runEnding(this.record.agent, this.record.agentInfo?.lastEvent ?? null)) return
     const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
     if (!reached) return
     this.event('policy', {cause: 'budget', detail: reached})
