@@ -416,10 +416,12 @@ export class Drover {
     const wakeup = new Wakeup().watch([tasks])
     opts.signal?.addEventListener('abort', wakeup.wake)
     // Per task: its shown status, the record file's identity (inode, size,
-    // mtime) when last read, and with `updates` the record as read. An ended
-    // task whose file is unchanged is not read again: at 10,000 tasks a stat
-    // each is a small part of reading and checking each record every wake-up.
-    const known = new Map<number, {status: TaskStatus; stamp: string | null; body: string | null}>()
+    // mtime) when last read, the record of a live task as read, and with
+    // `updates` the record as reconciled. A file unchanged is not read again:
+    // an ended task is skipped (at 10,000 tasks a stat each is a small part of
+    // reading and checking each record every wake-up), a live one is checked
+    // from the record read before (its runner may have died meanwhile).
+    const known = new Map<number, {status: TaskStatus; stamp: string | null; read: TaskRecord | null; body: string | null}>()
     const stampOf = (id: number) => {
       const stat = statSync(taskPaths(this.stateDir, id).record, {throwIfNoEntry: false})
       return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : null
@@ -443,13 +445,14 @@ export class Drover {
             ids.add(id)
             continue
           }
-          const read = readRecord(this.stateDir, id)
+          const unchanged = before?.read && stamp !== null && stamp === before.stamp ? before.read : null
+          const read = unchanged ? {ok: true as const, record: unchanged} : readRecord(this.stateDir, id)
           if (!read.ok) continue
           ids.add(id)
           const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
           const status = shownStatus(record)
-          const body = opts.updates ? JSON.stringify(record) : null
-          known.set(id, {status, stamp, body})
+          const body = !opts.updates ? null : unchanged && record === unchanged ? before!.body : JSON.stringify(record)
+          known.set(id, {status, stamp, read: isFinalStatus(read.record.status) ? null : read.record, body})
           if (first && !opts.initial) continue
           if (before === undefined) yield {type: 'created', id, task: this.json(record)}
           else if (before.status !== status) yield {type: 'status', id, from: before.status, to: status, task: this.json(record)}
