@@ -6,6 +6,7 @@
 import {execa} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
+import {cleanupRepos, GIT_IDENTITY, gitIn, makeRepo} from '../helpers/git.js'
 import {openTop, type TopSession} from '../helpers/tmux.js'
 
 const sessions: TopSession[] = []
@@ -175,6 +176,82 @@ describe('drover top', () => {
   })
 })
 
-// used by later tests of this file
-void fixture
-void json
+describe('drover top: agents and worktrees', () => {
+  afterEach(() => cleanupRepos())
+
+  it("drains a fake claude at a key, resumes it with a message, shows its transcript and raw events", async () => {
+    const stateDir = makeStateDir()
+    const home = makeStateDir()
+    const started = await drover(stateDir, [
+      'start', '--json', '--agent', 'claude', '--name', 'agent',
+      '-e', `HOME=${home}`, '-e', 'FAKE_AGENT_TURNS=400', '-e', 'FAKE_AGENT_TURN_MS=150',
+      '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
+    ])
+    const id = json(started).id
+    const t = top(stateDir)
+    // the transcript, as logs --pretty words it, with the agent's turns in the row
+    let screen = await t.waitFor((s) => /→ Bash /.test(s) && /claude +\d+ /.test(rowOf(s, id)))
+    expect(screen).toMatch(/── 1 agent · running · \d+ turns · .*claude transcript \(p: raw\)/)
+    expect(screen).not.toMatch(/"type":/)
+    t.keys('p')
+    screen = await t.waitFor(/"type":"(assistant|user)"/)
+    t.keys('p')
+    await t.waitFor((s) => /→ Bash /.test(s) && !/"type":/.test(s))
+
+    t.keys('d')
+    await t.waitFor(/drain task 1 \(agent\)\? \(y\/n\)/)
+    t.keys('y')
+    screen = await t.waitFor((s) => /agent +drained/.test(rowOf(s, id)), 30_000)
+    expect(readTask(stateDir, id).status).toBe('drained')
+
+    t.keys('r')
+    await t.waitFor(/resume message \(Enter: the default, Esc: back\):/)
+    t.type('carry on')
+    t.keys('Enter')
+    await t.waitFor(/resume task 1 \(agent\) with "carry on"\? \(y\/n\)/)
+    t.keys('y')
+    screen = await t.waitFor((s) => /task 1 resumed: run 2/.test(s) || /agent +running/.test(rowOf(s, id)), 20_000)
+    await waitFor(() => readTask(stateDir, id).runs.length === 2 && readTask(stateDir, id).status === 'running', {timeout: 20_000})
+    expect(readTask(stateDir, id).runs[1].command).toContain('carry on')
+    await t.waitFor((s) => /agent +running/.test(rowOf(s, id)))
+
+    t.keys('c')
+    await t.waitFor(/cancel task 1 \(agent\)\? \(y\/n\)/)
+    t.keys('y')
+    await t.waitFor((s) => /agent +cancelled/.test(rowOf(s, id)), 20_000)
+  })
+
+  it("shows a --worktree task's diff --stat and diff on v; a task without one says so", async () => {
+    const stateDir = makeStateDir()
+    const repo = makeRepo()
+    const plain = await startOk(stateDir, ['--name', 'plain', '--', 'sleep', '300'])
+    const r = await drover(stateDir, ['start', '--worktree', '--name', 'tree', '--', 'sh', '-c', 'echo two >> a.txt; echo new > b.txt; sleep 300'], {cwd: repo, env: GIT_IDENTITY})
+    expect(r.exitCode, r.stderr).toBe(0)
+    const tree = Number(r.stdout.trim())
+    const t = top(stateDir)
+    await t.waitFor((s) => rowOf(s, plain).startsWith('>'))
+    t.keys('v')
+    await t.waitFor(/task 1 has no worktree/)
+    t.keys('j')
+    await t.waitFor((s) => rowOf(s, tree).startsWith('>'))
+    await waitFor(() => gitIn(readTask(stateDir, tree).worktree.path, 'status', '--porcelain').includes('b.txt'))
+    t.keys('v')
+    const screen = await t.waitFor(/diff against its base/)
+    expect(screen).toMatch(/branch drover\/2-tree · base HEAD \([0-9a-f]{12}\)/)
+    expect(screen).toMatch(/a\.txt +\| +1 \+/)
+    expect(screen).toMatch(/\n\+two\n/)
+    t.keys('q')
+    await t.waitFor(/ID +NAME +STATUS/)
+  })
+
+  it('quits on Ctrl-C with the terminal given back', async () => {
+    const stateDir = makeStateDir()
+    await startOk(stateDir, ['--', 'sleep', '300'])
+    const t = top(stateDir)
+    await t.waitFor(/drover top · 1 live/)
+    t.keys('C-c')
+    const screen = await t.waitFor(/TOP-EXIT/)
+    expect(screen).toMatch(/^TOP-BEFORE\nTOP-EXIT 130\nicanon echo/)
+    expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
+  })
+})
