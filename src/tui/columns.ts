@@ -25,12 +25,14 @@ const COLUMNS: Column[] = [
   {key: 'id', header: 'ID', max: 7, min: 2, right: true},
   {key: 'name', header: 'NAME', max: 20, min: 4},
   {key: 'status', header: 'STATUS', max: 26, min: 7},
-  {key: 'queue', header: 'QUEUE', max: 12, min: 5, drop: 3},
-  {key: 'agent', header: 'AGENT', max: 6, min: 5, drop: 5},
-  {key: 'turns', header: 'TURNS', max: 5, min: 5, right: true, drop: 4},
-  {key: 'usage', header: 'TOKENS/COST', max: 14, min: 11, drop: 2},
-  {key: 'runtime', header: 'RUNTIME', max: 8, min: 7, right: true, drop: 1},
-  {key: 'command', header: 'COMMAND', max: Infinity, min: 7},
+  {key: 'queue', header: 'QUEUE', max: 12, min: 5, drop: 2},
+  // the command names the agent too: its column goes first
+  {key: 'agent', header: 'AGENT', max: 6, min: 5, drop: 1},
+  {key: 'turns', header: 'TURNS', max: 5, min: 5, right: true, drop: 3},
+  {key: 'usage', header: 'TOKENS/COST', max: 14, min: 11, drop: 4},
+  {key: 'runtime', header: 'RUNTIME', max: 8, min: 7, right: true, drop: 5},
+  // what a row is about: it keeps room before the other columns do
+  {key: 'command', header: 'COMMAND', max: Infinity, min: 16},
 ]
 
 const GAP = 2

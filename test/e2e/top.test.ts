@@ -4,6 +4,8 @@
 // terminal given back on q and on a hang-up, and a narrow window.
 
 import {execa} from 'execa'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
 import {cleanupRepos, GIT_IDENTITY, gitIn, makeRepo} from '../helpers/git.js'
@@ -173,6 +175,28 @@ describe('drover top', () => {
     const coloured = top(stateDir, ['--color'])
     await coloured.waitFor((s) => /running/.test(rowOf(s, id + 1)))
     expect(coloured.screenWithEscapes()).toMatch(/\u001B\[36mrunning/)
+  })
+})
+
+describe('drover top: start-up cost of other commands', () => {
+  it('drover list loads nothing of the terminal UI; top does', async () => {
+    const stateDir = makeStateDir()
+    await startOk(stateDir, ['--', process.execPath, '-e', '0'])
+    const modulesLoaded = async (args: string[]) => {
+      const record = path.join(makeStateDir(), 'imports.txt')
+      await execa(process.execPath, ['--import', fixture('record-imports.mjs'), BIN, ...args], {
+        env: {DROVER_STATE_DIR: stateDir, RECORD_IMPORTS: record, NO_COLOR: '1'},
+        reject: false,
+        stdin: 'ignore',
+        timeout: 30_000,
+      })
+      return readFileSync(record, 'utf8').trim().split('\n')
+    }
+    const list = await modulesLoaded(['list'])
+    expect(list.some((url) => url.endsWith('/dist/cli-bundle/commands/list.js'))).toBe(true)
+    expect(list.filter((url) => url.includes('/dist/tui/'))).toEqual([])
+    // without a terminal top stops at its first check, after loading its module
+    expect((await modulesLoaded(['top'])).some((url) => url.endsWith('/dist/tui/index.js'))).toBe(true)
   })
 })
 
