@@ -15,6 +15,8 @@ export interface RunTopOptions {
   readOnly: boolean
   statuses: readonly (TaskStatus | 'corrupt')[] | null
   queue: string | null
+  /** report the mouse wheel (off by default: it takes the terminal's own text selection). */
+  mouse: boolean
 }
 
 /** Checks for a terminal before anything else: top draws screens, and a pipe cannot show them. */
@@ -27,7 +29,7 @@ export function requireTerminal(input: {isTTY?: boolean}, output: {isTTY?: boole
 export async function runTop(options: RunTopOptions): Promise<number> {
   requireTerminal(process.stdin, process.stdout)
   const drover = await openStateDir(options.stateDir)
-  const terminal = new Terminal({input: process.stdin, output: process.stdout}, {mouse: false})
+  const terminal = new Terminal({input: process.stdin, output: process.stdout}, {mouse: options.mouse})
   const app = new TopApp(drover, terminal, options)
   return app.run()
 }
