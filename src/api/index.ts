@@ -22,3 +22,21 @@ export type {UsagePoint} from './usage.js'
 export {commandLine, escapeControls, exitCodeOf, quoteArg} from './task-json.js'
 export type {CorruptTaskJson, HookFailureJson, TaskDetailJson, TaskJson} from './task-json.js'
 export * from './values.js'
+export {doctor, DEFAULT_DOCTOR_TIMEOUT_MS, problemLine} from './doctor.js'
+export type {
+  AgentCheck,
+  AgentFlagsCheck,
+  ApiKeyVariable,
+  CorruptRecord,
+  DoctorOptions,
+  DoctorProblem,
+  DoctorReport,
+  ExecutorCheck,
+  LeftoverProcesses,
+  SessionStoreCheck,
+  SlurmCommand,
+  StaleLock,
+  StateDirHealth,
+  StateDirReport,
+  UnwatchedTask,
+} from './doctor.js'

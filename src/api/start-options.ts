@@ -158,7 +158,7 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
   if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
   if (o.shell !== undefined && o.shell.trim() === '') throw usageError('the shell script is empty')
-  if (o.shell !== undefined && (o.agent === 'claude' || o.agent === 'codex')) {
+  if (o.shell !== undefined && o.agent !== undefined && o.agent !== 'generic') {
     throw usageError(`agent ${o.agent} needs its command as argv, not a shell script: drover rewrites the agent's own command line to resume it`)
   }
   for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes], ['hookTimeoutMs', o.hookTimeoutMs]] as const) {

@@ -83,7 +83,7 @@ describe('prepareStart', () => {
       [{command: ['true'], tiemoutMs: 5000}, "unknown start option 'tiemoutMs' (did you mean timeoutMs?)"],
       [{command: ['true'], timeoutMs: '5m'}, 'start option timeoutMs must be a number, got a string'],
       [{command: ['true'], env: {A: 1}}, 'start option env must be an object of string values, got A: a number'],
-      [{command: ['true'], agent: 'gpt'}, 'start option agent must be one of "claude", "codex", "generic", got a string'],
+      [{command: ['true'], agent: 'gpt'}, 'start option agent must be one of "claude", "codex", "gemini", "qwen", "copilot", "opencode", "generic", got a string'],
       [{command: ['true'], after: 'build'}, 'start option after must be an array of task ids or names, got a string'],
       [{command: ['true'], keepChildren: 'yes'}, 'start option keepChildren must be a boolean, got a string'],
       [{command: ['true'], worktree: 1}, 'start option worktree must be true or a branch name, got a number'],

@@ -241,7 +241,7 @@ function prepare(
     throw usageError('no command given: put it after --, e.g. drover start -- sleep 60 (or use --shell "script")')
   }
   if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
-  if (flags.shell !== undefined && (flags.agent === 'claude' || flags.agent === 'codex')) {
+  if (flags.shell !== undefined && flags.agent !== undefined && flags.agent !== 'generic') {
     throw usageError(
       `--agent ${flags.agent} needs the command after --, not --shell: drover rewrites the agent's own command line to resume it, which a shell script does not allow`,
     )
