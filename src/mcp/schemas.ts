@@ -9,7 +9,7 @@ import {AGENT_PROFILES, TASK_STATUSES} from '../api/values.js'
 
 export const taskRef = z
   .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
-  .describe('a task id (e.g. 7) or the name it was started with (e.g. "fix-tests")')
+  .describe('a task id (e.g. 7), the name it was started with (e.g. "fix-tests"), or ":latest" for the newest task')
 
 const seconds = (what: string) => z.number().nonnegative().describe(what)
 // As the CLI's duration flags: a string with its unit. A bare number is refused

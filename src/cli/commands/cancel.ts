@@ -15,7 +15,7 @@ export default class Cancel extends BaseCommand {
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     queue: Flags.string({description: 'cancel the running tasks of this queue, and its queued ones before they start (clears a backlog)'}),

@@ -25,7 +25,7 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     queue: Flags.string({description: 'drain the running tasks of this queue (its queued ones stay queued)'}),

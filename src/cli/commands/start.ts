@@ -55,7 +55,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
   static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
 
   static override args = {
-    task: Args.string({description: 'id or name of a finished task to start again (instead of a command after --)'}),
+    task: Args.string({description: 'id or name (or :latest) of a finished task to start again (instead of a command after --)'}),
   }
 
   static override flags = {

@@ -19,7 +19,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     queue: Flags.string({description: 'stop the running tasks of this queue, and end its queued ones without starting them (clears a backlog)'}),
