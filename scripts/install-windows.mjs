@@ -181,7 +181,9 @@ function ensurePrefix(dir, standIns) {
   for (const [from, to] of places) {
     if (sameFile(from, to)) continue
     mkdirSync(path.dirname(to), {recursive: true})
-    copyFileSync(from, to)
+    // Replaced, never written in place: runs' private prefixes hard-link these files.
+    copyFileSync(from, `${to}.new`)
+    renameSync(`${to}.new`, to)
   }
 }
 
