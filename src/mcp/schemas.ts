@@ -75,7 +75,7 @@ export const inputs = {
     name: z.string().optional().describe('a unique name to refer to the task by (letters, digits, . _ -; starts with a letter)'),
     cwd: z.string().optional().describe('working directory (default: the directory the MCP server was started in)'),
     env: z.record(z.string(), z.string()).optional().describe('environment variables added for the task; their values are never shown back'),
-    agent: z.enum(AGENT_PROFILES).optional().describe('agent profile for session tracking and resume (default: from the program name: claude, codex, else generic)'),
+    agent: z.enum(AGENT_PROFILES).optional().describe('agent profile for session tracking and resume (default: from the program name: claude, codex, gemini, qwen, copilot, opencode, else generic)'),
     timeout: duration('stop the task (gracefully, like stop_task) when it runs longer than this').optional(),
     idleTimeout: duration('stop the task when its output does not grow for this long').optional(),
     maxOutputBytes: z.number().int().nonnegative().optional().describe('stop the task when its output passes this many bytes (default 1 GiB; 0 for no limit)'),

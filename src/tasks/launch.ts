@@ -8,6 +8,7 @@ import {markLive} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {createWorktree, planWorktree} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
+import {retryOnBusySync} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
@@ -177,7 +178,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   } catch (error) {
     // A full or read-only disk: no half-made task folder (list would call it corrupt).
     // The id stays used (last-id), as every id handed out does.
-    rmSync(paths.dir, {recursive: true, force: true})
+    retryOnBusySync(() => rmSync(paths.dir, {recursive: true, force: true}))
     throw error
   }
   appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: record.cwd, ...(queue ? {queued: record.queue} : {}), ...(record.worktree ? {worktree: record.worktree.path, branch: record.worktree.branch} : {})})
@@ -280,7 +281,8 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   const before = readRecord(stateDir, id)
   if (before.ok) await reconcile(stateDir, before.record)
   // A task that waits its turn opens its run as `queued`; the queue's lock comes first, as the advancer takes them.
-  const queue = before.ok ? effectiveQueue(before.record) : null
+  // A retry's delay belongs to the attempts that ended: naming the task again starts now (or when its queue lets it).
+  const queue = before.ok ? effectiveQueue({...before.record, retryAt: null}) : null
   const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue), {waitMs: LOCK_WAIT_MS})
   let release
   let next: TaskRecord
@@ -311,7 +313,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     const command = options.prepare(record)
     const at = new Date().toISOString()
     // Naming the task again starts its attempts afresh.
-    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1}
+    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1, retryAt: null}
     // A resume keeps the task's place in line (an interrupted queue continues where it was); a restart joins at the back.
     if (queue !== null) next.queuedAt = options.resumed && record.queuedAt ? record.queuedAt : at
     createTaskLayout(taskPaths(stateDir, id))

@@ -83,6 +83,17 @@ describe('learnFlags', () => {
     expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toHaveLength(2)
   })
 
+  it('reads a help text printed to stderr, as yargs prints a subcommand\'s (opencode run --help)', () => {
+    const stateDir = makeStateDir()
+    ensureStateDir(stateDir)
+    const bin = path.join(stateDir, 'yargs-agent')
+    writeFileSync(bin, `#!/bin/sh\ncat >&2 <<'EOF'\nopencode run [message..]\n\nOptions:\n  -h, --help     show help   [boolean]\n  -s, --session  session id  [string]\n  -f, --file     files       [array]\n      --dir      directory   [string]\nEOF\n`)
+    chmodSync(bin, 0o755)
+    const table = learnFlags(stateDir, [bin, 'run', '--help'], {env: process.env, cwd: stateDir, grammar: {array: 'value'}})
+    expect(table.get('--session')?.arity).toBe('value')
+    expect(table.get('-s')?.names).toEqual(['-s', '--session'])
+  })
+
   it('says clearly when the agent cannot be run or prints no options', () => {
     const stateDir = makeStateDir()
     ensureStateDir(stateDir)

@@ -10,6 +10,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {newRecord} from '../../src/tasks/launch.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {
+  sessionUuid,
   allocateTaskId,
   appendEvent,
   createTaskLayout,
@@ -248,5 +249,17 @@ describe('events', () => {
     const events = readEvents(paths)
     expect(events.map((e) => e.event)).toEqual(['created', 'started'])
     expect(typeof events[0].ts).toBe('string')
+  })
+})
+
+describe('sessionUuid', () => {
+  it('is a version-4 UUID, different each time', () => {
+    const ids = new Set<string>()
+    for (let i = 0; i < 1000; i++) {
+      const id = sessionUuid()
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      ids.add(id)
+    }
+    expect(ids.size).toBe(1000)
   })
 })
