@@ -124,6 +124,25 @@ describe('drover top', () => {
     expect(readTask(stateDir, id).status).toBe('stopped')
   })
 
+  it('shows only the tasks --status and --queue ask for; a bad --status is refused (exit 2)', async () => {
+    const stateDir = makeStateDir()
+    expect((await drover(stateDir, ['queue', 'set', 'q', '--parallel', '1'])).exitCode).toBe(0)
+    const inQueue = await startOk(stateDir, ['--queue', 'q', '--name', 'queued-one', '--', 'sleep', '300'])
+    const outside = await startOk(stateDir, ['--name', 'outside', '--', 'sleep', '300'])
+    const failed = await startOk(stateDir, ['--name', 'broken', '--', 'sh', '-c', 'exit 4'])
+    await waitFor(() => readTask(stateDir, failed).status === 'failed')
+    const byQueue = top(stateDir, ['--queue', 'q'])
+    let screen = await byQueue.waitFor((s) => /queued-one +running +q /.test(rowOf(s, inQueue)))
+    expect(screen).toMatch(/· queue q ·/)
+    expect(rowOf(screen, outside) + rowOf(screen, failed)).toBe('')
+    const byStatus = top(stateDir, ['--status', 'final'])
+    screen = await byStatus.waitFor((s) => /broken +failed \(4\)/.test(rowOf(s, failed)))
+    expect(rowOf(screen, outside) + rowOf(screen, inQueue)).toBe('')
+    const bad = await execa(process.execPath, [BIN, 'top', '--status', 'sideways'], {env: {DROVER_STATE_DIR: stateDir}, reject: false, stdin: 'ignore'})
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/--status: unknown status 'sideways'/)
+  })
+
   it('has no actions with --read-only', async () => {
     const stateDir = makeStateDir()
     const id = await startOk(stateDir, ['--', 'sleep', '300'])
@@ -151,10 +170,10 @@ describe('drover top', () => {
     expect(lines.at(-1)).toMatch(/move/)
   })
 
-  it('gives the terminal back when its session hangs up (SIGHUP) or it is told to end (SIGTERM)', async () => {
+  it('gives the terminal back when its session hangs up (SIGHUP) or it is told to end (SIGTERM, SIGINT)', async () => {
     const stateDir = makeStateDir()
     await startOk(stateDir, ['--', 'sleep', '300'])
-    for (const [signal, code] of [['SIGHUP', 129], ['SIGTERM', 143]] as const) {
+    for (const [signal, code] of [['SIGHUP', 129], ['SIGTERM', 143], ['SIGINT', 130]] as const) {
       const t = top(stateDir)
       await t.waitFor(/drover top · 1 live/)
       expect(t.format('#{alternate_on}')).toBe('1')
