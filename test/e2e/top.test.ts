@@ -184,6 +184,16 @@ describe('drover top', () => {
     }
   })
 
+  it('gives the terminal back when it crashes: exit 1, the error on one line', async () => {
+    const stateDir = makeStateDir()
+    await startOk(stateDir, ['--', 'sleep', '300'])
+    const t = top(stateDir, [], {nodeArgs: ['--import', fixture('top-crash.mjs')], env: {TOP_CRASH_AFTER_MS: '2500'}})
+    await t.waitFor(/drover top · 1 live/)
+    const screen = await t.waitFor(/TOP-EXIT/)
+    expect(screen).toMatch(/^TOP-BEFORE\ndrover: top failed: injected crash\nTOP-EXIT 1\nicanon echo/)
+    expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
+  })
+
   it('honours NO_COLOR, and --color wins over it', async () => {
     const stateDir = makeStateDir()
     const id = await startOk(stateDir, ['--', 'sleep', '300'])
