@@ -143,6 +143,17 @@ describe('drover top', () => {
     expect(bad.stderr).toMatch(/--status: unknown status 'sideways'/)
   })
 
+  it('scrolls with the mouse wheel with --mouse', async () => {
+    const stateDir = makeStateDir()
+    const ids: number[] = []
+    for (let i = 0; i < 5; i++) ids.push(await startOk(stateDir, ['--', 'sleep', String(300 + i)]))
+    const t = top(stateDir, ['--mouse'])
+    await t.waitFor((s) => rowOf(s, ids[0]).startsWith('>') && rowOf(s, ids[4]) !== '')
+    // what the terminal sends for one turn of the wheel down (SGR mouse mode, which top asked for)
+    t.type('\u001B[<65;10;5M')
+    await t.waitFor((s) => rowOf(s, ids[3]).startsWith('>'))
+  })
+
   it('has no actions with --read-only', async () => {
     const stateDir = makeStateDir()
     const id = await startOk(stateDir, ['--', 'sleep', '300'])
