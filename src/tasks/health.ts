@@ -7,6 +7,7 @@
 
 import {lstatSync, readdirSync, statSync} from 'node:fs'
 import path from 'node:path'
+import {wasInterrupted} from '../agents/resumable.js'
 import {isSameProcess} from '../platform/platform.js'
 import {canReadEnvironments, diskSpace, ownershipOf, processesWithVariable, type DiskSpace, type Ownership} from '../platform/inspect.js'
 import {inspectLock} from '../state/lock.js'
@@ -69,7 +70,7 @@ export interface StateDirHealth {
    * `recorded` only the worker and the processes its runner recorded.
    */
   leftoverScan: 'environment' | 'recorded'
-  /** tasks lost while meant to run (a reboot, a crash): `resume --interrupted` continues them. */
+  /** tasks a crash or reboot interrupted (what `resume --interrupted` continues). */
   interrupted: number[]
   /** live tasks placed on Slurm (a reason to check it even when it is not the default). */
   slurmTasks: number[]
@@ -133,7 +134,7 @@ export function inspectStateDir(dir: string): StateDirHealth {
     if (LIVE.includes(record.status)) {
       const unwatched = unwatchedTask(dir, record)
       if (unwatched) health.unwatched.push(unwatched)
-    } else if (record.status === 'lost' && record.desired === 'running') {
+    } else if (wasInterrupted(record)) {
       health.interrupted.push(record.id)
     }
   }

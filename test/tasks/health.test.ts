@@ -149,10 +149,14 @@ describe.skipIf(process.platform === 'win32')('inspectStateDir', () => {
     for (const pid of [worker.pid, treeChild.pid, escapee.pid]) expect(isAlive(pid)).toBe(true)
   })
 
-  it('lists tasks lost while meant to run, for resume --interrupted', () => {
+  it('lists the tasks resume --interrupted would take: lost while meant to run', () => {
     const dir = makeStateDir()
     const lost = fabricateTask(dir, {status: 'lost'})
     fabricateTask(dir, {status: 'succeeded'})
+    // lost, but stopped by request since: put down, not interrupted
+    const putDown = fabricateTask(dir, {status: 'lost'})
+    const record = JSON.parse(readFileSync(taskPaths(dir, putDown).record, 'utf8'))
+    writeFileSync(taskPaths(dir, putDown).record, JSON.stringify({...record, desired: 'stopped'}))
     expect(inspectStateDir(dir).interrupted).toEqual([lost])
   })
 
