@@ -53,6 +53,11 @@ export class AgentEventReader {
     return this.info
   }
 
+  /** The session id drover gave the agent at launch: the stream may still name another. */
+  presetSession(id: string): void {
+    this.info = {...this.info, sessionId: id}
+  }
+
   /** Whether the agent has started a tool call whose result has not come back. */
   toolInFlight(): boolean {
     return this.tools.size > 0

@@ -12,9 +12,13 @@ export function resetFromText(text: string, now = Date.now()): number | null {
   if (epoch) return Number(epoch[1]) * 1000
   const inSeconds = /"resets_in_seconds"\s*:\s*(\d+)/.exec(text)
   if (inSeconds) return now + Number(inSeconds[1]) * 1000
-  // Google's APIs (gemini): "Please retry in 12.5s.", RetryInfo's "retryDelay": "12s".
-  const retryIn = /retry in (\d+(?:\.\d+)?)\s*s\b/i.exec(text) ?? /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(text)
-  if (retryIn) return now + Math.ceil(Number(retryIn[1]) * 1000)
+  // Google's APIs (gemini): "Please retry in 12.5s.", RetryInfo's "retryDelay": "12s";
+  // OpenAI's (qwen, copilot, opencode on OpenAI-compatible providers): "Please try again in 20s." / "in 6ms".
+  const retryIn = /(?:retry|try again) in (\d+(?:\.\d+)?)\s*(ms|s|m)\b/i.exec(text) ?? /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)(s)"/.exec(text)
+  if (retryIn) return now + Math.ceil(Number(retryIn[1]) * {ms: 1, s: 1000, m: 60_000}[retryIn[2].toLowerCase() as 'ms' | 's' | 'm'])
+  // an ISO time: "Your quota will reset at 2026-12-02T07:03:12Z."
+  const isoAt = /resets?(?: at)? (\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d))/i.exec(text)
+  if (isoAt) return Date.parse(isoAt[1])
   const claude = /resets?(?: at)? ((?:[A-Z][a-z]{2} \d{1,2}, )?\d{1,2}(?::\d{2})?\s*[ap]m)(?: \(([\w/+-]+)\))?/i.exec(text)
   if (claude) return nextWallTime(claude[1], claude[2] ?? null, now)
   const codex = /try again at ((?:[A-Z][a-z]{2,8} \d{1,2}(?:st|nd|rd|th)?, \d{4},? )?\d{1,2}:\d{2}\s*[AP]M)/i.exec(text)

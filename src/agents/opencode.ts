@@ -127,7 +127,8 @@ export const opencode: AgentProfile = {
   fold,
   runEnding: (lastEvent) => lastEvent === 'step_finish/stop' || lastEvent === 'error',
   reportedSuccess: (info) => info.lastEvent === 'step_finish/stop' && !info.error,
-  exitZeroWithoutResult: 'success',
+  // it may exit 0 after an error event: only its last step's end is a success
+  exitZeroWithoutResult: 'interrupted',
   usageLimit,
   reports: {turns: true, tokens: true, cost: true},
   drain: 'safe-point',

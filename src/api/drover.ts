@@ -22,7 +22,7 @@ import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, Dr
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
-import type {QueueInfo} from './queues.js'
+import type {QueueDetail, QueueInfo} from './queues.js'
 import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
@@ -47,6 +47,8 @@ export type TaskEvent =
   | {type: 'created'; id: number; task: TaskJson}
   | {type: 'status'; id: number; from: TaskStatus; to: TaskStatus; task: TaskJson}
   | {type: 'ended'; id: number; task: TaskJson}
+  /** only with `events({updates: true})`: the record changed, its status did not. */
+  | {type: 'updated'; id: number; task: TaskJson}
   | {type: 'removed'; id: number}
 
 /**
@@ -121,13 +123,28 @@ export class Drover {
     return listQueues(this.stateDir)
   }
 
+  /** Each queue (or the one named, refused when unknown) with its live tasks: those holding a slot, and the line in start order. */
+  async queueDetails(name?: string): Promise<QueueDetail[]> {
+    const [{queueDetails}, {requireQueue}] = await Promise.all([import('./queues.js'), import('../tasks/queues.js')])
+    if (name !== undefined) requireQueue(this.stateDir, name, 'see them all with: drover queue')
+    const [queues, live] = await Promise.all([this.queues(), this.list({status: ['queued', 'starting', 'running', 'stopping', 'waiting']})])
+    const tasks = live.filter((t): t is TaskJson => t.status !== 'corrupt')
+    return queueDetails(queues.filter((q) => name === undefined || q.name === name), tasks)
+  }
+
   /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
   async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {parallel: opts.parallel})
   }
 
-  /** A paused queue starts nothing new; its running tasks go on. */
+  /** Forgets a queue that holds no task (a conflict, exit 4, while it does). */
+  async removeQueue(name: string): Promise<QueueInfo> {
+    const {removeQueue} = await import('./queues.js')
+    return removeQueue(this.stateDir, name)
+  }
+
+  /** A paused queue starts nothing new; its running tasks go on (an unknown queue is refused, exit 2). */
   async pauseQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {paused: true})
@@ -401,13 +418,29 @@ export class Drover {
    * Changes in the state dir as they happen, until `signal` aborts: tasks
    * created, status changes, ends and removals. Built on the same wake-up as
    * `logs -f` (fs.watch plus a poll), so nothing is missed, only coalesced.
+   * With `initial`, the first look reports every task already there as
+   * `created` (a view can start from the events alone, with no gap between
+   * a listing and the watch); with `updates`, a task whose record changed
+   * without a change of status (an agent's turns and tokens, a new pid) is
+   * reported as `updated`. `onReady` is called once the first look is done
+   * (after its `created` events, with `initial`).
    */
-  async *events(opts: {signal?: AbortSignal; pollMs?: number} = {}): AsyncGenerator<TaskEvent> {
-    const {readdirSync} = await import('node:fs')
+  async *events(opts: {signal?: AbortSignal; pollMs?: number; initial?: boolean; updates?: boolean; onReady?: () => void} = {}): AsyncGenerator<TaskEvent> {
+    const {readdirSync, statSync} = await import('node:fs')
     const tasks = path.join(this.stateDir, 'tasks')
     const wakeup = new Wakeup().watch([tasks])
     opts.signal?.addEventListener('abort', wakeup.wake)
-    const known = new Map<number, TaskStatus>()
+    // Per task: its shown status, the record file's identity (inode, size,
+    // mtime) when last read, the record of a live task as read, and with
+    // `updates` the record as reconciled. A file unchanged is not read again:
+    // an ended task is skipped (at 10,000 tasks a stat each is a small part of
+    // reading and checking each record every wake-up), a live one is checked
+    // from the record read before (its runner may have died meanwhile).
+    const known = new Map<number, {status: TaskStatus; stamp: string | null; read: TaskRecord | null; body: string | null}>()
+    const stampOf = (id: number) => {
+      const stat = statSync(taskPaths(this.stateDir, id).record, {throwIfNoEntry: false})
+      return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : null
+    }
     let first = true
     try {
       while (!opts.signal?.aborted) {
@@ -421,23 +454,33 @@ export class Drover {
         for (const name of names) {
           if (!/^[1-9]\d*$/.test(name)) continue
           const id = Number(name)
-          const read = readRecord(this.stateDir, id)
+          const before = known.get(id)
+          const stamp = stampOf(id)
+          if (before && stamp !== null && stamp === before.stamp && FINAL_STATUSES.includes(before.status)) {
+            ids.add(id)
+            continue
+          }
+          const unchanged = before?.read && stamp !== null && stamp === before.stamp ? before.read : null
+          const read = unchanged ? {ok: true as const, record: unchanged} : readRecord(this.stateDir, id)
           if (!read.ok) continue
           ids.add(id)
           const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
-          const before = known.get(id)
           const status = shownStatus(record)
-          known.set(id, status)
-          if (first) continue
-          if (before === undefined) yield {type: 'created', id, task: taskJson(record)}
-          else if (before !== status) yield {type: 'status', id, from: before, to: status, task: taskJson(record)}
-          if (before !== status && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: taskJson(record)}
+          const body = !opts.updates ? null : unchanged && record === unchanged ? before!.body : JSON.stringify(record)
+          known.set(id, {status, stamp, read: isFinalStatus(read.record.status) ? null : read.record, body})
+          if (first && !opts.initial) continue
+          if (before === undefined) yield {type: 'created', id, task: this.json(record)}
+          else if (before.status !== status) yield {type: 'status', id, from: before.status, to: status, task: this.json(record)}
+          else if (opts.updates && body !== before.body) yield {type: 'updated', id, task: this.json(record)}
+          // a task first seen already ended (created and over between two looks) ends too; one found there at the start does not
+          if ((before === undefined ? !first : before.status !== status) && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: this.json(record)}
         }
         for (const id of [...known.keys()]) {
           if (ids.has(id)) continue
           known.delete(id)
           yield {type: 'removed', id}
         }
+        if (first) opts.onReady?.()
         first = false
         await wakeup.sleep(opts.pollMs ?? 250)
       }

@@ -58,17 +58,14 @@ export function runEnd(seen: RunSeen): RunEnd {
     const succeeded = !!info && !!profile?.reportedSuccess(info)
     return {status: succeeded ? 'succeeded' : 'failed', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
   }
+  const limit = seen.record.agentInfo?.limit
   if (code === 0) {
-    // gemini exits 0 when SIGTERMed mid-turn: without its own result the run was cut short, not done.
-    const profile = profileOf(seen.record.agent)
-    const info = seen.record.agentInfo
-    if (profile?.exitZeroWithoutResult === 'interrupted' && !(info && profile.reportedSuccess(info))) {
-      return {status: 'failed', reason: `exit 0 without ${profile.name}'s result: interrupted`, exitCode: 0, signal: null}
-    }
-    return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+    const failure = exitZeroFailure(seen.record)
+    if (!failure) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+    if (limit) return {status: 'failed', reason: `exit 0: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: 0, signal: null}
+    return {status: 'failed', reason: failure, exitCode: 0, signal: null}
   }
   // The agent said why: a provider's usage limit is the reason people need to read.
-  const limit = seen.record.agentInfo?.limit
   if (limit && code !== null) {
     return {status: 'failed', reason: `exit ${code}: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: code, signal: null}
   }
@@ -76,4 +73,17 @@ export function runEnd(seen: RunSeen): RunEnd {
   const full = seen.diskFull() ? ' (no space left on device)' : ''
   if (code !== null) return {status: 'failed', reason: `exit ${code}${full}`, exitCode: code, signal: null}
   return {status: 'failed', reason: `killed by ${signal}${full}`, exitCode: null, signal}
+}
+
+/**
+ * Why an exit 0 is no success, or null when it is one: gemini exits 0 when
+ * SIGTERMed mid-turn, opencode after an error; without the agent's own
+ * success event such a run was cut short or failed.
+ */
+function exitZeroFailure(record: TaskRecord): string | null {
+  const profile = profileOf(record.agent)
+  const info = record.agentInfo
+  if (profile?.exitZeroWithoutResult !== 'interrupted' || (info && profile.reportedSuccess(info))) return null
+  if (info?.error) return `exit 0, but ${profile.name} reported an error`
+  return `exit 0 without ${profile.name}'s result: interrupted`
 }

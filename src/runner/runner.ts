@@ -10,6 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
+import {randomUUID} from 'node:crypto'
 import {currentPlatform, exitShowsSignal, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
@@ -390,7 +391,8 @@ export class Runner {
     const hooked = withDrainHooks(this.record, command, this.paths.agentSettings)
     if (hooked.note) this.event('agent-hooks', {note: hooked.note})
     this.cooperative = hooked.argv !== command && !command.includes('--bare') && !command.includes('--safe-mode')
-    const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
+    const argv = this.presetSession(hooked.argv)
+    const launch = await launchWorker(argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
     this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths)})
@@ -399,7 +401,23 @@ export class Runner {
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })
-    return {ok: true, argv: hooked.argv}
+    return {ok: true, argv}
+  }
+
+  /**
+   * An agent that names its session only at the end (copilot) is given one
+   * at launch, unless the command picks a session itself: a drain mid-turn
+   * must still know what to resume.
+   */
+  private presetSession(argv: string[]): string[] {
+    const profile = profileOf(this.record.agent)
+    if (profile?.sessionSource !== 'preset' || !profile.presetSession || !this.agentStream || this.record.shell !== null) return argv
+    const id = randomUUID()
+    const preset = profile.presetSession(argv, id)
+    if (!preset) return argv
+    this.agentStream.presetSession(id)
+    this.record = {...this.record, agentInfo: this.agentStream.current()}
+    return preset
   }
 
   private waitForExit(): Promise<void> {

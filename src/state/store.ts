@@ -148,7 +148,9 @@ export function readOwnFile(file: string): string {
   // By path with the flag, not open + read(fd): Node then reads the file in one
   // native call, ~30 % faster across the thousands of records `list` reads.
   // (Node takes numeric open flags here, as for fs.open; its types only list strings.)
-  return readFileSync(file, {encoding: 'utf8', flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string})
+  // On Windows a process holding the file without sharing reads (a backup, a
+  // scanner) makes the open fail for a moment: waited out, not "corrupt".
+  return retryOnBusySync(() => readFileSync(file, {encoding: 'utf8', flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
 }
 
 export function writeRecord(stateDir: string, record: TaskRecord): void {

@@ -281,7 +281,8 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   const before = readRecord(stateDir, id)
   if (before.ok) await reconcile(stateDir, before.record)
   // A task that waits its turn opens its run as `queued`; the queue's lock comes first, as the advancer takes them.
-  const queue = before.ok ? effectiveQueue(before.record) : null
+  // A retry's delay belongs to the attempts that ended: naming the task again starts now (or when its queue lets it).
+  const queue = before.ok ? effectiveQueue({...before.record, retryAt: null}) : null
   const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue), {waitMs: LOCK_WAIT_MS})
   let release
   let next: TaskRecord
@@ -312,7 +313,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     const command = options.prepare(record)
     const at = new Date().toISOString()
     // Naming the task again starts its attempts afresh.
-    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1}
+    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1, retryAt: null}
     // A resume keeps the task's place in line (an interrupted queue continues where it was); a restart joins at the back.
     if (queue !== null) next.queuedAt = options.resumed && record.queuedAt ? record.queuedAt : at
     createTaskLayout(taskPaths(stateDir, id))

@@ -74,4 +74,30 @@ describe('prepareStart', () => {
       expect(refused.message, JSON.stringify(options)).toMatch(message)
     }
   })
+
+  it('refuses unknown keys (with the name meant) and values of the wrong type, as a script without TypeScript passes them', () => {
+    const cases: [unknown, string][] = [
+      [{command: 'echo hi'}, 'start option command must be an array of strings, got a string'],
+      [{command: ['echo', 3]}, 'start option command must be an array of strings, got an array whose item 1 is a number'],
+      [{command: ['true'], timeout: '5m'}, "unknown start option 'timeout' (did you mean timeoutMs?)"],
+      [{command: ['true'], tiemoutMs: 5000}, "unknown start option 'tiemoutMs' (did you mean timeoutMs?)"],
+      [{command: ['true'], timeoutMs: '5m'}, 'start option timeoutMs must be a number, got a string'],
+      [{command: ['true'], env: {A: 1}}, 'start option env must be an object of string values, got A: a number'],
+      [{command: ['true'], agent: 'gpt'}, 'start option agent must be one of "claude", "codex", "generic", got a string'],
+      [{command: ['true'], after: 'build'}, 'start option after must be an array of task ids or names, got a string'],
+      [{command: ['true'], keepChildren: 'yes'}, 'start option keepChildren must be a boolean, got a string'],
+      [{command: ['true'], worktree: 1}, 'start option worktree must be true or a branch name, got a number'],
+      [{command: ['true'], slurm: {partiton: 'gpu'}}, "unknown start option 'slurm.partiton' (did you mean slurm.partition?)"],
+      [{command: ['true'], after: [1, null]}, 'start option after must be an array of task ids or names, got an array whose item 1 is null'],
+      [{command: ['true'], retry: 1.5}, 'retry must be a whole number from 0'],
+      [{command: ['true'], hookTimeoutMs: -1}, 'hookTimeoutMs must be a positive number'],
+      ['echo hi', 'start options must be an object'],
+    ]
+    for (const [options, message] of cases) {
+      const refused = refusal(() => prepareStart(options as any))
+      expect(refused, JSON.stringify(options)).toEqual({exitCode: 2, message})
+    }
+    // undefined stands for an option not given (the CLI passes its unset flags so)
+    expect(prepareStart({command: ['true'], timeoutMs: undefined, slurm: undefined}).spec.policies.timeoutMs).toBeNull()
+  })
 })

@@ -72,6 +72,17 @@ describe('dependencies', () => {
     j.release('a')
   })
 
+  it('an empty or blank dependency (an unset variable) is a usage error, not a dropped guard', async () => {
+    const dir = makeStateDir()
+    const a = await startOk(dir, ['--', process.execPath, '-e', ''])
+    for (const [flag, value] of [['--after', ''], ['--after-ended', ''], ['--after', ' '], ['--after', `${a},`], ['--after-ended', `, ${a}`]]) {
+      const r = await drover(dir, ['start', flag, value, '--', process.execPath, '-e', ''])
+      expect(r.exitCode, `${flag} '${value}'`).toBe(2)
+      expect(r.stderr).toContain(`${flag} needs task ids or names, got an empty one`)
+    }
+    expect(readdirSync(path.join(dir, 'tasks')).filter((n) => /^\d+$/.test(n))).toEqual([String(a)])
+  })
+
   it('start ID of a skipped task queues it again and it runs once its dependency succeeded', async () => {
     const dir = makeStateDir()
     const j = jobs()

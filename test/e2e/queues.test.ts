@@ -31,7 +31,7 @@ describe('queues', () => {
     expect(list[3].reason).toBe('waiting for a slot in queue q')
     const table = (await drover(dir, ['list'])).stdout
     expect(table).toContain('queued (#1 in q)')
-    expect(json(await drover(dir, ['queue', '--json']))).toEqual([{name: 'q', parallel: 2, paused: false, running: 2, waiting: 2}])
+    expect(json(await drover(dir, ['queue', '--json']))).toEqual([expect.objectContaining({name: 'q', parallel: 2, paused: false, running: 2, waiting: 2})])
 
     j.release('a')
     // The runner of a hands its slot to c, with no drover command in between.
@@ -62,7 +62,15 @@ describe('queues', () => {
     await drover(dir, ['list'])
     expect(statusOf(dir, high)).toBe('queued')
     const paused = json(await drover(dir, ['queue', '--json']))
-    expect(paused).toEqual([{name: 'p', parallel: 1, paused: true, running: 0, waiting: 2}])
+    expect(paused).toEqual([expect.objectContaining({name: 'p', parallel: 1, paused: true, running: 0, waiting: 2})])
+    // the paused queue is said wherever its tasks show: list, status, wait
+    expect((await drover(dir, ['list'])).stdout).toMatch(new RegExp(`^${high}\\s+queued \\(#1 in p, paused\\)`, 'm'))
+    const status = json(await drover(dir, ['status', String(high), '--json']))
+    expect(status).toMatchObject({queuePaused: true, reason: 'waiting for a slot in queue p (paused: drover queue resume p)'})
+    expect((await drover(dir, ['status', String(high)])).stdout).toContain('paused: drover queue resume p')
+    const waited = await drover(dir, ['wait', '--timeout', '1s', String(high), String(low)])
+    expect(waited.exitCode).toBe(124)
+    expect(waited.stderr).toContain(`drover: queue p is paused: tasks ${low}, ${high} will not start until drover queue resume p`)
     await drover(dir, ['queue', 'resume', 'p'])
     await waitFor(() => j.started('high'), {message: 'high started first'})
     expect(j.started('low')).toBe(false)
@@ -163,6 +171,64 @@ describe('queues', () => {
     }
     expect(existsSync(path.join(dir, 'tasks')) && readdirSync(path.join(dir, 'tasks')).some((n) => /^\d+$/.test(n))).toBe(false)
     expect(existsSync(path.join(dir, 'queues'))).toBe(false)
+  })
+
+  it('queue-name typos are refused with the name meant: pause, resume, wait, show, rm, and start of a near miss; queue set makes one', async () => {
+    const dir = makeStateDir()
+    expect((await drover(dir, ['queue', 'set', 'agents', '--parallel', '2'])).exitCode).toBe(0)
+    for (const [args, message] of [
+      [['queue', 'pause', 'agnets'], "no queue 'agnets' (did you mean agents?); make it with: drover queue set agnets --parallel N"],
+      [['queue', 'resume', 'agnets'], "no queue 'agnets' (did you mean agents?)"],
+      [['queue', 'rm', 'agnets'], "no queue 'agnets' (did you mean agents?)"],
+      [['queue', 'agnets'], "no queue 'agnets' (did you mean agents?)"],
+      [['wait', '--queue', 'nonexist'], "no queue 'nonexist' (queues: agents); nothing to wait for"],
+      [['start', '--queue', 'agnets', '--', 'true'], "no queue 'agnets' (did you mean agents?); to make a new queue of that name: drover queue set agnets --parallel N, then start"],
+    ] as const) {
+      const r = await drover(dir, [...args])
+      expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stderr).toContain(message)
+    }
+    expect(json(await drover(dir, ['queue', '--json'])).map((q: any) => q.name)).toEqual(['agents'])
+    expect(existsSync(path.join(dir, 'tasks')) && readdirSync(path.join(dir, 'tasks')).some((n) => /^\d+$/.test(n))).toBe(false)
+    // a name near no queue makes a new one, as always; queue set makes a near miss on purpose
+    expect((await drover(dir, ['start', '--queue', 'builds', '--', 'true'])).exitCode).toBe(0)
+    expect((await drover(dir, ['queue', 'set', 'agent', '--parallel', '1'])).exitCode).toBe(0)
+    expect((await drover(dir, ['start', '--queue', 'agent', '--', 'true'])).exitCode).toBe(0)
+  })
+
+  it('queue NAME lists its tasks in start order (--json too); queue rm forgets an empty queue and refuses one with tasks (4)', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const first = await startOk(dir, ['--queue', 'q', '--name', 'first', ...j.argv('first')])
+    const low = await startOk(dir, ['--queue', 'q', '--name', 'low', ...j.argv('low')])
+    const high = await startOk(dir, ['--queue', 'q', '--name', 'high', '--priority', '5', ...j.argv('high')])
+    const shown = await drover(dir, ['queue', 'q'])
+    expect(shown.exitCode, shown.stderr).toBe(0)
+    const lines = shown.stdout.trim().split('\n')
+    expect(lines[0]).toBe('queue q: 1 of 1 running, 2 waiting')
+    expect(lines.slice(2).map((l) => l.split(/\s+/).slice(0, 4))).toEqual([
+      [String(first), 'first', 'running', '0'],
+      [String(high), 'high', 'queued', '#1'],
+      [String(low), 'low', 'queued', '#2'],
+    ])
+    const detail = json(await drover(dir, ['queue', 'q', '--json']))
+    expect(detail).toMatchObject({name: 'q', parallel: 1, running: 1, waiting: 2, runningTasks: [{id: first, status: 'running'}]})
+    expect(detail.queuedTasks.map((t: any) => [t.id, t.position])).toEqual([[high, 1], [low, 2]])
+    expect(json(await drover(dir, ['queue', '--json']))[0].queuedTasks).toHaveLength(2)
+
+    const busy = await drover(dir, ['queue', 'rm', 'q'])
+    expect(busy.exitCode).toBe(4)
+    expect(busy.stderr).toContain(`queue q is not empty: tasks ${first}, ${low}, ${high}`)
+    for (const name of ['first', 'high', 'low']) {
+      await waitFor(() => j.started(name), {message: `${name} started`})
+      j.release(name)
+    }
+    await waitFor(() => [first, low, high].every((id) => isFinal(statusOf(dir, id))), {message: 'all ended'})
+    const removed = await drover(dir, ['queue', 'rm', 'q'])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    expect(removed.stdout).toBe('removed queue q')
+    expect(existsSync(path.join(dir, 'queues', 'q'))).toBe(false)
+    expect(json(await drover(dir, ['queue', '--json']))).toEqual([])
   })
 })
 

@@ -185,7 +185,7 @@ describe('removal never loses work', () => {
     const {info} = make(repo)
     gitIn(repo, 'worktree', 'remove', '--force', info.path)
     const verdict = worktreeVerdict(info, false)
-    expect(verdict).toEqual({keep: false, removeWorktree: false, deleteBranch: true, note: null})
+    expect(verdict).toEqual({keep: false, removeWorktree: false, deleteBranch: true, note: `worktree ${info.path} was already gone`})
     removeWorktree(info, verdict as never)
     expect(branches(repo)).toEqual(['main'])
   })

@@ -27,7 +27,7 @@ export default class Cancel extends BaseCommand {
     const {argv, flags} = await this.parse(Cancel)
     const drover = await this.drover(flags['state-dir'])
     const accepted = new Set<number>()
-    const batch = await drover.controlMany('cancel', {refs: argv as string[], all: flags.all}, {graceMs: 0}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
+    const batch = await drover.controlMany('cancel', {tasks: argv as string[], all: flags.all}, {graceMs: 0}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
     const report = await reportBatch(batch, accepted, {wait: flags.wait, progress, verb: 'cancelling', kind: 'cancel'})
     if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'cancel'})

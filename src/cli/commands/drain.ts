@@ -43,7 +43,7 @@ Each task ends "drained" with a checkpoint — its session dir, the agent's sess
     const accepted = new Set<number>()
     const batch = await drover.controlMany(
       'drain',
-      {refs: argv as string[], all: flags.all},
+      {tasks: argv as string[], all: flags.all},
       {graceMs, killAfterMs},
       {wait: true, timeoutMs: graceMs + killAfterMs + DRAIN_BOUND_SLACK_MS, onAccepted: (id) => accepted.add(id)},
     )

@@ -1,13 +1,10 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_RECENT} from '../../api/drover.js'
-import {FINAL_STATUSES, TASK_STATUSES, usageError, type TaskStatus} from '../../api/values.js'
+import {usageError} from '../../api/values.js'
+import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 import {renderTaskTable} from '../render/list-view.js'
-
-/** What --status active means: a task with a runner now (not one queued for its turn). */
-const ACTIVE: readonly TaskStatus[] = ['starting', 'running', 'stopping', 'waiting']
-const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
 
@@ -61,18 +58,4 @@ On a terminal the table fits its width: long names and commands are cut with …
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)
     return tasks
   }
-}
-
-function parseStatusFilter(values: string[] | undefined): (TaskStatus | 'corrupt')[] | null {
-  if (!values || values.length === 0) return null
-  const wanted = new Set<TaskStatus | 'corrupt'>()
-  for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
-    if (!(FILTERABLE as readonly string[]).includes(value)) {
-      throw usageError(`--status: unknown status '${value}' (one of: ${FILTERABLE.join(', ')})`)
-    }
-    if (value === 'active') for (const s of ACTIVE) wanted.add(s)
-    else if (value === 'final') for (const s of FINAL_STATUSES) wanted.add(s)
-    else wanted.add(value as TaskStatus | 'corrupt')
-  }
-  return [...wanted]
 }

@@ -248,12 +248,18 @@ function prepare(
   if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
   if (flags['on-exit'] !== undefined && flags['on-exit'].trim() === '') throw usageError('--on-exit needs a non-empty command')
   if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
-  const refs = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+  // `--after "$BUILD"` with BUILD unset must not drop the guard: an empty or
+  // blank reference (a whole value, or one between commas) is refused.
+  const refs = (values: string[] | undefined, flag: string) =>
+    (values ?? []).flatMap((v) => v.split(',')).map((v) => {
+      if (v.trim() === '') throw usageError(`${flag} needs task ids or names, got an empty one (an unset variable?)`)
+      return v.trim()
+    })
   return prepareStart({
     queue: flags.queue,
     priority: flags.priority,
-    after: refs(flags.after),
-    afterEnded: refs(flags['after-ended']),
+    after: refs(flags.after, '--after'),
+    afterEnded: refs(flags['after-ended'], '--after-ended'),
     ifAbsent: flags['if-absent'],
     onExit: flags['on-exit'],
     hookTimeoutMs: flags['hook-timeout'] === undefined ? undefined : parseDuration(flags['hook-timeout'], '--hook-timeout'),

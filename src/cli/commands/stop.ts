@@ -34,7 +34,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
     const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true, bareSeconds: true})
     const drover = await this.drover(flags['state-dir'])
     const accepted = new Set<number>()
-    const batch = await drover.controlMany('stop', {refs: argv as string[], all: flags.all}, {graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
+    const batch = await drover.controlMany('stop', {tasks: argv as string[], all: flags.all}, {graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
     const report = await reportBatch(batch, accepted, {wait: flags.wait, progress, verb: 'stopping', kind: 'stop'})
     if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'stop'})

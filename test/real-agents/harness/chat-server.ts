@@ -27,7 +27,10 @@ export function readChatTurn(body: any): Turn {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : []
   let start = messages.length - 1
   while (start >= 0 && messages[start]?.role !== 'user') start--
-  const prompt = start >= 0 ? contentText(messages[start].content) : ''
+  // an agent may put a prompt sent after an interrupted one into the same message: the last text part is the newest prompt
+  const content = start >= 0 ? messages[start].content : ''
+  const parts = Array.isArray(content) ? content.filter((p: any) => typeof p?.text === 'string') : []
+  const prompt = parts.length > 0 ? parts.at(-1).text : contentText(content)
   const toolCalls = messages.slice(start + 1).filter((m) => m?.role === 'assistant').flatMap((m) => (Array.isArray(m.tool_calls) ? m.tool_calls : [])).length
   const lastMessage = messages.at(-1)
   let last: Turn['last'] = {kind: 'prompt'}
@@ -55,9 +58,12 @@ function chunk(res: http.ServerResponse, base: Record<string, unknown>, choice: 
 
 async function sendChat(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined> {
   if (reply.kind === 'usage-limit') {
-    const resetsIn = Math.max(0, reply.resetsAt - Math.floor(Date.now() / 1000))
-    res.writeHead(429, {'content-type': 'application/json', 'retry-after': String(resetsIn)})
-    res.end(JSON.stringify({error: {message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota'}}))
+    // OpenAI's own wording of a rate limit, with the wait in its message (no retry-after header: the agents that
+    // honour one would wait by themselves instead of reporting the limit).
+    const resetsIn = Math.max(1, reply.resetsAt - Math.floor(Date.now() / 1000))
+    res.writeHead(429, {'content-type': 'application/json'})
+    const message = reply.message ?? `Rate limit reached for fake-model in organization org-fake on requests per day (RPD): Limit 100, Used 100, Requested 1. Please try again in ${resetsIn}s. Visit https://platform.openai.com/account/rate-limits to learn more.`
+    res.end(JSON.stringify({error: {message, type: 'requests', param: null, code: 'rate_limit_exceeded'}}))
     return undefined
   }
   if (reply.kind === 'http-error') {
@@ -104,6 +110,11 @@ export const chatApi: ModelApi = {
   name: 'openai-chat',
   serves: (method, pathname) => method === 'POST' && (pathname === '/v1/chat/completions' || pathname === '/chat/completions'),
   readTurn: readChatTurn,
+  // opencode asks its small model for the session's title, with no tools: a title, whatever the prompt says.
+  aside: (body) => {
+    const system = (Array.isArray(body?.messages) ? body.messages : []).filter((m: any) => m?.role === 'system').map((m: any) => contentText(m.content)).join('\n')
+    return !(Array.isArray(body?.tools) && body.tools.length > 0) && /title/i.test(system) ? {kind: 'text', text: 'A title'} : undefined
+  },
   send: sendChat,
 }
 

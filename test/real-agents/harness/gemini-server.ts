@@ -10,9 +10,6 @@ import path from 'node:path'
 import {estimateTokens, FakeModelServer, sleep, type ModelApi, type Usage} from './fake-server.js'
 import {splitText, type Reply, type Turn} from './script.js'
 
-const partsText = (parts: unknown): string =>
-  Array.isArray(parts) ? parts.map((p: any) => (typeof p?.text === 'string' ? p.text : '')).join('\n') : ''
-
 const responseText = (response: any): string => {
   if (typeof response?.output === 'string') return response.output
   if (typeof response?.error === 'string') return response.error
@@ -24,7 +21,9 @@ export function readGeminiTurn(body: any): Turn {
   const isPrompt = (c: any) => c?.role === 'user' && Array.isArray(c.parts) && c.parts.some((p: any) => typeof p?.text === 'string') && !c.parts.some((p: any) => p?.functionResponse)
   let start = contents.length - 1
   while (start >= 0 && !isPrompt(contents[start])) start--
-  const prompt = start >= 0 ? partsText(contents[start].parts) : ''
+  // gemini puts a prompt sent after an interrupted one into the same content: the last text part is the newest prompt
+  const texts = start >= 0 ? (contents[start].parts as any[]).filter((p) => typeof p?.text === 'string') : []
+  const prompt = texts.length > 0 ? texts.at(-1).text : ''
   const toolCalls = contents.slice(start + 1).filter((c) => c?.role === 'model').flatMap((c) => c.parts ?? []).filter((p: any) => p?.functionCall).length
   const lastResponse = (contents.at(-1)?.parts ?? []).filter((p: any) => p?.functionResponse).at(-1)?.functionResponse
   let last: Turn['last'] = {kind: 'prompt'}
@@ -54,7 +53,7 @@ async function sendGemini(res: http.ServerResponse, body: any, reply: Reply, sig
           message: `You exceeded your current quota, please check your plan and billing details. Please retry in ${seconds}s.`,
           status: 'RESOURCE_EXHAUSTED',
           details: [
-            {'@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier'}]},
+            {'@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier'}]},
             {'@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${seconds}s`},
           ],
         },

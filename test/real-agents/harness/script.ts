@@ -37,7 +37,7 @@ export type Reply =
    * anthropic's rate_limit_error with its unified rate-limit headers, OpenAI's
    * usage_limit_reached with resets_at, neither to be retried.
    */
-  | {kind: 'usage-limit'; resetsAt: number}
+  | {kind: 'usage-limit'; resetsAt: number; /** the error's message instead of the API's usual one (Chat Completions only). */ message?: string}
 
 export interface Turn {
   /** Text of the latest user prompt (not a tool result), markers included. */
