@@ -9,7 +9,7 @@ import {chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {diskSpace, ownershipOf, pathExtValue, pathValue, processesWithVariable, programLaunch, runBriefly} from '../../src/platform/inspect.js'
+import {diskSpace, livePids, ownershipOf, pathExtValue, pathValue, processesWithVariable, programLaunch, runBriefly} from '../../src/platform/inspect.js'
 import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
 import {isAlive, waitFor} from '../helpers/cli.js'
 
@@ -116,6 +116,20 @@ describe.skipIf(process.platform === 'win32')('runBriefly', () => {
     const child = Number(readFileSync(pidFile, 'utf8'))
     pids.push(child)
     await waitFor(() => !isAlive(child), {timeout: 5000, message: 'the child of the timed-out program to die'})
+  })
+})
+
+describe('livePids', () => {
+  it.runIf(process.platform === 'linux')('lists the pids alive now, this one among them, not one that exited', async () => {
+    const child = spawn('sleep', ['0'], {stdio: 'ignore'})
+    await new Promise((resolve) => child.once('exit', resolve))
+    const pids = livePids()!
+    expect(pids.has(process.pid)).toBe(true)
+    expect(pids.has(child.pid!)).toBe(false)
+  })
+
+  it('is null where the OS keeps no /proc: every identity is then checked on its own', () => {
+    expect(livePids(win)).toBeNull()
   })
 })
 
