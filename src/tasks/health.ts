@@ -120,6 +120,16 @@ export function inspectStateDir(dir: string): StateDirHealth {
     health.error = describeFsError(error)
     return health
   }
+  try {
+    inspectTasks(dir, health)
+  } catch (error) {
+    // tasks/ or locks/ unreadable (another user's, a broken disk): said, not thrown
+    health.error = `cannot read what it holds: ${describeFsError(error)}${(error as NodeJS.ErrnoException).path ? ` (${(error as NodeJS.ErrnoException).path})` : ''}`
+  }
+  return health
+}
+
+function inspectTasks(dir: string, health: StateDirHealth): void {
   // a folder `start` is filling, or one it left empty, is no task (as list counts them)
   const reads = readAllRecords(dir).filter((read) => !notATask(dir, read))
   health.tasks = reads.length
@@ -139,7 +149,6 @@ export function inspectStateDir(dir: string): StateDirHealth {
     }
   }
   health.leftovers = leftovers(dir, records)
-  return health
 }
 
 /** Free space where the state dir would be created: its nearest existing parent. */

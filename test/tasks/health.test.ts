@@ -4,7 +4,7 @@
 // and proof that looking changes nothing on disk.
 
 import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -59,6 +59,20 @@ describe.skipIf(process.platform === 'win32')('inspectStateDir', () => {
     // free space where it would be created
     expect(health.space!.freeBytes).toBeGreaterThan(0)
     expect(snapshot(parent)).toEqual(before)
+  })
+
+  it('a file where the state dir should be, and a tasks/ that cannot be read, are said, not thrown', () => {
+    const parent = makeStateDir()
+    const file = path.join(parent, 'state')
+    writeFileSync(file, 'not a dir')
+    expect(inspectStateDir(file)).toMatchObject({exists: true, isDirectory: false, tasks: 0})
+    const dir = makeStateDir()
+    fabricateTask(dir, {status: 'succeeded'})
+    // tasks/ replaced by a file: listing it fails with ENOTDIR, as an unreadable one fails with EACCES
+    rmSync(path.join(dir, 'tasks'), {recursive: true})
+    writeFileSync(path.join(dir, 'tasks'), '')
+    expect(inspectStateDir(dir).error).toBe(`cannot read what it holds: a path component is not a directory (${path.join(dir, 'tasks')})`)
+    unlinkSync(path.join(dir, 'tasks'))
   })
 
   it('group- and world-writable modes are reported', () => {
