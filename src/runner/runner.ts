@@ -10,7 +10,6 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {randomUUID} from 'node:crypto'
 import {currentPlatform, exitShowsSignal, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
@@ -39,6 +38,7 @@ import {
   readOwnFile,
   readRecord,
   safeUnlink,
+  sessionUuid,
   taskPaths,
   readTreeFile,
   writeFileAtomic,
@@ -412,7 +412,7 @@ export class Runner {
   private presetSession(argv: string[]): string[] {
     const profile = profileOf(this.record.agent)
     if (profile?.sessionSource !== 'preset' || !profile.presetSession || !this.agentStream || this.record.shell !== null) return argv
-    const id = randomUUID()
+    const id = sessionUuid()
     const preset = profile.presetSession(argv, id)
     if (!preset) return argv
     this.agentStream.presetSession(id)

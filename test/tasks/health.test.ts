@@ -8,6 +8,7 @@ import {chmodSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writ
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {posixOnly} from '../helpers/skips.js'
 import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
 import {taskPaths, writeFileAtomic} from '../../src/state/store.js'
 import {inspectStateDir} from '../../src/tasks/health.js'
@@ -38,7 +39,7 @@ async function liveProcess(env: Record<string, string> = {}): Promise<ProcessIde
 }
 
 // POSIX: sh scripts, `sleep`, modes and uids (Windows: test/platform/inspect.test.ts with the platform injected)
-describe.skipIf(process.platform === 'win32')('inspectStateDir', () => {
+posixOnly('sh scripts, sleep, modes and uids').describe('inspectStateDir', () => {
   it('a healthy state dir: owner, mode, free space, task count, nothing wrong', () => {
     const dir = makeStateDir()
     fabricateTask(dir, {status: 'succeeded'})
