@@ -78,6 +78,9 @@ export interface ListFilter {
 /** `drover rm`'s --json shape: prune's, plus the refs that named no task. */
 export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
 
+/** Tasks events() looks at between two turns of the event loop. */
+const YIELD_EVERY = 64
+
 /** How many ended tasks `recent` shows by default (the `list` table's default). */
 export const DEFAULT_RECENT = DEFAULT_LAST
 
@@ -480,8 +483,16 @@ export class Drover {
         } catch {
           // no tasks yet
         }
+        const passBegan = performance.now()
+        let sinceYield = 0
         for (const name of names) {
           if (!/^[1-9]\d*$/.test(name)) continue
+          // The look is synchronous file work: at 10,000 tasks, let the caller's
+          // other work (a key press, a redraw) in every few hundred tasks.
+          if (++sinceYield === YIELD_EVERY) {
+            sinceYield = 0
+            await new Promise((resolve) => setImmediate(resolve))
+          }
           const id = Number(name)
           const before = known.get(id)
           const stamp = stampOf(id)
@@ -511,7 +522,9 @@ export class Drover {
         }
         if (first) opts.onReady?.()
         first = false
-        await wakeup.sleep(opts.pollMs ?? 250)
+        // A look that took long (thousands of tasks, a slow disk) waits longer
+        // for the next, so watching costs at most about a fifth of a core.
+        await wakeup.sleep(Math.max(opts.pollMs ?? 250, 4 * (performance.now() - passBegan)))
       }
     } finally {
       wakeup.close()

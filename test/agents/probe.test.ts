@@ -7,6 +7,7 @@ import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} 
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {posixOnly} from '../helpers/skips.js'
 import {knownAgents, storeRoot, type KnownAgent} from '../../src/agents/known.js'
 import {AGENTS} from '../../src/agents/registry.js'
 import {probeAgent, versionFrom} from '../../src/agents/probe.js'
@@ -32,7 +33,7 @@ function env(home: string, binDir: string, extra: NodeJS.ProcessEnv = {}): NodeJ
 }
 
 // POSIX: sh scripts, `sleep`, modes and uids (Windows: test/platform/inspect.test.ts with the platform injected)
-describe.skipIf(process.platform === 'win32')('probeAgent', () => {
+posixOnly('sh scripts, sleep, modes and uids').describe('probeAgent', () => {
   it('finds the fake claude and codex: path, version, a readable flag grammar, the session store under HOME', async () => {
     const home = tempDir()
     const bin = path.join(FIXTURES, 'bin')

@@ -8,6 +8,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {DEFAULT_MAX_OUTPUT_BYTES, prepareStart} from '../../src/api/start-options.js'
 import {DroverError} from '../../src/base/errors.js'
+import {hasPosix} from '../helpers/skips.js'
 
 const refusal = (fn: () => unknown): {message: string; exitCode: number} => {
   try {
@@ -21,10 +22,12 @@ const refusal = (fn: () => unknown): {message: string; exitCode: number} => {
 
 describe('prepareStart', () => {
   it('resolves the program on PATH, the agent from its name, and the defaults', () => {
-    const {spec} = prepareStart({command: ['sleep', '1']})
-    expect(spec.executable).toMatch(/[\\/]sleep$/)
+    // A program every machine of its kind has on PATH: sleep, or cmd on Windows.
+    const [program, found] = hasPosix ? ['sleep', /[\\/]sleep$/] : ['cmd', /[\\/]cmd\.exe$/i]
+    const {spec} = prepareStart({command: [program, '1']})
+    expect(spec.executable).toMatch(found)
     expect(spec).toMatchObject({
-      command: ['sleep', '1'],
+      command: [program, '1'],
       shell: null,
       name: null,
       cwd: process.cwd(),
@@ -49,7 +52,8 @@ describe('prepareStart', () => {
       agentHooks: false,
       keepChildren: true,
     })
-    expect(spec.command.slice(-2)).toEqual(['-c', 'echo hi'])
+    // $SHELL -c, or %ComSpec% /d /s /c on Windows
+    expect(spec.command.slice(-2)).toEqual([hasPosix ? '-c' : '/c', 'echo hi'])
     expect(spec).toMatchObject({shell: 'echo hi', name: 'greet', cwd, env: {A: '1'}, agent: 'generic', agentHooks: false, keepChildren: true})
     expect(spec.policies).toEqual({timeoutMs: 1000, idleTimeoutMs: 500, maxOutputBytes: null})
   })

@@ -9,7 +9,8 @@ import {chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {diskSpace, ownershipOf, pathExtValue, pathValue, processesWithVariable, programLaunch, runBriefly} from '../../src/platform/inspect.js'
+import {linuxOnly, posixOnly} from '../helpers/skips.js'
+import {diskSpace, livePids, ownershipOf, pathExtValue, pathValue, processesWithVariable, programLaunch, runBriefly} from '../../src/platform/inspect.js'
 import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
 import {isAlive, waitFor} from '../helpers/cli.js'
 
@@ -90,7 +91,7 @@ describe('diskSpace', () => {
 })
 
 // POSIX: sh scripts and `sleep`
-describe.skipIf(process.platform === 'win32')('runBriefly', () => {
+posixOnly('sh scripts and sleep').describe('runBriefly', () => {
   const opts = {env: process.env, cwd: tmpdir(), timeoutMs: 10_000}
 
   it('collects the exit code and both outputs, with stdin closed', async () => {
@@ -119,8 +120,22 @@ describe.skipIf(process.platform === 'win32')('runBriefly', () => {
   })
 })
 
+describe('livePids', () => {
+  linuxOnly('/proc').it('lists the pids alive now, this one among them, not one that exited', async () => {
+    const child = spawn('sleep', ['0'], {stdio: 'ignore'})
+    await new Promise((resolve) => child.once('exit', resolve))
+    const pids = livePids()!
+    expect(pids.has(process.pid)).toBe(true)
+    expect(pids.has(child.pid!)).toBe(false)
+  })
+
+  it('is null where the OS keeps no /proc: every identity is then checked on its own', () => {
+    expect(livePids(win)).toBeNull()
+  })
+})
+
 describe('processesWithVariable', () => {
-  it.runIf(process.platform === 'linux')('finds a live process by a variable of its environment, with the value', async () => {
+  linuxOnly('/proc/<pid>/environ').it('finds a live process by a variable of its environment, with the value', async () => {
     const mark = `/tmp/drover-mark-${process.pid}-${Date.now()}`
     const marked = spawn('sleep', ['600'], {stdio: 'ignore', env: {...process.env, DROVER_TEST_MARK: mark}})
     const unmarked = spawn('sleep', ['600'], {stdio: 'ignore'})
