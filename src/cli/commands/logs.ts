@@ -26,7 +26,7 @@ With --json and -f, stdout is a stream of JSON objects, one per line: {"type":"o
 
 Output of every run of the task is in one log; restarts and resumes are separated by a line starting with "── drover: run".
 
-For claude and codex tasks on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to six lines (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
+For claude and codex tasks on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to their first and last three lines and every line that looks like an error (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
 
 Several tasks (logs -f A B C), or --all (every running task, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived; --since D shows the runs active in the last D (drover knows when runs began and ended, not when each line was written).`
 
