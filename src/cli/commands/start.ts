@@ -6,6 +6,7 @@ import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from 
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
 import {followToStdout} from '../render/follow-stdout.js'
+import {painter} from '../render/color.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
 
@@ -26,7 +27,7 @@ export default class Start extends BaseCommand {
   static override summary = 'Start a command in the background, or start a finished task again.'
   static override description = `Runs CMD detached from this shell under a small runner of its own, with stdout and stderr appended to the task's output.log. Returns once the task is running (or has failed to start) and prints its id, so \`drover start … && drover logs -f ID\` never races.
 
-With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
+With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. As with \`logs -f\`, a claude or codex task is shown as a transcript on a terminal and as its raw event stream in a pipe; --pretty and --raw choose. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
@@ -64,6 +65,8 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
     follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code (the id goes to stderr)'}),
+    pretty: Flags.boolean({description: "with --follow, claude and codex: show the agent's events as a transcript, as logs -f does (the default on a terminal)", dependsOn: ['follow'], exclusive: ['raw']}),
+    raw: Flags.boolean({description: "with --follow: the agent's own event stream, byte for byte (the default when piped)", dependsOn: ['follow'], exclusive: ['pretty']}),
     agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES]}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
@@ -115,6 +118,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       throw dash === -1 ? (forgottenDashes(ours, error) ?? error) : error
     })
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
+    if (flags.pretty && this.jsonEnabled()) throw usageError('--pretty shows a transcript for people; --json streams the raw output: leave one out')
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
       for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
@@ -154,6 +158,22 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
       if (!failedToStart) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
+      // The same default as `logs -f`: an agent's events as a transcript on a terminal, its raw stream in a pipe.
+      const tty = process.stdout.isTTY === true && !this.jsonEnabled()
+      if (!this.jsonEnabled() && (flags.pretty || (tty && !flags.raw && record.agent !== 'generic'))) {
+        const {followMany} = await import('../render/follow-many.js')
+        process.exitCode = await followMany(drover, [await drover.get(record.id)], {
+          follow: true,
+          joinNew: false,
+          pretty: () => true,
+          full: false,
+          timestamps: false,
+          prefix: false,
+          paint: painter(this.color(flags.color)),
+          startOf: () => ({offset: followFrom}),
+        })
+        return
+      }
       process.exitCode = await followToStdout(drover, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
