@@ -152,6 +152,36 @@ export function parseSize(input: string, flag?: string, opts: ZeroOpts = {}): nu
 }
 
 // ---------------------------------------------------------------------------------------------
+// Counts (tokens)
+
+const COUNT_UNITS: Record<string, number> = {'': 1, k: 1e3, m: 1e6, g: 1e9, b: 1e9}
+const COUNT = new RegExp(`^(${NUMBER}) *([A-Za-z]?)$`)
+
+/**
+ * A count such as a token budget: '500k', '2M', '1.5m', '1g' or '1b' (billion), '40000'. The
+ * suffixes are those of sizes, case-insensitive, but decimal (k = 1,000): token counts are
+ * decimal wherever people meet them ("a 200k context", "$3 per 1M tokens"), so 2M must mean
+ * 2,000,000 and not 2,097,152. Returns a whole number (Math.round); zero, negative and
+ * non-finite values are refused (exit 2).
+ */
+export function parseCount(input: string, flag?: string): number {
+  const raw = asString(input)
+  const p = prefix(flag)
+  const invalid = () => usageError(`${p}invalid count '${show(raw ?? String(input))}' (use e.g. 500k, 2M, 40000; k = 1,000, M = 1,000,000)`)
+  if (raw === undefined) throw invalid()
+  const text = raw.trim()
+  if (text === '') throw usageError(`${p}empty count (use e.g. 500k, 2M, 40000)`)
+  if (/^-\d/.test(text)) throw usageError(`${p}count must not be negative, got '${show(raw)}'`)
+  const match = COUNT.exec(text)
+  const multiplier = match ? COUNT_UNITS[match[2].toLowerCase()] : undefined
+  if (!match || multiplier === undefined) throw invalid()
+  const total = Math.round(Number(match[1]) * multiplier)
+  if (!Number.isSafeInteger(total)) throw usageError(`${p}count '${show(raw)}' is too large`)
+  if (total === 0) throw usageError(`${p}count must be greater than zero, got '${show(raw)}'`)
+  return total
+}
+
+// ---------------------------------------------------------------------------------------------
 // Task names and references
 
 const NAME_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/

@@ -11,6 +11,7 @@ import {
   isValidTaskName,
   parseDuration,
   parseEnvAssignment,
+  parseCount,
   parseSize,
   parseTaskName,
   parseTaskRef,
@@ -185,6 +186,23 @@ describe('parseDuration', () => {
         RUNS,
       )
     }
+  })
+})
+
+describe('parseCount (token budgets)', () => {
+  it.each([
+    ['2M', 2_000_000],
+    ['500k', 500_000],
+    ['500K', 500_000],
+    ['1.5m', 1_500_000],
+    ['1g', 1_000_000_000],
+    ['1B', 1_000_000_000],
+    ['40000', 40_000],
+    [' 2 M ', 2_000_000],
+  ])('%j is %d', (input, count) => expect(parseCount(input)).toBe(count))
+
+  it.each(['0', '0k', '-1', '2MB', '2Mi', 'k', '', '1e6', '2x', '9'.repeat(30) + 'g'])('refuses %j with exit 2, naming the flag', (input) => {
+    expect(() => parseCount(input, '--max-tokens')).toThrow(expect.objectContaining({exitCode: 2, message: expect.stringMatching(/^--max-tokens: /)}))
   })
 })
 

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_PROFILES, EXECUTOR_NAMES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
+import {AGENT_PROFILES, EXECUTOR_NAMES, parseCount, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
 import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
@@ -94,7 +94,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       helpValue: 'USD',
     }),
     'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1}),
-    'max-tokens': Flags.integer({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)', min: 1}),
+    'max-tokens': Flags.string({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes; e.g. 500k, 2M)', helpValue: 'N'}),
     'on-limit': Flags.string({
       description: "claude, codex: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation",
       options: ['fail', 'wait'],
@@ -237,7 +237,7 @@ function prepare(
     'existing-branch'?: boolean
     'max-cost'?: string
     'max-turns'?: number
-    'max-tokens'?: number
+    'max-tokens'?: string
     'on-limit'?: string
     executor?: string
     partition?: string
@@ -296,7 +296,7 @@ function prepare(
     existingBranch: flags['existing-branch'],
     maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
     maxTurns: flags['max-turns'],
-    maxTokens: flags['max-tokens'],
+    maxTokens: flags['max-tokens'] === undefined ? undefined : parseCount(flags['max-tokens'], '--max-tokens'),
     onLimit: flags['on-limit'] as 'wait' | 'fail' | undefined,
     executor: flags.executor as ExecutorName | undefined,
     slurm: {
