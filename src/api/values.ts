@@ -11,6 +11,8 @@ export type {AgentInfo, AgentProfileName, AgentUsage, Checkpoint, DrainMode, Exe
 export {describeFsError, STATE_DIR_ENV} from '../state/statedir.js'
 export {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS, DEFAULT_STOP_GRACE_MS} from '../process/stop-plan.js'
 export {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
+export {DEFAULT_RETRY_DELAY_MS} from '../state/retry.js'
+export {DEFAULT_HOOK_TIMEOUT_MS} from '../runner/exit-hooks.js'
 export {describeOutcome, outcomeLabel, reasonDetail} from '../tasks/outcome.js'
 export {DEFAULT_LOCK_WAIT_MS, hasCriterion, parsePruneStatuses} from '../tasks/prune-rules.js'
 export type {PruneCriteria, PrunedTask, PruneOptions, PruneResult} from '../tasks/prune-rules.js'
