@@ -5,7 +5,7 @@
 
 export {DroverError, ExitCode, usageError} from '../base/errors.js'
 export type {ExitCodeValue} from '../base/errors.js'
-export {formatBytes, formatDuration, parseCount, parseDuration, parseEnvAssignment, parseSize, parseTaskName, parseTaskRef} from '../base/parse.js'
+export {formatBytes, formatDuration, parseCount, parseDuration, parseEnvAssignment, parseSince, parseSize, parseTaskName, parseTaskRef} from '../base/parse.js'
 export {AGENT_PROFILES, EXECUTOR_NAMES, FINAL_STATUSES, isFinalStatus, TASK_STATUSES} from '../state/record.js'
 export type {AgentInfo, AgentProfileName, AgentUsage, Checkpoint, DrainMode, ExecutorName, RunEntry, TaskStatus} from '../state/record.js'
 export {describeFsError, STATE_DIR_ENV} from '../state/statedir.js'
