@@ -3,8 +3,7 @@
 // tail and error-looking lines unless --full (agents/excerpt.ts), errors in
 // red, and a closing line with cost, turns and time.
 
-import {excerpt, looksLikeError} from '../../agents/excerpt.js'
-import type {TranscriptItem} from '../../api/transcript.js'
+import {excerpt, looksLikeError, type TranscriptItem} from '../../api/transcript.js'
 import type {Paint} from './color.js'
 
 /** A tool result without --full: its first and last lines, up to RESULT_ERRORS error lines between, each cut at RESULT_CHARS. */
