@@ -126,11 +126,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
       for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
-        if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
+        if (flags[flag] !== undefined) throw startAgainMixed(`--${flag}`, ours, args.task)
       }
-      if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
-        throw usageError('--agent-hooks cannot change a task that is started again; start a new task instead')
-      }
+      if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
     }
     // The state dir's config.json is read (not written) first: a bad one refuses the start, exit 2, with nothing changed.
     const prepared = args.task === undefined ? prepare(command, flags, await startDefaults(flags['state-dir'])) : null
@@ -210,6 +208,32 @@ function forgottenDashes(argv: string[], error: Error): Error | null {
   while (i < argv.length && argv[i].startsWith('-')) i += takesValue.has(argv[i]) ? 2 : 1
   if (i >= argv.length) return null
   return usageError(`to run a command, put it after --: drover start -- ${argv.slice(i).join(' ')}`)
+}
+
+/**
+ * `start --worktree echo hi` or `start --name x make`: a flag for a new task
+ * with one word left over, which oclif took for a task to start again. Most
+ * often the `--` was forgotten (and --worktree, whose BRANCH is optional, ate
+ * the program's name), so the message shows the command line with the `--`
+ * where it belongs; starting an ended task again takes no such flag at all.
+ */
+function startAgainMixed(flag: string, argv: string[], task: string): Error {
+  // an id is no program name: the flag was meant for the task itself
+  if (/^\d+$/.test(task)) return usageError(`${flag} cannot change task ${task} when it starts again: run drover start ${task} alone, or start a new task with ${flag}`)
+  const takesValue = new Set(
+    Object.entries({...Start.baseFlags, ...Start.flags}).flatMap(([name, f]) =>
+      // --worktree's BRANCH is optional: the word after it was more likely the program
+      f.type === 'option' && name !== 'worktree' ? [`--${name}`, ...(f.char ? [`-${f.char}`] : [])] : [],
+    ),
+  )
+  let i = 0
+  while (i < argv.length && argv[i].startsWith('-')) i += takesValue.has(argv[i]) ? 2 : 1
+  const command = argv.slice(i)
+  const flags = argv.slice(0, i).map((arg) => (arg.startsWith('--worktree=') && arg !== '--worktree=' ? arg : arg === '--worktree=' ? '--worktree' : arg))
+  const fixed = `drover start ${[...flags, '--', ...command].join(' ')}`
+  return usageError(
+    `${flag} is for a new task, and '${task}' is not a command there: put the command after --, e.g. ${fixed}${flag === '--worktree' ? ' (a branch goes as --worktree=BRANCH)' : ''}; to start ended task ${task} again, give it alone`,
+  )
 }
 
 /** Flags → the API's StartOptions, with the messages a person typing flags needs; the API checks the rest. */
