@@ -5,7 +5,7 @@
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
 import {parseDuration, parseEnvAssignment, parseTaskName} from '../base/parse.js'
-import {resolveExecutable, shellCommand} from '../platform/platform.js'
+import {resolveExecutable, shellCommand, slurmUnavailable} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
@@ -189,6 +189,8 @@ function placement(o: StartOptions, config: StateConfig): {executor: ExecutorNam
     }
     return {executor: 'local', slurm: null}
   }
+  const unavailable = slurmUnavailable()
+  if (unavailable !== null) throw usageError(unavailable)
   if (o.onLimit === 'wait') {
     throw usageError('--on-limit wait does not go with --executor slurm: the job would hold its allocation idle until the limit lifts (let it fail, then resume it)')
   }

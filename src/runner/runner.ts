@@ -10,7 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {currentPlatform, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, exitShowsSignal, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
@@ -584,6 +584,7 @@ export class Runner {
       adopted: this.adopted,
       sessionDir: this.paths.session,
       diskFull: () => diskFull(this.paths.dir),
+      exitShowsSignal: exitShowsSignal(),
     })
     const until = status === 'failed' && !this.stopResult ? limitWaitUntil(this.record) : null
     if (until !== null) {

@@ -8,7 +8,7 @@
 import {mkdirSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
-import {isSameProcess, processStartTime} from '../platform/platform.js'
+import {isSameProcess, processStartTime, retryOnBusySync} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
 import type {ProcessIdentity} from './record.js'
 
@@ -102,11 +102,13 @@ function removeLockDir(lockPath: string): void {
   // (uniqueSuffix, not node:crypto: runners take queue locks, and crypto costs each ~2 MB.)
   const grave = `${lockPath}.${uniqueSuffix()}.released`
   try {
-    renameSync(lockPath, grave)
+    // A lock left in place would block every other drover for its grace: on
+    // Windows a scanner's handle on owner.json is waited out first.
+    retryOnBusySync(() => renameSync(lockPath, grave))
   } catch {
     return
   }
-  rmSync(grave, {recursive: true, force: true})
+  retryOnBusySync(() => rmSync(grave, {recursive: true, force: true}))
 }
 
 /**

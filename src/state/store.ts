@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs'
 import path from 'node:path'
+import {retryOnBusySync} from '../platform/platform.js'
 import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
 import type {ProcessIdentity, TaskRecord} from './record.js'
 
@@ -116,7 +117,9 @@ export function writeFileAtomic(file: string, content: string, opts: {durable?: 
   }
   closeSync(fd)
   try {
-    renameSync(temp, file)
+    // On Windows a reader, indexer or scanner holding `file` open makes the
+    // replace fail for a moment (EPERM/EBUSY): waited out, not a lost update.
+    retryOnBusySync(() => renameSync(temp, file))
   } catch (error) {
     safeUnlink(temp)
     throw error

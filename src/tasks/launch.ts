@@ -8,6 +8,7 @@ import {markLive} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {createWorktree, planWorktree} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
+import {retryOnBusySync} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
@@ -177,7 +178,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   } catch (error) {
     // A full or read-only disk: no half-made task folder (list would call it corrupt).
     // The id stays used (last-id), as every id handed out does.
-    rmSync(paths.dir, {recursive: true, force: true})
+    retryOnBusySync(() => rmSync(paths.dir, {recursive: true, force: true}))
     throw error
   }
   appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: record.cwd, ...(queue ? {queued: record.queue} : {}), ...(record.worktree ? {worktree: record.worktree.path, branch: record.worktree.branch} : {})})
