@@ -153,19 +153,29 @@ export function summarizeWorktree(info: WorktreeInfo, at = new Date().toISOStrin
  * The diff against the base: of the worktree as it is (its commits, changes
  * not committed and new files), or of the branch when the folder is gone.
  */
-export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; color?: boolean} = {}): string {
-  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : [])]
-  if (existsSync(info.path)) return withWholeTree(info, (env) => git(info.path, ['diff', '--cached', ...flags, info.baseCommit], {env}))
+export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; nameOnly?: boolean; color?: boolean; paths?: string[]} = {}): string {
+  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : []), ...(opts.nameOnly ? ['--name-only'] : [])]
+  // pathspecs after `--`, so a path named like a flag or a ref stays a path
+  const paths = opts.paths && opts.paths.length > 0 ? ['--', ...opts.paths] : []
+  if (existsSync(info.path)) return withWholeTree(info, (env) => git(info.path, ['diff', '--cached', ...flags, info.baseCommit, ...paths], {env}))
   if (existsSync(info.repo) && gitTest(info.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${info.branch}`])) {
-    return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`])
+    return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`, ...paths])
   }
   throw new DroverError(`the worktree ${info.path} and its branch ${info.branch} are gone: nothing to diff`, ExitCode.failed)
 }
 
+/**
+ * How far removing a task may go with its worktree: false keeps a task whose
+ * branch has unmerged commits; true removes its clean worktree and keeps the
+ * branch; 'force' (`rm --force`) also removes a worktree with uncommitted
+ * changes, discarding them — the branch and its commits are kept all the same.
+ */
+export type WorktreeRule = boolean | 'force'
+
 /** What removing a task may do with its worktree. */
 export type WorktreeVerdict =
   | {keep: true; reason: string}
-  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null}
+  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null; discardUncommitted?: boolean}
 
 /**
  * The rule that never loses work: a worktree with uncommitted changes stays
@@ -174,15 +184,24 @@ export type WorktreeVerdict =
  * ref). With `includeWorktrees`, a branch with other commits keeps the task
  * from blocking: the clean worktree goes and the branch stays.
  */
-export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: boolean): WorktreeVerdict {
+export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: WorktreeRule): WorktreeVerdict {
   const present = existsSync(info.path)
   if (!existsSync(info.repo)) {
     // The repository itself is gone: there is nothing git could keep or lose.
     return {keep: false, removeWorktree: false, deleteBranch: false, note: null}
   }
-  if (present && git(info.path, ['status', '--porcelain']).trim() !== '') {
-    return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`}
+  const dirty = present && git(info.path, ['status', '--porcelain']).trim() !== ''
+  if (dirty && includeWorktrees !== 'force') {
+    return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first, or drover rm --force to discard them)`}
   }
+  const verdict = branchVerdict(info, present, includeWorktrees !== false)
+  if (!dirty || verdict.keep) return verdict
+  // --force: the uncommitted changes go with the worktree; the branch keeps every commit (never deleted while it has unmerged ones)
+  const discarded = `uncommitted changes in ${info.path} discarded`
+  return {...verdict, discardUncommitted: true, note: verdict.note ? `${discarded}; ${verdict.note}` : discarded}
+}
+
+function branchVerdict(info: WorktreeInfo, present: boolean, includeWorktrees: boolean): WorktreeVerdict {
   const tip = branchTip(info.repo, info.branch)
   if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: null}
   // A branch the task did not make stays, with every commit on it: only the clean worktree goes.
@@ -225,7 +244,7 @@ export interface WorktreeRemoval {
 
 /** Carries out a verdict that lets the task go. git itself refuses a dirty worktree here, a second guard. */
 export function removeWorktree(info: WorktreeInfo, verdict: Extract<WorktreeVerdict, {keep: false}>): WorktreeRemoval {
-  if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', info.path])
+  if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', ...(verdict.discardUncommitted ? ['--force'] : []), info.path])
   if (verdict.deleteBranch) git(info.repo, ['branch', '-D', info.branch])
   if (existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
   return {path: info.path, branch: info.branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}

@@ -176,8 +176,19 @@ describe('removal never loses work', () => {
     const {info} = make(repo)
     writeFileSync(path.join(info.path, 'new.txt'), 'x\n')
     for (const include of [false, true]) {
-      expect(worktreeVerdict(info, include)).toEqual({keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`})
+      expect(worktreeVerdict(info, include)).toEqual({keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first, or drover rm --force to discard them)`})
     }
+  })
+
+  it("'force' (rm --force) removes a dirty worktree, discarding its changes; a branch without commits goes, one with commits stays", () => {
+    const repo = makeRepo()
+    const {info} = make(repo)
+    writeFileSync(path.join(info.path, 'new.txt'), 'x\n')
+    expect(worktreeVerdict(info, 'force')).toEqual({keep: false, removeWorktree: true, deleteBranch: true, discardUncommitted: true, note: `uncommitted changes in ${info.path} discarded`})
+    commitFile(info.path, 'c.txt', 'c\n')
+    writeFileSync(path.join(info.path, 'new2.txt'), 'y\n')
+    const verdict = worktreeVerdict(info, 'force')
+    expect(verdict).toEqual({keep: false, removeWorktree: true, deleteBranch: false, discardUncommitted: true, note: `uncommitted changes in ${info.path} discarded; branch ${info.branch} kept: 1 unmerged commit`})
   })
 
   it('a worktree folder deleted by hand: its registration is pruned, the branch judged as usual', () => {
