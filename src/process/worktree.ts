@@ -23,6 +23,8 @@ export interface WorktreeRequest {
   base: string | null
   /** run on `branch` as it is, though it exists already (it is then never deleted). */
   existingBranch?: boolean
+  /** keep the base commit resolved now, even if the task starts later (see refreshBase). */
+  pinBase?: boolean
 }
 
 export const defaultBranch = (id: number, name: string | null) => `drover/${id}-${name ?? 'task'}`
@@ -99,7 +101,34 @@ export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWo
   const rel = path.relative(top, path.resolve(req.cwd))
   const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
   const created = req.existingBranch ? {createdBranch: false} : {}
-  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, summary: null}, cwd}
+  const pinned = req.pinBase ? {pinBase: true} : {}
+  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, ...pinned, summary: null}, cwd}
+}
+
+/**
+ * When a task's first run starts: its worktree was made when the task was
+ * created (the branch name needs the id, and a refusal must come at once),
+ * but a task that waited (`--after`, a queue) should start from what its base
+ * names now — a chained agent must see the work merged while it waited. The
+ * untouched worktree and its branch are moved to the base's commit now.
+ * Returns the new info, or null when nothing moves: the base is pinned
+ * (`--pin-base`), the branch existed before the task, the base still names
+ * the same commit, or the worktree is no longer exactly the old base (someone
+ * worked in it: that work is never reset away).
+ */
+export function refreshBase(info: WorktreeInfo): WorktreeInfo | null {
+  if (info.pinBase || info.createdBranch === false || !existsSync(info.path)) return null
+  let now: string
+  try {
+    now = git(info.repo, ['rev-parse', '--verify', '--quiet', `${info.base}^{commit}`]).trim()
+  } catch {
+    return null // the base ref is gone: the commit fixed at creation stands
+  }
+  if (now === info.baseCommit) return null
+  const head = git(info.path, ['rev-parse', 'HEAD']).trim()
+  if (head !== info.baseCommit || git(info.path, ['status', '--porcelain']).trim() !== '') return null
+  git(info.path, ['reset', '--hard', '--quiet', now])
+  return {...info, baseCommit: now}
 }
 
 // Ten `start --worktree` at once on one repo race for git's lock files

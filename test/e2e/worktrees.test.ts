@@ -4,10 +4,10 @@
 // tasks at once in worktrees of one repository.
 
 import {execa} from 'execa'
-import {existsSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {BIN, cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, json, makeStateDir, readTask, taskEvents, waitFor} from '../helpers/cli.js'
 import {snapshot} from '../helpers/snapshot.js'
 import {branches, cleanupRepos, commitFile, GIT_IDENTITY, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
 
@@ -22,7 +22,7 @@ const ended = (dir: string, id: number) => waitFor(() => ['succeeded', 'failed']
 
 async function startIn(dir: string, repo: string, args: string[], script: string): Promise<number> {
   const r = await drover(dir, ['start', ...args, '--shell', script], {cwd: repo, env})
-  expect(r.stderr).toBe('')
+  expect(r.stderr.replace(/^drover: task \d+ queued \(.*\)$/, '')).toBe('')
   expect(r.exitCode).toBe(0)
   return Number(r.stdout)
 }
@@ -108,6 +108,31 @@ describe('start --worktree', () => {
     const dirtyId = Number(dirty.stdout)
     await ended(dir, dirtyId)
     expect((await drover(dir, ['logs', String(dirtyId)])).stdout).toBe('one')
+  })
+})
+
+describe('--worktree with --after: the base when it starts', () => {
+  it('a chained task starts from the commit its base names when it starts (work merged meanwhile); --pin-base keeps the one of its start command', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const gate = path.join(dir, 'gate')
+    const first = await startIn(dir, repo, [], `while [ ! -e '${gate}' ]; do sleep 0.05; done`)
+    const chained = await startIn(dir, repo, ['--worktree', '--after', String(first)], 'cat merged.txt')
+    const pinned = await startIn(dir, repo, ['--worktree', '--pin-base', '--after', String(first)], 'ls')
+    const queuedAt = gitIn(repo, 'rev-parse', 'HEAD').trim()
+    expect(readTask(dir, chained)).toMatchObject({status: 'queued', worktree: {baseCommit: queuedAt}})
+    // merged while they wait
+    const merged = commitFile(repo, 'merged.txt', 'merged meanwhile\n')
+    writeFileSync(gate, '')
+    const done = await ended(dir, chained)
+    expect(done.status).toBe('succeeded')
+    expect(readFileSync(path.join(dir, 'tasks', String(chained), 'output.log'), 'utf8')).toBe('merged meanwhile\n')
+    expect(done.worktree).toMatchObject({base: 'HEAD', baseCommit: merged})
+    expect(done.worktree.summary).toMatchObject({commits: 0, filesChanged: 0})
+    expect(taskEvents(dir, chained).find((e) => e.event === 'worktree-base')).toMatchObject({from: queuedAt, to: merged})
+    const kept = await ended(dir, pinned)
+    expect(kept.worktree).toMatchObject({baseCommit: queuedAt, pinBase: true})
+    expect(readFileSync(path.join(dir, 'tasks', String(pinned), 'output.log'), 'utf8')).not.toContain('merged.txt')
   })
 })
 

@@ -6,7 +6,7 @@ import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createWorktree, planWorktree, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
+import {createWorktree, planWorktree, refreshBase, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
 import {parseShortstat} from '../../src/process/git.js'
 import {DroverError} from '../../src/base/errors.js'
 import {branches, cleanupRepos, commitFile, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
@@ -199,5 +199,29 @@ describe('removal never loses work', () => {
     expect(verdict).toEqual({keep: false, removeWorktree: false, deleteBranch: true, note: null})
     removeWorktree(info, verdict as never)
     expect(branches(repo)).toEqual(['main'])
+  })
+})
+
+describe('refreshBase: a waiting task starts from what its base names when it starts', () => {
+  it('moves an untouched worktree to the new commit; never one with work in it, a pinned one, or an existing branch', () => {
+    const repo = makeRepo()
+    const {info} = make(repo)
+    expect(refreshBase(info)).toBeNull() // nothing moved yet
+    const merged = commitFile(repo, 'm.txt', 'm\n')
+    const moved = refreshBase(info)
+    expect(moved).toEqual({...info, baseCommit: merged})
+    expect(gitIn(info.path, 'rev-parse', 'HEAD').trim()).toBe(merged)
+    expect(existsSync(path.join(info.path, 'm.txt'))).toBe(true)
+
+    const pinned = make(repo, {id: 8, pinBase: true}).info
+    commitFile(repo, 'n.txt', 'n\n')
+    expect(pinned.pinBase).toBe(true)
+    expect(refreshBase(pinned)).toBeNull()
+
+    const touched = make(repo, {id: 9}).info
+    writeFileSync(path.join(touched.path, 'wip.txt'), 'work\n')
+    commitFile(repo, 'o.txt', 'o\n')
+    expect(refreshBase(touched)).toBeNull()
+    expect(existsSync(path.join(touched.path, 'wip.txt'))).toBe(true)
   })
 })

@@ -31,7 +31,7 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
-With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
+With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
 
 --on-limit wait: when a claude or codex run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
 
@@ -104,6 +104,11 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     }),
     base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree'], helpGroup: 'Worktree'}),
     'existing-branch': Flags.boolean({description: 'with --worktree BRANCH: run on that branch, which exists already (it is never deleted by rm or prune)', dependsOn: ['worktree'], helpGroup: 'Worktree'}),
+    'pin-base': Flags.boolean({
+      description: 'with --worktree: fix the base commit now; by default a task that waits (--after, --queue) starts from what --base (or HEAD) names when it starts',
+      dependsOn: ['worktree'],
+      helpGroup: 'Worktree',
+    }),
     retry: Flags.integer({description: 'try a failed run again up to N times (a non-zero exit or a signal; never after stop, cancel, drain or a limit)', min: 0, helpGroup: 'Retry'}),
     'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)', helpGroup: 'Retry'}),
     'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout'], helpGroup: 'Retry'}),
@@ -125,7 +130,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (flags.pretty && this.jsonEnabled()) throw usageError('--pretty shows a transcript for people; --json streams the raw output: leave one out')
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw startAgainMixed(`--${flag}`, ours, args.task)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
@@ -263,6 +268,7 @@ function prepare(
     worktree?: string
     base?: string
     'existing-branch'?: boolean
+    'pin-base'?: boolean
     'max-cost'?: string
     'max-turns'?: number
     'max-tokens'?: string
@@ -322,6 +328,7 @@ function prepare(
     worktree: flags.worktree === undefined ? undefined : flags.worktree === '' ? true : flags.worktree,
     base: flags.base,
     existingBranch: flags['existing-branch'],
+    pinBase: flags['pin-base'],
     maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
     maxTurns: flags['max-turns'],
     maxTokens: flags['max-tokens'] === undefined ? undefined : parseCount(flags['max-tokens'], '--max-tokens'),
