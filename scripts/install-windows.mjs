@@ -72,8 +72,11 @@ function run(file, args, opts = {}) {
 
 const onPath = (program) => spawnSync('sh', ['-c', `command -v ${program}`], {stdio: 'ignore'}).status === 0
 
+/** Whether a Debian package the suite needs is missing (Wine, wineserver, mingw-w64's gcc). */
+export const missingDebianPackages = () => !(existsSync(WINE64) && onPath('wineserver') && onPath(MINGW_GCC))
+
 function ensureDebianPackages() {
-  if (existsSync(WINE64) && onPath('wineserver') && onPath(MINGW_GCC)) return
+  if (!missingDebianPackages()) return
   if (process.getuid?.() !== 0) throw new Error(`Wine and mingw-w64 are missing; as root: apt-get install ${DEBIAN_PACKAGES.join(' ')}`)
   log(`apt-get install ${DEBIAN_PACKAGES.join(' ')} …`)
   run('apt-get', ['update', '-qq'])
@@ -181,7 +184,9 @@ function ensurePrefix(dir, standIns) {
   for (const [from, to] of places) {
     if (sameFile(from, to)) continue
     mkdirSync(path.dirname(to), {recursive: true})
-    copyFileSync(from, to)
+    // Replaced, never written in place: runs' private prefixes hard-link these files.
+    copyFileSync(from, `${to}.new`)
+    renameSync(`${to}.new`, to)
   }
 }
 

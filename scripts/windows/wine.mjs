@@ -8,7 +8,7 @@
 // and stderr go to files, which are copied to ours as they grow.
 
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, closeSync, copyFileSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -17,15 +17,27 @@ import {WINE64, nodeDir, prefixDir, windowsDir, wineEnv} from '../install-window
 export const nodeExe = (dir = windowsDir()) => path.join(nodeDir(dir), 'node.exe')
 
 /**
- * A private copy of the prepared prefix under a new temp dir (about 2 s for
- * ~700 MB), with env to run in it. `dispose()` kills its wineserver and every
- * process in it, then removes it.
+ * A private copy of the prepared prefix under a new temp dir, with env to run
+ * in it. Its files are hard links to the cached prefix's (a copy of its ~700
+ * MB would take seconds): Wine only ever replaces files there -- the registry
+ * is saved to a temp file and renamed -- and never writes into one in place;
+ * the registry files are copied all the same. `dispose()` kills its
+ * wineserver and every process in it, then removes it.
  */
 export function privatePrefix(dir = windowsDir(), tmpRoot = os.tmpdir()) {
   const home = mkdtempSync(path.join(tmpRoot, 'drover-wine-'))
   const prefix = path.join(home, 'prefix')
-  const copy = spawnSync('cp', ['-a', prefixDir(dir), prefix], {stdio: 'inherit'})
+  let copy = spawnSync('cp', ['-al', prefixDir(dir), prefix], {stdio: 'ignore'})
+  if (copy.status !== 0) {
+    // Another file system than the cache's: no hard links there, a real copy.
+    rmSync(prefix, {recursive: true, force: true})
+    copy = spawnSync('cp', ['-a', prefixDir(dir), prefix], {stdio: 'inherit'})
+  }
   if (copy.status !== 0) throw new Error(`copying the Wine prefix failed (exit ${copy.status})`)
+  for (const name of readdirSync(prefix).filter((entry) => entry.endsWith('.reg'))) {
+    rmSync(path.join(prefix, name))
+    copyFileSync(path.join(prefixDir(dir), name), path.join(prefix, name))
+  }
   const env = {...wineEnv(dir), WINEPREFIX: prefix}
   return {
     home,

@@ -2,6 +2,7 @@
 // base, and what the worktree holds now. The git work itself is
 // process/worktree.ts; this shapes it for callers.
 
+import {existsSync} from 'node:fs'
 import {DroverError, ExitCode} from '../base/errors.js'
 import {summarizeWorktree, worktreeDiff} from '../process/worktree.js'
 import type {TaskRecord, WorktreeInfo, WorktreeSummary} from '../state/record.js'
@@ -31,15 +32,18 @@ export interface DiffResult {
   nameOnly: boolean
   /** the pathspecs the diff was limited to (empty: all). */
   paths: string[]
+  /** the worktree folder is there; false: it was deleted by hand, and the diff is its branch's (its commits only). */
+  present: boolean
   /** git's output: the patch (or the --stat table) of the worktree against the base commit. */
   diff: string
 }
 
 export function taskDiff(record: TaskRecord, opts: DiffOptions = {}): DiffResult {
   const worktree = worktreeOf(record)
+  const present = existsSync(worktree.path)
   const diff = withTaskErrors(record, () => worktreeDiff(worktree, opts))
   const {branch, base, baseCommit, path} = worktree
-  return {id: record.id, branch, base, baseCommit, path, stat: opts.stat ?? false, nameOnly: opts.nameOnly ?? false, paths: opts.paths ?? [], diff}
+  return {id: record.id, branch, base, baseCommit, path, stat: opts.stat ?? false, nameOnly: opts.nameOnly ?? false, paths: opts.paths ?? [], present, diff}
 }
 
 /** A task's worktree and what it holds against its base. */

@@ -8,7 +8,7 @@
 // alphabetically first flag.
 
 import {CommandHelp, Help} from '@oclif/core/help'
-import {suggest} from './suggest.js'
+import {suggest} from '../api/suggest.js'
 
 type Section = ReturnType<CommandHelp['sections']>[number]
 type FlagList = Parameters<CommandHelp['groupFlags']>[0]

@@ -5,7 +5,7 @@
 // oclif 4's wording (test/cli/oclif-errors.test.ts runs the real parser);
 // anything not recognised is passed through, joined onto one line.
 
-import {suggest} from './suggest.js'
+import {suggest} from '../api/suggest.js'
 
 type Rewrite = (match: RegExpExecArray, command: string) => string
 

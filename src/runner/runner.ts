@@ -20,6 +20,7 @@ import {sessionBase} from '../agents/events.js'
 import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
+import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
@@ -37,6 +38,7 @@ import {
   readOwnFile,
   readRecord,
   safeUnlink,
+  sessionUuid,
   taskPaths,
   readTreeFile,
   writeFileAtomic,
@@ -365,7 +367,7 @@ export class Runner {
     this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited(), currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
     // what the runner before us had seen of the tree stays known
     this.tree?.remember(readTreeFile(this.paths))
-    this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
+    this.cooperative = profileOf(this.record.agent)?.drain === 'hook' && this.record.agentHooks && existsSync(this.paths.agentSettings)
     let size = 0
     try {
       size = statSync(this.paths.output).size
@@ -390,7 +392,8 @@ export class Runner {
     const hooked = withDrainHooks(this.record, command, this.paths.agentSettings)
     if (hooked.note) this.event('agent-hooks', {note: hooked.note})
     this.cooperative = hooked.argv !== command && !command.includes('--bare') && !command.includes('--safe-mode')
-    const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
+    const argv = this.presetSession(hooked.argv)
+    const launch = await launchWorker(argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
     this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths)})
@@ -399,7 +402,23 @@ export class Runner {
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })
-    return {ok: true, argv: hooked.argv}
+    return {ok: true, argv}
+  }
+
+  /**
+   * An agent that names its session only at the end (copilot) is given one
+   * at launch, unless the command picks a session itself: a drain mid-turn
+   * must still know what to resume.
+   */
+  private presetSession(argv: string[]): string[] {
+    const profile = profileOf(this.record.agent)
+    if (profile?.sessionSource !== 'preset' || !profile.presetSession || !this.agentStream || this.record.shell !== null) return argv
+    const id = sessionUuid()
+    const preset = profile.presetSession(argv, id)
+    if (!preset) return argv
+    this.agentStream.presetSession(id)
+    this.record = {...this.record, agentInfo: this.agentStream.current()}
+    return preset
   }
 
   private waitForExit(): Promise<void> {
@@ -549,7 +568,7 @@ export class Runner {
 
   /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
   private checkBudget(): void {
-    if (this.plan || !this.agentStream || runEnding(this.record.agentInfo?.lastEvent ?? null)) return
+    if (this.plan || !this.agentStream || runEnding(this.record.agent, this.record.agentInfo?.lastEvent ?? null)) return
     const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
     if (!reached) return
     this.event('policy', {cause: 'budget', detail: reached})

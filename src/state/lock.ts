@@ -42,7 +42,7 @@ export const FOREIGN_STALE_MS = 10 * 60_000
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-type LockOwner = ProcessIdentity & {host?: string}
+export type LockOwner = ProcessIdentity & {host?: string}
 
 let host: string | null = null
 const thisHost = () => (host ??= hostname())
@@ -69,6 +69,25 @@ function isStale(lockPath: string): boolean {
   } catch {
     return false // vanished: not stale, just free — the next mkdir will tell
   }
+}
+
+/** What a lock left in place says of itself, for `drover doctor`: who holds it, and whether its holder is gone. */
+export interface LockState {
+  holder: LockOwner | null
+  /** its holder is gone (or it is ownerless or another host's beyond the grace): the next taker removes it. */
+  stale: boolean
+  ageMs: number | null
+}
+
+/** Reads a lock without touching it (doctor is read-only); null when it is not there. */
+export function inspectLock(lockPath: string): LockState | null {
+  let mtimeMs: number
+  try {
+    mtimeMs = statSync(lockPath).mtimeMs
+  } catch {
+    return null
+  }
+  return {holder: readOwner(lockPath), stale: isStale(lockPath), ageMs: Math.max(0, Date.now() - mtimeMs)}
 }
 
 function tryCreate(lockPath: string): Release | null {

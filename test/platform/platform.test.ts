@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, s
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {linuxOnly} from '../helpers/skips.js'
 import {killLeftovers} from '../helpers/cli.js'
 import {
   type CommandRunner,
@@ -29,7 +30,6 @@ import {
   memoryFileSystem,
 } from '../../src/platform/platform.js'
 
-const onLinux = process.platform === 'linux'
 
 /** Poll until cond() holds; orphans are reaped slowly here, so deadlines are generous. */
 async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -81,7 +81,7 @@ const firstLine = (child: ChildProcess) =>
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())))
 
-describe.runIf(onLinux)('linux, real processes', () => {
+linuxOnly('/proc and POSIX process groups').describe('linux, real processes', () => {
   it('reports a stable digit start time and tells processes apart', () => {
     const child = spawnSleeper()
     const pid = child.pid!
@@ -215,7 +215,7 @@ describe.runIf(onLinux)('linux, real processes', () => {
   })
 })
 
-describe.runIf(onLinux)('removeTree', () => {
+linuxOnly('symlinks').describe('removeTree', () => {
   const dirs: string[] = []
   afterEach(() => {
     for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
@@ -572,7 +572,7 @@ describe('listGroupMembers', () => {
     expect(calls).toEqual([])
   })
 
-  it.runIf(onLinux)('linux: a background job of a detached leader is found after the leader is gone', async () => {
+  linuxOnly('process groups and sessions read from /proc').it('linux: a background job of a detached leader is found after the leader is gone', async () => {
     const leader = spawn('sh', ['-c', 'sleep 30 & echo $!'], {detached: true, stdio: ['ignore', 'pipe', 'ignore']})
     const job = Number(await new Promise<string>((resolve) => leader.stdout!.once('data', (d) => resolve(String(d).trim()))))
     try {
@@ -615,7 +615,7 @@ describe('memoryFileSystem', () => {
     expect(memoryFileSystem('/x', linux, () => { throw new Error('ENOENT') })).toBeNull()
   })
 
-  it.runIf(onLinux)('reads the real type of mounted directories, as /proc/self/mounts names them', () => {
+  linuxOnly('/proc/self/mounts').it('reads the real type of mounted directories, as /proc/self/mounts names them', () => {
     const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((line) => line.split(' '))
     const tmpfs = mounts.find((m) => m[2] === 'tmpfs' && existsSync(m[1]))
     const disk = mounts.find((m) => ['ext4', 'xfs', 'btrfs'].includes(m[2]) && existsSync(m[1]))

@@ -8,12 +8,12 @@ import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {linuxOnly} from '../helpers/skips.js'
 import {isSameProcess, processStartTime, type CommandRunner, type PlatformContext, type ProcessIdentity} from '../../src/platform/platform.js'
 import {executeStopPlan, ProcessTree, type StopHooks} from '../../src/process/process-tree.js'
 import {planFor, type StopPlan} from '../../src/process/stop-plan.js'
 import {fixture, isAlive, killLeftovers, waitFor} from '../helpers/cli.js'
 
-const onLinux = process.platform === 'linux'
 
 const groups: number[] = []
 const pids: number[] = []
@@ -62,7 +62,7 @@ function recordingHooks(plan: () => StopPlan): StopHooks & {words: string[]; sig
   }
 }
 
-describe.runIf(onLinux)('ProcessTree on real processes', () => {
+linuxOnly('/proc, POSIX signals, setsid').describe('ProcessTree on real processes', () => {
   it('a stop leaves nothing of the tree alive: SIGTERM-ignoring child and setsid grandchild included', async () => {
     const {identity, tree} = await spawnTree()
     const sid = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[3]

@@ -178,7 +178,7 @@ export function showTask(main: HTMLElement, id: number): void {
       return button
     }
     // An agent opens on its transcript (what `logs` shows on a terminal); its raw event stream is a click away.
-    if (detail && (detail.agent === 'claude' || detail.agent === 'codex')) {
+    if (detail && detail.agent !== 'generic') {
       transcript = new TranscriptView(id)
       const showTranscript = () => pane.replaceChildren(transcript!.show())
       tabs.replaceChildren(tabButton('Transcript', showTranscript), tabButton('Output', showOutput))
