@@ -33,7 +33,7 @@ const RULES: [RegExp, Rewrite][] = [
   [/Flag (--[\w-]+) expects a value/, ([, flag]) => `${flag} needs a value: ${flag}=VALUE`],
   [/Flag (--[\w-]+) can only be specified once/, ([, flag]) => `${flag} was given more than once: give it once`],
   // "Missing 1 required arg: task: task id or name"
-  [/Missing \d+ required args?: (\w+)(?:: (.+))?$/, ([, name, what], command) => `${command} needs a ${name.toUpperCase()}${what ? ` (${what})` : ''}, e.g. drover ${command} 3`],
+  [/Missing \d+ required args?: (\w+)(?:: (.+))?$/, ([, name, what], command) => `${command} needs a ${name.toUpperCase()}${what ? `: ${what}` : ''}; e.g. drover ${command} 3`],
   [/Unexpected arguments?: (.+)$/, ([, extra], command) => `too many arguments: ${extra.split(/,\s*/).map((a) => `'${a}'`).join(', ')} (see drover ${command} --help)`],
 ]
 

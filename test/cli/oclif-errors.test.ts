@@ -38,7 +38,7 @@ describe('droverWords', () => {
     [['--priority', '1000', 't'], "--priority must be a whole number of at most 999, got '1000'"],
     [['--name'], '--name needs a value: --name=VALUE'],
     [['--name', 'a', '--name', 'b', 't'], '--name was given more than once: give it once'],
-    [[], 'status needs a TASK (task id or name), e.g. drover status 3'],
+    [[], 'status needs a TASK: task id or name; e.g. drover status 3'],
     [['a', 'b'], "too many arguments: 'b' (see drover status --help)"],
   ])('%j', async (argv, sentence) => {
     const said = droverWords(await oclifMessage(argv), 'status')
