@@ -424,9 +424,10 @@ export class Drover {
   /**
    * Removes the named ended tasks. A live one is skipped (in `skipped`),
    * refs that name no task come back in `missing`; every ref is checked
-   * before anything is removed.
+   * before anything is removed. `force`: a worktree with uncommitted changes
+   * goes too, discarding them (its branch and commits stay).
    */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean} = {}): Promise<RmResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean} = {}): Promise<RmResult> {
     const {findTask} = await import('../state/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
@@ -443,7 +444,7 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
-    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.includeWorktrees})), missing}
+    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.force ? 'force' : opts.includeWorktrees})), missing}
   }
 
   /**

@@ -22,7 +22,7 @@ import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
-import {summarizeWorktree} from '../process/worktree.js'
+import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
@@ -259,6 +259,7 @@ export class Runner {
       this.followAgent(this.runOutputStart, null, null)
     }
     this.lastSize = this.runOutputStart
+    if (this.run.run === 1) this.baseAtStart()
 
     const started = await this.spawnWorker(outFd)
     closeSync(outFd)
@@ -666,6 +667,20 @@ export class Runner {
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
+  }
+
+  /** A waiting task's worktree moves to what its base names now (refreshBase): recorded before the worker sees it. */
+  private baseAtStart(): void {
+    const worktree = this.record.worktree
+    if (!worktree) return
+    try {
+      const moved = refreshBase(worktree)
+      if (!moved) return
+      this.commit({...this.record, worktree: moved})
+      this.event('worktree-base', {base: worktree.base, from: worktree.baseCommit, to: moved.baseCommit})
+    } catch (error) {
+      this.event('worktree', {error: (error as Error).message})
+    }
   }
 
   /** The worktree's summary against its base, as the run leaves it (what `status` shows). */
