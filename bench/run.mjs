@@ -15,9 +15,10 @@ import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
 import {ui} from './lib/ui.mjs'
+import {winCost} from './lib/win-cost.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, slurm}
+const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, slurm, wincost: winCost}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))

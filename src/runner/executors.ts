@@ -5,11 +5,11 @@
 // another host (Slurm) is judged by its heartbeat and the engine — never by
 // a pid here, which names nothing on this machine (or a stranger).
 
-import {currentPlatform, isSameProcess, type PlatformContext} from '../platform/platform.js'
+import {currentPlatform, type PlatformContext} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {readRunnerIdentity, taskPaths} from '../state/store.js'
 import {workerAliveHere, type Executor} from './executor.js'
-import {heartbeatAge} from './heartbeat.js'
+import {heartbeatAge, localRunnerAlive} from './heartbeat.js'
 import {localExecutor} from './local-executor.js'
 import {slurmExecutor} from './slurm-executor.js'
 
@@ -36,5 +36,5 @@ export function runnerAlive(stateDir: string, id: number, record: TaskRecord | n
     const {ageMs, staleMs} = heartbeatAge(taskPaths(stateDir, id).dir)
     return ageMs !== null && ageMs < staleMs
   }
-  return isSameProcess(runner, ctx)
+  return localRunnerAlive(taskPaths(stateDir, id).dir, runner, ctx)
 }
