@@ -10,6 +10,8 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
 import {beat, heartbeatFile, localRunnerAlive, readHeartbeat, UNCONFIRMED_GRACE_MS} from '../../src/runner/heartbeat.js'
+import {workerAliveShown} from '../../src/runner/executors.js'
+import type {TaskRecord} from '../../src/state/record.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -107,5 +109,22 @@ describe.runIf(process.platform === 'linux')('localRunnerAlive elsewhere', () =>
     const real = {pid: process.pid, startTime: processStartTime(process.pid)!}
     expect(localRunnerAlive(dir, real)).toBe(true)
     expect(localRunnerAlive(dir, {...real, startTime: String(Number(real.startTime) + 1)})).toBe(false)
+  })
+})
+
+describe('workerAliveShown on win32', () => {
+  const record = (status: TaskRecord['status'], pid: number) => ({status, executor: 'local', worker: {pid, startTime: START}}) as unknown as TaskRecord
+
+  it('a running task with a live runner: the worker pid existing is enough, with no program started', () => {
+    const {ctx, calls} = windows(() => '')
+    expect(workerAliveShown(record('running', process.pid), true, ctx)).toBe(true)
+    expect(calls).toEqual([])
+  })
+
+  it('without a live runner (or once ended) the identity is confirmed: a failed query is not alive', () => {
+    const {ctx, calls} = windows(() => '')
+    expect(workerAliveShown(record('running', process.pid), false, ctx)).toBe(false)
+    expect(workerAliveShown(record('lost', process.pid), true, ctx)).toBe(false)
+    expect(calls).toHaveLength(2)
   })
 })
