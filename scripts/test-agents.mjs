@@ -37,7 +37,7 @@ for (const program of ['unshare', 'ip']) {
 
 try {
   const bins = installAgents()
-  console.log(`test-agents: claude ${bins.claude}, codex ${bins.codex}`)
+  console.log(`test-agents: ${Object.entries(bins).map(([kind, {version}]) => `${kind} ${version}`).join(', ')}`)
 } catch (error) {
   fail(error.message)
 }

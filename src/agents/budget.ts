@@ -5,6 +5,7 @@
 
 import {usageError} from '../base/errors.js'
 import type {AgentProfileName, AgentUsage, Policies} from '../state/record.js'
+import {profileOf} from './registry.js'
 
 export type Budget = Pick<Policies, 'maxCostUsd' | 'maxTurns' | 'maxTokens'>
 
@@ -32,17 +33,22 @@ export function budgetReached(budget: Budget, session: AgentUsage | null): strin
  * the run is ending by itself, and whether a stop or the exit came first must
  * not decide its status. The next resume is refused instead.
  */
-export const runEnding = (lastEvent: string | null): boolean =>
-  lastEvent !== null && (lastEvent.startsWith('result') || lastEvent === 'turn.completed' || lastEvent === 'turn.failed')
+export const runEnding = (agent: AgentProfileName, lastEvent: string | null): boolean => profileOf(agent)?.runEnding(lastEvent) ?? false
 
 /**
- * A budget the agent can be held to: only claude and codex report usage, and
- * codex reports tokens but no cost. Refused at start rather than never enforced.
+ * A budget the agent can be held to: only what it reports counts (codex
+ * reports tokens but no cost; copilot nothing but its turns on stdout).
+ * Refused at start rather than never enforced.
  */
 export function checkBudget(agent: AgentProfileName, budget: Budget): void {
   if (!hasBudget(budget)) return
-  if (agent === 'generic') throw usageError('--max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude or codex)')
-  if (agent === 'codex' && budget.maxCostUsd != null) throw usageError('codex reports no cost: use --max-tokens (or --max-turns) for a codex task')
+  const profile = profileOf(agent)
+  if (!profile) throw usageError('--max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude, codex, gemini, qwen, opencode; copilot: --max-turns)')
+  const {reports} = profile
+  if (budget.maxCostUsd != null && !reports.cost) {
+    throw usageError(`${agent} reports no cost: use ${reports.tokens ? '--max-tokens (or --max-turns)' : '--max-turns'} for a ${agent} task`)
+  }
+  if (budget.maxTokens != null && !reports.tokens) throw usageError(`${agent} reports no tokens: use --max-turns for a ${agent} task`)
 }
 
 /** `--max-cost 2.5` → 2.5; a positive amount of US dollars. */

@@ -3,24 +3,35 @@
 // and `start` does not pay for it.
 
 import {createHash} from 'node:crypto'
-import {execFileSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {FlagTable, parseHelpFlags, type FlagSpec} from './flags.js'
+import {FlagTable, parseHelpFlags, type FlagSpec, type HelpGrammar} from './flags.js'
 import {writeFileAtomic} from '../state/store.js'
 
 export class FlagLearningError extends Error {}
 
 // Fewer options than this in a help text means it was no help text (an error, a banner).
-const MIN_FLAGS = 3
+export const MIN_FLAGS = 3
 const HELP_TIMEOUT_MS = 20_000
+
+/**
+ * The options a help text lists, from stdout, else from stderr: yargs prints
+ * a subcommand's help to stderr (`opencode run --help`), commander and clap
+ * to stdout. `drover doctor` reads help the same way, so what it says about
+ * an agent's grammar is what resume will find.
+ */
+export function helpSpecs(stdout: string, stderr: string, grammar?: HelpGrammar): FlagSpec[] {
+  const specs = parseHelpFlags(stdout, grammar)
+  return specs.length >= MIN_FLAGS ? specs : parseHelpFlags(stderr, grammar)
+}
 
 /**
  * The agent's flags from `argv` (e.g. [claude, '--help'] or [codex, 'exec',
  * '--help']), cached in the state dir under a key made of the argv and each
  * file in it (real path, size, mtime): a new install or upgrade learns again.
  */
-export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.ProcessEnv; cwd: string}): FlagTable {
+export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.ProcessEnv; cwd: string; grammar?: HelpGrammar}): FlagTable {
   const cacheFile = path.join(stateDir, 'cache', `agent-flags-${cacheKey(argv, opts.cwd)}.json`)
   try {
     const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as FlagSpec[]
@@ -28,25 +39,23 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
   } catch {
     // not learnt yet, or unreadable: learn again
   }
-  let help: string
-  try {
-    help = execFileSync(argv[0], argv.slice(1), {
-      encoding: 'utf8',
-      env: opts.env,
-      cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: HELP_TIMEOUT_MS,
-      windowsHide: true,
-      maxBuffer: 4 * 1024 * 1024,
-    })
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException & {stderr?: string}
+  const run = spawnSync(argv[0], argv.slice(1), {
+    encoding: 'utf8',
+    env: opts.env,
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: HELP_TIMEOUT_MS,
+    windowsHide: true,
+    maxBuffer: 4 * 1024 * 1024,
+  })
+  if (run.error || run.status !== 0) {
+    const code = (run.error as NodeJS.ErrnoException | undefined)?.code
     // Node reports a missing cwd as ENOENT of the program: name what is really missing.
-    const missing = e.code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
-    const detail = missing ?? (String(e.stderr ?? '').trim().split('\n')[0] || e.message)
+    const missing = code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
+    const detail = missing ?? (String(run.stderr ?? '').trim().split('\n')[0] || run.error?.message || `exit ${run.status ?? run.signal}`)
     throw new FlagLearningError(`cannot read its flags with \`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\`: ${detail}`)
   }
-  const specs = parseHelpFlags(help)
+  const specs = helpSpecs(run.stdout, run.stderr, opts.grammar)
   if (specs.length < MIN_FLAGS) throw new FlagLearningError(`\`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\` printed no options drover could read`)
   try {
     mkdirSync(path.dirname(cacheFile), {recursive: true, mode: 0o700})

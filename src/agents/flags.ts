@@ -22,18 +22,47 @@ export interface FlagSpec {
 // `-c, --config <key=value>`, `-i, --image <FILE>...`, `--x [<V>]`) print this shape.
 const OPTION_LINE = /^ {1,8}(-{1,2}[A-Za-z0-9][\w-]*(?:, *-{1,2}[A-Za-z0-9][\w-]*)*)(?:[ =]((?:<[^>]*>|\[[^\]]*\])(?:\.\.\.)?))?(?: {2,}|\s*$)/
 
-export function parseHelpFlags(help: string): FlagSpec[] {
+/**
+ * How a help text's `[array]` option (yargs: gemini, qwen) takes its values:
+ * gemini's take one each (the flag is repeated), qwen's several.
+ */
+export interface HelpGrammar {
+  array: 'value' | 'variadic'
+}
+
+// yargs prints no placeholder but the option's type at the end of its
+// description (`-m, --model  Model  [string]`), possibly on a wrapped line.
+const YARGS_TYPE = /\[(string|number|array|count|boolean)\]/
+
+export function parseHelpFlags(help: string, grammar: HelpGrammar = {array: 'variadic'}): FlagSpec[] {
   const flags: FlagSpec[] = []
+  let open: {spec: FlagSpec; typed: boolean} | null = null
+  const typeFrom = (text: string) => {
+    if (!open || open.typed) return
+    const type = YARGS_TYPE.exec(text)?.[1]
+    if (!type) return
+    open.typed = true
+    if (type === 'string' || type === 'number') open.spec.arity = 'value'
+    if (type === 'array') open.spec.arity = grammar.array
+  }
   for (const line of help.split(/\r?\n/)) {
     const match = OPTION_LINE.exec(line)
-    if (!match) continue
+    if (!match) {
+      // a description's continuation: the type may be at its end; a blank or unindented line ends it
+      if (/^\s{8,}\S/.test(line)) typeFrom(line)
+      else open = null
+      continue
+    }
     const names = match[1].split(',').map((name) => name.trim())
     const placeholder = match[2] ?? ''
     let arity: FlagArity = 'switch'
     if (placeholder.includes('...')) arity = 'variadic'
     else if (placeholder.startsWith('<')) arity = 'value'
     else if (placeholder.startsWith('[')) arity = 'optional'
-    flags.push({names, arity})
+    const spec = {names, arity}
+    flags.push(spec)
+    open = placeholder ? null : {spec, typed: false}
+    typeFrom(line.slice(match[0].length))
   }
   return flags
 }

@@ -1,54 +1,10 @@
-// Recognising a provider's usage or rate limit in an agent's events, and when
-// it resets. Only the agents' own error events are read (claude's
-// rate_limit_event and error results, codex's error and turn.failed), never
-// the model's text: an agent writing code about rate limits is not limited.
-// The message formats are the ones the agents print; the tests cite where each
-// was reported.
+// When a provider's usage or rate limit lifts, from the words an agent
+// printed: an epoch, seconds from now, or a wall-clock time in a named zone.
+// Recognising the limit itself is each agent's profile's (src/agents/<agent>.ts):
+// only the agents' own error events are read, never the model's text — an
+// agent writing code about rate limits is not limited.
 
-export interface UsageLimit {
-  /** the agent's own words (one line). */
-  message: string
-  /** when the limit lifts (ISO), when the message says; else null. */
-  resetAt: string | null
-}
-
-const obj = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null)
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 300)
-const iso = (ms: number | null) => (ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString())
-
-// claude: "Claude AI usage limit reached|1755615600" (older), "You've hit your
-// limit · resets 2pm (Asia/Shanghai)", "You've hit your session limit · resets
-// 3:50pm (Asia/Tokyo)", "Claude usage limit reached. Your limit will reset at
-// 5pm (Europe/Warsaw)."; API errors 429 rate_limit_error, 529 overloaded_error.
-const CLAUDE_LIMIT = /usage limit reached|hit your (?:\w+ )?limit|rate_limit_error|overloaded_error|\b429\b|\b529\b|rate limit/i
-// codex: "You've hit your usage limit. … try again at 2:51 PM.", the API's
-// usage_limit_reached with resets_at / resets_in_seconds, "exceeded retry
-// limit, last status: 429 Too Many Requests".
-const CODEX_LIMIT = /usage limit|usage_limit_reached|rate limit|rate_limit|429 Too Many Requests|quota/i
-
-/** The limit an agent event reports, or null. */
-export function usageLimitOf(profile: 'claude' | 'codex', type: string, event: Record<string, unknown>, now = Date.now()): UsageLimit | null {
-  if (profile === 'claude') {
-    if (type === 'rate_limit_event') {
-      const info = obj(event.rate_limit_info)
-      if (info?.status !== 'rejected') return null
-      const resets = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : null
-      return {message: `${str(info.rateLimitType) ?? 'usage'} limit reached`, resetAt: iso(resets)}
-    }
-    if (type !== 'result' || (event.is_error !== true && str(event.subtype) === 'success')) return null
-    const errors = Array.isArray(event.errors) ? event.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('; ') : ''
-    const text = `${str(event.result) ?? ''} ${errors}`.trim()
-    // claude 2.1 also says it in fields: api_error_status 429 (529 overloaded), api_error_type rate_limit_error.
-    const structured = event.api_error_status === 429 || event.api_error_status === 529 || /rate_limit|overloaded/.test(str(event.api_error_type) ?? '')
-    if (!structured && !CLAUDE_LIMIT.test(text)) return null
-    return {message: oneLine(text.replace(/\|\d{9,}\b/, '')), resetAt: iso(resetFromText(text, now))}
-  }
-  if (type !== 'error' && type !== 'turn.failed') return null
-  const text = type === 'error' ? (str(event.message) ?? '') : (str(obj(event.error)?.message) ?? '')
-  if (!CODEX_LIMIT.test(text)) return null
-  return {message: oneLine(text), resetAt: iso(resetFromText(text, now))}
-}
+export type {UsageLimit} from './profile.js'
 
 /** When the text says the limit lifts: an epoch, seconds from now, or a time of day (in a named zone). */
 export function resetFromText(text: string, now = Date.now()): number | null {
@@ -56,6 +12,13 @@ export function resetFromText(text: string, now = Date.now()): number | null {
   if (epoch) return Number(epoch[1]) * 1000
   const inSeconds = /"resets_in_seconds"\s*:\s*(\d+)/.exec(text)
   if (inSeconds) return now + Number(inSeconds[1]) * 1000
+  // Google's APIs (gemini): "Please retry in 12.5s.", RetryInfo's "retryDelay": "12s";
+  // OpenAI's (qwen, copilot, opencode on OpenAI-compatible providers): "Please try again in 20s." / "in 6ms".
+  const retryIn = /(?:retry|try again) in (\d+(?:\.\d+)?)\s*(ms|s|m)\b/i.exec(text) ?? /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)(s)"/.exec(text)
+  if (retryIn) return now + Math.ceil(Number(retryIn[1]) * {ms: 1, s: 1000, m: 60_000}[retryIn[2].toLowerCase() as 'ms' | 's' | 'm'])
+  // an ISO time: "Your quota will reset at 2026-12-02T07:03:12Z."
+  const isoAt = /resets?(?: at)? (\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d))/i.exec(text)
+  if (isoAt) return Date.parse(isoAt[1])
   const claude = /resets?(?: at)? ((?:[A-Z][a-z]{2} \d{1,2}, )?\d{1,2}(?::\d{2})?\s*[ap]m)(?: \(([\w/+-]+)\))?/i.exec(text)
   if (claude) return nextWallTime(claude[1], claude[2] ?? null, now)
   const codex = /try again at ((?:[A-Z][a-z]{2,8} \d{1,2}(?:st|nd|rd|th)?, \d{4},? )?\d{1,2}:\d{2}\s*[AP]M)/i.exec(text)

@@ -1,47 +1,22 @@
-// Agent profiles: how drover recognises an agent, whether a task's agent
-// session can be continued, and the command line that continues it. The rule
-// for a resume: every token of the original command is kept verbatim and in
-// order except the prompt (and flags that pick a session); the new prompt goes
-// after `--`, so no variadic flag can swallow it. Telling values from the
-// prompt uses the agent's own grammar (agent-flags.ts).
+// Whether a task's agent session can be continued, and the command line that
+// continues it, from the task's record and the agent's profile
+// (src/agents/<agent>.ts). The rule for a resume: every token of the original
+// command is kept verbatim and in order except the prompt (and flags that pick
+// a session). Telling values from the prompt uses the agent's own grammar
+// (flags.ts), read from its --help.
 
-import path from 'node:path'
 import {classifyArgs, type FlagTable} from './flags.js'
-import type {AgentProfileName, TaskRecord} from '../state/record.js'
+import type {AgentArgs} from './profile.js'
+import {detectProfile, profileOf} from './registry.js'
+import type {TaskRecord} from '../state/record.js'
+
+export {detectProfile}
 
 export const DEFAULT_RESUME_PROMPT = 'Continue from where you left off.'
 
-/** The program name decides, ignoring a directory and a Windows extension. */
-export function detectProfile(command: string[]): AgentProfileName {
-  const program = path.basename(command[0] ?? '').replace(/\.(exe|cmd|bat|ps1)$/i, '').toLowerCase()
-  if (program === 'claude') return 'claude'
-  if (program === 'codex') return 'codex'
-  return 'generic'
-}
-
-// Flags that pick which claude session runs: the resume names its own.
-const CLAUDE_SESSION_FLAGS = new Set(['--resume', '--session-id', '--continue', '--fork-session'])
-// Flags under which the agent saves nothing to continue.
-const NO_PERSISTENCE: Record<AgentProfileName, string | null> = {claude: '--no-session-persistence', codex: '--ephemeral', generic: null}
-
-/** Where the agent's own arguments start: after a launcher (`node cli.js`, `npx pkg`) and, for codex, after `exec`. */
-interface AgentArgs {
-  /** the launcher's tokens after the program, and for codex everything up to `exec`. */
-  head: string[]
-  /** the agent's (or `exec`'s) arguments. */
-  rest: string[]
-}
-
 function splitAgentArgs(record: TaskRecord): AgentArgs {
   const [program, ...args] = record.command
-  if (record.agent === 'codex') {
-    const execAt = args.indexOf('exec')
-    return execAt === -1 ? {head: [], rest: args} : {head: args.slice(0, execAt), rest: args.slice(execAt + 1)}
-  }
-  // Started through a launcher with --agent claude: what precedes -p belongs to the launcher.
-  const printAt = args.findIndex((a) => a === '-p' || a === '--print')
-  const head = detectProfile([program]) === 'claude' || printAt === -1 ? [] : args.slice(0, printAt)
-  return {head, rest: args.slice(head.length)}
+  return profileOf(record.agent)?.splitArgs(args, program) ?? {head: [], rest: args}
 }
 
 /** The program to run for a later run: resolved at start, so the caller's PATH does not matter. */
@@ -50,8 +25,8 @@ export const programOf = (record: TaskRecord): string => record.executable ?? re
 /** The argv that prints the agent's options: what resume learns the grammar from. */
 export function flagHelpArgv(record: TaskRecord): string[] {
   const {head} = splitAgentArgs(record)
-  const program = programOf(record)
-  return record.agent === 'codex' ? [program, ...head, 'exec', '--help'] : [program, ...head, '--help']
+  const profile = profileOf(record.agent)
+  return [programOf(record), ...(profile ? profile.helpArgv(head) : [...head, '--help'])]
 }
 
 export function sessionIdOf(record: TaskRecord): string | null {
@@ -64,20 +39,21 @@ export function sessionIdOf(record: TaskRecord): string | null {
  * A generic task is always resumable (it runs again with DROVER_RESUME=1).
  */
 export function sessionRefusal(record: TaskRecord): string | null {
-  if (record.agent === 'generic') return null
-  const agent = record.agent
+  const profile = profileOf(record.agent)
+  if (!profile) return null
+  const agent = profile.name
   if (record.shell !== null) {
     return `it runs ${agent} through --shell, whose script drover cannot rewrite to continue the session; \`drover start ${record.id}\` runs the script again`
   }
   const {rest} = splitAgentArgs(record)
   const separator = rest.indexOf('--')
-  const flag = NO_PERSISTENCE[agent]
-  if (flag && (separator === -1 ? rest : rest.slice(0, separator)).includes(flag)) {
+  const before = separator === -1 ? rest : rest.slice(0, separator)
+  const flag = profile.noPersistenceFlags.find((f) => before.includes(f))
+  if (flag) {
     return `it ran with ${flag}, so ${agent} saved no session to continue; \`drover start ${record.id}\` runs it again from the start`
   }
   if (!sessionIdOf(record)) {
-    const need = agent === 'claude' ? 'claude -p … --output-format stream-json --verbose' : 'codex exec --json …'
-    return `${agent} reported no session id before the task ended (drover reads it from ${need}); \`drover start ${record.id}\` runs the original prompt again from the start`
+    return `${agent} reported no session id before the task ended (drover reads it from ${profile.headless}); \`drover start ${record.id}\` runs the original prompt again from the start`
   }
   return null
 }
@@ -93,20 +69,9 @@ export interface ResumePlan {
  */
 export function resumeCommand(record: TaskRecord, prompt: string, flags: FlagTable | null): ResumePlan {
   const sessionId = sessionIdOf(record)
-  if (record.agent === 'generic' || !sessionId || !flags) return {command: [programOf(record), ...record.command.slice(1)]}
+  const profile = profileOf(record.agent)
+  if (!profile || !sessionId || !flags) return {command: [programOf(record), ...record.command.slice(1)]}
   const {head, rest} = splitAgentArgs(record)
   const tokens = classifyArgs(rest, flags)
-  const keep = (drop: Set<string>) =>
-    tokens.filter((t) => t.role !== 'positional' && t.role !== 'separator' && !(t.flag && drop.has(t.flag))).map((t) => t.text)
-  const program = programOf(record)
-  if (record.agent === 'claude') {
-    const kept = keep(CLAUDE_SESSION_FLAGS)
-    const print = tokens.some((t) => t.role === 'flag' && (t.flag === '--print' || t.text === '-p')) ? [] : ['-p']
-    return {command: [program, ...head, ...print, ...kept, '--resume', sessionId, '--', prompt]}
-  }
-  // codex: `exec`'s flags stay before `resume` (where -C restores the directory);
-  // the positionals dropped are the old prompt, or `resume <id>` of a run that was itself a resume.
-  const kept = keep(new Set(['--last', '--all']))
-  const json = kept.includes('--json') ? [] : ['--json']
-  return {command: [program, ...head, 'exec', ...json, ...kept, 'resume', sessionId, '--', prompt]}
+  return {command: profile.resumeArgv({program: programOf(record), head, tokens, sessionId, prompt, cwd: record.cwd})}
 }

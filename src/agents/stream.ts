@@ -42,6 +42,11 @@ export class AgentStream {
     return this.reader.current()
   }
 
+  /** The session id drover gave the agent at launch (copilot names it only at the end). */
+  presetSession(id: string): void {
+    this.reader.presetSession(id)
+  }
+
   /** A tool call has started and not finished, as far as the stream has been read. */
   toolInFlight(): boolean {
     return this.reader.toolInFlight()

@@ -5,6 +5,7 @@
 import {drainCheckpoint, type StopOutcome} from '../process/process-tree.js'
 import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
 import {stopReason} from '../process/stop-plan.js'
+import {profileOf} from '../agents/registry.js'
 
 /** Said of a worker's end seen by a runner that is not its parent: no exit status reaches it. */
 export const UNKNOWN_EXIT = 'exit code unknown: its runner had died, and the runner that adopted it is not its parent'
@@ -27,25 +28,44 @@ export interface RunSeen {
   sessionDir: string
   /** asked only for a failure: whether the disk is full (the likely cause). */
   diskFull: () => boolean
+  /**
+   * Whether the OS says which signal killed a process (platform.exitShowsSignal):
+   * on Windows a worker ended by `taskkill /F` reports an exit code it never
+   * chose (1 on Windows, 0 under Wine). Defaults to true.
+   */
+  exitShowsSignal?: boolean
 }
 
 export function runEnd(seen: RunSeen): RunEnd {
   const {code, signal} = seen.exit
   if (seen.stop) {
     const {plan, killedAfterMs} = seen.stop
-    const end: RunEnd = {status: plan.status, reason: stopReason(plan, killedAfterMs), exitCode: code, signal}
+    // Where exits carry no signal, the runner's own forced kill is what ended the worker: not "exit 0".
+    const forcedKill = killedAfterMs !== null && signal === null && seen.exitShowsSignal === false
+    const end: RunEnd = {
+      status: plan.status,
+      reason: stopReason(plan, killedAfterMs),
+      exitCode: forcedKill ? null : code,
+      signal: forcedKill ? 'SIGKILL' : signal,
+    }
     if (plan.cause === 'drain' || plan.cause === 'budget') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
     return end
   }
   if (seen.adopted) {
     // An agent's own final event is the best witness of how it ended.
     const info = seen.record.agentInfo
-    const succeeded = ['result/success', 'turn.completed'].includes(info?.lastEvent ?? '') && !info?.error
+    const profile = profileOf(seen.record.agent)
+    const succeeded = !!info && !!profile?.reportedSuccess(info)
     return {status: succeeded ? 'succeeded' : 'failed', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
   }
-  if (code === 0) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
-  // The agent said why: a provider's usage limit is the reason people need to read.
   const limit = seen.record.agentInfo?.limit
+  if (code === 0) {
+    const failure = exitZeroFailure(seen.record)
+    if (!failure) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
+    if (limit) return {status: 'failed', reason: `exit 0: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: 0, signal: null}
+    return {status: 'failed', reason: failure, exitCode: 0, signal: null}
+  }
+  // The agent said why: a provider's usage limit is the reason people need to read.
   if (limit && code !== null) {
     return {status: 'failed', reason: `exit ${code}: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: code, signal: null}
   }
@@ -53,4 +73,17 @@ export function runEnd(seen: RunSeen): RunEnd {
   const full = seen.diskFull() ? ' (no space left on device)' : ''
   if (code !== null) return {status: 'failed', reason: `exit ${code}${full}`, exitCode: code, signal: null}
   return {status: 'failed', reason: `killed by ${signal}${full}`, exitCode: null, signal}
+}
+
+/**
+ * Why an exit 0 is no success, or null when it is one: gemini exits 0 when
+ * SIGTERMed mid-turn, opencode after an error; without the agent's own
+ * success event such a run was cut short or failed.
+ */
+function exitZeroFailure(record: TaskRecord): string | null {
+  const profile = profileOf(record.agent)
+  const info = record.agentInfo
+  if (profile?.exitZeroWithoutResult !== 'interrupted' || (info && profile.reportedSuccess(info))) return null
+  if (info?.error) return `exit 0, but ${profile.name} reported an error`
+  return `exit 0 without ${profile.name}'s result: interrupted`
 }

@@ -10,7 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {currentPlatform, isSameProcess, knownSelfStartTime, processStartTime, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, exitShowsSignal, isSameProcess, knownSelfStartTime, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
@@ -20,6 +20,7 @@ import {sessionBase} from '../agents/events.js'
 import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
+import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
@@ -37,6 +38,7 @@ import {
   readOwnFile,
   readRecord,
   safeUnlink,
+  sessionUuid,
   taskPaths,
   readTreeFile,
   writeFileAtomic,
@@ -379,7 +381,7 @@ export class Runner {
     this.tree = worker ? new ProcessTree(worker, 'identity', currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
     // what the runner before us had seen of the tree stays known
     this.tree?.remember(readTreeFile(this.paths))
-    this.cooperative = this.record.agent === 'claude' && this.record.agentHooks && existsSync(this.paths.agentSettings)
+    this.cooperative = profileOf(this.record.agent)?.drain === 'hook' && this.record.agentHooks && existsSync(this.paths.agentSettings)
     let size = 0
     try {
       size = statSync(this.paths.output).size
@@ -404,7 +406,8 @@ export class Runner {
     const hooked = withDrainHooks(this.record, command, this.paths.agentSettings)
     if (hooked.note) this.event('agent-hooks', {note: hooked.note})
     this.cooperative = hooked.argv !== command && !command.includes('--bare') && !command.includes('--safe-mode')
-    const launch = await launchWorker(hooked.argv, this.record.cwd, env, outFd)
+    const argv = this.presetSession(hooked.argv)
+    const launch = await launchWorker(argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
     this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths), ownChild: true})
@@ -422,7 +425,23 @@ export class Runner {
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })
-    return {ok: true, argv: hooked.argv}
+    return {ok: true, argv}
+  }
+
+  /**
+   * An agent that names its session only at the end (copilot) is given one
+   * at launch, unless the command picks a session itself: a drain mid-turn
+   * must still know what to resume.
+   */
+  private presetSession(argv: string[]): string[] {
+    const profile = profileOf(this.record.agent)
+    if (profile?.sessionSource !== 'preset' || !profile.presetSession || !this.agentStream || this.record.shell !== null) return argv
+    const id = sessionUuid()
+    const preset = profile.presetSession(argv, id)
+    if (!preset) return argv
+    this.agentStream.presetSession(id)
+    this.record = {...this.record, agentInfo: this.agentStream.current()}
+    return preset
   }
 
   private waitForExit(): Promise<void> {
@@ -574,7 +593,7 @@ export class Runner {
 
   /** The session's usage reached --max-cost/--max-turns/--max-tokens: drain it, leaving a checkpoint. */
   private checkBudget(): void {
-    if (this.plan || !this.agentStream || runEnding(this.record.agentInfo?.lastEvent ?? null)) return
+    if (this.plan || !this.agentStream || runEnding(this.record.agent, this.record.agentInfo?.lastEvent ?? null)) return
     const reached = budgetReached(this.record.policies, this.record.agentInfo?.session ?? null)
     if (!reached) return
     this.event('policy', {cause: 'budget', detail: reached})
@@ -610,6 +629,7 @@ export class Runner {
       adopted: this.adopted,
       sessionDir: this.paths.session,
       diskFull: () => diskFull(this.paths.dir),
+      exitShowsSignal: exitShowsSignal(),
     })
     const until = status === 'failed' && !this.stopResult ? limitWaitUntil(this.record) : null
     if (until !== null) {

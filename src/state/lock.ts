@@ -8,7 +8,7 @@
 import {mkdirSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
-import {currentPlatform, identityState, isSameProcess, knownSelfStartTime, pidExists, processStartTime, type PlatformContext} from '../platform/platform.js'
+import {currentPlatform, identityState, isSameProcess, knownSelfStartTime, pidExists, processStartTime, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
 import type {ProcessIdentity} from './record.js'
 
@@ -45,7 +45,7 @@ export const FOREIGN_STALE_MS = 10 * 60_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** startedAt (Windows): when this process began, by its own clock (ms), for when its start time is not known. */
-type LockOwner = ProcessIdentity & {host?: string; startedAt?: number}
+export type LockOwner = ProcessIdentity & {host?: string; startedAt?: number}
 
 let host: string | null = null
 const thisHost = () => (host ??= hostname())
@@ -127,6 +127,25 @@ function isStale(lockPath: string, ctx: PlatformContext): boolean {
   }
 }
 
+/** What a lock left in place says of itself, for `drover doctor`: who holds it, and whether its holder is gone. */
+export interface LockState {
+  holder: LockOwner | null
+  /** its holder is gone (or it is ownerless or another host's beyond the grace): the next taker removes it. */
+  stale: boolean
+  ageMs: number | null
+}
+
+/** Reads a lock without touching it (doctor is read-only); null when it is not there. */
+export function inspectLock(lockPath: string): LockState | null {
+  let mtimeMs: number
+  try {
+    mtimeMs = statSync(lockPath).mtimeMs
+  } catch {
+    return null
+  }
+  return {holder: readOwner(lockPath), stale: isStale(lockPath, currentPlatform()), ageMs: Math.max(0, Date.now() - mtimeMs)}
+}
+
 function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
   try {
     mkdirSync(lockPath, {mode: 0o700})
@@ -158,11 +177,13 @@ function removeLockDir(lockPath: string): void {
   // (uniqueSuffix, not node:crypto: runners take queue locks, and crypto costs each ~2 MB.)
   const grave = `${lockPath}.${uniqueSuffix()}.released`
   try {
-    renameSync(lockPath, grave)
+    // A lock left in place would block every other drover for its grace: on
+    // Windows a scanner's handle on owner.json is waited out first.
+    retryOnBusySync(() => renameSync(lockPath, grave))
   } catch {
     return
   }
-  rmSync(grave, {recursive: true, force: true})
+  retryOnBusySync(() => rmSync(grave, {recursive: true, force: true}))
 }
 
 /**

@@ -24,8 +24,9 @@ export type TaskStatus = (typeof TASK_STATUSES)[number]
 export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
 export const isFinalStatus = (status: TaskStatus): boolean => FINAL_STATUSES.includes(status)
 
-export type AgentProfileName = 'claude' | 'codex' | 'generic'
-export const AGENT_PROFILES: readonly AgentProfileName[] = ['claude', 'codex', 'generic']
+// The agents drover knows (one module each under src/agents/), and `generic` for any other program.
+export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'generic'] as const
+export type AgentProfileName = (typeof AGENT_PROFILES)[number]
 
 import type {ProcessIdentity} from '../platform/platform.js'
 export type {ProcessIdentity} from '../platform/platform.js'

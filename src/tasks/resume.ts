@@ -8,6 +8,7 @@ import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {startNewRun} from './launch.js'
 import {DEFAULT_RESUME_PROMPT, flagHelpArgv, resumeCommand, sessionRefusal} from '../agents/profiles.js'
 import {resumeRefusal} from '../agents/resumable.js'
+import {profileOf} from '../agents/registry.js'
 import type {TaskRecord} from '../state/record.js'
 import {budgetReached, checkBudget, givenLimits, type Budget} from '../agents/budget.js'
 import {laterRunEnv} from '../process/worker.js'
@@ -26,7 +27,7 @@ export async function resumeTask(stateDir: string, record: TaskRecord, prompt: s
       // In the task's cwd, where a relative launcher (`node cli.js`) resolves; a
       // vanished cwd is the run's to report, not a reason to refuse here.
       const cwd = existsSync(record.cwd) ? record.cwd : process.cwd()
-      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd})
+      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd, grammar: profileOf(record.agent)?.helpGrammar})
     } catch (error) {
       if (!(error instanceof FlagLearningError)) throw error
       throw new DroverError(`task ${record.id} was not resumed: ${record.agent} ${error.message}`, ExitCode.failed, {id: record.id})

@@ -4,7 +4,8 @@
 
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {nextWallTime, resetFromText, usageLimitOf} from '../../src/agents/limits.js'
+import {nextWallTime, resetFromText} from '../../src/agents/limits.js'
+import {usageLimitOf} from '../../src/agents/registry.js'
 import {AgentEventReader} from '../../src/agents/events.js'
 import {fixture} from '../helpers/cli.js'
 

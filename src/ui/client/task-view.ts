@@ -170,7 +170,7 @@ export function showTask(main: HTMLElement, id: number): void {
       })
       return button
     }
-    if (detail && (detail.agent === 'claude' || detail.agent === 'codex')) {
+    if (detail && detail.agent !== 'generic') {
       transcript = new TranscriptView(id)
       tabs.replaceChildren(tabButton('Output', showOutput), tabButton('Transcript', () => pane.replaceChildren(transcript!.show())))
       tabs.querySelector('button')!.setAttribute('aria-pressed', 'true')

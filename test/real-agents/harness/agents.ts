@@ -5,16 +5,16 @@
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 // @ts-expect-error: a plain .mjs script, shared so both agree on the cache dir
-import {AGENT_PACKAGES, agentBin, agentsDir, missingAgents} from '../../../scripts/install-agents.mjs'
+import {AGENT_PACKAGES, agentBin, agentsDir, missingAgents, opencodePluginDir as pluginDir} from '../../../scripts/install-agents.mjs'
 
-export type AgentKind = 'claude' | 'codex'
+export {agentsDir}
 
-export const AGENT_VERSIONS: Record<AgentKind, string> = {
-  claude: AGENT_PACKAGES.claude.version,
-  codex: AGENT_PACKAGES.codex.version,
-}
+export type AgentKind = 'claude' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'opencode'
 
-function bin(kind: AgentKind): string {
+/** The versions installed in the cache dir this run uses (the pinned ones, or the newest in a newest-versions run). */
+export const AGENT_VERSIONS: Record<AgentKind, string> = Object.fromEntries(Object.entries(AGENT_PACKAGES).map(([kind, pkg]: [string, any]) => [kind, pkg.version])) as Record<AgentKind, string>
+
+export function bin(kind: AgentKind): string {
   const missing: string[] = missingAgents()
   if (missing.length > 0) {
     throw new Error(`test agents missing or at the wrong version (${missing.join(', ')}) in ${agentsDir()}: run node scripts/install-agents.mjs`)
@@ -29,3 +29,6 @@ export const codexBin = (): string => bin('codex')
 
 /** The directory holding both launchers, to put first on PATH. */
 export const agentBinDir = (): string => path.dirname(claudeBin())
+
+/** opencode's plugin package, installed beside the agents (it would npm-install it at every start): a config dir to copy. */
+export const opencodePluginDir = (): string | null => pluginDir()

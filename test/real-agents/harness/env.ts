@@ -4,10 +4,10 @@
 // drover hands its own environment to the worker, so the env returned here is
 // what a test passes to `drover start`.
 
-import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {agentBinDir} from './agents.js'
+import {agentBinDir, agentsDir, opencodePluginDir} from './agents.js'
 import type {FakeModelServer} from './fake-server.js'
 
 const made: string[] = []
@@ -83,13 +83,96 @@ export function codexEnv(home: string, server: FakeModelServer): Record<string, 
  * Everything `drover start` (and so the agent) gets: the real agents first on
  * PATH, a fresh HOME, and the settings for whichever fake servers are given.
  */
-export function agentEnv(opts: {anthropic?: FakeModelServer; openai?: FakeModelServer; home?: string; extra?: Record<string, string>} = {}): Record<string, string> & {HOME: string} {
+export function agentEnv(
+  opts: {anthropic?: FakeModelServer; openai?: FakeModelServer; home?: string; extra?: Record<string, string>; setup?: (home: string) => Record<string, string>} = {},
+): Record<string, string> & {HOME: string} {
   const home = opts.home ?? agentTempDir('drover-home-')
   return {
     PATH: `${agentBinDir()}${path.delimiter}${process.env.PATH ?? ''}`,
     HOME: home,
     ...(opts.anthropic ? claudeEnv(opts.anthropic) : {}),
     ...(opts.openai ? codexEnv(home, opts.openai) : {}),
+    ...(opts.setup ? opts.setup(home) : {}),
     ...opts.extra,
+  }
+}
+
+/**
+ * gemini: `selectedType` is required (else exit 41); auto-update, usage
+ * statistics and telemetry off; one attempt per request, so a 429 is reported
+ * at once instead of retried for minutes; trust without asking.
+ */
+export function geminiEnv(home: string, server: FakeModelServer): Record<string, string> {
+  mkdirSync(path.join(home, '.gemini'), {recursive: true})
+  const settings = {
+    general: {enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1},
+    privacy: {usageStatisticsEnabled: false},
+    telemetry: {enabled: false},
+    security: {auth: {selectedType: 'gemini-api-key'}, folderTrust: {enabled: false}},
+  }
+  writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2))
+  return {GEMINI_API_KEY: 'fake-gemini-key-for-tests', GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_CLI_TRUST_WORKSPACE: 'true'}
+}
+
+/** qwen: the OpenAI-compatible provider, auto-update, statistics, telemetry and its background memory jobs off, no retries. */
+export function qwenEnv(home: string, server: FakeModelServer): Record<string, string> {
+  mkdirSync(path.join(home, '.qwen'), {recursive: true})
+  const settings = {
+    security: {auth: {selectedType: 'openai'}},
+    general: {enableAutoUpdate: false},
+    privacy: {usageStatisticsEnabled: false},
+    telemetry: {enabled: false},
+    memory: {enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false},
+    model: {generationConfig: {maxRetries: 0}},
+    $version: 4,
+  }
+  writeFileSync(path.join(home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2))
+  return {OPENAI_API_KEY: 'sk-fake-key-for-tests', OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_MODEL: 'fake-model'}
+}
+
+/**
+ * copilot: offline, a bring-your-own-key OpenAI provider, no updates. Its
+ * native program (235 MB) unpacks under $XDG_CACHE_HOME/copilot once per
+ * cache: one shared cache next to the installed agents. (The key must not be
+ * a short word: copilot masks the key's text wherever it prints it.)
+ */
+export function copilotEnv(server: FakeModelServer): Record<string, string> {
+  return {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_API_KEY: 'sk-fake-key-for-tests',
+    COPILOT_MODEL: 'gpt-4.1',
+    COPILOT_AUTO_UPDATE: 'false',
+    XDG_CACHE_HOME: path.join(agentsDir(), 'xdg-cache'),
+  }
+}
+
+/**
+ * opencode: a custom OpenAI-compatible provider as its model (and small model,
+ * for titles); models fetch, auto-update, sharing, LSP downloads and default
+ * plugins off. Its plugin package is copied in from the agents cache (it
+ * would npm-install it at every start).
+ */
+export function opencodeEnv(home: string, server: FakeModelServer): Record<string, string> {
+  const dir = path.join(home, '.config', 'opencode')
+  mkdirSync(dir, {recursive: true})
+  const config = {
+    $schema: 'https://opencode.ai/config.json',
+    provider: {fake: {npm: '@ai-sdk/openai-compatible', name: 'fake', options: {baseURL: `${server.url}/v1`, apiKey: 'sk-fake-key-for-tests'}, models: {'fake-model': {name: 'fake-model'}}}},
+    model: 'fake/fake-model',
+    small_model: 'fake/fake-model',
+    autoupdate: false,
+    share: 'disabled',
+  }
+  writeFileSync(path.join(dir, 'opencode.json'), JSON.stringify(config, null, 2))
+  const plugin = opencodePluginDir()
+  if (plugin) cpSync(plugin, dir, {recursive: true})
+  return {
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
   }
 }

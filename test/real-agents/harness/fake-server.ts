@@ -39,6 +39,8 @@ export interface ModelApi {
   /** True for the method and path (query stripped) this API answers. */
   serves(method: string, pathname: string): boolean
   readTurn(body: any): Turn
+  /** A reply for a request that is no turn of the conversation (opencode's title request), before any queued one. */
+  aside?(body: any): Reply | undefined
   /** Streams the reply; resolves to the usage it reported, or undefined for an error or a stream cut short. */
   send(res: http.ServerResponse, body: any, reply: Reply, signal: AbortSignal): Promise<Usage | undefined>
 }
@@ -137,7 +139,7 @@ export class FakeModelServer {
     let reply: Reply
     try {
       const turn = this.api.readTurn(body)
-      reply = this.queued.shift() ?? this.responder?.(turn) ?? defaultReply(turn)
+      reply = this.api.aside?.(body) ?? this.queued.shift() ?? this.responder?.(turn) ?? defaultReply(turn)
     } catch (error) {
       reply = {kind: 'http-error', status: 400, message: `fake server could not read the request: ${String(error)}`}
     }

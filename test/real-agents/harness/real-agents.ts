@@ -5,7 +5,9 @@
 import type {FakeModelServer, LoggedRequest} from './fake-server.js'
 import {startAnthropicServer} from './anthropic-server.js'
 import {startOpenAIServer} from './openai-server.js'
-import {agentEnv} from './env.js'
+import {startChatServer} from './chat-server.js'
+import {agentEnv, copilotEnv, geminiEnv, opencodeEnv, qwenEnv} from './env.js'
+import {startGeminiServer} from './gemini-server.js'
 import type {AgentKind} from './agents.js'
 
 export interface RealAgent {
@@ -15,7 +17,7 @@ export interface RealAgent {
   env(server: FakeModelServer, extra?: Record<string, string>): Record<string, string> & {HOME: string}
   /** The agent command line as a user would give it to `drover start --`. */
   command(prompt: string, ...flags: string[]): string[]
-  /** The session (claude) or thread (codex) id a request to the model belongs to. */
+  /** The session (claude) or thread (codex) id a request to the model belongs to, when the agent sends it. */
   sessionOf(request: LoggedRequest): string | undefined
   /** Ids of the tool calls the agent's JSON stream shows started and not yet finished. */
   toolsInFlight(events: any[]): string[]
@@ -79,3 +81,54 @@ export const CODEX: RealAgent = {
 }
 
 export const AGENTS: RealAgent[] = [CLAUDE, CODEX]
+
+// gemini: tool_use and tool_result with the same tool_id.
+function pairedToolsInFlight(events: any[], start: string, end: string, id: (e: any) => string | undefined): string[] {
+  const open = new Set<string>()
+  for (const e of events) {
+    if (e?.type === start && id(e)) open.add(id(e)!)
+    if (e?.type === end) open.delete(id(e)!)
+  }
+  return [...open]
+}
+
+export const GEMINI: RealAgent = {
+  kind: 'gemini',
+  startServer: startGeminiServer,
+  env: (server, extra) => agentEnv({setup: (home) => geminiEnv(home, server), extra}),
+  // -m: without it a router call to :generateContent comes first; --yolo: nobody answers a tool prompt headless.
+  command: (prompt, ...flags) => ['gemini', '-m', 'gemini-2.5-flash', '-p', prompt, '--output-format', 'stream-json', '--yolo', ...flags],
+  sessionOf: () => undefined,
+  toolsInFlight: (events) => pairedToolsInFlight(events, 'tool_use', 'tool_result', (e) => e.tool_id),
+}
+
+export const QWEN: RealAgent = {
+  kind: 'qwen',
+  startServer: startChatServer,
+  env: (server, extra) => agentEnv({setup: (home) => qwenEnv(home, server), extra}),
+  command: (prompt, ...flags) => ['qwen', prompt, '--output-format', 'stream-json', '--yolo', ...flags],
+  sessionOf: () => undefined,
+  toolsInFlight: claudeToolsInFlight,
+}
+
+export const COPILOT: RealAgent = {
+  kind: 'copilot',
+  startServer: startChatServer,
+  env: (server, extra) => agentEnv({setup: () => copilotEnv(server), extra}),
+  command: (prompt, ...flags) => ['copilot', '-p', prompt, '--output-format', 'json', '--allow-all-tools', '--no-auto-update', '--disable-client-telemetry', ...flags],
+  sessionOf: () => undefined,
+  toolsInFlight: (events) => pairedToolsInFlight(events, 'tool.execution_start', 'tool.execution_complete', (e) => e.data?.toolCallId),
+}
+
+export const OPENCODE: RealAgent = {
+  kind: 'opencode',
+  startServer: startChatServer,
+  env: (server, extra) => agentEnv({setup: (home) => opencodeEnv(home, server), extra}),
+  command: (prompt, ...flags) => ['opencode', 'run', '--format', 'json', ...flags, prompt],
+  sessionOf: () => undefined,
+  // tools are reported once finished: a step started and not finished is the work in flight
+  toolsInFlight: (events) => pairedToolsInFlight(events, 'step_start', 'step_finish', (e) => e.part?.messageID),
+}
+
+export const MORE_AGENTS: RealAgent[] = [GEMINI, QWEN, COPILOT, OPENCODE]
+export const ALL_AGENTS: RealAgent[] = [...AGENTS, ...MORE_AGENTS]

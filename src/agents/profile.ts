@@ -1,0 +1,127 @@
+// The shape of everything drover knows about one agent CLI. Each agent is one
+// module under src/agents/ (claude.ts, codex.ts, gemini.ts, …) exporting one
+// AgentProfile; registry.ts lists them. The generic code around them (the
+// event reader, the resume command, transcripts, budgets, the runner, `doctor`)
+// asks the profile and never names an agent, so adding the next agent is one
+// new module and its tests. Node builtins only: the runner loads every profile.
+
+import type {AgentInfo, AgentProfileName, AgentUsage} from '../state/record.js'
+import type {HelpGrammar, Token} from './flags.js'
+import type {TranscriptItem} from './transcript-items.js'
+
+/** The agents drover knows; `generic` (any other program) has no profile. */
+export type AgentName = Exclude<AgentProfileName, 'generic'>
+
+export interface UsageLimit {
+  /** the agent's own words (one line). */
+  message: string
+  /** when the limit lifts (ISO), when the message says; else null. */
+  resetAt: string | null
+}
+
+/**
+ * What one run's event reader keeps while it folds an agent's events. A fold
+ * changes `info` (a copy, written back after the event) and its own
+ * bookkeeping; `sessionCost` is set when the agent itself reported the
+ * session's total cost (claude), which then wins over base + this run.
+ */
+export interface FoldState {
+  info: AgentInfo
+  /** the session's totals before this run (null on a first run). */
+  readonly base: AgentUsage | null
+  /** ids of tool calls started and not finished: a drain's safe point is when this is empty. */
+  readonly tools: Set<string>
+  /** the profile's own bookkeeping across events (a message id, tokens so far). */
+  scratch: Record<string, unknown>
+  sessionCost: number | null
+}
+
+/** An agent's argv split where its own arguments start. */
+export interface AgentArgs {
+  /** a launcher's tokens after the program (`node cli.js`), and a subcommand (codex `exec`, opencode `run`). */
+  head: string[]
+  /** the agent's (or its subcommand's) own arguments. */
+  rest: string[]
+}
+
+export interface ResumeInput {
+  program: string
+  head: string[]
+  /** the original arguments after `head`, classified with the installed agent's grammar. */
+  tokens: Token[]
+  sessionId: string
+  prompt: string
+  /** the task's working directory (opencode must be told it: `--dir`). */
+  cwd: string
+}
+
+/** Where an agent keeps its sessions: what `doctor` checks and `resume` relies on. */
+export interface SessionStore {
+  /** the store's directory (or file) for this HOME and working directory. */
+  path(home: string, cwd: string): string
+  /** in words, for docs and `doctor`. */
+  describe: string
+}
+
+export interface AgentProfile {
+  name: AgentName
+  /** the product's name, for people. */
+  title: string
+  /** the npm package it installs from, and the version drover's real-agent suite pins. */
+  npmPackage: string
+  testedVersion: string
+  /** program names (basename, no extension) that are this agent. */
+  binaries: string[]
+  /** argv after the program that prints its version (`--version`). */
+  versionArgv: string[]
+  /** argv after the program (and `head`) that prints the flags a resume learns the grammar from. */
+  helpArgv(head: string[]): string[]
+  /** how its help text's `[array]` options take values (yargs-based agents), when it matters. */
+  helpGrammar?: HelpGrammar
+  /** the headless command line drover reads, as a person writes it. */
+  headless: string
+  /** environment variables that hold its API keys (names only: `doctor` says which are set). */
+  apiKeyEnv: string[]
+  sessionStore: SessionStore
+  /**
+   * Where the session id comes from: `stream` (an event names it early),
+   * `preset` (drover gives `--session-id` at launch, since the stream names it
+   * only at the end).
+   */
+  sessionSource: 'stream' | 'preset'
+  /** preset only: the argv with a new session's id given, or null when the command already picks a session. */
+  presetSession?(argv: string[], id: string): string[] | null
+  /** flags that pick a session: a resume drops them and names its own. */
+  sessionFlags: string[]
+  /** flags under which the agent saves nothing to continue. */
+  noPersistenceFlags: string[]
+  /** where a resume may run: anywhere, only in the session's cwd (drover runs it there), or told with a flag. */
+  cwdRule: 'any' | 'same-cwd' | 'dir-flag'
+  splitArgs(args: string[], program: string): AgentArgs
+  /** the command that continues the session (every kept token verbatim, in order). */
+  resumeArgv(input: ResumeInput): string[]
+  /** folds one JSON event (its `type` given) into `state`. */
+  fold(state: FoldState, type: string, event: Record<string, unknown>): void
+  /** the agent said its run is over (a budget reached now is not stopped: the run ends by itself). */
+  runEnding(lastEvent: string | null): boolean
+  /** the stream shows the run succeeded (used when no exit status is known, or exit 0 must be checked). */
+  reportedSuccess(info: AgentInfo): boolean
+  /**
+   * Exit 0 without the agent's own success event: gemini exits 0 when
+   * SIGTERMed mid-turn. `interrupted` makes such a run failed, not succeeded.
+   */
+  exitZeroWithoutResult: 'success' | 'interrupted'
+  /** a provider's usage or rate limit this event reports, or null. */
+  usageLimit(type: string, event: Record<string, unknown>, now: number): UsageLimit | null
+  /** what the usage it reports allows: a budget it cannot be held to is refused at start. */
+  reports: {turns: boolean; tokens: boolean; cost: boolean}
+  /**
+   * How a drain ends it: `hook` (drover adds a hook that refuses tool calls
+   * after STOP: cooperative), `safe-point` (SIGTERM when no tool call runs).
+   */
+  drain: 'hook' | 'safe-point'
+  /** the processes it leaves and how drover reaches them, for docs and `doctor`. */
+  leftovers: string
+  /** the items one event holds for a person (`logs --pretty`, MCP, the dashboard). */
+  transcript(type: string, event: Record<string, unknown>): TranscriptItem[]
+}
