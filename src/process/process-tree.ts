@@ -29,6 +29,8 @@ const SCAN_INTERVAL_MS = 250
 // Windows: a table of processes costs a PowerShell start (a few hundred ms of
 // CPU), so one read serves every identity checked within this long.
 const WIN_TABLE_MS = 1000
+// ms from 1601-01-01 (FILETIME's epoch) to 1970-01-01.
+const FILETIME_UNIX_EPOCH_MS = 11_644_473_600_000n
 
 export class ProcessTree {
   /** every process ever seen in the tree, with its start time, so a pid reused later is never signalled. */
@@ -55,6 +57,36 @@ export class ProcessTree {
   }
 
   private readonly workerExited: () => boolean
+  /** when the caller saw its own child exit (ms): bounds which of the pid's orphans are its. */
+  private endedAt: number | null = null
+
+  /** The caller's own child exited now (its exit event). */
+  workerEnded(atMs: number): void {
+    this.endedAt = atMs
+  }
+
+  /**
+   * Windows, after the own child exited: its children live on with its pid as
+   * their ParentProcessId, which the periodic scan (once a minute) may never
+   * have seen. One table finds them: a process whose parent pid is the
+   * worker's and that started between the worker's start and its exit can
+   * only be the worker's child — one of a later owner of the pid started
+   * after the exit — and so are their descendants.
+   */
+  private orphansOfEndedWorker(): void {
+    if (this.endedAt === null || !/^\d+$/.test(this.worker.startTime)) return
+    // a table read during a stop a moment ago already shows them
+    const table = this.freshTable(WIN_TABLE_MS)
+    if (table === null) return
+    const from = BigInt(this.worker.startTime)
+    const until = (BigInt(this.endedAt) + FILETIME_UNIX_EPOCH_MS) * 10_000n
+    for (const [pid, row] of table) {
+      const start = BigInt(row.startTime)
+      if (row.ppid !== this.worker.pid || pid === this.worker.pid || start < from || start > until) continue
+      this.known.set(pid, {pid, startTime: row.startTime})
+      for (const identity of descendantsInTable(pid, table)) this.known.set(identity.pid, identity)
+    }
+  }
 
   /**
    * Elsewhere a start time is read for the price of a file read. Windows: a
@@ -169,6 +201,7 @@ export class ProcessTree {
    * so a stop plan reaches them. Returns the live ones.
    */
   leftovers(): ProcessIdentity[] {
+    if (this.costlyScans) this.orphansOfEndedWorker()
     if (this.opts.group) for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
     // Whatever still carries the task's mark in its environment is the task's, however it left the tree.
     if (this.opts.marks) {

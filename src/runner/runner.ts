@@ -422,6 +422,7 @@ export class Runner {
     }
     this.saveTree()
     launch.child.once('exit', (code, signal) => {
+      this.tree?.workerEnded(Date.now())
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })

@@ -170,8 +170,7 @@ class FakeWindows {
 
   private readonly procs = new Map<number, {ppid: number; start: string; alive: boolean; closesOnRequest: boolean}>()
 
-  add(pid: number, ppid: number, closesOnRequest: boolean): ProcessIdentity {
-    const start = String(133_000_000_000_000_000n + BigInt(pid))
+  add(pid: number, ppid: number, closesOnRequest: boolean, start = String(133_000_000_000_000_000n + BigInt(pid))): ProcessIdentity {
     this.procs.set(pid, {ppid, start, alive: true, closesOnRequest})
     return {pid, startTime: start}
   }
@@ -344,6 +343,27 @@ describe('the Windows mapping of a plan (injected win32 context)', () => {
     win.ctx.terminate!(700)
     expect(tree.workerGone()).toBe(true)
     expect(programs(win)).toBe(0)
+  })
+
+  it("after the own child exits, one table finds its children (its pid as their parent, started before its exit) and not a later owner's", () => {
+    const win = new FakeWindows()
+    const worker = win.add(800, 4, false)
+    // FILETIME of the worker's end, as the runner saw it: after its child started
+    const endedMs = Number((133_000_000_000_000_000n + 900n) / 10_000n - 11_644_473_600_000n) + 1
+    win.add(801, 800, false) // the worker's child, started just after it
+    win.add(805, 801, false) // and its grandchild
+    win.add(802, 800, false, String((BigInt(endedMs) + 11_644_473_600_000n + 5000n) * 10_000n)) // a child of a later process under pid 800
+    let exited = false
+    const tree = new ProcessTree(worker, () => exited, win.ctx, {group: true, ownChild: true})
+    win.ctx.terminate!(800)
+    exited = true
+    tree.workerEnded(endedMs)
+    const left = tree.leftovers()
+    expect(left.map((p) => p.pid).sort()).toEqual([801, 805])
+    expect(programs(win)).toBe(1)
+    tree.signal('SIGKILL') // the leftover plan's last step
+    expect(win.alive(801) || win.alive(805)).toBe(false)
+    expect(win.alive(802)).toBe(true)
   })
 
   it('a worker pid taken by another process is seen at the next table read', () => {
