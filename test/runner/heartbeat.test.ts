@@ -8,6 +8,7 @@ import {mkdtempSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {linuxOnly} from '../helpers/skips.js'
 import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
 import {beat, heartbeatFile, localRunnerAlive, readHeartbeat, UNCONFIRMED_GRACE_MS} from '../../src/runner/heartbeat.js'
 import {workerAliveShown} from '../../src/runner/executors.js'
@@ -103,7 +104,7 @@ describe('localRunnerAlive on win32', () => {
   })
 })
 
-describe.runIf(process.platform === 'linux')('localRunnerAlive elsewhere', () => {
+linuxOnly('/proc start times').describe('localRunnerAlive elsewhere', () => {
   it('reads the start time (cheap there): no beat needed, a wrong start time is gone', () => {
     const dir = taskDir()
     const real = {pid: process.pid, startTime: processStartTime(process.pid)!}
