@@ -45,6 +45,9 @@ const runCommand: CommandRunner = (file, args) =>
     timeout: 10_000,
   })
 
+/** Whether a context asks this machine (tests inject their own runner to fake another OS, or this one). */
+const isRealContext = (ctx: PlatformContext): boolean => ctx.run === runCommand && ctx.os === process.platform
+
 export function currentPlatform(): PlatformContext {
   return {os: process.platform, run: runCommand}
 }
@@ -168,7 +171,7 @@ const powershell = (ctx: PlatformContext, script: string) =>
 export function pidExists(pid: number, ctx: PlatformContext = currentPlatform()): boolean {
   if (!isValidPid(pid)) return false
   if (ctx.exists) return ctx.exists(pid)
-  if (ctx.os !== process.platform) return true // a faked platform: nothing real to ask
+  if (!isRealContext(ctx)) return true // a faked platform: its pids name nothing here
   try {
     process.kill(pid, 0)
     return true
@@ -177,23 +180,12 @@ export function pidExists(pid: number, ctx: PlatformContext = currentPlatform())
   }
 }
 
-// This process's own start time never changes: asked once (on Windows a
-// PowerShell start), or learnt from a process table read for another reason.
+// This process's own start time never changes: on Windows it is learnt from
+// a process table read for another reason (processTable), never asked alone.
 let selfStart: string | null = null
 
-/** This process's start time if it is known without asking the OS now (see noteSelfStartTime). */
+/** This process's start time if a process table read for another reason named it (Windows), else null. */
 export function knownSelfStartTime(): string | null {
-  return selfStart
-}
-
-/** Records this process's start time read elsewhere (a Windows process table that lists it). */
-export function noteSelfStartTime(startTime: string): void {
-  selfStart = startTime
-}
-
-/** This process's start time, asked of the OS at most once per process while the answer is good. */
-export function selfStartTime(ctx: PlatformContext = currentPlatform()): string | null {
-  selfStart ??= processStartTime(process.pid, ctx)
   return selfStart
 }
 
@@ -223,7 +215,7 @@ export function identityState(identity: ProcessIdentity, ctx: PlatformContext = 
 /** OS-reported start time of pid, as an opaque string compared verbatim; null when no such process or it is a zombie/dead. Never throws. */
 export function processStartTime(pid: number, ctx: PlatformContext = currentPlatform()): string | null {
   if (!isValidPid(pid)) return null
-  if (pid === process.pid && selfStart !== null && ctx.os === process.platform) return selfStart
+  if (pid === process.pid && selfStart !== null && isRealContext(ctx)) return selfStart
   try {
     if (ctx.os === 'linux') {
       const stat = readLinuxStat(pid)
@@ -291,7 +283,7 @@ export function processTable(ctx: PlatformContext = currentPlatform()): ProcessT
   // A real table lists at least the process that asked.
   if (table.size === 0) return null
   const self = table.get(process.pid)
-  if (self && ctx.os === process.platform) selfStart ??= self.startTime
+  if (self && isRealContext(ctx)) selfStart ??= self.startTime
   return table
 }
 
@@ -342,7 +334,7 @@ export function terminateConfirmed(identity: ProcessIdentity, ctx: PlatformConte
   if (!isValidPid(identity.pid) || identity.pid === 1) throw new RangeError(`refusing to signal process ${identity.pid}`)
   if (ctx.terminate) return ctx.terminate(identity.pid)
   // a faked platform's pids name nothing real here
-  if (ctx.os !== process.platform) throw new Error('terminateConfirmed: a faked platform must inject terminate()')
+  if (!isRealContext(ctx)) throw new Error('terminateConfirmed: a faked platform must inject terminate()')
   return unixKill(identity.pid, 'SIGKILL')
 }
 

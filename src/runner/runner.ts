@@ -206,6 +206,20 @@ export class Runner {
 
   private runnerStartTime: string | null = null
 
+  /**
+   * Windows: runner.json gets this runner's start time once a table read for
+   * the tree named it (at the spawn; an adopting runner at its first scan),
+   * so a command that must confirm the runner (to replace a wedged one) can.
+   */
+  private learnOwnStartTime(): void {
+    if (this.runnerStartTime !== null || knownSelfStartTime() === null || this.finishing) return
+    try {
+      this.writeRunnerFile(knownSelfStartTime())
+    } catch {
+      // readers still see the heartbeat and the pid
+    }
+  }
+
   async main(): Promise<void> {
     // Windows: no PowerShell for it now; the table read when the worker is spawned names this process too.
     const me = BEATS_LOCALLY ? knownSelfStartTime() : processStartTime(process.pid)
@@ -413,13 +427,7 @@ export class Runner {
     this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths), ownChild: true})
     // The launch read the table (where that costs a program): it was this run's first scan.
     if (this.tree.costlyScans) this.lastTreeScan = Date.now()
-    if (this.runnerStartTime === null && knownSelfStartTime() !== null) {
-      try {
-        this.writeRunnerFile(knownSelfStartTime())
-      } catch {
-        // readers still see the heartbeat and the pid
-      }
-    }
+    this.learnOwnStartTime()
     this.saveTree()
     launch.child.once('exit', (code, signal) => {
       this.tree?.workerEnded(Date.now())
@@ -583,6 +591,7 @@ export class Runner {
     if ((!this.record.keepChildren || (this.adopted && this.tree?.costlyScans)) && now - this.lastTreeScan >= scanEvery) {
       this.lastTreeScan = now
       if (this.tree?.snapshot() && !this.record.keepChildren) this.saveTree()
+      this.learnOwnStartTime()
     }
     // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
     // (or restarted often) would be stopped again the moment each new run began.

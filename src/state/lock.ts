@@ -77,6 +77,8 @@ const confirmedHolders = new Map<string, number>()
  */
 function winOwnerStale(lockPath: string, owner: LockOwner, ctx: PlatformContext): boolean {
   if (!pidExists(owner.pid, ctx)) return true
+  // Neither a Windows start time nor the word a holder writes without one: no live process of this machine.
+  if (owner.startTime !== 'unknown' && !/^\d+$/.test(owner.startTime)) return true
   const age = lockAge(lockPath)
   if (age === null) return false
   if (age < WIN_TRUSTED_HOLD_MS) return false

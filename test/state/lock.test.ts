@@ -7,7 +7,7 @@ import {existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync} from 'nod
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, withLock} from '../../src/state/lock.js'
+import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, WIN_TRUSTED_HOLD_MS, withLock} from '../../src/state/lock.js'
 import {hostname} from 'node:os'
 import {readFileSync} from 'node:fs'
 import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
@@ -113,6 +113,9 @@ describe('acquireLock', () => {
   it('takes over a lock naming a live pid with another start time (a recycled pid)', async () => {
     const lock = lockPath()
     plantOwner(lock, {pid: process.pid, startTime: `${processStartTime(process.pid)}0`})
+    // older than a hold Windows trusts without asking (WIN_TRUSTED_HOLD_MS); elsewhere age does not matter
+    const then = new Date(Date.now() - 2 * WIN_TRUSTED_HOLD_MS)
+    utimesSync(path.join(lock, 'owner.json'), then, then)
     const release = await acquireLock(lock, {waitMs: 0})
     release()
   })
