@@ -121,7 +121,7 @@ posixOnly('sh scripts and sleep').describe('runBriefly', () => {
 })
 
 describe('livePids', () => {
-  linuxOnly('/proc and sleep').it('lists the pids alive now, this one among them, not one that exited', async () => {
+  linuxOnly('/proc').it('lists the pids alive now, this one among them, not one that exited', async () => {
     const child = spawn('sleep', ['0'], {stdio: 'ignore'})
     await new Promise((resolve) => child.once('exit', resolve))
     const pids = livePids()!
