@@ -12,10 +12,10 @@ import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
-import {runnerAlive} from '../runner/executors.js'
+import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile, workerAlive} from '../tasks/reconcile.js'
+import {reconcile} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -244,7 +244,8 @@ export class Drover {
       record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
     }
     // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here (runner/executors).
-    const live = {runnerAlive: runnerAlive(this.stateDir, record.id, record), workerAlive: workerAlive(record)}
+    const runnerLives = runnerAlive(this.stateDir, record.id, record)
+    const live = {runnerAlive: runnerLives, workerAlive: workerAliveShown(record, runnerLives)}
     return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
   }
 
