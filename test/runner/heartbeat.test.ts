@@ -9,7 +9,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {linuxOnly} from '../helpers/skips.js'
-import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
+import {fakeWindows} from '../helpers/fake-windows.js'
+import {processStartTime} from '../../src/platform/platform.js'
 import {beat, heartbeatFile, localRunnerAlive, readHeartbeat, UNCONFIRMED_GRACE_MS} from '../../src/runner/heartbeat.js'
 import {workerAliveShown} from '../../src/runner/executors.js'
 import type {TaskRecord} from '../../src/state/record.js'
@@ -25,27 +26,7 @@ function taskDir(): string {
   return dir
 }
 
-const realExists = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
-
-function windows(answer: () => string) {
-  const calls: string[] = []
-  const ctx: PlatformContext = {
-    os: 'win32',
-    exists: realExists,
-    run: (file, args) => {
-      calls.push(`${file} ${args.at(-1)}`)
-      return answer()
-    },
-  }
-  return {ctx, calls}
-}
+const windows = fakeWindows
 
 const START = '133000000000000000'
 const me = {pid: process.pid, startTime: START}

@@ -10,9 +10,10 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, WIN_TRUSTED_HOLD_MS, withLock} from '../../src/state/lock.js'
 import {hostname} from 'node:os'
 import {readFileSync} from 'node:fs'
-import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
+import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {cleanupStateDirs, fixture, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+import {fakeWindows} from '../helpers/fake-windows.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -174,26 +175,7 @@ describe('acquireLock', () => {
 // start time there) is counted and may fail as Wine's empty stub does; whether
 // a pid exists is asked of the real OS, for real processes of this test.
 describe('win32 holders: judged without PowerShell while they live', () => {
-  const realExists = (pid: number) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code !== 'ESRCH'
-    }
-  }
-  function windows(answer: () => string = () => '') {
-    const calls: string[] = []
-    const ctx: PlatformContext = {
-      os: 'win32',
-      exists: realExists,
-      run: (file, args) => {
-        calls.push(`${file} ${args.at(-1)}`)
-        return answer()
-      },
-    }
-    return {ctx, calls}
-  }
+  const windows = fakeWindows
   const age = (lock: string, ms: number) => {
     const then = new Date(Date.now() - ms)
     utimesSync(path.join(lock, 'owner.json'), then, then)
