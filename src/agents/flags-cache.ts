@@ -3,7 +3,7 @@
 // and `start` does not pay for it.
 
 import {createHash} from 'node:crypto'
-import {execFileSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {FlagTable, parseHelpFlags, type FlagSpec, type HelpGrammar} from './flags.js'
@@ -28,25 +28,25 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
   } catch {
     // not learnt yet, or unreadable: learn again
   }
-  let help: string
-  try {
-    help = execFileSync(argv[0], argv.slice(1), {
-      encoding: 'utf8',
-      env: opts.env,
-      cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: HELP_TIMEOUT_MS,
-      windowsHide: true,
-      maxBuffer: 4 * 1024 * 1024,
-    })
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException & {stderr?: string}
+  const result = spawnSync(argv[0], argv.slice(1), {
+    encoding: 'utf8',
+    env: opts.env,
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: HELP_TIMEOUT_MS,
+    windowsHide: true,
+    maxBuffer: 4 * 1024 * 1024,
+  })
+  const e = result.error as NodeJS.ErrnoException | undefined
+  if (e || result.status !== 0) {
     // Node reports a missing cwd as ENOENT of the program: name what is really missing.
-    const missing = e.code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
-    const detail = missing ?? (String(e.stderr ?? '').trim().split('\n')[0] || e.message)
+    const missing = e?.code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
+    const detail = missing ?? (String(result.stderr ?? '').trim().split('\n')[0] || e?.message || `exit ${result.status ?? result.signal}`)
     throw new FlagLearningError(`cannot read its flags with \`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\`: ${detail}`)
   }
-  const specs = parseHelpFlags(help, opts.grammar)
+  // Most agents print their help on stdout; opencode's (yargs) goes to stderr.
+  let specs = parseHelpFlags(result.stdout, opts.grammar)
+  if (specs.length < MIN_FLAGS) specs = parseHelpFlags(result.stderr, opts.grammar)
   if (specs.length < MIN_FLAGS) throw new FlagLearningError(`\`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\` printed no options drover could read`)
   try {
     mkdirSync(path.dirname(cacheFile), {recursive: true, mode: 0o700})
