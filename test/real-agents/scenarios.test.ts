@@ -40,7 +40,7 @@ function extraFlags(agent: RealAgent, dirs: [string, string]): string[] {
     case 'claude':
       return ['--add-dir', dirs[0], dirs[1], '--effort', 'high']
     case 'codex':
-      return ['-C', dirs[0], '--thread-source', 'user']
+      return ['--thread-source', 'user']
   }
 }
 
@@ -62,8 +62,8 @@ function expectedResume(agent: RealAgent, original: string[], sessionId: string,
     case 'opencode':
       return [...args.slice(0, -1), '--session', sessionId, '--', prompt]
     case 'claude': {
-      const kept = withoutPrompt(args[args.indexOf('-p') + 1])
-      return [...kept, '--resume', sessionId, '--', prompt]
+      const old = args[args.indexOf('-p') + 1]
+      return [...args.filter((a) => a !== old), '--resume', sessionId, '--', prompt]
     }
     case 'codex':
       return [...args.slice(0, -1), 'resume', sessionId, '--', prompt]
