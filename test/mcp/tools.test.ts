@@ -31,7 +31,7 @@ const INPUTS: Record<string, {required: string[]; properties: Record<string, str
   start_task: {
     required: [],
     properties: {
-      command: 'string[]', shell: 'string', name: 'string', cwd: 'string', env: 'record<string>', agent: 'enum(claude,codex,generic)',
+      command: 'string[]', shell: 'string', name: 'string', cwd: 'string', env: 'record<string>', agent: 'enum(claude,codex,gemini,qwen,copilot,opencode,generic)',
       timeout: 'string', idleTimeout: 'string', maxOutputBytes: 'integer', keepChildren: 'boolean', queue: 'string', priority: 'integer',
       after: `(${REF})[]`, afterEnded: `(${REF})[]`, worktree: 'boolean | string', base: 'string', existingBranch: 'boolean',
       maxTurns: 'integer', maxTokens: 'integer', maxCostUsd: 'number', onLimit: 'enum(fail,wait)',
