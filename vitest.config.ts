@@ -8,7 +8,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     projects: [
-      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', 'test/slurm/**', '**/node_modules/**'], testTimeout: 20_000}},
+      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', 'test/slurm/**', 'test/windows/**', '**/node_modules/**'], testTimeout: 20_000}},
       {
         test: {
           name: 'e2e',
@@ -16,6 +16,19 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        // drover on Windows end to end: only through scripts/test-windows.mjs, which runs
+        // vitest itself under the Windows build of Node in Wine (its setup file fails every
+        // file on any other platform).
+        test: {
+          name: 'windows',
+          include: ['test/windows/**/*.test.ts'],
+          setupFiles: ['test/windows/setup.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
         },
       },
       {

@@ -16,10 +16,10 @@
 //   vendor/<part>.js    what `@oclif/core/<part>` exported, taken from it;
 //   commands/, core/, hooks/   one line each: the class oclif's manifest names.
 //
-// Left outside, imported at run time from their tsc output: the dashboard and
-// the MCP server (dist/ui, dist/mcp: only `drover ui` and `drover mcp` load
-// them, with their packages) — they use the library from dist/api, a second
-// copy in those two commands, which is why the standby runner (runner/standby)
+// Left outside, imported at run time from their tsc output: the dashboard, the
+// MCP server and the terminal UI (dist/ui, dist/mcp, dist/tui: only `drover
+// ui`, `drover mcp` and `drover top` load them, with their packages) — they
+// use the library from dist/api, a second copy in those commands, which is why the standby runner (runner/standby)
 // and DroverError (base/errors) are found by a global key rather than by
 // module identity. Files the library finds beside itself (import.meta.url)
 // are found from their place in dist/, as before.
@@ -101,8 +101,8 @@ const droverEntry = `module.exports = {
   get commandNotFound() { return require(${JSON.stringify(fromRoot(path.join(CLI, 'hooks', 'command-not-found.js')))}).default },
 }`
 
-/** The front-ends only `ui` and `mcp` load stay in dist/, imported at run time. */
-const OUTSIDE = ['ui', 'mcp'].map((dir) => path.join(DIST, dir) + path.sep)
+/** The front-ends only `ui`, `mcp` and `top` load stay in dist/, imported at run time. */
+const OUTSIDE = ['ui', 'mcp', 'tui'].map((dir) => path.join(DIST, dir) + path.sep)
 
 const droverParts = {
   name: 'drover-parts',

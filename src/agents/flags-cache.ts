@@ -12,8 +12,19 @@ import {writeFileAtomic} from '../state/store.js'
 export class FlagLearningError extends Error {}
 
 // Fewer options than this in a help text means it was no help text (an error, a banner).
-const MIN_FLAGS = 3
+export const MIN_FLAGS = 3
 const HELP_TIMEOUT_MS = 20_000
+
+/**
+ * The options a help text lists, from stdout, else from stderr: yargs prints
+ * a subcommand's help to stderr (`opencode run --help`), commander and clap
+ * to stdout. `drover doctor` reads help the same way, so what it says about
+ * an agent's grammar is what resume will find.
+ */
+export function helpSpecs(stdout: string, stderr: string, grammar?: HelpGrammar): FlagSpec[] {
+  const specs = parseHelpFlags(stdout, grammar)
+  return specs.length >= MIN_FLAGS ? specs : parseHelpFlags(stderr, grammar)
+}
 
 /**
  * The agent's flags from `argv` (e.g. [claude, '--help'] or [codex, 'exec',
@@ -28,7 +39,7 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
   } catch {
     // not learnt yet, or unreadable: learn again
   }
-  const result = spawnSync(argv[0], argv.slice(1), {
+  const run = spawnSync(argv[0], argv.slice(1), {
     encoding: 'utf8',
     env: opts.env,
     cwd: opts.cwd,
@@ -37,16 +48,14 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
     windowsHide: true,
     maxBuffer: 4 * 1024 * 1024,
   })
-  const e = result.error as NodeJS.ErrnoException | undefined
-  if (e || result.status !== 0) {
+  if (run.error || run.status !== 0) {
+    const code = (run.error as NodeJS.ErrnoException | undefined)?.code
     // Node reports a missing cwd as ENOENT of the program: name what is really missing.
-    const missing = e?.code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
-    const detail = missing ?? (String(result.stderr ?? '').trim().split('\n')[0] || e?.message || `exit ${result.status ?? result.signal}`)
+    const missing = code === 'ENOENT' ? (existsSync(opts.cwd) ? 'not found' : `working directory does not exist: ${opts.cwd}`) : null
+    const detail = missing ?? (String(run.stderr ?? '').trim().split('\n')[0] || run.error?.message || `exit ${run.status ?? run.signal}`)
     throw new FlagLearningError(`cannot read its flags with \`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\`: ${detail}`)
   }
-  // Most agents print their help on stdout; opencode's (yargs) goes to stderr.
-  let specs = parseHelpFlags(result.stdout, opts.grammar)
-  if (specs.length < MIN_FLAGS) specs = parseHelpFlags(result.stderr, opts.grammar)
+  const specs = helpSpecs(run.stdout, run.stderr, opts.grammar)
   if (specs.length < MIN_FLAGS) throw new FlagLearningError(`\`${path.basename(argv[0])} ${argv.slice(1).join(' ')}\` printed no options drover could read`)
   try {
     mkdirSync(path.dirname(cacheFile), {recursive: true, mode: 0o700})

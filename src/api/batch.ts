@@ -17,9 +17,15 @@ export type {ControlResult}
 
 /** Which tasks: ids and names, or every task in the statuses the verb acts on. */
 export interface TaskSelection {
-  refs?: string[]
+  /** ids or names (the same key as MCP's tools take). */
+  tasks?: (number | string)[]
   all?: boolean
+  /** what `all` takes, of this queue only (refused when there is no such queue). */
+  queue?: string
 }
+
+/** TaskSelection's keys, checked at run time (a script's `refs` or a typo is refused, not taken for "nothing"). */
+export const TASK_SELECTION_SHAPE = {tasks: 'ref[]', all: 'boolean', queue: 'string'} as const
 
 /** What a stop, cancel or drain asks for. */
 export interface ControlRequest {
@@ -62,7 +68,9 @@ export async function controlMany(
   opts: ControlManyOptions = {},
 ): Promise<ControlBatch> {
   const [{selectTasks}, {requestControl}] = await Promise.all([import('../tasks/select.js'), import('../tasks/control.js')])
-  const chosen = await selectTasks(stateDir, selection.refs ?? [], {all: selection.all, what: kind})
+  const {checkShape} = await import('./option-shapes.js')
+  checkShape(selection, TASK_SELECTION_SHAPE, 'controlMany option', '', {refs: 'tasks'})
+  const chosen = await selectTasks(stateDir, (selection.tasks ?? []).map(String), {all: selection.all, queue: selection.queue, what: kind})
   const tasks = chosen.tasks.map((task) => ({
     id: task.id,
     name: task.name,
@@ -113,7 +121,9 @@ const RESUMABLE: readonly TaskStatus[] = ['drained', 'lost', 'failed']
  */
 export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Promise<ResumeResult> {
   const [{selectTasks}, {resumeTask}] = await Promise.all([import('../tasks/select.js'), import('../tasks/resume.js')])
-  const selection = await selectTasks(stateDir, opts.refs ?? [], {all: opts.all || opts.interrupted, allStatuses: RESUMABLE, what: 'resume'})
+  const {checkShape} = await import('./option-shapes.js')
+  checkShape(opts, {...TASK_SELECTION_SHAPE, interrupted: 'boolean', prompt: 'string', budget: {maxCostUsd: 'number|null', maxTurns: 'number|null', maxTokens: 'number|null'}}, 'resumeMany option', '', {refs: 'tasks'})
+  const selection = await selectTasks(stateDir, (opts.tasks ?? []).map(String), {all: opts.all || opts.interrupted, queue: opts.queue, allStatuses: RESUMABLE, what: 'resume'})
   const chosen = selection.tasks.filter((task: TaskRecord) => {
     if (opts.interrupted) return wasInterrupted(task)
     if (opts.all) return task.status === 'drained' || wasInterrupted(task)

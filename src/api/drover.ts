@@ -11,7 +11,7 @@ import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '.
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
-import {fileSize, listTaskIds, readEvents, readRecord, taskPaths} from '../state/store.js'
+import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
 import {runnerAlive} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
@@ -22,12 +22,16 @@ import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, Dr
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
-import type {QueueInfo} from './queues.js'
+import type {QueueDetail, QueueInfo} from './queues.js'
+import type {QueueMove} from '../tasks/queue-move.js'
 import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+
+/** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
+export type StartedTaskJson = TaskJson & {reused: boolean}
 
 /** A task named by its id or by the `name` it was started with. */
 export type TaskRef = number | string
@@ -47,6 +51,8 @@ export type TaskEvent =
   | {type: 'created'; id: number; task: TaskJson}
   | {type: 'status'; id: number; from: TaskStatus; to: TaskStatus; task: TaskJson}
   | {type: 'ended'; id: number; task: TaskJson}
+  /** only with `events({updates: true})`: the record changed, its status did not. */
+  | {type: 'updated'; id: number; task: TaskJson}
   | {type: 'removed'; id: number}
 
 /**
@@ -64,11 +70,16 @@ export interface JournalEntry {
 /** Which tasks `list` returns: by status (`corrupt` for unreadable records); `showEnv` unmasks secrets. */
 export interface ListFilter {
   status?: readonly (TaskStatus | 'corrupt')[]
+  /** only the tasks of this queue (refused, exit 2, when there is no such queue). */
+  queue?: string
   showEnv?: boolean
 }
 
 /** `drover rm`'s --json shape: prune's, plus the refs that named no task. */
 export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
+
+/** Tasks events() looks at between two turns of the event loop. */
+const YIELD_EVERY = 64
 
 /** How many ended tasks `recent` shows by default (the `list` table's default). */
 export const DEFAULT_RECENT = DEFAULT_LAST
@@ -105,14 +116,19 @@ export class Drover {
       : null
   }
 
-  /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
-  async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
+  /**
+   * Starts a task and resolves once it runs (or failed to start: `status`
+   * failed with `pid` null), with its record; `reused` is true when
+   * `ifAbsent` found a queued or running task of that name and returned it.
+   */
+  async start(options: StartOptions | PreparedStart): Promise<StartedTaskJson> {
     // The state dir's config.json gives the defaults neither an option nor the environment gave (the executor, Slurm's).
     const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options, readStateConfig(this.stateDir))
     const [{queueSpec}, {startTask}] = await Promise.all([import('./queues.js'), import('../tasks/launch.js')])
     // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
     const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
-    return this.json(await startTask(this.stateDir, spec))
+    const {record, reused} = await startTask(this.stateDir, spec)
+    return {...this.json(record), reused}
   }
 
   /** Each queue: its limit, tasks holding a slot, tasks waiting, paused. */
@@ -121,13 +137,42 @@ export class Drover {
     return listQueues(this.stateDir)
   }
 
+  /** Each queue (or the one named, refused when unknown) with its live tasks: those holding a slot, and the line in start order. */
+  async queueDetails(name?: string): Promise<QueueDetail[]> {
+    const [{queueDetails}, {requireQueue}] = await Promise.all([import('./queues.js'), import('../tasks/queues.js')])
+    if (name !== undefined) requireQueue(this.stateDir, name, 'see them all with: drover queue')
+    const [queues, live] = await Promise.all([this.queues(), this.list({status: ['queued', 'starting', 'running', 'stopping', 'waiting']})])
+    const tasks = live.filter((t): t is TaskJson => t.status !== 'corrupt')
+    return queueDetails(queues.filter((q) => name === undefined || q.name === name), tasks)
+  }
+
   /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
   async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {parallel: opts.parallel})
   }
 
-  /** A paused queue starts nothing new; its running tasks go on. */
+  /**
+   * A queued task's new place: `priority`, `first` (ahead of every task waiting
+   * in its queue) or another `queue`. Only while it waits (exit 4 otherwise);
+   * the queue then moves on, so a task moved to a free slot starts.
+   */
+  async moveQueued(ref: TaskRef, move: QueueMove): Promise<TaskJson> {
+    const {checkShape} = await import('./option-shapes.js')
+    checkShape(move, {priority: 'number', first: 'boolean', queue: 'string'}, 'moveQueued option')
+    const [{moveQueued}, {advanceQueues}] = await Promise.all([import('../tasks/queue-move.js'), import('./queues.js')])
+    const moved = await moveQueued(this.stateDir, String(ref), move)
+    await advanceQueues(this.stateDir)
+    return this.json(await this.record(moved.id))
+  }
+
+  /** Forgets a queue that holds no task (a conflict, exit 4, while it does). */
+  async removeQueue(name: string): Promise<QueueInfo> {
+    const {removeQueue} = await import('./queues.js')
+    return removeQueue(this.stateDir, name)
+  }
+
+  /** A paused queue starts nothing new; its running tasks go on (an unknown queue is refused, exit 2). */
   async pauseQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {paused: true})
@@ -162,9 +207,18 @@ export class Drover {
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
-    const wanted = filter.status
-    const reads = (await loadTasks(this.stateDir)).filter((read) => !wanted || wanted.includes(read.ok ? shownStatus(read.record) : 'corrupt'))
+    const keep = await this.listPredicate(filter)
+    const reads = (await loadTasks(this.stateDir)).filter((read) => keep?.(read) ?? true)
     return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
+  }
+
+  /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
+  private async listPredicate(filter: ListFilter): Promise<((read: RecordRead) => boolean) | null> {
+    const {status, queue} = filter
+    if (queue !== undefined) (await import('../tasks/queues.js')).requireQueue(this.stateDir, queue, 'see them all with: drover queue')
+    if (status === undefined && queue === undefined) return null
+    return (read) =>
+      (!status || status.includes(read.ok ? shownStatus(read.record) : 'corrupt')) && (queue === undefined || (read.ok && read.record.queue === queue))
   }
 
   /**
@@ -174,13 +228,8 @@ export class Drover {
    */
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
-    const wanted = opts.status
-    const {reads, hidden} = wanted
-      ? newestEnded(
-          (await loadTasks(this.stateDir)).filter((read) => wanted.includes(read.ok ? shownStatus(read.record) : 'corrupt')),
-          last,
-        )
-      : await loadRecentTasks(this.stateDir, last)
+    const keep = await this.listPredicate(opts)
+    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir)).filter(keep), last) : await loadRecentTasks(this.stateDir, last)
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 
@@ -401,13 +450,29 @@ export class Drover {
    * Changes in the state dir as they happen, until `signal` aborts: tasks
    * created, status changes, ends and removals. Built on the same wake-up as
    * `logs -f` (fs.watch plus a poll), so nothing is missed, only coalesced.
+   * With `initial`, the first look reports every task already there as
+   * `created` (a view can start from the events alone, with no gap between
+   * a listing and the watch); with `updates`, a task whose record changed
+   * without a change of status (an agent's turns and tokens, a new pid) is
+   * reported as `updated`. `onReady` is called once the first look is done
+   * (after its `created` events, with `initial`).
    */
-  async *events(opts: {signal?: AbortSignal; pollMs?: number} = {}): AsyncGenerator<TaskEvent> {
-    const {readdirSync} = await import('node:fs')
+  async *events(opts: {signal?: AbortSignal; pollMs?: number; initial?: boolean; updates?: boolean; onReady?: () => void} = {}): AsyncGenerator<TaskEvent> {
+    const {readdirSync, statSync} = await import('node:fs')
     const tasks = path.join(this.stateDir, 'tasks')
     const wakeup = new Wakeup().watch([tasks])
     opts.signal?.addEventListener('abort', wakeup.wake)
-    const known = new Map<number, TaskStatus>()
+    // Per task: its shown status, the record file's identity (inode, size,
+    // mtime) when last read, the record of a live task as read, and with
+    // `updates` the record as reconciled. A file unchanged is not read again:
+    // an ended task is skipped (at 10,000 tasks a stat each is a small part of
+    // reading and checking each record every wake-up), a live one is checked
+    // from the record read before (its runner may have died meanwhile).
+    const known = new Map<number, {status: TaskStatus; stamp: string | null; read: TaskRecord | null; body: string | null}>()
+    const stampOf = (id: number) => {
+      const stat = statSync(taskPaths(this.stateDir, id).record, {throwIfNoEntry: false})
+      return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : null
+    }
     let first = true
     try {
       while (!opts.signal?.aborted) {
@@ -418,28 +483,48 @@ export class Drover {
         } catch {
           // no tasks yet
         }
+        const passBegan = performance.now()
+        let sinceYield = 0
         for (const name of names) {
           if (!/^[1-9]\d*$/.test(name)) continue
+          // The look is synchronous file work: at 10,000 tasks, let the caller's
+          // other work (a key press, a redraw) in every few hundred tasks.
+          if (++sinceYield === YIELD_EVERY) {
+            sinceYield = 0
+            await new Promise((resolve) => setImmediate(resolve))
+          }
           const id = Number(name)
-          const read = readRecord(this.stateDir, id)
+          const before = known.get(id)
+          const stamp = stampOf(id)
+          if (before && stamp !== null && stamp === before.stamp && FINAL_STATUSES.includes(before.status)) {
+            ids.add(id)
+            continue
+          }
+          const unchanged = before?.read && stamp !== null && stamp === before.stamp ? before.read : null
+          const read = unchanged ? {ok: true as const, record: unchanged} : readRecord(this.stateDir, id)
           if (!read.ok) continue
           ids.add(id)
           const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
-          const before = known.get(id)
           const status = shownStatus(record)
-          known.set(id, status)
-          if (first) continue
-          if (before === undefined) yield {type: 'created', id, task: taskJson(record)}
-          else if (before !== status) yield {type: 'status', id, from: before, to: status, task: taskJson(record)}
-          if (before !== status && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: taskJson(record)}
+          const body = !opts.updates ? null : unchanged && record === unchanged ? before!.body : JSON.stringify(record)
+          known.set(id, {status, stamp, read: isFinalStatus(read.record.status) ? null : read.record, body})
+          if (first && !opts.initial) continue
+          if (before === undefined) yield {type: 'created', id, task: this.json(record)}
+          else if (before.status !== status) yield {type: 'status', id, from: before.status, to: status, task: this.json(record)}
+          else if (opts.updates && body !== before.body) yield {type: 'updated', id, task: this.json(record)}
+          // a task first seen already ended (created and over between two looks) ends too; one found there at the start does not
+          if ((before === undefined ? !first : before.status !== status) && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: this.json(record)}
         }
         for (const id of [...known.keys()]) {
           if (ids.has(id)) continue
           known.delete(id)
           yield {type: 'removed', id}
         }
+        if (first) opts.onReady?.()
         first = false
-        await wakeup.sleep(opts.pollMs ?? 250)
+        // A look that took long (thousands of tasks, a slow disk) waits longer
+        // for the next, so watching costs at most about a fifth of a core.
+        await wakeup.sleep(Math.max(opts.pollMs ?? 250, 4 * (performance.now() - passBegan)))
       }
     } finally {
       wakeup.close()

@@ -6,10 +6,11 @@
 // command loads only what it uses: start-up time is a feature.)
 
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
-export type {JournalEntry, ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
+export type {JournalEntry, ListFilter, OutputChunk, RmResult, StartedTaskJson, TaskEvent, TaskRef} from './drover.js'
 export {prepareStart, startDefaults, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
 export type {PreparedStart, SlurmDefaults, SlurmOptions, StartOptions, StateConfig} from './start-options.js'
-export type {QueueInfo, QueueStartOptions} from './queues.js'
+export type {QueueDetail, QueueInfo, QueueMember, QueueStartOptions} from './queues.js'
+export type {QueueMove} from '../tasks/queue-move.js'
 export type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 export type {DiffOptions, DiffResult, WorktreeStatus, WorktreeSummary} from './worktrees.js'
 export type {Budget} from './budget.js'
@@ -21,3 +22,21 @@ export type {UsagePoint} from './usage.js'
 export {commandLine, escapeControls, exitCodeOf, quoteArg} from './task-json.js'
 export type {CorruptTaskJson, HookFailureJson, TaskDetailJson, TaskJson} from './task-json.js'
 export * from './values.js'
+export {doctor, DEFAULT_DOCTOR_TIMEOUT_MS, problemLine} from './doctor.js'
+export type {
+  AgentCheck,
+  AgentFlagsCheck,
+  ApiKeyVariable,
+  CorruptRecord,
+  DoctorOptions,
+  DoctorProblem,
+  DoctorReport,
+  ExecutorCheck,
+  LeftoverProcesses,
+  SessionStoreCheck,
+  SlurmCommand,
+  StaleLock,
+  StateDirHealth,
+  StateDirReport,
+  UnwatchedTask,
+} from './doctor.js'

@@ -5,7 +5,7 @@
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
 import {parseDuration, parseEnvAssignment, parseTaskName} from '../base/parse.js'
-import {resolveExecutable, shellCommand} from '../platform/platform.js'
+import {resolveExecutable, shellCommand, slurmUnavailable} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
@@ -15,6 +15,42 @@ import {resolveStateDir} from '../state/statedir.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
+import {checkShape, type Shape} from './option-shapes.js'
+import {AGENT_PROFILES} from '../state/record.js'
+
+/** Every key of StartOptions and the type its value has: checked at run time, for callers without TypeScript. */
+const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
+  command: 'string[]',
+  shell: 'string',
+  name: 'string',
+  cwd: 'string',
+  env: 'env',
+  agent: AGENT_PROFILES,
+  timeoutMs: 'number',
+  idleTimeoutMs: 'number',
+  maxOutputBytes: 'number|null',
+  agentHooks: 'boolean',
+  keepChildren: 'boolean',
+  executor: 'string',
+  slurm: {partition: 'string', time: 'string', cpus: 'number', mem: 'string', drainBeforeLimitS: 'number', opts: 'string[]'},
+  ifAbsent: 'boolean',
+  onExit: 'string',
+  hookTimeoutMs: 'number',
+  retry: 'number',
+  retryDelayMs: 'number',
+  retryOnTimeout: 'boolean',
+  worktree: 'boolean|string',
+  base: 'string',
+  existingBranch: 'boolean',
+  maxCostUsd: 'number',
+  maxTurns: 'number',
+  maxTokens: 'number',
+  onLimit: ['wait', 'fail'],
+  queue: 'string',
+  priority: 'number',
+  after: 'ref[]',
+  afterEnded: 'ref[]',
+}
 
 /** What to run: an argv (never through a shell), or a script for the user's shell; with queues and dependencies (QueueStartOptions). */
 export interface StartOptions extends QueueStartOptions {
@@ -110,11 +146,14 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 ** 3
 /**
  * Checks a start and resolves what it will run (the program on PATH, the
  * agent profile, the executor), without writing to the state dir: a
- * DroverError with exit 2 for anything wrong — both or neither of command and
+ * DroverError with exit 2 for anything wrong — an unknown key or a value of
+ * the wrong type (a script without TypeScript), both or neither of command and
  * shell, an empty or unknown program, an agent that needs argv given a
  * script, a bad name. `config` is the state dir's (startDefaults).
  */
 export function prepareStart(o: StartOptions, config: StateConfig = {}): PreparedStart {
+  // first, before any value is used: an unknown key or a wrong type is the caller's mistake, never a corrupt record
+  checkShape(o, START_SHAPE, 'start option')
   if (o.ifAbsent && o.name === undefined) throw usageError('ifAbsent needs a name')
   if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
@@ -122,9 +161,11 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
   if (o.shell !== undefined && o.agent !== undefined && o.agent !== 'generic') {
     throw usageError(`agent ${o.agent} needs its command as argv, not a shell script: drover rewrites the agent's own command line to resume it`)
   }
-  for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes]] as const) {
+  for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes], ['hookTimeoutMs', o.hookTimeoutMs]] as const) {
     if (value !== undefined && value !== null && !(Number.isFinite(value) && value > 0)) throw usageError(`${key} must be a positive number`)
   }
+  if (o.retry !== undefined && !(Number.isSafeInteger(o.retry) && o.retry >= 0)) throw usageError('retry must be a whole number from 0')
+  if (o.retryDelayMs !== undefined && !(Number.isFinite(o.retryDelayMs) && o.retryDelayMs >= 0)) throw usageError('retryDelayMs must be a number from 0')
   const env = o.env ?? {}
   // the names a -e flag may set, whoever passes them
   for (const [key, value] of Object.entries(env)) parseEnvAssignment(`${key}=${value}`)
@@ -189,6 +230,8 @@ function placement(o: StartOptions, config: StateConfig): {executor: ExecutorNam
     }
     return {executor: 'local', slurm: null}
   }
+  const unavailable = slurmUnavailable()
+  if (unavailable !== null) throw usageError(unavailable)
   if (o.onLimit === 'wait') {
     throw usageError('--on-limit wait does not go with --executor slurm: the job would hold its allocation idle until the limit lifts (let it fail, then resume it)')
   }

@@ -6,9 +6,9 @@ import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
 import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
-import {queuePosition} from '../state/queues.js'
+import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 
 // Every -e value is shown as *** unless --show-env: drover cannot tell a
 // secret by its name (DB_PASS, AUTH, PRIVATE_KEY_PEM, DATABASE_URL all are),
@@ -68,6 +68,8 @@ export interface TaskJson {
   afterEnded: number[]
   /** while queued: 1-based place in its queue's line (null when shown without a state dir, or waiting only on dependencies). */
   position: number | null
+  /** while queued: its queue is paused (nothing starts from it until `queue resume`); false otherwise, and without a state dir. */
+  queuePaused: boolean
   /** the current run's attempt (1 for the first) of `retryMax + 1`. */
   attempt: number
   retryMax: number
@@ -92,13 +94,13 @@ export function runtimeMs(record: TaskRecord, now = Date.now()): number | null {
 }
 
 /** Why a queued task has not started, from its record alone. */
-export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded' | 'retryAt' | 'attempt' | 'retryMax'>): string {
+export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'afterEnded' | 'retryAt' | 'attempt' | 'retryMax'>, paused = false): string {
   const parts: string[] = []
   if (record.retryAt !== null && Date.parse(record.retryAt) > Date.now()) parts.push(`attempt ${record.attempt} of ${record.retryMax + 1} at ${record.retryAt}`)
   const ids = (list: number[]) => `${list.length === 1 ? 'task' : 'tasks'} ${list.join(', ')}`
   if (record.after.length > 0) parts.push(`${ids(record.after)} to succeed`)
   if (record.afterEnded.length > 0) parts.push(`${ids(record.afterEnded)} to end`)
-  if (record.queue !== null) parts.push(`a slot in queue ${record.queue}`)
+  if (record.queue !== null) parts.push(`a slot in queue ${record.queue}${paused ? ' (paused: drover queue resume ' + record.queue + ')' : ''}`)
   return `waiting for ${parts.join(' and ')}`
 }
 
@@ -119,12 +121,14 @@ export function shownStatus(record: Pick<TaskRecord, 'status' | 'executor' | 're
 export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson {
   const show = opts.showEnv ?? false
   const queued = record.status === 'queued'
+  // said wherever the task shows (list, status, wait, MCP, dashboard): a paused queue is why nothing moves
+  const paused = queued && opts.stateDir !== undefined && record.queue !== null && readQueueConfig(opts.stateDir, record.queue).paused
   return {
     id: record.id,
     name: record.name,
     status: shownStatus(record),
     desired: record.desired,
-    reason: queued && record.reason === null ? queuedReason(record) : record.reason,
+    reason: queued && record.reason === null ? queuedReason(record, paused) : record.reason,
     exitCode: record.exitCode,
     signal: record.signal,
     pid: record.worker?.pid ?? null,
@@ -150,6 +154,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     after: record.after,
     afterEnded: record.afterEnded,
     position: queued && opts.stateDir !== undefined && record.queue !== null ? queuePosition(opts.stateDir, record) : null,
+    queuePaused: paused,
     attempt: record.attempt,
     retryMax: record.retryMax,
     retryAt: queued ? record.retryAt : null,
@@ -204,6 +209,8 @@ export type TaskDetailJson = TaskJson & {
   /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
   resume: string | null
   resumeRefused: string | null
+  /** with a worktree: whether its folder is there (false: deleted by hand; the branch may still hold its commits). null without one. */
+  worktreePresent: boolean | null
   paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
 }
 
@@ -223,6 +230,7 @@ export function taskDetailJson(
     resume: offered && refusal === null ? `drover resume ${record.id}` : null,
     resumeRefused: refusal,
     outputBytes: fileSize(taskPaths(stateDir, record.id).output),
+    worktreePresent: record.worktree ? existsSync(record.worktree.path) : null,
     paths: taskPaths(stateDir, record.id),
   }
 }

@@ -3,14 +3,14 @@
 // the exit code `drover wait` documents.
 
 import {DroverError, ExitCode, usageError} from '../base/errors.js'
-import type {TaskStatus} from '../state/record.js'
+import type {TaskRecord, TaskStatus} from '../state/record.js'
 import {taskJson, type TaskJson} from './task-json.js'
 
 export {describeOutcome} from '../tasks/outcome.js'
 
 export interface WaitSelection {
-  /** ids or names. */
-  refs?: (number | string)[]
+  /** ids or names (the same key as MCP's wait_tasks takes). */
+  tasks?: (number | string)[]
   /** every task not ended yet. */
   all?: boolean
   /** the tasks of this queue not ended yet. */
@@ -40,7 +40,9 @@ export interface WaitResult {
 
 /** The ids a selection names, checked before waiting: unknown refs exit 3. */
 export async function selectForWait(stateDir: string, sel: WaitSelection): Promise<number[]> {
-  const refs = sel.refs ?? []
+  const {checkShape} = await import('./option-shapes.js')
+  checkShape(sel, {tasks: 'ref[]', all: 'boolean', queue: 'string', status: 'string[]'}, 'waitFor option', '', {refs: 'tasks'})
+  const refs = sel.tasks ?? []
   const filters = sel.all || sel.queue !== undefined || sel.status !== undefined
   if (refs.length > 0 && filters) throw usageError('give tasks, or --all/--queue/--status, not both')
   if (refs.length === 0 && !filters) throw usageError('no task given: name the tasks to wait for, or use --all, --queue NAME or --status S')
@@ -60,17 +62,48 @@ export async function selectForWait(stateDir: string, sel: WaitSelection): Promi
     if (missing.length > 0) throw new DroverError(`no such task: ${missing.join(', ')}`, ExitCode.notFound, {missing})
     return ids
   }
+  if (sel.queue !== undefined) (await import('../tasks/queues.js')).requireQueue(stateDir, sel.queue, 'nothing to wait for')
   const {loadTasks} = await import('../tasks/read.js')
   const {isFinalStatus} = await import('../state/record.js')
+  const records = (await loadTasks(stateDir)).flatMap((read) => (read.ok ? [read.record] : []))
+  if (sel.queue !== undefined && sel.status === undefined) return queueBatch(records.filter((r) => r.queue === sel.queue), isFinalStatus)
   const ids: number[] = []
-  for (const read of await loadTasks(stateDir)) {
-    if (!read.ok) continue
-    const r = read.record
+  for (const r of records) {
     if (sel.queue !== undefined && r.queue !== sel.queue) continue
     if (sel.status !== undefined ? !sel.status.includes(r.status) : isFinalStatus(r.status)) continue
     ids.push(r.id)
   }
   return ids
+}
+
+/**
+ * `wait --queue Q`: the queue's current batch — its live tasks and those
+ * that ran alongside them since the queue was last empty — so a task that
+ * failed a moment before `wait` began still counts (`start --queue q …;
+ * wait --queue q` must not exit 0 because the failure came first). When no
+ * task is live, the last batch, already ended, gives the exit code at once.
+ * A task spans its current run: from its creation (a later run: from the end
+ * of the run before, as a resume keeps its old place in line) to its end.
+ */
+export function queueBatch(
+  records: Pick<TaskRecord, 'id' | 'status' | 'createdAt' | 'endedAt' | 'runs'>[],
+  isFinal: (status: TaskStatus) => boolean,
+): number[] {
+  const spans = records
+    .map((r) => {
+      const from = Date.parse((r.runs.length > 1 ? r.runs[r.runs.length - 2].endedAt : null) ?? r.createdAt)
+      return {id: r.id, from, to: isFinal(r.status) ? Date.parse(r.endedAt ?? r.createdAt) : Number.POSITIVE_INFINITY}
+    })
+    .sort((a, b) => a.from - b.from || a.id - b.id)
+  let batch: typeof spans = []
+  let reach = Number.NEGATIVE_INFINITY
+  for (const span of spans) {
+    // a span that begins after every earlier one ended starts a new batch
+    if (span.from > reach) batch = []
+    batch.push(span)
+    reach = Math.max(reach, span.to)
+  }
+  return batch.map((span) => span.id).sort((a, b) => a - b)
 }
 
 export async function waitTasks(stateDir: string, ids: number[], opts: WaitOptions = {}): Promise<WaitResult> {

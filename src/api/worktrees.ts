@@ -2,6 +2,7 @@
 // base, and what the worktree holds now. The git work itself is
 // process/worktree.ts; this shapes it for callers.
 
+import {existsSync} from 'node:fs'
 import {DroverError, ExitCode} from '../base/errors.js'
 import {summarizeWorktree, worktreeDiff} from '../process/worktree.js'
 import type {TaskRecord, WorktreeInfo, WorktreeSummary} from '../state/record.js'
@@ -24,14 +25,17 @@ export interface DiffResult {
   baseCommit: string
   path: string
   stat: boolean
+  /** the worktree folder is there; false: it was deleted by hand, and the diff is its branch's (its commits only). */
+  present: boolean
   /** git's output: the patch (or the --stat table) of the worktree against the base commit. */
   diff: string
 }
 
 export function taskDiff(record: TaskRecord, opts: DiffOptions = {}): DiffResult {
   const worktree = worktreeOf(record)
+  const present = existsSync(worktree.path)
   const diff = withTaskErrors(record, () => worktreeDiff(worktree, opts))
-  return {id: record.id, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit, path: worktree.path, stat: opts.stat ?? false, diff}
+  return {id: record.id, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit, path: worktree.path, stat: opts.stat ?? false, present, diff}
 }
 
 /** A task's worktree and what it holds against its base. */

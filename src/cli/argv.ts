@@ -17,6 +17,9 @@ export function hoistGlobalFlags(argv: readonly string[]): string[] {
     else break
   }
   const command = argv[i]
+  // `drover --state-dir X --version` (or `--help`): a state dir or an output
+  // form changes nothing of what these print, so they answer as if alone.
+  if (i > 0 && (command === '--version' || command === '--help' || command === '-h')) return argv.slice(i)
   // No command after them (or help, which takes none of them): oclif reports it as it is.
   if (i === 0 || command === undefined || command.startsWith('-') || command === 'help') return [...argv]
   return [command, ...argv.slice(0, i), ...argv.slice(i + 1)]

@@ -8,7 +8,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import {describeFsError, DroverError, ExitCode} from '../api/values.js'
 import {openStateDir, type Drover} from '../api/drover.js'
 import {colorEnabled} from './render/color.js'
-import {suggest} from './suggest.js'
+import {suggest} from '../api/suggest.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 

@@ -59,10 +59,13 @@ export function helpSubject(argv: readonly string[]): string | null {
 /**
  * oclif renders help for a pipe at 80 columns without colour; OCLIF_COLUMNS,
  * FORCE_COLOR or a terminal change that, so only the plain case is served
- * from the help rendered at build time (scripts/render-help.mjs).
+ * from the help rendered at build time (scripts/render-help.mjs). On Windows
+ * oclif continues multi-line examples with `^` (cmd) or a backtick
+ * (PowerShell, found by asking for the parent process), where the build
+ * rendered `\`: there oclif always renders help itself.
  */
-export function helpIsPlain(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | undefined): boolean {
-  return !stdoutIsTTY && env.OCLIF_COLUMNS === undefined && env.FORCE_COLOR === undefined
+export function helpIsPlain(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | undefined, platform: string = process.platform): boolean {
+  return platform !== 'win32' && !stdoutIsTTY && env.OCLIF_COLUMNS === undefined && env.FORCE_COLOR === undefined
 }
 
 /** Stands for the user agent in the rendered help: the Node version and platform are the running ones, not the build's. */

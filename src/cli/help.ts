@@ -3,7 +3,7 @@
 // "Error: Command nosuch not found." (see hooks/command-not-found.ts).
 
 import {Help} from '@oclif/core/help'
-import {suggest} from './suggest.js'
+import {suggest} from '../api/suggest.js'
 
 export default class DroverHelp extends Help {
   override async showHelp(argv: string[]): Promise<void> {

@@ -23,7 +23,21 @@ export interface LogsViewFlags {
   offset?: number
 }
 
-const LIVE = ['starting', 'running', 'stopping', 'waiting']
+// A queued task is live too: `logs -f --all` that left it out would end with
+// the running one and miss the queued one's run (as `stop --all` includes it).
+const LIVE = ['queued', 'starting', 'running', 'stopping', 'waiting']
+
+/**
+ * The stderr line for following a task that has not started (queued) or
+ * sleeps (waiting for a usage limit): what it waits for, so an empty screen
+ * is explained. null for a task that runs or ended.
+ */
+export function notStartedNote(task: Pick<TaskJson, 'id' | 'name' | 'status' | 'reason'>): string | null {
+  if (task.status !== 'queued' && task.status !== 'waiting') return null
+  const who = `task ${task.id}${task.name ? ` (${task.name})` : ''}`
+  const why = task.reason ? `: ${task.reason}` : ''
+  return `drover: ${who} is ${task.status}${why}; its output follows once it ${task.status === 'queued' ? 'starts' : 'resumes'}`
+}
 
 function sizeOf(file: string): number {
   try {
@@ -67,6 +81,12 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
     tasks = await Promise.all(refs.map((ref) => drover.get(ref)))
   }
   const tail = flags.tail === 'all' ? undefined : flags.tail
+  if (flags.follow) {
+    for (const task of tasks) {
+      const note = notStartedNote(task)
+      if (note) process.stderr.write(`${note}\n`)
+    }
+  }
   return followMany(drover, tasks, {
     follow: flags.follow,
     joinNew: flags.all,

@@ -169,22 +169,8 @@ export const TOOLS = [
     description:
       'The queues tasks were started in (start_task with `queue`): for each, its limit (`parallel`, how many of its tasks run at once), whether it is paused, the tasks holding a slot (`runningTasks`) and those waiting their turn (`queuedTasks`, next to start first, with their place in line). Use it to see why a task is "queued" and how much work is still ahead. A queued task starts by itself when a slot frees; nothing needs to be called. Tasks waiting only for `after` are in no queue: list_tasks with status ["queued"] shows them. Returns {queues}.',
     async run(args, {drover}) {
-      const [queues, live] = await Promise.all([drover.queues(), drover.list({status: ['queued', 'starting', 'running', 'stopping', 'waiting']})])
-      const tasks = live.filter((t): t is TaskJson => t.status !== 'corrupt')
-      const brief = (t: TaskJson) => ({id: t.id, name: t.name, status: t.status, priority: t.priority, position: t.position, reason: t.reason})
-      const byPlace = (a: TaskJson, b: TaskJson) => (a.position ?? Infinity) - (b.position ?? Infinity) || a.id - b.id
-      return {
-        queues: queues
-          .filter((q) => args.queue === undefined || q.name === args.queue)
-          .map((q) => {
-            const mine = tasks.filter((t) => t.queue === q.name)
-            return {
-              ...q,
-              runningTasks: mine.filter((t) => t.status !== 'queued').map(brief),
-              queuedTasks: mine.filter((t) => t.status === 'queued').sort(byPlace).map(brief),
-            }
-          }),
-      }
+      // the CLI's `queue NAME` and `queue --json`: one answer, from the API (an unknown queue is refused there)
+      return {queues: await drover.queueDetails(args.queue)}
     },
   }),
   define({

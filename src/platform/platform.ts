@@ -266,19 +266,38 @@ export function listDescendants(rootPid: number, ctx: PlatformContext = currentP
   return result
 }
 
-/** taskkill: exit code 128 means "no such process". Graceful requests are best-effort (see below). */
+/**
+ * taskkill's documented exit codes: 0 done, 1 failed (access denied; a console
+ * process that only /F ends; an option this taskkill lacks), 128 no such
+ * process. Neither failure is taken at its word: Wine's taskkill has no /T
+ * (exit 1) and answers 128 for a live windowless process asked without /F, so
+ * "gone" is believed only when the process is gone. A refused /T still ends
+ * the process itself; its descendants are reached one by one by the caller,
+ * from the tree it recorded (ProcessTree.signal). A graceful request that
+ * fails is best effort: Windows has no SIGTERM, and the caller escalates to
+ * SIGKILL after its grace. A forced kill that fails on a live process throws.
+ */
 function taskkill(pid: number, signal: StopSignal, tree: boolean, ctx: PlatformContext): boolean {
-  const args = [...(tree ? ['/T'] : []), ...(signal === 'SIGKILL' ? ['/F'] : []), '/PID', String(pid)]
-  try {
-    ctx.run('taskkill', args)
-    return true
-  } catch (error) {
-    if ((error as {status?: unknown}).status === 128 || !isProcessAlive(pid, ctx)) return false
-    // Without /F, taskkill refuses console processes that own no window ("can only be terminated
-    // forcefully"). Windows has no SIGTERM; the caller escalates to SIGKILL after its grace anyway.
-    if (signal !== 'SIGKILL') return true
-    throw error
+  const force = signal === 'SIGKILL'
+  const attempt = (withTree: boolean): number | null => {
+    try {
+      ctx.run('taskkill', [...(withTree ? ['/T'] : []), ...(force ? ['/F'] : []), '/PID', String(pid)])
+      return null
+    } catch (error) {
+      const status = (error as {status?: unknown}).status
+      return typeof status === 'number' ? status : -1
+    }
   }
+  let failed = attempt(tree)
+  if (failed === null) return true
+  if (!isProcessAlive(pid, ctx)) return false
+  if (tree) {
+    failed = attempt(false)
+    if (failed === null) return true
+    if (!isProcessAlive(pid, ctx)) return false
+  }
+  if (!force) return true
+  throw Object.assign(new Error(`taskkill /F /PID ${pid} failed: exit ${failed}`), {status: failed})
 }
 
 /** Unix kill(2): ESRCH means nothing left to signal; EPERM and anything else are real errors. */
@@ -326,28 +345,54 @@ export function workerSpawnOptions(ctx: PlatformContext = currentPlatform()): {d
   return {detached: true, windowsHide: ctx.os === 'win32'}
 }
 
-const BUSY_CODES = new Set(['EBUSY', 'EPERM', 'ENOTEMPTY'])
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+// What Windows answers while another process has the file open without
+// sharing delete (a reader, a search indexer, an antivirus scan, a dying
+// process): ERROR_SHARING_VIOLATION is EBUSY, ERROR_ACCESS_DENIED is EPERM (or
+// EACCES), and a folder whose files are still being deleted is ENOTEMPTY.
+const BUSY_CODES = new Set(['EBUSY', 'EPERM', 'EACCES', 'ENOTEMPTY'])
 
 /**
- * Run fn; on Windows retry EBUSY/EPERM/ENOTEMPTY (a file still held open by a dying process, an
- * antivirus scan) with linear backoff delayMs * attempt. Elsewhere those errors are real (a mount
- * point, a permission) and retrying would only delay them: one attempt.
+ * The waits between attempts at a replace or a removal: on Windows a backoff
+ * that gives a holder about 3.3 s in all (scanners hold a new file for tens to
+ * hundreds of ms); elsewhere none — those errors are real there (a mount
+ * point, a permission) and retrying would only delay them.
  */
-export async function retryOnBusy<T>(
-  fn: () => Promise<T>,
-  ctx: PlatformContext = currentPlatform(),
-  opts: {attempts?: number; delayMs?: number} = {},
-): Promise<T> {
-  const attempts = ctx.os === 'win32' ? Math.max(1, opts.attempts ?? 10) : 1
-  const delayMs = opts.delayMs ?? 100
-  for (let attempt = 1; ; attempt++) {
+export function busyRetryDelays(ctx: PlatformContext = currentPlatform()): readonly number[] {
+  return ctx.os === 'win32' ? [10, 20, 40, 80, 160, 320, 640, 1000, 1000] : []
+}
+
+const isBusy = (error: unknown): boolean => BUSY_CODES.has((error as NodeJS.ErrnoException | null)?.code ?? '')
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+let sleeper: Int32Array | null = null
+const sleepSync = (ms: number) => {
+  sleeper ??= new Int32Array(new SharedArrayBuffer(4))
+  Atomics.wait(sleeper, 0, 0, ms)
+}
+
+/** Run fn; on Windows retry it while the file is busy (busyRetryDelays), then rethrow. */
+export async function retryOnBusy<T>(fn: () => Promise<T>, ctx: PlatformContext = currentPlatform(), delays: readonly number[] = busyRetryDelays(ctx)): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await fn()
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException | null)?.code
-      if (attempt >= attempts || code === undefined || !BUSY_CODES.has(code)) throw error
-      await sleep(delayMs * attempt)
+      if (attempt >= delays.length || !isBusy(error)) throw error
+      await sleep(delays[attempt])
+    }
+  }
+}
+
+/**
+ * retryOnBusy for the synchronous writers (records, locks): the thread waits,
+ * as these writes are on every path anyway and a few hundred ms on Windows
+ * beats a lost record update.
+ */
+export function retryOnBusySync<T>(fn: () => T, ctx: PlatformContext = currentPlatform(), delays: readonly number[] = busyRetryDelays(ctx)): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn()
+    } catch (error) {
+      if (attempt >= delays.length || !isBusy(error)) throw error
+      sleepSync(delays[attempt])
     }
   }
 }
@@ -360,6 +405,24 @@ export async function removeTree(target: string, ctx: PlatformContext = currentP
   // Imported here, not at the top: the runner loads this module and never removes trees.
   const {rm} = await import('node:fs/promises')
   await retryOnBusy(() => rm(target, {recursive: true, force: true}), ctx)
+}
+
+/**
+ * Why a task cannot go to Slurm from this OS, or null. Slurm's client
+ * commands (sbatch, squeue, scancel) and its nodes are Linux's and other
+ * Unixes': there is no Windows build to submit from.
+ */
+export function slurmUnavailable(ctx: PlatformContext = currentPlatform()): string | null {
+  return ctx.os === 'win32' ? "--executor slurm is not available on Windows: Slurm's commands and nodes run on Linux; start the task from the cluster's login node" : null
+}
+
+/**
+ * Whether a process's end says which signal killed it. Windows has no signals:
+ * TerminateProcess (taskkill /F) hands the process an exit code of the
+ * killer's choosing, so a killed worker looks like one that exited.
+ */
+export function exitShowsSignal(ctx: PlatformContext = currentPlatform()): boolean {
+  return ctx.os !== 'win32'
 }
 
 /** Signal number for exit-code computation (128 + n). Throws RangeError for a name the OS does not know. */

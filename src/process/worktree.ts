@@ -184,13 +184,17 @@ export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: boolean): 
     return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`}
   }
   const tip = branchTip(info.repo, info.branch)
-  if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: null}
+  const gone = present ? null : `worktree ${info.path} was already gone`
+  if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: gone}
   // A branch the task did not make stays, with every commit on it: only the clean worktree goes.
   if (info.createdBranch === false) return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: it existed before the task`}
-  if (tip === info.baseCommit || merged(info, tip)) return {keep: false, removeWorktree: present, deleteBranch: true, note: null}
+  if (tip === info.baseCommit || merged(info, tip)) return {keep: false, removeWorktree: present, deleteBranch: true, note: gone}
   const commits = Number(git(info.repo, ['rev-list', '--count', `${info.baseCommit}..${tip}`]).trim()) || 0
   const unmerged = `its branch ${info.branch} has ${commits} commit${commits === 1 ? '' : 's'} not merged`
-  if (!includeWorktrees) return {keep: true, reason: `${unmerged} (--include-worktrees removes the worktree and keeps the branch)`}
+  if (!includeWorktrees) {
+    const what = present ? 'the worktree' : `the task (its worktree ${info.path} is gone already)`
+    return {keep: true, reason: `${unmerged} (--include-worktrees removes ${what} and keeps the branch)`}
+  }
   return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: ${commits} unmerged commit${commits === 1 ? '' : 's'}`}
 }
 
@@ -225,6 +229,9 @@ export interface WorktreeRemoval {
 
 /** Carries out a verdict that lets the task go. git itself refuses a dirty worktree here, a second guard. */
 export function removeWorktree(info: WorktreeInfo, verdict: Extract<WorktreeVerdict, {keep: false}>): WorktreeRemoval {
+  // A folder deleted by hand stays registered in git, and git refuses to
+  // delete a branch "checked out" there: forget the missing worktree first.
+  if (!existsSync(info.path) && existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
   if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', info.path])
   if (verdict.deleteBranch) git(info.repo, ['branch', '-D', info.branch])
   if (existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])

@@ -28,13 +28,26 @@ export interface RunSeen {
   sessionDir: string
   /** asked only for a failure: whether the disk is full (the likely cause). */
   diskFull: () => boolean
+  /**
+   * Whether the OS says which signal killed a process (platform.exitShowsSignal):
+   * on Windows a worker ended by `taskkill /F` reports an exit code it never
+   * chose (1 on Windows, 0 under Wine). Defaults to true.
+   */
+  exitShowsSignal?: boolean
 }
 
 export function runEnd(seen: RunSeen): RunEnd {
   const {code, signal} = seen.exit
   if (seen.stop) {
     const {plan, killedAfterMs} = seen.stop
-    const end: RunEnd = {status: plan.status, reason: stopReason(plan, killedAfterMs), exitCode: code, signal}
+    // Where exits carry no signal, the runner's own forced kill is what ended the worker: not "exit 0".
+    const forcedKill = killedAfterMs !== null && signal === null && seen.exitShowsSignal === false
+    const end: RunEnd = {
+      status: plan.status,
+      reason: stopReason(plan, killedAfterMs),
+      exitCode: forcedKill ? null : code,
+      signal: forcedKill ? 'SIGKILL' : signal,
+    }
     if (plan.cause === 'drain' || plan.cause === 'budget') end.checkpoint = drainCheckpoint(seen.record, seen.sessionDir, seen.stop)
     return end
   }

@@ -10,7 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {currentPlatform, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, exitShowsSignal, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
@@ -21,7 +21,6 @@ import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {profileOf} from '../agents/registry.js'
-import {newSessionId} from '../agents/session-id.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
@@ -39,6 +38,7 @@ import {
   readOwnFile,
   readRecord,
   safeUnlink,
+  sessionUuid,
   taskPaths,
   readTreeFile,
   writeFileAtomic,
@@ -412,7 +412,7 @@ export class Runner {
   private presetSession(argv: string[]): string[] {
     const profile = profileOf(this.record.agent)
     if (profile?.sessionSource !== 'preset' || !profile.presetSession || !this.agentStream || this.record.shell !== null) return argv
-    const id = newSessionId()
+    const id = sessionUuid()
     const preset = profile.presetSession(argv, id)
     if (!preset) return argv
     this.agentStream.presetSession(id)
@@ -603,6 +603,7 @@ export class Runner {
       adopted: this.adopted,
       sessionDir: this.paths.session,
       diskFull: () => diskFull(this.paths.dir),
+      exitShowsSignal: exitShowsSignal(),
     })
     const until = status === 'failed' && !this.stopResult ? limitWaitUntil(this.record) : null
     if (until !== null) {

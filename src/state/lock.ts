@@ -8,7 +8,7 @@
 import {mkdirSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
-import {isSameProcess, processStartTime} from '../platform/platform.js'
+import {isSameProcess, processStartTime, retryOnBusySync} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
 import type {ProcessIdentity} from './record.js'
 
@@ -42,7 +42,7 @@ export const FOREIGN_STALE_MS = 10 * 60_000
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-type LockOwner = ProcessIdentity & {host?: string}
+export type LockOwner = ProcessIdentity & {host?: string}
 
 let host: string | null = null
 const thisHost = () => (host ??= hostname())
@@ -69,6 +69,25 @@ function isStale(lockPath: string): boolean {
   } catch {
     return false // vanished: not stale, just free — the next mkdir will tell
   }
+}
+
+/** What a lock left in place says of itself, for `drover doctor`: who holds it, and whether its holder is gone. */
+export interface LockState {
+  holder: LockOwner | null
+  /** its holder is gone (or it is ownerless or another host's beyond the grace): the next taker removes it. */
+  stale: boolean
+  ageMs: number | null
+}
+
+/** Reads a lock without touching it (doctor is read-only); null when it is not there. */
+export function inspectLock(lockPath: string): LockState | null {
+  let mtimeMs: number
+  try {
+    mtimeMs = statSync(lockPath).mtimeMs
+  } catch {
+    return null
+  }
+  return {holder: readOwner(lockPath), stale: isStale(lockPath), ageMs: Math.max(0, Date.now() - mtimeMs)}
 }
 
 function tryCreate(lockPath: string): Release | null {
@@ -102,11 +121,13 @@ function removeLockDir(lockPath: string): void {
   // (uniqueSuffix, not node:crypto: runners take queue locks, and crypto costs each ~2 MB.)
   const grave = `${lockPath}.${uniqueSuffix()}.released`
   try {
-    renameSync(lockPath, grave)
+    // A lock left in place would block every other drover for its grace: on
+    // Windows a scanner's handle on owner.json is waited out first.
+    retryOnBusySync(() => renameSync(lockPath, grave))
   } catch {
     return
   }
-  rmSync(grave, {recursive: true, force: true})
+  retryOnBusySync(() => rmSync(grave, {recursive: true, force: true}))
 }
 
 /**

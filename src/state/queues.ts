@@ -11,7 +11,7 @@
 //   queues/<name>/active/<id>
 //   locks/queue-<name>.lock        held while members are counted and claimed
 
-import {mkdirSync, readdirSync, writeFileSync, type Dirent} from 'node:fs'
+import {mkdirSync, readdirSync, rmdirSync, writeFileSync, type Dirent} from 'node:fs'
 import path from 'node:path'
 import {readOwnFile, safeUnlink, writeFileAtomic, DIR_MODE, FILE_MODE} from './store.js'
 import type {TaskRecord} from './record.js'
@@ -71,6 +71,18 @@ export function writeQueueConfig(stateDir: string, config: QueueConfig): void {
 export function ensureQueueDirs(stateDir: string, name: string): void {
   mkdirSync(waitingDir(stateDir, name), {recursive: true, mode: DIR_MODE})
   mkdirSync(activeDir(stateDir, name), {recursive: true, mode: DIR_MODE})
+}
+
+/** Forgets an empty queue: its settings and its (empty) folders. The caller holds its lock and has checked it is empty. */
+export function removeQueueFiles(stateDir: string, name: string): void {
+  safeUnlink(configPath(stateDir, name))
+  for (const dir of [waitingDir(stateDir, name), activeDir(stateDir, name), path.join(queuesDir(stateDir), name)]) {
+    try {
+      rmdirSync(dir)
+    } catch {
+      // already gone; a folder that is not empty was refilled meanwhile and stays
+    }
+  }
 }
 
 /** Every queue that has settings or members, the dependency queue included. */

@@ -74,7 +74,7 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
  * shared by design (sticky, like /tmp): `chmod 700 /tmp` would break the
  * machine. Anything else gets a private subdirectory, which drover creates 0700.
  */
-function permissionHint(dir: string, mode: number): string {
+export function permissionHint(dir: string, mode: number): string {
   let ours = false
   try {
     const tasks = statSync(path.join(dir, 'tasks'))

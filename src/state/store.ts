@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs'
 import path from 'node:path'
+import {retryOnBusySync} from '../platform/platform.js'
 import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
 import type {ProcessIdentity, TaskRecord} from './record.js'
 
@@ -90,6 +91,17 @@ export function uniqueSuffix(): string {
 }
 
 /**
+ * A version-4 UUID, for a session id drover gives an agent (copilot). Not
+ * node:crypto, for the runner's sake (see uniqueSuffix): an id that must be
+ * unique among one user's sessions, not secret — 122 bits from Math.random.
+ */
+export function sessionUuid(): string {
+  const hex = (bits: number) => Math.floor(Math.random() * 2 ** bits).toString(16).padStart(bits / 4, '0')
+  const variant = (8 + Math.floor(Math.random() * 4)).toString(16)
+  return `${hex(32)}-${hex(16)}-4${hex(12)}-${variant}${hex(12)}-${hex(24)}${hex(24)}`
+}
+
+/**
  * Write temp, fsync, rename: a reader sees the old file or the new one, never
  * half of one. The rename alone gives that to every reader while the machine
  * runs (a killed writer included: what write() took is in the page cache);
@@ -116,7 +128,9 @@ export function writeFileAtomic(file: string, content: string, opts: {durable?: 
   }
   closeSync(fd)
   try {
-    renameSync(temp, file)
+    // On Windows a reader, indexer or scanner holding `file` open makes the
+    // replace fail for a moment (EPERM/EBUSY): waited out, not a lost update.
+    retryOnBusySync(() => renameSync(temp, file))
   } catch (error) {
     safeUnlink(temp)
     throw error
@@ -145,7 +159,9 @@ export function readOwnFile(file: string): string {
   // By path with the flag, not open + read(fd): Node then reads the file in one
   // native call, ~30 % faster across the thousands of records `list` reads.
   // (Node takes numeric open flags here, as for fs.open; its types only list strings.)
-  return readFileSync(file, {encoding: 'utf8', flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string})
+  // On Windows a process holding the file without sharing reads (a backup, a
+  // scanner) makes the open fail for a moment: waited out, not "corrupt".
+  return retryOnBusySync(() => readFileSync(file, {encoding: 'utf8', flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
 }
 
 export function writeRecord(stateDir: string, record: TaskRecord): void {

@@ -8,6 +8,7 @@ import {markLive} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {createWorktree, planWorktree} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
+import {retryOnBusySync} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
@@ -130,7 +131,8 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
  * queue, dependencies), queues it under the queue's lock and advances the
  * queue, waiting for its runner only if it got a slot at once.
  */
-export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskRecord> {
+/** Creates and launches a task; `reused` when `ifAbsent` found a live task of that name and returned it instead. */
+export async function startTask(stateDir: string, spec: TaskSpec): Promise<{record: TaskRecord; reused: boolean}> {
   let existing: TaskRecord | null = null
   const create = async () => {
     if (!spec.name) return createTask(stateDir, spec)
@@ -140,8 +142,8 @@ export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskR
   }
   const queue = effectiveQueue({queue: spec.queue ?? null, after: spec.after ?? [], afterEnded: spec.afterEnded ?? []})
   const record = queue === null ? await create() : await withLock(queueLockPath(stateDir, queue), create, {waitMs: LOCK_WAIT_MS})
-  if (existing) return existing
-  return queue === null ? launchRunner(stateDir, record.id) : advanceOwn(stateDir, record.id)
+  if (existing) return {record: existing, reused: true}
+  return {record: queue === null ? await launchRunner(stateDir, record.id) : await advanceOwn(stateDir, record.id), reused: false}
 }
 
 /** Advances the queues after one of ours was queued; the record as it then is. */
@@ -177,7 +179,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
   } catch (error) {
     // A full or read-only disk: no half-made task folder (list would call it corrupt).
     // The id stays used (last-id), as every id handed out does.
-    rmSync(paths.dir, {recursive: true, force: true})
+    retryOnBusySync(() => rmSync(paths.dir, {recursive: true, force: true}))
     throw error
   }
   appendEvent(paths, {event: 'created', run: 1, command: spec.command, cwd: record.cwd, ...(queue ? {queued: record.queue} : {}), ...(record.worktree ? {worktree: record.worktree.path, branch: record.worktree.branch} : {})})
@@ -280,7 +282,8 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   const before = readRecord(stateDir, id)
   if (before.ok) await reconcile(stateDir, before.record)
   // A task that waits its turn opens its run as `queued`; the queue's lock comes first, as the advancer takes them.
-  const queue = before.ok ? effectiveQueue(before.record) : null
+  // A retry's delay belongs to the attempts that ended: naming the task again starts now (or when its queue lets it).
+  const queue = before.ok ? effectiveQueue({...before.record, retryAt: null}) : null
   const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue), {waitMs: LOCK_WAIT_MS})
   let release
   let next: TaskRecord
@@ -311,7 +314,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     const command = options.prepare(record)
     const at = new Date().toISOString()
     // Naming the task again starts its attempts afresh.
-    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1}
+    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1, retryAt: null}
     // A resume keeps the task's place in line (an interrupted queue continues where it was); a restart joins at the back.
     if (queue !== null) next.queuedAt = options.resumed && record.queuedAt ? record.queuedAt : at
     createTaskLayout(taskPaths(stateDir, id))

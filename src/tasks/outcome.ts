@@ -36,6 +36,7 @@ export function outcomeLabel(task: {
   forced?: boolean
   queue?: string | null
   position?: number | null
+  queuePaused?: boolean
   attempt?: number
   retryMax?: number
   retryAt?: string | null
@@ -47,8 +48,9 @@ export function outcomeLabel(task: {
       const engine = reason ? ENGINE_WAIT.exec(reason) : null
       if (engine) return `queued (${engine[1]}: ${engine[2]})`
       if (task.retryAt) return `queued (retry ${task.attempt}/${(task.retryMax ?? 0) + 1} at ${task.retryAt.slice(11, 19)})`
-      if (task.queue && task.position) return `queued (#${task.position} in ${task.queue})`
-      return task.queue ? `queued (${task.queue})` : 'queued (after)'
+      const paused = task.queuePaused ? ', paused' : ''
+      if (task.queue && task.position) return `queued (#${task.position} in ${task.queue}${paused})`
+      return task.queue ? `queued (${task.queue}${paused})` : 'queued (after)'
     }
     case 'skipped':
       return 'skipped'

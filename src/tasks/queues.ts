@@ -5,6 +5,7 @@
 
 import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
 import {isValidTaskName} from '../base/parse.js'
+import {distance, suggest} from '../base/suggest.js'
 import {existsSync} from 'node:fs'
 import {advanceAll, type Advanced} from '../runner/advance.js'
 import {fireHooks} from '../runner/local-executor.js'
@@ -19,6 +20,7 @@ import {
   queueLockPath,
   queuesDir,
   readQueueConfig,
+  removeQueueFiles,
   removeWaiting,
   waitingKey,
   waitingKeys,
@@ -26,8 +28,53 @@ import {
   type QueueConfig,
 } from '../state/queues.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readAllRecords, readRecord, taskPaths, writeRecord} from '../state/store.js'
 import {executorOf, reconcile} from './reconcile.js'
+
+/** The queues people made (settings or members); the dependency queue is drover's own. */
+export const knownQueues = (stateDir: string): string[] => listQueueNames(stateDir).filter((name) => name !== AFTER_QUEUE)
+
+/** An unknown queue's refusal: the name meant, else the queues there are. */
+function unknownQueue(stateDir: string, name: string, hint: string): DroverError {
+  const known = knownQueues(stateDir)
+  const near = suggest(name, known)
+  const there = near ? ` (did you mean ${near}?)` : known.length > 0 ? ` (queues: ${known.join(', ')})` : ' (there are no queues)'
+  return usageError(`no queue '${name}'${there}; ${hint}`)
+}
+
+/** The name of a queue that exists: `wait --queue`, `queue pause|resume|rm` refuse a typo rather than act on an empty new queue. */
+export function requireQueue(stateDir: string, name: string, hint = `make it with: drover queue set ${name} --parallel N`): string {
+  checkQueueName(name)
+  if (!knownQueues(stateDir).includes(name)) throw unknownQueue(stateDir, name, hint)
+  return name
+}
+
+/**
+ * `start --queue NAME`: an existing queue, or a new one — unless the new name
+ * is a near miss of an existing one (`agnets` beside `agents`), which is
+ * refused with the name meant; `queue set NAME` first makes such a queue on purpose.
+ */
+export function queueForStart(stateDir: string, name: string): string {
+  checkQueueName(name)
+  const known = knownQueues(stateDir)
+  if (known.includes(name) || !known.some((queue) => nearMiss(name, queue))) return name
+  throw unknownQueue(stateDir, name, `to make a new queue of that name: drover queue set ${name} --parallel N, then start`)
+}
+
+/**
+ * A new queue name that is almost certainly a typo of an existing one —
+ * stricter than "did you mean", because a new name is a normal thing to give:
+ * names of 4+ characters one edit apart, or 5+ two edits apart (a swapped
+ * pair, `agnets`); never a numbered sibling (`gpu2` beside `gpu1`, `q2`
+ * beside `q`), which is how people name queues on purpose.
+ */
+export function nearMiss(typed: string, queue: string): boolean {
+  const letters = (s: string) => s.replace(/[0-9]+/g, '')
+  if (letters(typed) === letters(queue)) return false
+  const d = distance(typed.toLowerCase(), queue.toLowerCase())
+  if (d === 0) return true // only the case differs
+  return (d === 1 && typed.length >= 4) || (d === 2 && typed.length >= 5)
+}
 
 export function checkQueueName(name: string): string {
   if (!isValidTaskName(name)) throw usageError(`invalid queue name '${name}': use 1-64 letters, digits, . _ -, starting with a letter`)
@@ -45,6 +92,7 @@ export function checkPriority(priority: number): number {
 export function resolveDependencies(stateDir: string, refs: string[], flag: string): number[] {
   const ids: number[] = []
   for (const ref of refs) {
+    if (typeof ref !== 'string' || ref.trim() === '') throw usageError(`${flag} needs task ids or names, got an empty one`)
     let read
     try {
       read = findTask(stateDir, ref)
@@ -121,12 +169,50 @@ export async function listQueues(stateDir: string): Promise<QueueInfo[]> {
 
 /** Changes a queue's settings under its lock, then advances it (a raised limit or a resume starts tasks at once). */
 export async function configureQueue(stateDir: string, name: string, change: Partial<Pick<QueueConfig, 'parallel' | 'paused'>>): Promise<QueueInfo> {
-  checkQueueName(name)
+  // `set` makes a queue; pause and resume act on one that exists (a typo must not make a paused queue)
+  if (change.parallel === undefined) requireQueue(stateDir, name)
+  else checkQueueName(name)
   await withLock(queueLockPath(stateDir, name), () => {
     writeQueueConfig(stateDir, {...readQueueConfig(stateDir, name), ...change, name})
   })
   const infos = await listQueues(stateDir)
   return infos.find((info) => info.name === name)!
+}
+
+/**
+ * `queue rm NAME`: forgets a queue that holds no task — none waiting, none
+ * holding a slot, no live task of its own — under its lock, so nothing joins
+ * it meanwhile. Ended tasks keep their queue's name; `start ID` of one makes
+ * the queue again, with the default limit.
+ */
+export async function removeQueue(stateDir: string, name: string): Promise<QueueInfo> {
+  requireQueue(stateDir, name, 'nothing to remove')
+  const info = (await listQueues(stateDir)).find((q) => q.name === name)!
+  await withLock(queueLockPath(stateDir, name), () => {
+    const live = readAllRecords(stateDir).filter((read) => read.ok && read.record.queue === name && !isFinalStatus(read.record.status))
+    const members = waitingKeys(stateDir, name).length + activeIds(stateDir, name).length
+    if (live.length > 0 || members > 0) {
+      const ids = live.map((read) => read.id)
+      throw conflictError(`queue ${name} is not empty: ${ids.length > 0 ? `task${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` : `${members} member${members === 1 ? '' : 's'}`} (stop --queue ${name}, or wait for them)`, {queue: name, tasks: ids})
+    }
+    removeQueueFiles(stateDir, name)
+  })
+  return info
+}
+
+/**
+ * Why a queued run ended without starting, in words that do not hide the runs
+ * before it: a retry's wait names the attempt that never came and how the
+ * last run ended; a later run (restart, resume) says which run it was.
+ */
+export function queuedEndReason(record: TaskRecord, status: 'cancelled' | 'stopped'): string {
+  const runs = record.runs.length
+  if (record.retryAt !== null && runs > 1) {
+    const last = record.runs[runs - 2]
+    const how = last.exitCode !== null ? `${last.status}, exit ${last.exitCode}` : last.signal ? `${last.status}, ${last.signal}` : last.status
+    return `${status} while waiting to retry: attempt ${record.attempt} of ${record.retryMax + 1} never started (run ${runs - 1} ${how})`
+  }
+  return runs > 1 ? `${status} before run ${runs} started` : `${status} before it started`
 }
 
 /**
@@ -146,11 +232,13 @@ export async function endQueued(stateDir: string, record: TaskRecord, kind: 'can
     const read = readRecord(stateDir, record.id)
     if (!read.ok || read.record.status !== 'queued') return null
     const status = kind === 'cancel' ? 'cancelled' : 'stopped'
-    const reason = `${status} before it started`
-    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
+    const reason = queuedEndReason(read.record, status)
+    // the line it waited in, by the record it waited with (a retry waits in the unlimited one)
+    const queue = effectiveQueue(read.record)
+    // a retry that will not come has no time any more (status would still show it)
+    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped', retryAt: null}
     writeRecord(stateDir, next)
     appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    const queue = effectiveQueue(next)
     if (queue) removeWaiting(stateDir, queue, waitingKey(next))
     fireHooks(stateDir, next)
     return next

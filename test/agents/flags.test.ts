@@ -11,6 +11,7 @@ import {FlagLearningError, learnFlags} from '../../src/agents/flags-cache.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {claudeHelp, codexHelp} from '../helpers/agent-help.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {posixOnly} from '../helpers/skips.js'
 
 afterEach(cleanupStateDirs)
 
@@ -64,7 +65,7 @@ describe('classifyArgs', () => {
 })
 
 describe('learnFlags', () => {
-  it('runs the help once per binary and then answers from the cache, learning again when the binary changes', () => {
+  posixOnly('a sh script as the agent').it('runs the help once per binary and then answers from the cache, learning again when the binary changes', () => {
     const stateDir = makeStateDir()
     ensureStateDir(stateDir)
     const bin = path.join(stateDir, 'fake-agent')
@@ -82,12 +83,23 @@ describe('learnFlags', () => {
     expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toHaveLength(2)
   })
 
+  it('reads a help text printed to stderr, as yargs prints a subcommand\'s (opencode run --help)', () => {
+    const stateDir = makeStateDir()
+    ensureStateDir(stateDir)
+    const bin = path.join(stateDir, 'yargs-agent')
+    writeFileSync(bin, `#!/bin/sh\ncat >&2 <<'EOF'\nopencode run [message..]\n\nOptions:\n  -h, --help     show help   [boolean]\n  -s, --session  session id  [string]\n  -f, --file     files       [array]\n      --dir      directory   [string]\nEOF\n`)
+    chmodSync(bin, 0o755)
+    const table = learnFlags(stateDir, [bin, 'run', '--help'], {env: process.env, cwd: stateDir, grammar: {array: 'value'}})
+    expect(table.get('--session')?.arity).toBe('value')
+    expect(table.get('-s')?.names).toEqual(['-s', '--session'])
+  })
+
   it('says clearly when the agent cannot be run or prints no options', () => {
     const stateDir = makeStateDir()
     ensureStateDir(stateDir)
     expect(() => learnFlags(stateDir, [path.join(stateDir, 'missing'), '--help'], {env: process.env, cwd: stateDir})).toThrow(FlagLearningError)
     expect(() => learnFlags(stateDir, [path.join(stateDir, 'missing'), '--help'], {env: process.env, cwd: stateDir})).toThrow(/not found/)
-    expect(() => learnFlags(stateDir, ['/bin/echo', 'hello'], {env: process.env, cwd: stateDir})).toThrow(/printed no options/)
+    expect(() => learnFlags(stateDir, [process.execPath, '-e', 'console.log("hello")'], {env: process.env, cwd: stateDir})).toThrow(/printed no options/)
   })
 
   it('names a missing working directory as such, not as a program not found', () => {

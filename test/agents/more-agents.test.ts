@@ -239,12 +239,3 @@ describe('usage limits in the agents\' own words', () => {
     expect(usageLimitOf('opencode', 'error', event, now)).toMatchObject({resetAt: new Date(now + 6000).toISOString()})
   })
 })
-
-describe('the session id drover gives copilot', () => {
-  it('is a random UUID v4, a new one each time', async () => {
-    const {newSessionId} = await import('../../src/agents/session-id.js')
-    const ids = Array.from({length: 50}, newSessionId)
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-    expect(new Set(ids).size).toBe(50)
-  })
-})

@@ -7,6 +7,7 @@
 import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {linuxOnly} from '../helpers/skips.js'
 import {cleanupStateDirs, isAlive, makeTempDir, ROOT, waitFor} from '../helpers/cli.js'
 
 // The built modules, as bin/run.js loads them: the standby they boot is the bundled runner.
@@ -47,7 +48,7 @@ function defaultStateDirWith(config: string): NodeJS.ProcessEnv {
   return {}
 }
 
-describe.skipIf(process.platform !== 'linux')("start's standby runner with the default state dir", () => {
+linuxOnly('XDG_DATA_HOME for the default state dir').describe("start's standby runner with the default state dir", () => {
   it("is let go when the state dir's config says slurm", async () => {
     const env = defaultStateDirWith('{"executor": "slurm"}')
     prespawnRunner()

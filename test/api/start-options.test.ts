@@ -8,6 +8,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {DEFAULT_MAX_OUTPUT_BYTES, prepareStart} from '../../src/api/start-options.js'
 import {DroverError} from '../../src/base/errors.js'
+import {hasPosix} from '../helpers/skips.js'
 
 const refusal = (fn: () => unknown): {message: string; exitCode: number} => {
   try {
@@ -21,10 +22,12 @@ const refusal = (fn: () => unknown): {message: string; exitCode: number} => {
 
 describe('prepareStart', () => {
   it('resolves the program on PATH, the agent from its name, and the defaults', () => {
-    const {spec} = prepareStart({command: ['sleep', '1']})
-    expect(spec.executable).toMatch(/[\\/]sleep$/)
+    // A program every machine of its kind has on PATH: sleep, or cmd on Windows.
+    const [program, found] = hasPosix ? ['sleep', /[\\/]sleep$/] : ['cmd', /[\\/]cmd\.exe$/i]
+    const {spec} = prepareStart({command: [program, '1']})
+    expect(spec.executable).toMatch(found)
     expect(spec).toMatchObject({
-      command: ['sleep', '1'],
+      command: [program, '1'],
       shell: null,
       name: null,
       cwd: process.cwd(),
@@ -49,7 +52,8 @@ describe('prepareStart', () => {
       agentHooks: false,
       keepChildren: true,
     })
-    expect(spec.command.slice(-2)).toEqual(['-c', 'echo hi'])
+    // $SHELL -c, or %ComSpec% /d /s /c on Windows
+    expect(spec.command.slice(-2)).toEqual([hasPosix ? '-c' : '/c', 'echo hi'])
     expect(spec).toMatchObject({shell: 'echo hi', name: 'greet', cwd, env: {A: '1'}, agent: 'generic', agentHooks: false, keepChildren: true})
     expect(spec.policies).toEqual({timeoutMs: 1000, idleTimeoutMs: 500, maxOutputBytes: null})
   })
@@ -73,5 +77,31 @@ describe('prepareStart', () => {
       expect(refused.exitCode, JSON.stringify(options)).toBe(2)
       expect(refused.message, JSON.stringify(options)).toMatch(message)
     }
+  })
+
+  it('refuses unknown keys (with the name meant) and values of the wrong type, as a script without TypeScript passes them', () => {
+    const cases: [unknown, string][] = [
+      [{command: 'echo hi'}, 'start option command must be an array of strings, got a string'],
+      [{command: ['echo', 3]}, 'start option command must be an array of strings, got an array whose item 1 is a number'],
+      [{command: ['true'], timeout: '5m'}, "unknown start option 'timeout' (did you mean timeoutMs?)"],
+      [{command: ['true'], tiemoutMs: 5000}, "unknown start option 'tiemoutMs' (did you mean timeoutMs?)"],
+      [{command: ['true'], timeoutMs: '5m'}, 'start option timeoutMs must be a number, got a string'],
+      [{command: ['true'], env: {A: 1}}, 'start option env must be an object of string values, got A: a number'],
+      [{command: ['true'], agent: 'gpt'}, 'start option agent must be one of "claude", "codex", "gemini", "qwen", "copilot", "opencode", "generic", got a string'],
+      [{command: ['true'], after: 'build'}, 'start option after must be an array of task ids or names, got a string'],
+      [{command: ['true'], keepChildren: 'yes'}, 'start option keepChildren must be a boolean, got a string'],
+      [{command: ['true'], worktree: 1}, 'start option worktree must be true or a branch name, got a number'],
+      [{command: ['true'], slurm: {partiton: 'gpu'}}, "unknown start option 'slurm.partiton' (did you mean slurm.partition?)"],
+      [{command: ['true'], after: [1, null]}, 'start option after must be an array of task ids or names, got an array whose item 1 is null'],
+      [{command: ['true'], retry: 1.5}, 'retry must be a whole number from 0'],
+      [{command: ['true'], hookTimeoutMs: -1}, 'hookTimeoutMs must be a positive number'],
+      ['echo hi', 'start options must be an object'],
+    ]
+    for (const [options, message] of cases) {
+      const refused = refusal(() => prepareStart(options as any))
+      expect(refused, JSON.stringify(options)).toEqual({exitCode: 2, message})
+    }
+    // undefined stands for an option not given (the CLI passes its unset flags so)
+    expect(prepareStart({command: ['true'], timeoutMs: undefined, slurm: undefined}).spec.policies.timeoutMs).toBeNull()
   })
 })

@@ -25,6 +25,12 @@ import {Rng} from './rng.js'
 import {canMountTmpfs, fabricateTask, mountTmpfs, unmountAll} from '../fixtures/rel-state.js'
 import {MARKER_PREFIX, World} from './world.js'
 
+// Its faults and checks are Linux's: /proc, SIGSTOP stalls, a tmpfs to fill, libfaketime.
+if (process.platform !== 'linux') {
+  console.log(`chaos: the chaos run needs Linux (/proc, SIGSTOP, tmpfs); not run on ${process.platform}`)
+  process.exit(0)
+}
+
 const {values} = parseArgs({
   options: {
     rounds: {type: 'string', default: '100'},

@@ -9,6 +9,10 @@ describe('hoistGlobalFlags', () => {
     [['--state-dir', '/x', 'list', '-q'], ['list', '--state-dir', '/x', '-q']],
     [['--state-dir=/x', '--no-color', 'status', '3'], ['status', '--state-dir=/x', '--no-color', '3']],
     [['--color', 'start', '--', 'cmd', '--json'], ['start', '--color', '--', 'cmd', '--json']],
+    // what the flags would change does not exist for these: they answer as if alone
+    [['--state-dir', '/x', '--version'], ['--version']],
+    [['--json', '--state-dir=/x', '--help'], ['--help']],
+    [['--no-color', '-h'], ['-h']],
   ])('%j → %j', (argv, expected) => {
     expect(hoistGlobalFlags(argv)).toEqual(expected)
   })

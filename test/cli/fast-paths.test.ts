@@ -10,6 +10,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {helpIsPlain, helpSubject, helpText, USER_AGENT_MARK, versionLine} from '../../src/cli/fast-paths.js'
 import {BIN, ROOT} from '../helpers/cli.js'
+import {windowsFixPending} from '../helpers/skips.js'
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
 const COMMANDS = Object.keys(manifest.commands)
@@ -44,13 +45,16 @@ describe('the built CLI prints what oclif prints', () => {
     expect(ours.stdout).toContain('COMMANDS')
   })
 
-  it.each(COMMANDS)('for the help of %s, in each way of asking', async (id) => {
+  const sameHelp = async (id: string) => {
     const oclif = await oclifRun([id, '--help'])
     expect(oclif.exitCode).toBe(0)
     for (const args of [[id, '--help'], [id, '-h'], ['help', id]]) {
       expect(await droverRun(args), args.join(' ')).toEqual(oclif)
     }
-  })
+  }
+  it.each(COMMANDS.filter((id) => id !== 'start'))('for the help of %s, in each way of asking', sameHelp)
+  // oclif prints start's examples with ^ line continuations on Windows; the pre-rendered help has \\.
+  windowsFixPending("start's pre-rendered help is the POSIX one").it('for the help of start, in each way of asking', () => sameHelp('start'))
 
   it('with colour forced, where oclif decides (and colours)', async () => {
     const env = plainEnv({FORCE_COLOR: '1'})
@@ -80,10 +84,10 @@ describe('what still goes to oclif', () => {
     expect(r.stderr).toContain('did you mean list?')
   })
 
-  it('--version after a global flag is not oclif’s --version either', async () => {
-    const [ours, oclif] = await Promise.all([droverRun(['--json', '--version']), oclifRun(['--json', '--version'])])
-    expect(ours.exitCode).toBe(oclif.exitCode)
-    expect(ours.stdout).not.toMatch(/^drover\//)
+  it('--version after global flags is --version (oclif alone would take the flag for a command)', async () => {
+    const [ours, oclif, alone] = await Promise.all([droverRun(['--json', '--state-dir', 'x', '--version']), oclifRun(['--json', '--version']), droverRun(['--version'])])
+    expect(oclif.exitCode).not.toBe(0)
+    expect(ours).toEqual(alone)
   })
 })
 
@@ -122,6 +126,9 @@ describe('helpText and the rest', () => {
     expect(helpIsPlain({}, true)).toBe(false)
     expect(helpIsPlain({OCLIF_COLUMNS: '100'}, false)).toBe(false)
     expect(helpIsPlain({FORCE_COLOR: '0'}, false)).toBe(false)
+    // Windows continues example lines with ^ or a backtick, not the build's backslash: oclif renders it
+    expect(helpIsPlain({}, false, 'win32')).toBe(false)
+    expect(helpIsPlain({}, false, 'darwin')).toBe(true)
   })
 
   it('answers --version only as the first word, and not when more version flags are configured', () => {

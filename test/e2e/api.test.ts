@@ -26,6 +26,8 @@ describe("import {…} from 'drover'", () => {
     expect(seen.removed).toEqual([4])
     expect(seen.rmMissing).toEqual([{id: 'nope', found: false}])
     expect(seen.refused).toBe(2)
+    // no corrupt record, no task without its timeout: both refused before anything was written
+    expect(seen.wrong).toEqual(['2 start option command must be an array of strings, got a string', "2 unknown start option 'timeout' (did you mean timeoutMs?)"])
     expect(seen.listed).toEqual(['1:failed', '2:succeeded', '3:stopped', '5:stopped'])
     // the events of tasks 2 and 3, in order for each
     expect(seen.seen).toEqual(expect.arrayContaining(['created:2', 'ended:2', 'created:3', 'status:3:stopped', 'ended:3']))

@@ -119,6 +119,21 @@ describe('help and global flags wherever people put them', () => {
     expect(plain.exitCode, plain.stderr).toBe(0)
     expect(plain.stdout).toMatch(/^ID +NAME +STATUS/)
   })
+
+  it('--version and --help after global flags answer as alone, and create nothing', async () => {
+    const dir = path.join(makeStateDir(), 'never-made')
+    const alone = await cli(dir, ['--version'])
+    expect(alone.exitCode, alone.stderr).toBe(0)
+    for (const argv of [['--state-dir', dir, '--version'], ['--json', `--state-dir=${dir}`, '--version']]) {
+      const result = await cli(dir, argv)
+      expect(result.exitCode, result.stderr).toBe(0)
+      expect(result.stdout).toBe(alone.stdout)
+    }
+    const help = await cli(dir, ['--no-color', '--state-dir', dir, '--help'])
+    expect(help.exitCode, help.stderr).toBe(0)
+    expect(help.stdout).toMatch(/^Run long jobs/)
+    expect(existsSync(dir)).toBe(false)
+  })
 })
 
 describe('mistakes: one line, a hint, exit 2, nothing changed', () => {

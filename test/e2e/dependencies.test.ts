@@ -53,10 +53,14 @@ describe('dependencies', () => {
     const table = (await drover(dir, ['list'])).stdout
     expect(table).toMatch(new RegExp(`${left}\\s+skipped`))
 
-    // start ID of a skipped task queues it again with the same dependencies (top still failed: skipped again).
+    // start ID of a skipped task whose dependency still failed would be skipped again at once: refused, saying why (exit 4)
     const again = await drover(dir, ['start', String(left)])
-    expect(again.exitCode, again.stderr).toBe(0)
-    await waitFor(() => statusOf(dir, left) === 'skipped' && readTask(dir, left).runs.length === 2)
+    expect(again.exitCode).toBe(4)
+    expect(again.stderr.trim()).toBe(
+      `drover: task ${left} would be skipped again at once: dependency ${top} failed (exit 3); start task ${top} again first (it queues behind it: drover start ${top} && drover start ${left})`,
+    )
+    expect(readTask(dir, left).runs).toHaveLength(1)
+    expect(json(await drover(dir, ['start', '--json', String(left)]))).toMatchObject({error: {exitCode: 4}})
   })
 
   it('unknown dependencies are a usage error (exit 2) and nothing is written', async () => {
@@ -70,6 +74,17 @@ describe('dependencies', () => {
     }
     expect(readdirSync(path.join(dir, 'tasks')).filter((n) => /^\d+$/.test(n))).toEqual([String(a)])
     j.release('a')
+  })
+
+  it('an empty or blank dependency (an unset variable) is a usage error, not a dropped guard', async () => {
+    const dir = makeStateDir()
+    const a = await startOk(dir, ['--', process.execPath, '-e', ''])
+    for (const [flag, value] of [['--after', ''], ['--after-ended', ''], ['--after', ' '], ['--after', `${a},`], ['--after-ended', `, ${a}`]]) {
+      const r = await drover(dir, ['start', flag, value, '--', process.execPath, '-e', ''])
+      expect(r.exitCode, `${flag} '${value}'`).toBe(2)
+      expect(r.stderr).toContain(`${flag} needs task ids or names, got an empty one`)
+    }
+    expect(readdirSync(path.join(dir, 'tasks')).filter((n) => /^\d+$/.test(n))).toEqual([String(a)])
   })
 
   it('start ID of a skipped task queues it again and it runs once its dependency succeeded', async () => {

@@ -96,6 +96,49 @@ describe('logs -f of several tasks', () => {
     expect(readTask(dir, late).status).toBe('succeeded')
   })
 
+  it('-f --all follows queued tasks too, saying on stderr what they wait for; a paused queue keeps it following', async () => {
+    const dir = makeStateDir()
+    const gate = path.join(dir, 'gate')
+    const start = async (name: string, script: string) => {
+      const r = await drover(dir, ['start', '--queue', 'q1', '--name', name, '--shell', script])
+      expect(r.exitCode, r.stderr).toBe(0)
+      return Number(r.stdout)
+    }
+    const fa = await start('fa', `echo fa-line; while [ ! -e '${gate}' ]; do sleep 0.05; done`)
+    const fb = await start('fb', 'echo fb-line; exit 3')
+    expect(readTask(dir, fb).status).toBe('queued')
+    const {following, seen} = follow(dir, ['logs', '-f', '--all'])
+    let err = ''
+    following.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
+    await waitFor(() => seen().includes('fa-line'), {message: 'fa followed'})
+    await waitFor(() => err.includes(`task ${fb} (fb) is queued: waiting for a slot in queue q1`), {message: 'the queued task explained'})
+    writeFileSync(gate, '')
+    const r = await following
+    // fb ran after fa and failed: seen, and its exit code is the command's
+    expect(String(r.stdout)).toContain(`[${fb} fb] fb-line`)
+    expect(r.exitCode).toBe(3)
+
+    // only a queued task of a paused queue: following waits (it does not exit 0 at once), and says why
+    expect((await drover(dir, ['queue', 'pause', 'q1'])).exitCode).toBe(0)
+    const fc = await start('fc', 'echo fc-line')
+    const paused = follow(dir, ['logs', '-f', '--all'])
+    let pausedErr = ''
+    paused.following.stderr!.on('data', (chunk: Buffer) => (pausedErr += chunk.toString()))
+    await waitFor(() => pausedErr.includes(`task ${fc} (fc) is queued`), {message: 'the paused task explained'})
+    expect(paused.following.exitCode).toBeNull()
+    // logs -f of the one queued task says so too
+    const single = follow(dir, ['logs', '-f', 'fc'])
+    let singleErr = ''
+    single.following.stderr!.on('data', (chunk: Buffer) => (singleErr += chunk.toString()))
+    await waitFor(() => singleErr.includes(`task ${fc} (fc) is queued: waiting for a slot in queue q1`), {message: 'logs -f of a queued task explained'})
+    expect((await drover(dir, ['queue', 'resume', 'q1'])).exitCode).toBe(0)
+    const [all, one] = await Promise.all([paused.following, single.following])
+    expect(all.exitCode).toBe(0)
+    expect(String(all.stdout)).toContain(`[${fc} fc] fc-line`)
+    expect(one.exitCode).toBe(0)
+    expect(String(one.stdout)).toContain('fc-line')
+  })
+
   it('--timestamps gives each line its time of arrival; lines already there get a blank column', async () => {
     const dir = makeStateDir()
     const gate = path.join(dir, 'gate')

@@ -77,6 +77,26 @@ describe('retries', () => {
     expect(readTask(dir, retriedTimeout).runs.map((r: any) => r.reason)).toEqual([expect.stringMatching(/^timeout/), expect.stringMatching(/^timeout/)])
   })
 
+  it('a stop while waiting to retry says so; start ID afterwards starts now, attempts afresh', async () => {
+    const dir = makeStateDir()
+    const id = await startOk(dir, ['--name', 'rr', '--retry', '3', '--retry-delay', '60s', '--', 'sh', '-c', 'exit 1'])
+    await waitFor(() => readTask(dir, id).status === 'queued' && readTask(dir, id).retryAt !== null, {message: 'waiting to retry'})
+    expect((await drover(dir, ['stop', 'rr'])).exitCode).toBe(0)
+    const stopped = readTask(dir, id)
+    expect(stopped).toMatchObject({status: 'stopped', retryAt: null, reason: 'stopped while waiting to retry: attempt 2 of 4 never started (run 1 failed, exit 1)'})
+    expect((await drover(dir, ['status', 'rr'])).stdout).not.toMatch(/next starts/)
+    const again = await drover(dir, ['start', 'rr'])
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(again.stderr).not.toMatch(/queued/)
+    // the new run starts at once (not at the old retry's time, a minute away) and fails into its own first retry wait
+    await waitFor(() => readTask(dir, id).runs.length >= 4, {timeout: 20_000, message: 'run 3 ran now and its retry waits'})
+    const task = readTask(dir, id)
+    expect(task.runs[2]).toMatchObject({status: 'failed', exitCode: 1})
+    expect(task.attempt).toBe(2)
+    expect((await drover(dir, ['cancel', 'rr'])).exitCode).toBe(0)
+    expect(readTask(dir, id).reason).toBe('cancelled while waiting to retry: attempt 2 of 4 never started (run 3 failed, exit 1)')
+  })
+
   it('waiting to retry holds no queue slot', async () => {
     const dir = makeStateDir()
     const flag = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-retry-')), 'b-ran')

@@ -14,7 +14,7 @@ vi.setConfig({testTimeout: 90_000})
 const browser = useBrowser()
 
 const TURNS = 2500
-/** The view's bound (transcript-view.ts). */
+/** The view's bound (src/ui/client/transcript-view.ts). */
 const MAX_LINES = 2000
 
 const transcript = async (page: Page) => (await page.locator('#transcript').textContent()) ?? ''

@@ -26,6 +26,8 @@ function waitIn(stateDir: string, args: string[]) {
   return Object.assign(child, {ready})
 }
 
+const isFinal = (status: string) => !['queued', 'starting', 'running', 'stopping', 'waiting'].includes(status)
+
 describe('wait', () => {
   it('exits 0 when all succeeded, printing a line per task as it ends; --json gives the final records', async () => {
     const dir = makeStateDir()
@@ -93,6 +95,19 @@ describe('wait', () => {
     const unknown = await drover(dir, ['wait', String(one), '99'])
     expect(unknown.exitCode).toBe(3)
     j.release('other')
+  })
+
+  it('--queue counts the tasks of the queue\'s batch that ended before wait began: a failure that came first is not exit 0', async () => {
+    const dir = makeStateDir()
+    const failed = await startOk(dir, ['--queue', 'q1', '--', 'sh', '-c', 'exit 3'])
+    await waitFor(() => isFinal(readTask(dir, failed).status), {message: 'the task failed'})
+    const r = await drover(dir, ['wait', '--queue', 'q1'])
+    expect(r.exitCode).toBe(3)
+    expect(r.stdout).toContain(`task ${failed} failed (exit 3)`)
+    // a later batch, after the queue was empty, is judged on its own
+    const ok = await startOk(dir, ['--queue', 'q1', '--', 'true'])
+    await waitFor(() => isFinal(readTask(dir, ok).status), {message: 'the second batch ended'})
+    expect((await drover(dir, ['wait', '--queue', 'q1'])).exitCode).toBe(0)
   })
 
   it('Ctrl-C ends the wait with 130 and leaves the tasks running', async () => {

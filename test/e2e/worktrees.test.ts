@@ -3,7 +3,7 @@
 // worktree, rm/prune taking a worktree away only when no work is lost, and ten
 // tasks at once in worktrees of one repository.
 
-import {existsSync, writeFileSync} from 'node:fs'
+import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
@@ -143,6 +143,44 @@ describe('rm and prune with worktrees: no commit and no uncommitted change is ev
     expect(gitIn(repo, 'rev-parse', `drover/${committed}-task`).trim()).toBe(commit)
     expect(existsSync(path.join(paths[dirty], 'd.txt'))).toBe(true)
     expect(worktreePaths(repo)).toEqual([repo, paths[dirty]])
+  })
+
+  it('a worktree folder deleted by hand: status and diff say so; rm cleans up (prune takes the same path), the commits kept', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const plain = await startIn(dir, repo, ['--worktree'], 'echo d > d.txt')
+    const committed = await startIn(dir, repo, ['--worktree'], 'echo c > c.txt && git add c.txt && git commit -qm c && echo u > u.txt')
+    for (const id of [plain, committed]) await ended(dir, id)
+    const paths = Object.fromEntries([plain, committed].map((id) => [id, readTask(dir, id).worktree.path]))
+    const commit = gitIn(paths[committed], 'rev-parse', 'HEAD').trim()
+    for (const id of [plain, committed]) rmSync(paths[id], {recursive: true, force: true})
+
+    const status = await drover(dir, ['status', String(committed)])
+    expect(status.stdout).toContain(`${paths[committed]} MISSING (deleted by hand?)`)
+    expect(status.stdout).toMatch(/changes +1 commit, .* on the branch; changes not committed went with the folder/)
+    expect(status.stdout).not.toMatch(/uncommitted changes/)
+    expect(json(await drover(dir, ['status', '--json', String(committed)])).worktreePresent).toBe(false)
+
+    const diff = await drover(dir, ['diff', String(committed)])
+    expect(diff.exitCode).toBe(0)
+    expect(diff.stdout).toContain('+c')
+    expect(diff.stderr).toContain(`drover: the worktree ${paths[committed]} is missing (deleted by hand?): this is the diff of its branch drover/${committed}-task`)
+    expect(json(await drover(dir, ['diff', '--json', String(plain)]))).toMatchObject({present: false, diff: ''})
+
+    // no `git worktree prune` by hand: rm removes the task and its branch without commits
+    const r = await drover(dir, ['rm', String(plain)])
+    expect(r.stderr).toBe('')
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain(`with its branch drover/${plain}-task (worktree ${paths[plain]} was already gone)`)
+    // unmerged commits: kept as always; --include-worktrees lets the task go and keeps the branch with its commit
+    const kept = await drover(dir, ['rm', String(committed)])
+    expect(kept.exitCode).toBe(4)
+    expect(kept.stderr).toContain('--include-worktrees removes the task (its worktree')
+    const forced = await drover(dir, ['rm', '--include-worktrees', String(committed)])
+    expect(forced.exitCode, forced.stderr).toBe(0)
+    expect(gitIn(repo, 'rev-parse', `drover/${committed}-task`).trim()).toBe(commit)
+    expect(branches(repo)).toEqual([`drover/${committed}-task`, 'main'])
+    expect(worktreePaths(repo)).toEqual([repo])
   })
 
   it('prune: a merged branch goes with its worktree; unmerged and dirty ones are kept and said why', async () => {

@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, s
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {linuxOnly} from '../helpers/skips.js'
 import {killLeftovers} from '../helpers/cli.js'
 import {
   type CommandRunner,
@@ -16,16 +17,19 @@ import {
   processStartTime,
   resolveExecutable,
   removeTree,
+  busyRetryDelays,
   retryOnBusy,
+  retryOnBusySync,
   signalIdentity,
   startedNoEarlierThan,
   signalNumber,
   signalProcessGroup,
   workerSpawnOptions,
+  exitShowsSignal,
+  slurmUnavailable,
   memoryFileSystem,
 } from '../../src/platform/platform.js'
 
-const onLinux = process.platform === 'linux'
 
 /** Poll until cond() holds; orphans are reaped slowly here, so deadlines are generous. */
 async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -77,7 +81,7 @@ const firstLine = (child: ChildProcess) =>
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())))
 
-describe.runIf(onLinux)('linux, real processes', () => {
+linuxOnly('/proc and POSIX process groups').describe('linux, real processes', () => {
   it('reports a stable digit start time and tells processes apart', () => {
     const child = spawnSleeper()
     const pid = child.pid!
@@ -211,7 +215,7 @@ describe.runIf(onLinux)('linux, real processes', () => {
   })
 })
 
-describe.runIf(onLinux)('removeTree', () => {
+linuxOnly('symlinks').describe('removeTree', () => {
   const dirs: string[] = []
   afterEach(() => {
     for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
@@ -266,23 +270,55 @@ describe('retryOnBusy', () => {
 
   it('retries busy errors on Windows until the call succeeds', async () => {
     const f = failing(['EBUSY', 'EPERM'])
-    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, {delayMs: 1})).resolves.toBe('ok')
+    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, [1, 1, 1])).resolves.toBe('ok')
     expect(f.calls()).toBe(3)
   })
 
   it('gives up on Windows after the attempts run out', async () => {
     const f = failing(['EBUSY', 'ENOTEMPTY', 'EBUSY', 'EBUSY'])
-    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, {attempts: 3, delayMs: 1})).rejects.toMatchObject({code: 'EBUSY'})
+    await expect(retryOnBusy(f.fn, {os: 'win32', run: noRun}, [1, 1])).rejects.toMatchObject({code: 'EBUSY'})
     expect(f.calls()).toBe(3)
   })
 
   it('does not retry other errors, nor anything outside Windows', async () => {
     const other = failing(['ENOENT'])
-    await expect(retryOnBusy(other.fn, {os: 'win32', run: noRun}, {delayMs: 1})).rejects.toMatchObject({code: 'ENOENT'})
+    await expect(retryOnBusy(other.fn, {os: 'win32', run: noRun})).rejects.toMatchObject({code: 'ENOENT'})
     expect(other.calls()).toBe(1)
     const busy = failing(['EBUSY', 'EBUSY'])
-    await expect(retryOnBusy(busy.fn, {os: 'linux', run: noRun}, {delayMs: 1})).rejects.toMatchObject({code: 'EBUSY'})
+    await expect(retryOnBusy(busy.fn, {os: 'linux', run: noRun})).rejects.toMatchObject({code: 'EBUSY'})
     expect(busy.calls()).toBe(1)
+  })
+
+  it('backs off on Windows for about 3 s in all (EACCES too), and not at all elsewhere', () => {
+    const delays = busyRetryDelays({os: 'win32', run: noRun})
+    const total = delays.reduce((a, b) => a + b, 0)
+    expect(total).toBeGreaterThanOrEqual(2000)
+    expect(total).toBeLessThanOrEqual(5000)
+    expect([...delays]).toEqual([...delays].sort((a, b) => a - b))
+    expect(busyRetryDelays({os: 'linux', run: noRun})).toEqual([])
+    expect(busyRetryDelays({os: 'darwin', run: noRun})).toEqual([])
+  })
+
+  it('the synchronous form waits and retries the same way (EACCES, EPERM, EBUSY)', () => {
+    let calls = 0
+    const codes = ['EACCES', 'EPERM', 'EBUSY']
+    const began = Date.now()
+    const result = retryOnBusySync(() => {
+      const code = codes[calls++]
+      if (code) throw Object.assign(new Error(code), {code})
+      return 'ok'
+    }, {os: 'win32', run: noRun}, [30, 30, 30])
+    expect(result).toBe('ok')
+    expect(calls).toBe(4)
+    expect(Date.now() - began).toBeGreaterThanOrEqual(85)
+    let linuxCalls = 0
+    expect(() =>
+      retryOnBusySync(() => {
+        linuxCalls++
+        throw Object.assign(new Error('EPERM'), {code: 'EPERM'})
+      }, {os: 'linux', run: noRun}),
+    ).toThrow('EPERM')
+    expect(linuxCalls).toBe(1)
   })
 })
 
@@ -409,12 +445,13 @@ describe('win32, faked PowerShell and taskkill', () => {
     ])
   })
 
-  it('reports a missing process as false and rethrows a failed forced kill of a live one', () => {
-    const gone = fakeContext('win32', () => {
-      throw exitError(128)
+  it('reports a missing process as false once it is really gone, and rethrows a failed forced kill of a live one', () => {
+    const gone = fakeContext('win32', (file) => {
+      if (file === 'taskkill') throw exitError(128)
+      return '' // no such process: CIM answers nothing
     })
     expect(signalProcessGroup(4242, 'SIGKILL', gone.ctx)).toBe(false)
-    expect(gone.calls).toEqual([['taskkill', ['/T', '/F', '/PID', '4242']]])
+    expect(gone.calls).toEqual([['taskkill', ['/T', '/F', '/PID', '4242']], startCmd(4242)])
 
     const stubborn = fakeContext('win32', (file) => {
       if (file === 'taskkill') throw exitError(1)
@@ -423,6 +460,35 @@ describe('win32, faked PowerShell and taskkill', () => {
     expect(() => signalProcessGroup(4242, 'SIGKILL', stubborn.ctx)).toThrow('exit 1')
     // Without /F, taskkill refuses windowless console processes: best effort, the caller escalates.
     expect(signalProcessGroup(4242, 'SIGTERM', stubborn.ctx)).toBe(true)
+  })
+
+  it("does not believe exit 128 about a live process (Wine's answer without /F)", () => {
+    const {ctx} = fakeContext('win32', (file) => {
+      if (file === 'taskkill') throw exitError(128)
+      return '133456789012345678\r\n' // alive all along
+    })
+    // A close request that did nothing is still best effort, not "already gone"…
+    expect(signalProcessGroup(4242, 'SIGTERM', ctx)).toBe(true)
+    // …and a forced kill that did nothing is an error, not a success.
+    expect(() => signalProcessGroup(4242, 'SIGKILL', ctx)).toThrow('exit 128')
+  })
+
+  it('a taskkill without /T (exit 1, as Wine\'s) still ends the process itself; the caller sweeps the rest', () => {
+    let alive = true
+    const {ctx, calls} = fakeContext('win32', (file, args) => {
+      if (file === 'taskkill') {
+        if (args.includes('/T')) throw exitError(1) // "invalid option"
+        alive = false
+        return 'SUCCESS\r\n'
+      }
+      return alive ? '133456789012345678\r\n' : ''
+    })
+    expect(signalProcessGroup(4242, 'SIGKILL', ctx)).toBe(true)
+    expect(calls.filter(([file]) => file === 'taskkill')).toEqual([
+      ['taskkill', ['/T', '/F', '/PID', '4242']],
+      ['taskkill', ['/F', '/PID', '4242']],
+    ])
+    expect(alive).toBe(false)
   })
 
   it('signals an identity without /T, and only when the start time matches', () => {
@@ -454,6 +520,20 @@ describe('win32, faked PowerShell and taskkill', () => {
 
   it('spawns workers detached and hidden', () => {
     expect(workerSpawnOptions(fakeContext('win32', () => '').ctx)).toEqual({detached: true, windowsHide: true})
+  })
+})
+
+describe('what has no Windows meaning', () => {
+  const ctx = (os: string): PlatformContext => ({os, run: () => ''})
+  it('Slurm is refused on win32 with a sentence, and available elsewhere', () => {
+    expect(slurmUnavailable(ctx('win32'))).toMatch(/^--executor slurm is not available on Windows: .+/)
+    expect(slurmUnavailable(ctx('linux'))).toBeNull()
+    expect(slurmUnavailable(ctx('darwin'))).toBeNull()
+  })
+  it('exits carry a signal everywhere but Windows', () => {
+    expect(exitShowsSignal(ctx('win32'))).toBe(false)
+    expect(exitShowsSignal(ctx('linux'))).toBe(true)
+    expect(exitShowsSignal(ctx('darwin'))).toBe(true)
   })
 })
 
@@ -492,7 +572,7 @@ describe('listGroupMembers', () => {
     expect(calls).toEqual([])
   })
 
-  it.runIf(onLinux)('linux: a background job of a detached leader is found after the leader is gone', async () => {
+  linuxOnly('process groups and sessions read from /proc').it('linux: a background job of a detached leader is found after the leader is gone', async () => {
     const leader = spawn('sh', ['-c', 'sleep 30 & echo $!'], {detached: true, stdio: ['ignore', 'pipe', 'ignore']})
     const job = Number(await new Promise<string>((resolve) => leader.stdout!.once('data', (d) => resolve(String(d).trim()))))
     try {
@@ -535,7 +615,7 @@ describe('memoryFileSystem', () => {
     expect(memoryFileSystem('/x', linux, () => { throw new Error('ENOENT') })).toBeNull()
   })
 
-  it.runIf(onLinux)('reads the real type of mounted directories, as /proc/self/mounts names them', () => {
+  linuxOnly('/proc/self/mounts').it('reads the real type of mounted directories, as /proc/self/mounts names them', () => {
     const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((line) => line.split(' '))
     const tmpfs = mounts.find((m) => m[2] === 'tmpfs' && existsSync(m[1]))
     const disk = mounts.find((m) => ['ext4', 'xfs', 'btrfs'].includes(m[2]) && existsSync(m[1]))

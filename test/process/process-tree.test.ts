@@ -8,12 +8,12 @@ import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {linuxOnly} from '../helpers/skips.js'
 import {isSameProcess, processStartTime, type CommandRunner, type PlatformContext, type ProcessIdentity} from '../../src/platform/platform.js'
 import {executeStopPlan, ProcessTree, type StopHooks} from '../../src/process/process-tree.js'
 import {planFor, type StopPlan} from '../../src/process/stop-plan.js'
 import {fixture, isAlive, killLeftovers, waitFor} from '../helpers/cli.js'
 
-const onLinux = process.platform === 'linux'
 
 const groups: number[] = []
 const pids: number[] = []
@@ -62,7 +62,7 @@ function recordingHooks(plan: () => StopPlan): StopHooks & {words: string[]; sig
   }
 }
 
-describe.runIf(onLinux)('ProcessTree on real processes', () => {
+linuxOnly('/proc, POSIX signals, setsid').describe('ProcessTree on real processes', () => {
   it('a stop leaves nothing of the tree alive: SIGTERM-ignoring child and setsid grandchild included', async () => {
     const {identity, tree} = await spawnTree()
     const sid = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[3]
@@ -162,6 +162,9 @@ describe.runIf(onLinux)('ProcessTree on real processes', () => {
 // the identity and listing scripts, taskkill closing or killing (sub)trees.
 class FakeWindows {
   readonly log: string[][] = []
+  /** Wine 8's taskkill: no /T (exit 1), and exit 128 for a live windowless process asked without /F. */
+  constructor(private readonly wineTaskkill = false) {}
+
   private readonly procs = new Map<number, {ppid: number; start: string; alive: boolean; closesOnRequest: boolean}>()
 
   add(pid: number, ppid: number, closesOnRequest: boolean): ProcessIdentity {
@@ -190,8 +193,10 @@ class FakeWindows {
       if (file === 'taskkill') {
         this.log.push(['taskkill', ...args])
         const pid = Number(args.at(-1))
+        if (this.wineTaskkill && args.includes('/T')) throw Object.assign(new Error('invalid option'), {status: 1})
         if (!this.alive(pid)) throw Object.assign(new Error('not found'), {status: 128})
         const force = args.includes('/F')
+        if (this.wineTaskkill && !force && !this.procs.get(pid)!.closesOnRequest) throw Object.assign(new Error('not found'), {status: 128})
         const targets = args.includes('/T') ? [pid, ...this.descendants(pid)] : [pid]
         for (const target of targets) {
           const proc = this.procs.get(target)!
@@ -257,6 +262,19 @@ describe('the Windows mapping of a plan (injected win32 context)', () => {
     expect(taskkills(win)).toContain('/T /F /PID 77')
     expect(outcome.killedAfterMs).toBeGreaterThanOrEqual(2000)
     expect(win.alive(77)).toBe(false)
+  })
+
+  it("a taskkill without /T (Wine's) still stops the whole tree, from the descendants it recorded", async () => {
+    const win = new FakeWindows(true)
+    const worker = win.add(600, 4, false) // cmd /c
+    win.add(601, 600, false) // node.exe
+    win.add(602, 601, false) // its node.exe child
+    const tree = new ProcessTree(worker, () => !win.alive(600), win.ctx)
+    const outcome = await executeStopPlan(tree, windowsHooks(win, planFor('cancel')))
+    expect(outcome.killedAfterMs).toBeGreaterThanOrEqual(2000)
+    for (const pid of [600, 601, 602]) expect(win.alive(pid), `pid ${pid}`).toBe(false)
+    // /T refused, each process then ended on its own /F
+    expect(taskkills(win)).toEqual(expect.arrayContaining(['/T /F /PID 600', '/F /PID 600', '/F /PID 601', '/F /PID 602']))
   })
 
   it('a recorded worker whose start time no longer matches gets no taskkill at all', async () => {

@@ -9,6 +9,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {createWorktree, planWorktree, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
 import {parseShortstat} from '../../src/process/git.js'
 import {DroverError} from '../../src/base/errors.js'
+import {wineLacks} from '../helpers/skips.js'
 import {branches, cleanupRepos, commitFile, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
 
 const roots: string[] = []
@@ -37,7 +38,7 @@ const exitOf = (fn: () => unknown) => {
   throw new Error('did not throw')
 }
 
-describe('making a worktree', () => {
+wineLacks('git for Windows').describe('making a worktree', () => {
   it('a new branch drover/<id>-<name> from HEAD, the cwd mapped into it, base recorded', () => {
     const repo = makeRepo()
     mkdirSync(path.join(repo, 'pkg'))
@@ -112,7 +113,7 @@ describe('making a worktree', () => {
   })
 })
 
-describe('summary and diff', () => {
+wineLacks('git for Windows').describe('summary and diff', () => {
   it('counts commits, files, lines against the base — new files too — and uncommitted work; the index is not touched', () => {
     const repo = makeRepo()
     const {info} = make(repo)
@@ -135,7 +136,7 @@ describe('summary and diff', () => {
   })
 })
 
-describe('removal never loses work', () => {
+wineLacks('git for Windows').describe('removal never loses work', () => {
   it('no commits, clean: worktree and branch go', () => {
     const repo = makeRepo()
     const {info} = make(repo)
@@ -185,7 +186,7 @@ describe('removal never loses work', () => {
     const {info} = make(repo)
     gitIn(repo, 'worktree', 'remove', '--force', info.path)
     const verdict = worktreeVerdict(info, false)
-    expect(verdict).toEqual({keep: false, removeWorktree: false, deleteBranch: true, note: null})
+    expect(verdict).toEqual({keep: false, removeWorktree: false, deleteBranch: true, note: `worktree ${info.path} was already gone`})
     removeWorktree(info, verdict as never)
     expect(branches(repo)).toEqual(['main'])
   })

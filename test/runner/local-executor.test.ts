@@ -10,6 +10,7 @@ import {localExecutor} from '../../src/runner/local-executor.js'
 import type {TaskRecord} from '../../src/state/record.js'
 import {taskPaths} from '../../src/state/store.js'
 import {cleanupStateDirs, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+import {posixOnly} from '../helpers/skips.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -85,15 +86,21 @@ describe('the local executor', () => {
     expect(localExecutor.observe(stepped.stateDir, {...stepped.record, status: 'starting'})).toBe('gone')
   })
 
-  it('signals and cancels the runner only while its identity holds', async () => {
+  it('neither signals nor cancels a runner whose identity no longer holds', async () => {
     const child = sleeper()
     const startTime = await waitFor(() => processStartTime(child.pid!))
     const stranger = taskWithRunner({pid: child.pid!, startTime: `${startTime}1`})
     expect(localExecutor.signal(stranger.stateDir, 1, 'SIGTERM')).toBe(false)
     expect(localExecutor.cancel(stranger.stateDir, 1)).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(isAlive(child.pid!)).toBe(true)
+    expect(processStartTime(child.pid!)).toBe(startTime)
+    expect(localExecutor.signal(taskWithRunner(null).stateDir, 1, 'SIGTERM')).toBe(false)
+  })
 
+  posixOnly('SIGSTOP and SIGCONT').it('signals and cancels the runner while its identity holds, a frozen one too', async () => {
+    const child = sleeper()
+    const startTime = await waitFor(() => processStartTime(child.pid!))
+    expect(isAlive(child.pid!)).toBe(true)
     const own = taskWithRunner({pid: child.pid!, startTime})
     child.kill('SIGSTOP')
     expect(localExecutor.signal(own.stateDir, 1, 'SIGCONT')).toBe(true)

@@ -35,6 +35,16 @@ describe('runEnd', () => {
     expect(forced).toMatchObject({reason: 'drained, killed after 3 s', checkpoint: {mode: 'forced', forced: true}})
   })
 
+  it('where exits carry no signal (Windows), a worker the stop killed is recorded killed, not by the exit code taskkill /F left', () => {
+    const killed = {stop: stop('stop', {forced: true, killedAfterMs: 10_000}), exit: {code: 0, signal: null}}
+    expect(runEnd(seen({...killed, exitShowsSignal: false}))).toMatchObject({status: 'stopped', reason: 'killed after 10 s', exitCode: null, signal: 'SIGKILL'})
+    expect(runEnd(seen({...killed, exit: {code: 1, signal: null}, exitShowsSignal: false}))).toMatchObject({exitCode: null, signal: 'SIGKILL'})
+    // not killed: its own exit code stands
+    expect(runEnd(seen({stop: stop('stop', {forced: true}), exit: {code: 0, signal: null}, exitShowsSignal: false}))).toMatchObject({exitCode: 0, signal: null})
+    // where the OS reports signals, what it says stands
+    expect(runEnd(seen({...killed, exitShowsSignal: true}))).toMatchObject({exitCode: 0, signal: null})
+  })
+
   it('an adopted worker has no exit status: succeeded only on the agent\'s own word', () => {
     const adopted = {adopted: true, exit: {code: null, signal: null}}
     expect(runEnd(seen(adopted))).toEqual({status: 'failed', reason: UNKNOWN_EXIT, exitCode: null, signal: null})

@@ -9,21 +9,11 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ROOT} from '../helpers/cli.js'
+import {wineLacks} from '../helpers/skips.js'
 
 let copy: string
 let stateDir: string
 const vendor = () => path.join(copy, 'dist', 'cli-bundle', 'vendor')
-
-beforeAll(() => {
-  copy = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-'))
-  for (const entry of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(path.join(ROOT, entry), path.join(copy, entry), {recursive: true})
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
-  stateDir = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-state-'))
-})
-afterAll(() => {
-  rmSync(copy, {recursive: true, force: true})
-  rmSync(stateDir, {recursive: true, force: true})
-})
 
 async function run(args: string[]) {
   const r = await execa(process.execPath, [path.join(copy, 'bin', 'run.js'), ...args], {
@@ -45,7 +35,18 @@ async function outputs() {
   }
 }
 
-describe('the code cache of oclif', () => {
+wineLacks('junctions (its node_modules is linked into the copy)').describe('the code cache of oclif', () => {
+  beforeAll(() => {
+    copy = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-'))
+    for (const entry of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(path.join(ROOT, entry), path.join(copy, entry), {recursive: true})
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), process.platform === 'win32' ? 'junction' : 'dir')
+    stateDir = mkdtempSync(path.join(os.tmpdir(), 'drover-bundle-state-'))
+  })
+  afterAll(() => {
+    rmSync(copy, {recursive: true, force: true})
+    rmSync(stateDir, {recursive: true, force: true})
+  })
+
   it('is made by the build for this Node', () => {
     expect(readdirSync(path.join(ROOT, 'dist', 'cli-bundle', 'vendor')).filter((f) => f.endsWith('.cache')).length, 'build first: npm run build').toBeGreaterThan(0)
   })

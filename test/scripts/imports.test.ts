@@ -19,7 +19,7 @@ const SRC = path.join(ROOT, 'src')
 /** The layers, lowest first. A folder of src/ missing here fails the first test. */
 const LAYERS = ['base', 'platform', 'state', 'process', 'agents', 'runner', 'tasks', 'api']
 /** Front-ends: each sits on the API alone. */
-const FRONT_ENDS = ['cli', 'mcp', 'ui']
+const FRONT_ENDS = ['cli', 'mcp', 'ui', 'tui']
 
 function sources(dir: string): string[] {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {

@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {configPath, readStateConfig} from '../../src/state/config.js'
+import {posixOnly} from '../helpers/skips.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -65,7 +66,7 @@ describe("a state dir's config.json", () => {
     }
   })
 
-  it('is never followed through a link, nor read when it is a directory', () => {
+  posixOnly('symlinks').it('is never followed through a link, nor read when it is a directory', () => {
     const dir = stateDir()
     const elsewhere = path.join(stateDir(), 'theirs.json')
     writeFileSync(elsewhere, '{"executor": "slurm"}')

@@ -6,6 +6,7 @@ import {chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest'
+import {hasPosix, posixOnly} from '../helpers/skips.js'
 
 import {DroverError, ExitCode} from '../../src/base/errors.js'
 import {ensureStateDir, resolveStateDir} from '../../src/state/statedir.js'
@@ -19,7 +20,6 @@ import {
 } from '../../src/state/store.js'
 import {newRecord} from '../../src/tasks/launch.js'
 
-const isPosix = process.platform !== 'win32'
 const mode = (p: string) => statSync(p).mode & 0o777
 
 // env-paths reads the home directory once, when it is first imported; vitest keeps
@@ -132,7 +132,7 @@ describe('ensureStateDir', () => {
     const dir = path.join(root, 'a', 'b', 'state')
     ensureStateDir(dir)
     expect(statSync(dir).isDirectory()).toBe(true)
-    if (isPosix) {
+    if (hasPosix) {
       expect(mode(dir)).toBe(0o700)
       expect(mode(path.join(root, 'a'))).toBe(0o700)
       expect(mode(path.join(dir, 'tasks'))).toBe(0o700)
@@ -152,7 +152,7 @@ describe('ensureStateDir', () => {
     expectStateDirError(() => ensureStateDir(path.join(root, 'missing'), {create: false}), /does not exist/)
   })
 
-  it.runIf(isPosix)('refuses a dir that group or others may write, naming the fix', () => {
+  posixOnly('POSIX file modes').it('refuses a dir that group or others may write, naming the fix', () => {
     for (const unsafe of [0o770, 0o702, 0o777]) {
       const dir = path.join(root, `unsafe-${unsafe.toString(8)}`)
       mkdirSync(path.join(dir, 'tasks'), {recursive: true})
@@ -165,7 +165,7 @@ describe('ensureStateDir', () => {
     expect(() => ensureStateDir(readable)).not.toThrow()
   })
 
-  it.runIf(isPosix)('never suggests chmod for a directory drover did not make, or one shared by design like /tmp', () => {
+  posixOnly('POSIX file modes').it('never suggests chmod for a directory drover did not make, or one shared by design like /tmp', () => {
     const foreign = path.join(root, 'foreign')
     mkdirSync(foreign)
     chmodSync(foreign, 0o777)
@@ -179,7 +179,7 @@ describe('ensureStateDir', () => {
     }
   })
 
-  it.runIf(isPosix)('keeps files 0600 and dirs 0700 even when the umask is 000', () => {
+  posixOnly('POSIX file modes and umask').it('keeps files 0600 and dirs 0700 even when the umask is 000', () => {
     const previous = process.umask(0)
     try {
       const dir = path.join(root, 'open', 'state')

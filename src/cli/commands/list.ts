@@ -1,13 +1,10 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {DEFAULT_RECENT} from '../../api/drover.js'
-import {FINAL_STATUSES, TASK_STATUSES, usageError, type TaskStatus} from '../../api/values.js'
+import {usageError} from '../../api/values.js'
+import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 import {renderTaskTable} from '../render/list-view.js'
-
-/** What --status active means: a task with a runner now (not one queued for its turn). */
-const ACTIVE: readonly TaskStatus[] = ['starting', 'running', 'stopping', 'waiting']
-const FILTERABLE = [...TASK_STATUSES, 'corrupt', 'active', 'final'] as const
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
 
@@ -30,6 +27,7 @@ On a terminal the table fits its width: long names and commands are cut with …
 
   static override flags = {
     status: Flags.string({description: `only tasks with these statuses (comma-separated: ${FILTERABLE.join(', ')})`, multiple: true}),
+    queue: Flags.string({description: 'only the tasks of this queue'}),
     all: Flags.boolean({char: 'a', description: 'show every task, not only the live and the newest ended ones'}),
     last: Flags.integer({description: `show the live tasks and the N newest ended ones (default ${DEFAULT_RECENT} in the table, all with -q and --json)`, min: 0}),
     quiet: Flags.boolean({char: 'q', description: 'print only the ids, one per line (every task unless --last)'}),
@@ -44,7 +42,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     // What scripts read (-q, --json) stays complete unless they ask for less.
     const forScripts = this.jsonEnabled() || flags.quiet
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
-    const filter = {status: wanted ?? undefined, showEnv: flags['show-env']}
+    const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
     const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
@@ -55,24 +53,11 @@ On a terminal the table fits its width: long names and commands are cut with …
       const width = process.stdout.isTTY ? process.stdout.columns : undefined
       process.stdout.write(renderTaskTable(tasks, {color: this.color(flags.color), width}) + '\n')
     } else if (hidden === 0) {
-      this.note(wanted === null ? 'no tasks' : `no tasks with status ${[...(flags.status ?? [])].join(',')}`)
+      const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`].join('')
+      this.note(`no tasks${what}`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)
     return tasks
   }
-}
-
-function parseStatusFilter(values: string[] | undefined): (TaskStatus | 'corrupt')[] | null {
-  if (!values || values.length === 0) return null
-  const wanted = new Set<TaskStatus | 'corrupt'>()
-  for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
-    if (!(FILTERABLE as readonly string[]).includes(value)) {
-      throw usageError(`--status: unknown status '${value}' (one of: ${FILTERABLE.join(', ')})`)
-    }
-    if (value === 'active') for (const s of ACTIVE) wanted.add(s)
-    else if (value === 'final') for (const s of FINAL_STATUSES) wanted.add(s)
-    else wanted.add(value as TaskStatus | 'corrupt')
-  }
-  return [...wanted]
 }

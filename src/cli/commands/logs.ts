@@ -6,7 +6,7 @@ import {BaseCommand} from '../base-command.js'
 import {usageError} from '../../api/values.js'
 import {followToStdout} from '../render/follow-stdout.js'
 import {painter} from '../render/color.js'
-import {logsView, wantsLogsView} from '../logs-view.js'
+import {logsView, notStartedNote, wantsLogsView} from '../logs-view.js'
 
 /** `-n N` or `-n all`: a count of lines, or the whole log. */
 const lineCount = Flags.custom<number | 'all'>({
@@ -28,7 +28,7 @@ Output of every run of the task is in one log; restarts and resumes are separate
 
 For claude and codex tasks on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to six lines (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
 
-Several tasks (logs -f A B C), or --all (every running task, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived; --since D shows the runs active in the last D (drover knows when runs began and ended, not when each line was written).`
+Following a task that is queued (or waiting for a usage limit) says on stderr what it waits for. Several tasks (logs -f A B C), or --all (every live task — queued and waiting ones too —, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived; --since D shows the runs active in the last D (drover knows when runs began and ended, not when each line was written).`
 
   static override examples = [
     {description: 'Follow an agent as it works', command: '<%= config.bin %> logs -f fix-tests'},
@@ -42,13 +42,13 @@ Several tasks (logs -f A B C), or --all (every running task, and with -f those t
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] -f --all']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task id or name (several with -f, each line prefixed [id name])'})}
+  static override args = {task: Args.string({description: 'task id or name, or :latest (several with -f, each line prefixed [id name])'})}
 
   static override flags = {
     follow: Flags.boolean({char: 'f', description: 'follow new output until the task ends'}),
     tail: lineCount({char: 'n', aliases: ['lines'], description: 'print only the last N lines, or "all" (the default, with -f too)', exclusive: ['offset']}),
     offset: Flags.integer({description: 'start at this byte of output.log (the "end" of the last --json output object)', min: 0, exclusive: ['tail']}),
-    all: Flags.boolean({char: 'a', description: 'every running task, and with -f those that start while following'}),
+    all: Flags.boolean({char: 'a', description: 'every live task (queued and waiting ones too), and with -f those that start while following'}),
     pretty: Flags.boolean({description: "claude and codex: show the agent's events as a transcript (the default on a terminal)"}),
     raw: Flags.boolean({description: "the agent's own event stream, byte for byte (the default when piped)"}),
     full: Flags.boolean({description: 'with --pretty: tool results and thinking in full, not cut to a few lines'}),
@@ -70,6 +70,8 @@ Several tasks (logs -f A B C), or --all (every running task, and with -f those t
     const from = {offset: flags.offset, tail: flags.tail === 'all' ? undefined : flags.tail}
     if (flags.follow) {
       const {id, offset} = await drover.outputStart(args.task, from)
+      const note = notStartedNote(await drover.get(id))
+      if (note) process.stderr.write(`${note}\n`)
       process.exitCode = await followToStdout(drover, id, offset, {json: this.jsonEnabled()})
       return
     }

@@ -25,7 +25,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all | --interrupted']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'resume every drained task and every lost one that was meant to run'}),
@@ -49,7 +49,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
       maxTurns: flags['max-turns'],
       maxTokens: flags['max-tokens'],
     }
-    const result = await drover.resumeMany({refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt ?? DEFAULT_RESUME_PROMPT, budget})
+    const result = await drover.resumeMany({tasks: refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt ?? DEFAULT_RESUME_PROMPT, budget})
     if (!this.jsonEnabled()) {
       for (const task of result.resumed) {
         if (task.status === 'failed') this.note(`drover: task ${task.id} failed to resume: ${task.reason}`)

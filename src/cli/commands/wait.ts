@@ -8,7 +8,7 @@ const STATUSES = ['queued', 'starting', 'running', 'stopping', 'succeeded', 'fai
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until tasks have ended; exit 0 if all succeeded.'
-  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME those of the queue, with --status S those in that status now (--queue and --status combine).
+  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME the queue's current batch (its live tasks and those that ran alongside them since the queue was last empty, so a failure just before wait began still counts; an unknown queue is refused), with --status S those in that status now (--queue and --status combine: the queue's tasks in that status).
 
 Exit code: 0 when every task waited for succeeded (with --any: the one that ended first). Otherwise the exit code of the first task, in the order they ended, that did not succeed: its own exit code, 128 + the signal number when a signal ended it, or 1 when it has neither (skipped, cancelled or stopped before it ran, lost). 124 when --timeout passed first, 130 on Ctrl-C (which ends the wait, never the tasks), 3 for an unknown task.
 
@@ -23,11 +23,11 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all|--queue NAME|--status S']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'every task that has not ended yet'}),
-    queue: Flags.string({description: 'the tasks of this queue that have not ended yet'}),
+    queue: Flags.string({description: "the queue's current batch: its live tasks and those that ran alongside them"}),
     status: Flags.string({description: 'the tasks in this status now (repeatable, or comma-separated)', multiple: true}),
     any: Flags.boolean({description: 'return when the first task ends'}),
     timeout: Flags.string({description: 'give up after this long (e.g. 90s, 30m) and exit 124'}),
@@ -40,7 +40,7 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
     const status = flags.status?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)
     for (const s of status ?? []) if (!STATUSES.includes(s)) throw api.usageError(`--status: unknown status '${s}' (one of: ${STATUSES.join(', ')})`)
     const drover = await this.drover(flags['state-dir'])
-    const selection = {refs: argv as string[], all: flags.all || undefined, queue: flags.queue, status: status as TaskStatus[] | undefined}
+    const selection = {tasks: argv as string[], all: flags.all || undefined, queue: flags.queue, status: status as TaskStatus[] | undefined}
     const ids = await api.selectForWait(drover.stateDir, selection)
     if (ids.length === 0) {
       if (!this.jsonEnabled()) this.note('drover: nothing to wait for')
@@ -56,6 +56,13 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
       const onEnd = (task: TaskJson) => {
         if (progress) ended.get(task.id)?.(task)
         else if (!this.jsonEnabled()) process.stdout.write(`${line(task)}\n`)
+      }
+      // A paused queue starts none of these until resumed: a wait that would otherwise look hung says so.
+      const queued = (await drover.list({status: ['queued']})) as TaskJson[]
+      const paused = new Map<string, number[]>()
+      for (const t of queued) if (t.queuePaused && ids.includes(t.id)) paused.set(t.queue!, [...(paused.get(t.queue!) ?? []), t.id])
+      for (const [queue, held] of paused) {
+        if (!this.jsonEnabled()) this.note(`drover: queue ${queue} is paused: ${held.length === 1 ? 'task' : 'tasks'} ${held.join(', ')} will not start until drover queue resume ${queue}`)
       }
       // On stderr, so a script sees what it waits for (and a pipe reads only the outcomes).
       if (!progress) this.note(`drover: waiting for ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}${flags.any ? ' (until the first ends)' : ''}`)

@@ -5,7 +5,7 @@
 // the word the user typed and the arguments after it before anything is said.
 
 import type {Hook} from '@oclif/core/hooks'
-import {suggest} from '../suggest.js'
+import {suggest} from '../../api/suggest.js'
 
 const hook: Hook<'command_not_found'> = async function (options) {
   const [typed, ...words] = options.id.split(':')

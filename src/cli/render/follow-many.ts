@@ -9,9 +9,8 @@ import {statSync} from 'node:fs'
 import type {Drover} from '../../api/drover.js'
 import type {TaskDetailJson, TaskJson} from '../../api/task-json.js'
 import {exitCodeOf} from '../../api/logs.js'
-import {transcriptItems} from '../../api/transcript.js'
+import {transcriptItems, transcriptLines} from '../../api/transcript.js'
 import type {Paint, Style} from './color.js'
-import {renderTranscriptItem} from './transcript-view.js'
 
 export interface FollowManyOptions {
   /** keep following until every task has ended (else print what is there and stop). */
@@ -65,7 +64,7 @@ export async function followMany(drover: Drover, tasks: TaskDetailJson[], opts: 
     const known = sizeOf(task.paths.output)
     let rest = ''
     const lineOut = (line: string, at: number) => {
-      const rendered = pretty ? transcriptItems(task.agent, line).flatMap((item) => renderTranscriptItem(item, {paint: opts.paint, full: opts.full})) : [line]
+      const rendered = pretty ? transcriptItems(task.agent, line).flatMap((item) => transcriptLines(item, {paint: opts.paint, full: opts.full})) : [line]
       const stamp = opts.timestamps ? `${opts.paint('dim', at < known ? UNKNOWN_TIME : clock(new Date()))} ` : ''
       const prefix = opts.prefix ? `${opts.paint(colour, label(task.id).padEnd(width()))} ` : ''
       for (const text of rendered) emit(`${prefix}${stamp}${text}\n`)

@@ -27,7 +27,7 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
       return [String(task.id), '', paint('red', 'corrupt'), '', '', '', (task as CorruptTaskJson).error]
     }
     const t = task as TaskJson
-    const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
+    const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
     const style = statusStyle(t.status)
     return [
       String(t.id),

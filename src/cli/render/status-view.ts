@@ -107,8 +107,11 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   }
   if (task.worktree) {
     const w = task.worktree
-    add('worktree', `${w.path} (branch ${w.branch} from ${w.base === 'HEAD' ? '' : `${w.base} `}${w.baseCommit.slice(0, 12)})`)
-    if (w.summary) add('changes', worktreeChanges(w.summary))
+    const missing = task.worktreePresent === false
+    add('worktree', `${w.path}${missing ? ' MISSING (deleted by hand?)' : ''} (branch ${w.branch} from ${w.base === 'HEAD' ? '' : `${w.base} `}${w.baseCommit.slice(0, 12)})`)
+    // the summary is the one recorded when a run ended: with the folder gone, its uncommitted changes went too
+    if (w.summary) add('changes', missing ? `${worktreeChanges({...w.summary, uncommitted: false}).replace(/, nothing uncommitted$/, '')} on the branch; changes not committed went with the folder` : worktreeChanges(w.summary))
+    if (missing) add('clean up', `drover rm ${task.id} (the branch and its commits are kept unless merged)`)
   }
   if (task.resume) add('resume', task.resume)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)

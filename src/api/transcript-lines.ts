@@ -1,9 +1,14 @@
-// An agent's transcript as lines for a person (`logs --pretty`): the text it
-// writes, `→ Tool args` for each call, results indented and cut short unless
-// --full, errors in red, and a closing line with cost, turns and time.
+// An agent's transcript as lines for a person (`logs --pretty`, `top`): the
+// text it writes, `→ Tool args` for each call, results indented and cut short
+// unless `full`, errors in red, and a closing line with cost, turns and time.
+// Worded here once, so every terminal front-end shows an agent alike; the
+// caller's `paint` decides whether (and how) the styles become colour.
 
-import type {TranscriptItem} from '../../api/transcript.js'
-import type {Paint} from './color.js'
+import type {TranscriptItem} from '../agents/transcript.js'
+
+/** The styles a transcript line asks for. */
+export type TranscriptStyle = 'red' | 'green' | 'cyan' | 'dim'
+export type TranscriptPaint = (style: TranscriptStyle, text: string) => string
 
 /** Lines and characters of a tool result or a thought shown without --full. */
 const RESULT_LINES = 6
@@ -27,7 +32,7 @@ function clip(text: string, lines: number, chars: number, full: boolean): {lines
 
 const seconds = (ms: number) => (ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`)
 
-export function renderTranscriptItem(item: TranscriptItem, opts: {paint: Paint; full: boolean}): string[] {
+export function transcriptLines(item: TranscriptItem, opts: {paint: TranscriptPaint; full: boolean}): string[] {
   const {paint, full} = opts
   switch (item.kind) {
     case 'session':

@@ -1,7 +1,7 @@
 // One "did you mean" rule for commands and flags: close typos and prefixes, nothing far.
 
 import {expect, it} from 'vitest'
-import {suggest} from '../../src/cli/suggest.js'
+import {suggest} from '../../src/base/suggest.js'
 
 const COMMANDS = ['start', 'list', 'status', 'logs', 'stop', 'cancel', 'drain', 'resume', 'prune']
 

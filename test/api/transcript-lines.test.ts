@@ -2,8 +2,8 @@
 // --full, errors, the closing line, and no control character reaching the terminal.
 
 import {describe, expect, it} from 'vitest'
-import {renderTranscriptItem} from '../../../src/cli/render/transcript-view.js'
-import {painter} from '../../../src/cli/render/color.js'
+import {transcriptLines as renderTranscriptItem} from '../../src/api/transcript-lines.js'
+import {painter} from '../../src/cli/render/color.js'
 
 const plain = {paint: painter(false), full: false}
 

@@ -1,0 +1,39 @@
+import * as Flags from '@oclif/core/flags'
+import {BaseCommand} from '../base-command.js'
+import {parseDuration} from '../../api/values.js'
+import {painter} from '../render/color.js'
+
+export default class Doctor extends BaseCommand {
+  static override summary = 'Check the agents, the state dir, the executors and the environment; say what to fix.'
+  static override description = `Looks at everything drover depends on and prints one line per problem saying what to do. Exit 0 when nothing is broken (warnings may still be printed), 1 when something is.
+
+Agents: for each agent drover knows (claude, codex, gemini, qwen, copilot, opencode), whether it is on PATH and where, its version, whether drover can read its flags from its --help (resume needs them to keep every flag of the original command) and where it keeps its sessions. Only \`AGENT --version\` and its help are run, each with a timeout (--timeout): nothing that starts a session or contacts a model.
+
+State dir: its path and where it came from, owner and mode (drover refuses one that its group or other users can write; Windows decides access by ACLs, which are not judged), free space, records that cannot be read (by id), locks whose holder is gone, tasks recorded running whose runner is gone, and processes of ended tasks still alive (on Linux also those that left the task's process tree).
+
+Executors: Slurm, when the state dir's config.json or DROVER_EXECUTOR makes it the default or a live task runs on it — its client commands on PATH and its controller answering \`scontrol ping\`.
+
+Environment: which API key variables of the agents are set. Their values are never read into the report or shown.
+
+doctor changes nothing: a missing state dir is not created, a stale lock is not taken over, a task whose runner is gone is not recorded lost. The commands it names do that.`
+
+  static override examples = [
+    {description: 'Is everything in order?', command: '<%= config.bin %> doctor'},
+    {description: 'The report for a script (exit 1 when something is broken)', command: '<%= config.bin %> doctor --json | jq .problems'},
+    {description: 'Check the state dir a cron job uses', command: '<%= config.bin %> doctor --state-dir /srv/drover'},
+  ]
+
+  static override flags = {
+    timeout: Flags.string({description: 'how long each agent --version/--help and scontrol ping may take (default 20s)'}),
+  }
+
+  async run(): Promise<unknown> {
+    const {flags} = await this.parse(Doctor)
+    const timeoutMs = flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout')
+    const [{doctor}, {doctorLines}] = await Promise.all([import('../../api/doctor.js'), import('../render/doctor-view.js')])
+    const report = await doctor({stateDir: flags['state-dir'], timeoutMs, version: this.config.version})
+    if (!report.ok) process.exitCode = 1
+    if (!this.jsonEnabled()) process.stdout.write(doctorLines(report, painter(this.color(flags.color))).join('\n') + '\n')
+    return report
+  }
+}

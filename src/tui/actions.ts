@@ -1,0 +1,51 @@
+// The actions at a key: each one call of the API the CLI and the dashboard
+// make (a stop from top is the stop `drover stop` makes). They ask and
+// return at once (wait: false); what happens next reaches the list through
+// the events like any change made from a shell, and the footer says it.
+
+import type {Drover} from '../api/drover.js'
+import type {ActionName} from './view.js'
+
+export const ACTION_KEYS: Record<string, ActionName> = {s: 'stop', c: 'cancel', d: 'drain', r: 'resume', a: 'again', w: 'wrap-up'}
+
+/** How the question names the action: `stop task 3 (build)`. */
+export const ACTION_VERBS: Record<ActionName, string> = {
+  stop: 'stop',
+  cancel: 'cancel',
+  drain: 'drain',
+  resume: 'resume',
+  again: 'start again',
+  'wrap-up': 'wrap up and stop',
+}
+
+/** What the footer says while the call is out. */
+export const ACTION_PROGRESS: Record<ActionName, string> = {
+  stop: 'stopping',
+  cancel: 'cancelling',
+  drain: 'draining',
+  resume: 'resuming',
+  again: 'starting again',
+  'wrap-up': 'asking to wrap up',
+}
+
+/** Runs the action; resolves with the line the footer shows (a refusal throws the API's error). */
+export async function runAction(drover: Drover, action: ActionName, id: number, message?: string): Promise<string> {
+  switch (action) {
+    case 'stop':
+      return (await drover.stop(id, {wait: false})).message
+    case 'wrap-up':
+      return (await drover.stop(id, {wait: false, wrapUp: true})).message
+    case 'cancel':
+      return (await drover.cancel(id, {wait: false})).message
+    case 'drain':
+      return (await drover.drain(id, {wait: false})).message
+    case 'resume': {
+      const task = await drover.resume(id, {prompt: message})
+      return `task ${task.id} resumed: run ${task.run}, ${task.status}`
+    }
+    case 'again': {
+      const {task} = await drover.startAgain(id)
+      return `task ${task.id} started again: run ${task.run}, ${task.status}`
+    }
+  }
+}

@@ -1,0 +1,130 @@
+// One frame of `top` as text lines, exactly the terminal's height and never
+// wider than it: the header, the list and the preview pane (or a task full
+// screen, its diff, or the help), and the footer — keys, a question, or what
+// the last action did. Pure: the same input draws the same frame.
+
+import {headerLine, rowLine, type Layout} from './columns.js'
+import type {Row} from './tasks.js'
+import {cut, displayWidth} from './text.js'
+import type {Paint} from './style.js'
+import {paneTop, type ViewState} from './view.js'
+
+export interface ScreenInput {
+  width: number
+  height: number
+  paint: Paint
+  now: number
+  rows: readonly Row[]
+  layout: Layout
+  view: ViewState
+  readOnly: boolean
+  /** the first line: what is shown and the counts. */
+  title: string
+  /** the pane under the list (or the whole body for a task, its diff): a title and its lines. */
+  pane: {title: string; lines: readonly string[]}
+}
+
+/** The keys, as the footer and `?` list them. */
+export const KEYS: {key: string; what: string; action?: boolean}[] = [
+  {key: '↑/↓ j/k', what: 'move'},
+  {key: 'PgUp/PgDn Home/End', what: 'page, first, last'},
+  {key: 'Enter', what: 'open the task full screen (q or Esc back)'},
+  {key: '/', what: 'filter by name, command, status (Enter keeps, Esc clears)'},
+  {key: 's', what: 'stop (graceful: SIGTERM, then SIGKILL)', action: true},
+  {key: 'c', what: 'cancel (never resumed)', action: true},
+  {key: 'd', what: 'drain (checkpoint, resume later)', action: true},
+  {key: 'r', what: 'resume, with an optional message', action: true},
+  {key: 'a', what: 'start again (a new run)', action: true},
+  {key: 'w', what: 'wrap-up stop (asks the agent to finish first)', action: true},
+  {key: 'v', what: "the worktree's diff (--worktree tasks)"},
+  {key: 'p', what: "an agent's transcript, or its raw events"},
+  {key: '?', what: 'this help'},
+  {key: 'q', what: 'quit (tasks keep running)'},
+]
+
+const SHORT_KEYS = (readOnly: boolean) =>
+  [
+    '↑↓ move',
+    '⏎ open',
+    '/ filter',
+    ...(readOnly ? [] : ['s stop', 'c cancel', 'd drain', 'r resume', 'a again', 'w wrap-up']),
+    'v diff',
+    'p raw',
+    '? help',
+    'q quit',
+  ].join('  ')
+
+/** How many rows the list gets in the list view; the preview pane gets the rest. */
+export function listHeightFor(height: number): number {
+  const body = Math.max(0, height - 4) // title, column header, pane title, footer
+  return Math.max(Math.min(3, body), Math.floor(body * 0.45))
+}
+
+/** How many lines the pane gets in the current mode. */
+export function paneHeightFor(height: number, mode: ViewState['mode']): number {
+  return mode === 'list' ? Math.max(0, height - 4 - listHeightFor(height)) : Math.max(0, height - 2)
+}
+
+export function footerLine(view: ViewState, readOnly: boolean, paint: Paint): string {
+  if (view.confirm) return paint('bold', `${view.confirm.label}? (y/n)`)
+  if (view.input?.kind === 'filter') return `/${view.input.text}\u001B[7m \u001B[27m`
+  if (view.input?.kind === 'message') return `resume message (Enter: the default, Esc: back): ${view.input.text}\u001B[7m \u001B[27m`
+  if (view.footer) {
+    const {text, tone} = view.footer
+    return tone === 'error' ? paint('red', text) : tone === 'ok' ? paint('green', text) : text
+  }
+  if (view.mode === 'task' || view.mode === 'diff') return paint('dim', `↑↓ PgUp/PgDn scroll  End follow  ${view.mode === 'task' ? 'p raw  ' : ''}q/Esc back`)
+  const keys = SHORT_KEYS(readOnly)
+  return paint('dim', view.filter ? `filter: ${view.filter}  ·  ${keys}` : keys)
+}
+
+function helpLines(readOnly: boolean, paint: Paint): string[] {
+  const keys = KEYS.filter((k) => !readOnly || !k.action)
+  const width = Math.max(...keys.map((k) => k.key.length))
+  return [
+    paint('bold', 'Keys'),
+    '',
+    ...keys.map((k) => `  ${k.key.padEnd(width)}  ${k.what}`),
+    '',
+    readOnly ? 'Read-only: no actions.' : 'Every action asks y/n first; the footer shows what it did.',
+    'Tasks run under their own runners: quitting top leaves them running.',
+    '',
+    paint('dim', 'any key: back'),
+  ]
+}
+
+export function renderScreen(input: ScreenInput): string[] {
+  const {width, height, paint, view} = input
+  const lines: string[] = [paint('bold', view.mode === 'task' || view.mode === 'diff' ? input.pane.title : input.title)]
+  if (view.mode === 'help') {
+    lines.push(...helpLines(input.readOnly, paint))
+  } else if (view.mode === 'list') {
+    const listHeight = listHeightFor(height)
+    lines.push(headerLine(input.layout, paint))
+    const shown = input.rows.slice(view.scroll, view.scroll + listHeight)
+    for (const row of shown) lines.push(rowLine(row, input.layout, {selected: row.id === view.selected, now: input.now, paint}))
+    if (input.rows.length === 0) lines.push(paint('dim', view.filter ? `  no task matches /${view.filter}` : '  no tasks'))
+    while (lines.length < 2 + listHeight) lines.push('')
+    lines.push(paneTitle(input.pane.title, width, paint))
+    pushPane(lines, input, paneHeightFor(height, 'list'))
+  } else {
+    pushPane(lines, input, paneHeightFor(height, view.mode))
+  }
+  while (lines.length < height - 1) lines.push('')
+  lines.length = Math.max(0, height - 1)
+  lines.push(footerLine(view, input.readOnly, paint))
+  return lines.slice(0, height).map((line) => cut(line, width))
+}
+
+/** `── title ────…` across the width. */
+function paneTitle(title: string, width: number, paint: Paint): string {
+  const head = cut(`── ${title} `, width)
+  return paint('dim', head + '─'.repeat(Math.max(0, width - displayWidth(head))))
+}
+
+function pushPane(lines: string[], input: ScreenInput, height: number): void {
+  if (height <= 0) return
+  const all = input.pane.lines
+  const top = paneTop(input.view.paneScroll, all.length, height)
+  for (let i = top; i < Math.min(all.length, top + height); i++) lines.push(all[i])
+}

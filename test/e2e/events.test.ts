@@ -1,0 +1,70 @@
+// Drover.events() with the options a live view starts from: `initial`
+// reports the tasks already there (and onReady says when that first look is
+// done), `updates` reports a record that changed without a status change —
+// a fake claude's turns as it works.
+
+import {afterEach, describe, expect, it} from 'vitest'
+import {openStateDir, type TaskEvent} from '../../src/api/index.js'
+import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
+
+afterEach(() => cleanupStateDirs())
+
+async function collect(stateDir: string, opts: {initial?: boolean; updates?: boolean}, until: (seen: TaskEvent[]) => boolean, timeout = 20_000) {
+  const api = await openStateDir(stateDir)
+  const abort = new AbortController()
+  const seen: TaskEvent[] = []
+  let readyAfter = -1
+  const timer = setTimeout(() => abort.abort(), timeout)
+  for await (const event of api.events({...opts, signal: abort.signal, pollMs: 50, onReady: () => (readyAfter = seen.length)})) {
+    seen.push(event)
+    if (until(seen)) break
+  }
+  clearTimeout(timer)
+  return {seen, readyAfter}
+}
+
+describe('Drover.events', () => {
+  it('with initial, reports every task already there as created, then says it is ready; no end for one that ended before', async () => {
+    const stateDir = makeStateDir()
+    const live = await startOk(stateDir, ['--', 'sleep', '300'])
+    const done = await startOk(stateDir, ['--', 'true'])
+    await waitFor(() => readTask(stateDir, done).status === 'succeeded')
+    const api = await openStateDir(stateDir)
+    const abort = new AbortController()
+    const seen: TaskEvent[] = []
+    let ready = false
+    const watching = (async () => {
+      for await (const event of api.events({initial: true, signal: abort.signal, pollMs: 50, onReady: () => (ready = true)})) seen.push(event)
+    })()
+    await waitFor(() => ready)
+    expect(seen.map((e) => `${e.type}:${e.id}`).sort()).toEqual([`created:${done}`, `created:${live}`].sort())
+    expect(seen.find((e) => e.id === done && e.type === 'created')).toMatchObject({task: {status: 'succeeded'}})
+    // and changes from then on, as without initial
+    await drover(stateDir, ['stop', String(live)])
+    await waitFor(() => seen.some((e) => e.type === 'ended' && e.id === live))
+    abort.abort()
+    await watching
+  })
+
+  it("with updates, reports an agent's record changing while it runs (turns), and not without", async () => {
+    const stateDir = makeStateDir()
+    const home = makeStateDir()
+    const id = json(
+      await drover(stateDir, [
+        'start', '--json', '--agent', 'claude', '-e', `HOME=${home}`, '-e', 'FAKE_AGENT_TURNS=40', '-e', 'FAKE_AGENT_TURN_MS=200',
+        '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
+      ]),
+    ).id
+    await waitFor(() => readTask(stateDir, id).status === 'running')
+    const turns = (e: TaskEvent) => (e.type === 'updated' ? (e.task.agentInfo?.turns ?? 0) : 0)
+    const {seen} = await collect(stateDir, {updates: true}, (s) => s.filter((e) => e.type === 'updated' && turns(e) > 0).length >= 2)
+    const updates = seen.filter((e) => e.type === 'updated')
+    expect(updates.length).toBeGreaterThanOrEqual(2)
+    expect(updates.every((e) => e.id === id)).toBe(true)
+    expect(turns(updates.at(-1)!)).toBeGreaterThan(0)
+    expect(turns(updates.at(-1)!)).toBeGreaterThanOrEqual(turns(updates[0]))
+    const without = await collect(stateDir, {}, () => false, 1500)
+    expect(without.seen.filter((e) => (e.type as string) === 'updated')).toEqual([])
+    await drover(stateDir, ['cancel', String(id)])
+  })
+})
