@@ -9,7 +9,7 @@
 // copilot and opencode (claude and codex have the findings files);
 // DROVER_TEST_AGENTS_ONLY=a,b picks agents (the newest-versions run gives all six).
 
-import {mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
@@ -169,6 +169,11 @@ describe.each(SELECTED)('$kind under drover, the real binary offline', (agent: R
     const id = await start(dir, env, agent.command('reboot prompt of the scenario [[slow: 60]]'), agentTempDir('drover-work-'))
     await waitForRequest(server, 'reboot prompt of the scenario')
     const sessionId = await sessionIdOf(dir, id)
+    if (agent.kind === 'copilot') {
+      // drover gave copilot its session id at launch; a kill before copilot saved the prompt leaves nothing to resume
+      const events = path.join(env.HOME, '.copilot', 'session-state', sessionId, 'events.jsonl')
+      await waitFor(() => existsSync(events) && readFileSync(events, 'utf8').includes('reboot prompt of the scenario'), {timeout: 30_000, message: 'copilot to save the prompt'})
+    }
     const runner = runnerPid(dir, id)!
     const worker = readTask(dir, id).worker.pid
     process.kill(runner, 'SIGKILL')
