@@ -229,6 +229,21 @@ describe.each(SELECTED)('$kind under drover, the real binary offline', (agent: R
   it('a usage limit in its own words: recognised, waited out, resumed in the same session (opencode waits it out itself)', async () => {
     const dir = stateDir()
     const env = agent.env(server)
+    if (agent.kind === 'opencode') {
+      // opencode retries every 429 by itself (backing off, honouring retry-after) until the limit lifts: the run is only slower
+      let until = 0
+      server.respondWith(() => {
+        if (until === 0) until = Math.floor(Date.now() / 1000) + limitWindow(agent)
+        return Date.now() / 1000 < until ? limitReply(agent, until) : undefined
+      })
+      const id = await start(dir, env, agent.command('first prompt of the limit scenario'), agentTempDir('drover-work-'), ['--on-limit', 'wait'])
+      const done = await settled(dir, id, env, 90_000)
+      expect(done, JSON.stringify(done)).toMatchObject({status: 'succeeded', run: 1})
+      expect(done.agentInfo.sessionId).toMatch(/^ses_/)
+      expect(done.agentInfo.limit ?? null).toBeNull()
+      expect(server.requests.filter((r) => r.reply?.kind === 'usage-limit').length).toBeGreaterThanOrEqual(2)
+      return
+    }
     const id = await start(dir, env, agent.command('first prompt of the limit scenario'), agentTempDir('drover-work-'), ['--on-limit', 'wait'])
     const first = await settled(dir, id, env, 90_000)
     expect(first, JSON.stringify(first)).toMatchObject({status: 'succeeded'})
@@ -242,14 +257,6 @@ describe.each(SELECTED)('$kind under drover, the real binary offline', (agent: R
       return Date.now() / 1000 < resetsAt ? limitReply(agent, resetsAt) : undefined
     })
     expect((await drover(dir, ['resume', String(id), '--prompt', 'second prompt of the limit scenario'], {env})).exitCode).toBe(0)
-    if (agent.kind === 'opencode') {
-      // opencode retries every 429 by itself (backing off, honouring retry-after) until the limit lifts: the run is only slower
-      const done = await settled(dir, id, env, 90_000)
-      expect(done, JSON.stringify(done)).toMatchObject({status: 'succeeded', run: 2, agentInfo: {sessionId}})
-      expect(done.agentInfo.limit ?? null).toBeNull()
-      expect(server.requests.filter((r) => r.reply?.kind === 'usage-limit').length).toBeGreaterThanOrEqual(2)
-      return
-    }
     const waiting = await waitFor(
       () => {
         const t = readTask(dir, id)
