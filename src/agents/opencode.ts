@@ -4,9 +4,10 @@
 // its tokens and cost); `text` and `tool_use` parts come whole, a tool's only
 // once it finished — so a step in progress counts as work in flight, and a
 // drain signals it between steps. No final result event: the last
-// `step_finish` with reason `stop` ends the run. `--session ID` continues,
-// but from another cwd it hangs silently unless `--dir` names the session's
-// directory: a resume always names it.
+// `step_finish` with reason `stop` ends the run. `--session ID` continues
+// from the session's cwd (drover runs a resume there); from another cwd it
+// runs the turn, prints nothing and never exits, and with `--dir` (1.18.33)
+// it hangs before the turn, so a resume never adds one.
 
 import path from 'node:path'
 import {keptTokens} from './argv.js'
@@ -99,7 +100,7 @@ export const opencode: AgentProfile = {
   testedVersion: '1.18.33',
   binaries: BINARIES,
   versionArgv: ['--version'],
-  helpArgv: (head) => [...head, 'run', '--help'],
+  helpArgv: (head) => (head.includes('run') ? [...head, '--help'] : [...head, 'run', '--help']),
   // yargs: `--file` takes several values
   helpGrammar: {array: 'variadic'},
   headless: 'opencode run --format json …',
@@ -111,18 +112,18 @@ export const opencode: AgentProfile = {
   sessionSource: 'stream',
   sessionFlags: ['--session', '--continue', '--fork'],
   noPersistenceFlags: [],
-  cwdRule: 'dir-flag',
+  cwdRule: 'same-cwd',
   // `run`'s flags follow `run`; what precedes it is the launcher's and opencode's own.
   splitArgs(args) {
     const runAt = args.indexOf('run')
     return runAt === -1 ? {head: [], rest: args} : {head: args.slice(0, runAt + 1), rest: args.slice(runAt + 1)}
   },
-  resumeArgv({program, head, tokens, sessionId, prompt, cwd}) {
+  // The prompt after `--`: `--file` and the message are both arrays, so nothing else keeps them apart.
+  resumeArgv({program, head, tokens, sessionId, prompt}) {
     const kept = keptTokens(tokens, opencode.sessionFlags)
     const json = tokens.some((t) => t.flag === '--format') ? [] : ['--format', 'json']
-    const dir = tokens.some((t) => t.flag === '--dir') ? [] : ['--dir', cwd]
     const run = head.includes('run') ? head : [...head, 'run']
-    return [program, ...run, ...kept, ...json, '--session', sessionId, ...dir, '--', prompt]
+    return [program, ...run, ...kept, ...json, '--session', sessionId, '--', prompt]
   },
   fold,
   runEnding: (lastEvent) => lastEvent === 'step_finish/stop' || lastEvent === 'error',

@@ -51,7 +51,7 @@ export interface ResumeInput {
   tokens: Token[]
   sessionId: string
   prompt: string
-  /** the task's working directory (opencode must be told it: `--dir`). */
+  /** the task's working directory, where the resume runs. */
   cwd: string
 }
 

@@ -32,6 +32,10 @@ export function workerEnv(stateDir: string, record: TaskRecord, run: RunEntry, p
     DROVER_CONTROL_FILE: paths.control,
     DROVER_SESSION_DIR: paths.session,
     DROVER_RUN: String(run.run),
+    // The worker's cwd, as a shell's `cd` would say: a PWD inherited from the
+    // starting shell names another directory, and programs that read it
+    // (opencode works in $PWD) would work there.
+    PWD: record.cwd,
   }
   if (run.resumed) env.DROVER_RESUME = '1'
   else delete env.DROVER_RESUME

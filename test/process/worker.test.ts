@@ -38,6 +38,17 @@ describe('worker launch', () => {
     expect(workerEnv('/state', resumed, resumed.runs[1], paths)).toMatchObject({DROVER_RESUME: '1', DROVER_RUN: '2'})
   })
 
+  it('says the worker\'s cwd in PWD, not the starting shell\'s (opencode works in $PWD)', () => {
+    const record = {...newRecord(5, spec), cwd: '/some/project'}
+    const saved = process.env.PWD
+    process.env.PWD = '/somewhere/else'
+    try {
+      expect(workerEnv('/state', record, record.runs[0], taskPaths('/state', 5)).PWD).toBe('/some/project')
+    } finally {
+      process.env.PWD = saved
+    }
+  })
+
   it('reports a missing command in words, and runs a real one with output in the log', async () => {
     const dir = tempDir()
     const log = path.join(dir, 'output.log')
