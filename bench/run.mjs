@@ -2,7 +2,7 @@
 // and writes bench/RESULTS.md (medians, ratios, goals, machine, date, peer
 // versions). Knobs are environment variables, listed in bench/README.md.
 
-import {existsSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {listView, roundTrip, scale, start, starts} from './lib/cli-cases.mjs'
 import {drain} from './lib/drain.mjs'
@@ -10,7 +10,7 @@ import {follow} from './lib/follow.mjs'
 import {memory} from './lib/memory.mjs'
 import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
-import {machine, resultsMarkdown, skipped, textTable} from './lib/report.mjs'
+import {machine, resultsMarkdown, skipped, textTable, updatedResults} from './lib/report.mjs'
 import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
@@ -27,7 +27,9 @@ const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
   .filter(Boolean)
 for (const name of selected) if (!(name in CASES)) throw new Error(`BENCH_CASES: unknown case '${name}' (one of ${Object.keys(CASES).join(', ')})`)
 const complete = !quick && selected.length === Object.keys(CASES).length
-const out = process.env.BENCH_OUT ?? (complete ? path.join(ROOT, 'bench', 'RESULTS.md') : path.join(TMP, 'RESULTS-partial.md'))
+// BENCH_UPDATE=1: the cases run replace their own rows in bench/RESULTS.md, the others stay.
+const update = process.env.BENCH_UPDATE === '1' && !quick && !complete
+const out = process.env.BENCH_OUT ?? (complete || update ? path.join(ROOT, 'bench', 'RESULTS.md') : path.join(TMP, 'RESULTS-partial.md'))
 
 if (!existsSync(path.join(ROOT, 'dist', 'cli', 'commands'))) {
   process.stderr.write('bench: no build found; run `npm run build` first\n')
@@ -127,7 +129,9 @@ const settings = {
   'queues (BENCH_QUEUE_TASKS, BENCH_QUEUE_WAITING)': `${sizes.queueTasks} hand-offs; start with ${sizes.queueWaiting} waiting; wait on ${sizes.waitTasks}`,
   cases: selected.join(', '),
 }
-const markdown = resultsMarkdown({rows, machine: host, peers: ctx.peers, settings, date, durationMs: Date.now() - began, notes})
+const markdown = update
+  ? updatedResults(readFileSync(out, 'utf8'), {rows, cases: selected, date, durationMs: Date.now() - began, machine: host})
+  : resultsMarkdown({rows, machine: host, peers: ctx.peers, settings, date, durationMs: Date.now() - began, notes})
 writeFileSync(out, markdown)
 process.stdout.write(`\n${textTable(rows)}\n\n`)
 const missed = rows.filter((r) => r.raw.met === false).map((r) => r.case)

@@ -5,7 +5,7 @@
 // Samples of every command in a case are interleaved round by round, so a
 // burst of load elsewhere hits all alike.
 
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {writeFinalTasks} from './records.mjs'
 import {fmtCpu, row, skipped} from './report.mjs'
@@ -31,6 +31,13 @@ export async function interleaved(commands, runs, runsFor = () => runs) {
 
 const timeDrover = (stateDir, args) => () => timeRunCpu(node, [BIN, ...args], {env: envFor(stateDir)})
 const timeNode = (args, env) => () => timeRunCpu(node, args, {env})
+
+/** A PATH of one folder holding a link to node and nothing else (no agent, no Slurm). */
+function nodeOnlyPath(dir) {
+  const link = path.join(dir, 'node')
+  if (!existsSync(link)) symlinkSync(node, link)
+  return dir
+}
 
 function recordOf(stateDir, id) {
   try {
@@ -108,6 +115,7 @@ export async function roundTrip(ctx) {
   const {peers, dirs, runs} = ctx
   checkGenerated(dirs.small(), ctx.sizes.small)
   const statusId = succeededId(dirs.small(), ctx.sizes.small)
+  const doctorPath = nodeOnlyPath(dirs.fresh('doctor-path'))
   const commands = {
     floor: timeNode(['-e', '0']),
     version: timeDrover(dirs.empty(), ['--version']),
@@ -116,6 +124,8 @@ export async function roundTrip(ctx) {
     list1k: timeDrover(dirs.small(), ['list', '--json']),
     listBig: timeDrover(dirs.big(), ['list', '--json']),
     status: timeDrover(dirs.small(), ['status', String(statusId)]),
+    // doctor's own work over the big state dir: no agent on PATH (their --version is theirs), exit 1 allowed (it reports the machine)
+    doctorBig: () => timeRunCpu(node, [BIN, 'doctor', '--json'], {env: envFor(dirs.big(), {PATH: doctorPath}), ok: [0, 1]}),
     // The parts no drover change can remove, alone (see bench/README.md).
     oclifCore: timeNode(['-e', "import('@oclif/core')"]),
     oclifDrover: timeNode([path.join(LIB, 'oclif-floor.mjs'), ROOT]),
@@ -133,7 +143,7 @@ export async function roundTrip(ctx) {
   }
   // Listing the big dir takes seconds: fewer samples keep the run short.
   const heavyRuns = Math.max(3, Math.ceil(runs / 2))
-  const s = await interleaved(commands, runs, (name) => (name === 'listBig' || name === 'readBig' ? heavyRuns : runs))
+  const s = await interleaved(commands, runs, (name) => (name === 'listBig' || name === 'readBig' || name === 'doctorBig' ? heavyRuns : runs))
   ctx.floor = s.floor.median
   const big = ctx.sizes.big.toLocaleString('en-US')
   const small = ctx.sizes.small.toLocaleString('en-US')
@@ -146,6 +156,7 @@ export async function roundTrip(ctx) {
     vsFloor('list1k', `round trip: \`list --json\`, ${small} tasks`, ctx.sizes.small === 1000 ? {maxRatio: 2.5} : null),
     vsFloor('listBig', `round trip: \`list --json\`, ${big} tasks`, ctx.sizes.big === 10_000 ? {maxRatio: 5} : null),
     vsFloor('status', `round trip: \`status ID\`, ${small} tasks present`, {maxRatio: 2.5}),
+    vsFloor('doctorBig', `round trip: \`doctor --json\`, ${big} tasks, no agent on PATH`),
     vsFloor('oclifCore', 'floor: `node -e "import(\'@oclif/core\')"` (oclif as installed, loaded only)'),
     vsFloor('oclifDrover', 'floor: oclif as drover loads it (its bundle and code cache) and its Config.load'),
     vsFloor('read1k', `floor: reading ${small} task.json files (readFileSync, JSON.parse, one JSON out)`),

@@ -155,3 +155,37 @@ ${markdownTable(rows)}
 ${missed.length === 0 ? 'Every goal was met.' : `Goals missed: ${missed.map((r) => r.case).join('; ')}.`}
 ${rowNotes.length || notes.length ? `\n## Notes\n\n${[...rowNotes, ...notes.map((n) => `- ${n}`)].join('\n')}\n` : ''}`
 }
+
+/**
+ * RESULTS.md with the rows of some cases measured again (BENCH_UPDATE=1): each
+ * case's old rows and notes give way to the new ones, the rest stays as the
+ * last full run left it, and a line under the header says which rows are
+ * newer, when and under what load — so one case can be measured without
+ * running (and re-basing) every other.
+ */
+export function updatedResults(text, {rows, cases, date, durationMs, machine: m}) {
+  const owned = (name) => cases.some((c) => name.startsWith(`${c}:`) || name.startsWith(`${c} `))
+  const esc = (s) => String(s).replaceAll('|', '\\|')
+  const lines = text.split('\n')
+  const tableEnd = lines.findLastIndex((line) => line.startsWith('| ') && !line.startsWith('| case '))
+  if (tableEnd === -1) throw new Error('BENCH_UPDATE: bench/RESULTS.md has no results table to update')
+  const caseOf = (line) => line.slice(2, line.indexOf(' | ')).trim()
+  const fresh = rows.map((r) => `| ${COLUMNS.map((c) => esc(r[c])).join(' | ')} |`)
+  let out = [...lines.slice(0, tableEnd + 1).filter((line) => !(line.startsWith('| ') && owned(caseOf(line)))), ...fresh, ...lines.slice(tableEnd + 1)]
+  out = out.filter((line) => !(line.startsWith('- ') && owned(line.slice(2)) && out.indexOf('## Notes') < out.indexOf(line)))
+  const notes = rows.filter((r) => r.note).map((r) => `- ${r.case}: ${r.note}`)
+  if (notes.length > 0) {
+    if (!out.includes('## Notes')) out.push('', '## Notes', '')
+    while (out.at(-1) === '') out.pop()
+    out.push(...notes, '')
+  }
+  const stamp = `Rows of ${cases.join(', ')}: measured again by \`BENCH_CASES=${cases.join(',')} BENCH_UPDATE=1 npm run bench\` on ${date} (${(durationMs / 1000).toFixed(0)} s; load average at start ${m.load}).`
+  const header = out.findIndex((line) => line.startsWith('Do not edit by hand'))
+  out = out.filter((line) => !(line.startsWith(`Rows of ${cases.join(', ')}:`)))
+  out.splice(header + 1, 0, stamp)
+  // the goals line names the misses of the whole table as it is now
+  const missed = out.filter((line) => line.startsWith('| ') && line.endsWith('| **NO** |')).map(caseOf)
+  const goals = out.findIndex((line) => line.startsWith('Goals missed:') || line === 'Every goal was met.')
+  if (goals !== -1) out[goals] = missed.length === 0 ? 'Every goal was met.' : `Goals missed: ${missed.join('; ')}.`
+  return out.join('\n')
+}

@@ -20,10 +20,12 @@ export interface TaskSelection {
   /** ids or names (the same key as MCP's tools take). */
   tasks?: (number | string)[]
   all?: boolean
+  /** what `all` takes, of this queue only (refused when there is no such queue). */
+  queue?: string
 }
 
 /** TaskSelection's keys, checked at run time (a script's `refs` or a typo is refused, not taken for "nothing"). */
-export const TASK_SELECTION_SHAPE = {tasks: 'ref[]', all: 'boolean'} as const
+export const TASK_SELECTION_SHAPE = {tasks: 'ref[]', all: 'boolean', queue: 'string'} as const
 
 /** What a stop, cancel or drain asks for. */
 export interface ControlRequest {
@@ -68,7 +70,7 @@ export async function controlMany(
   const [{selectTasks}, {requestControl}] = await Promise.all([import('../tasks/select.js'), import('../tasks/control.js')])
   const {checkShape} = await import('./option-shapes.js')
   checkShape(selection, TASK_SELECTION_SHAPE, 'controlMany option', '', {refs: 'tasks'})
-  const chosen = await selectTasks(stateDir, (selection.tasks ?? []).map(String), {all: selection.all, what: kind})
+  const chosen = await selectTasks(stateDir, (selection.tasks ?? []).map(String), {all: selection.all, queue: selection.queue, what: kind})
   const tasks = chosen.tasks.map((task) => ({
     id: task.id,
     name: task.name,
@@ -121,7 +123,7 @@ export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Pro
   const [{selectTasks}, {resumeTask}] = await Promise.all([import('../tasks/select.js'), import('../tasks/resume.js')])
   const {checkShape} = await import('./option-shapes.js')
   checkShape(opts, {...TASK_SELECTION_SHAPE, interrupted: 'boolean', prompt: 'string', budget: {maxCostUsd: 'number|null', maxTurns: 'number|null', maxTokens: 'number|null'}}, 'resumeMany option', '', {refs: 'tasks'})
-  const selection = await selectTasks(stateDir, (opts.tasks ?? []).map(String), {all: opts.all || opts.interrupted, allStatuses: RESUMABLE, what: 'resume'})
+  const selection = await selectTasks(stateDir, (opts.tasks ?? []).map(String), {all: opts.all || opts.interrupted, queue: opts.queue, allStatuses: RESUMABLE, what: 'resume'})
   const chosen = selection.tasks.filter((task: TaskRecord) => {
     if (opts.interrupted) return wasInterrupted(task)
     if (opts.all) return task.status === 'drained' || wasInterrupted(task)

@@ -37,6 +37,11 @@ export interface ProblemInputs {
   os: OsName
 }
 
+/** Ids for a line: the first few, then how many more (the JSON has them all). */
+export function idList(ids: readonly number[], shown = 10): string {
+  return ids.length <= shown ? ids.join(', ') : `${ids.slice(0, shown).join(', ')} and ${ids.length - shown} more`
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 'es'}`
 
 export function problemsOf(inputs: ProblemInputs): DoctorProblem[] {
@@ -133,10 +138,9 @@ function stateDirProblems({stateDir: s, os}: ProblemInputs): DoctorProblem[] {
     })
   }
   if (s.interrupted.length > 0) {
-    const ids = s.interrupted.join(', ')
     problems.push({
       severity: 'warning',
-      subject: s.interrupted.length === 1 ? `task ${ids}` : `tasks ${ids}`,
+      subject: s.interrupted.length === 1 ? `task ${s.interrupted[0]}` : `tasks ${idList(s.interrupted)}`,
       message: 'lost while meant to run (a reboot or a crash ended them)',
       fix: '`drover resume --interrupted` continues them (`@reboot drover resume --interrupted -q` in crontab does it at every boot)',
     })

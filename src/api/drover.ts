@@ -11,7 +11,7 @@ import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '.
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
-import {fileSize, listTaskIds, readEvents, readRecord, taskPaths} from '../state/store.js'
+import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
 import {runnerAlive} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
@@ -23,11 +23,15 @@ import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
 import type {QueueDetail, QueueInfo} from './queues.js'
+import type {QueueMove} from '../tasks/queue-move.js'
 import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+
+/** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
+export type StartedTaskJson = TaskJson & {reused: boolean}
 
 /** A task named by its id or by the `name` it was started with. */
 export type TaskRef = number | string
@@ -66,11 +70,16 @@ export interface JournalEntry {
 /** Which tasks `list` returns: by status (`corrupt` for unreadable records); `showEnv` unmasks secrets. */
 export interface ListFilter {
   status?: readonly (TaskStatus | 'corrupt')[]
+  /** only the tasks of this queue (refused, exit 2, when there is no such queue). */
+  queue?: string
   showEnv?: boolean
 }
 
 /** `drover rm`'s --json shape: prune's, plus the refs that named no task. */
 export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
+
+/** Tasks events() looks at between two turns of the event loop. */
+const YIELD_EVERY = 64
 
 /** How many ended tasks `recent` shows by default (the `list` table's default). */
 export const DEFAULT_RECENT = DEFAULT_LAST
@@ -107,14 +116,19 @@ export class Drover {
       : null
   }
 
-  /** Starts a task and resolves once it runs (or failed to start: `status` failed with `pid` null), with its record. */
-  async start(options: StartOptions | PreparedStart): Promise<TaskJson> {
+  /**
+   * Starts a task and resolves once it runs (or failed to start: `status`
+   * failed with `pid` null), with its record; `reused` is true when
+   * `ifAbsent` found a queued or running task of that name and returned it.
+   */
+  async start(options: StartOptions | PreparedStart): Promise<StartedTaskJson> {
     // The state dir's config.json gives the defaults neither an option nor the environment gave (the executor, Slurm's).
     const prepared = 'prepared' in options ? options : (await import('./start-options.js')).prepareStart(options, readStateConfig(this.stateDir))
     const [{queueSpec}, {startTask}] = await Promise.all([import('./queues.js'), import('../tasks/launch.js')])
     // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
     const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
-    return this.json(await startTask(this.stateDir, spec))
+    const {record, reused} = await startTask(this.stateDir, spec)
+    return {...this.json(record), reused}
   }
 
   /** Each queue: its limit, tasks holding a slot, tasks waiting, paused. */
@@ -136,6 +150,20 @@ export class Drover {
   async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
     return configureQueue(this.stateDir, name, {parallel: opts.parallel})
+  }
+
+  /**
+   * A queued task's new place: `priority`, `first` (ahead of every task waiting
+   * in its queue) or another `queue`. Only while it waits (exit 4 otherwise);
+   * the queue then moves on, so a task moved to a free slot starts.
+   */
+  async moveQueued(ref: TaskRef, move: QueueMove): Promise<TaskJson> {
+    const {checkShape} = await import('./option-shapes.js')
+    checkShape(move, {priority: 'number', first: 'boolean', queue: 'string'}, 'moveQueued option')
+    const [{moveQueued}, {advanceQueues}] = await Promise.all([import('../tasks/queue-move.js'), import('./queues.js')])
+    const moved = await moveQueued(this.stateDir, String(ref), move)
+    await advanceQueues(this.stateDir)
+    return this.json(await this.record(moved.id))
   }
 
   /** Forgets a queue that holds no task (a conflict, exit 4, while it does). */
@@ -179,9 +207,18 @@ export class Drover {
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
-    const wanted = filter.status
-    const reads = (await loadTasks(this.stateDir)).filter((read) => !wanted || wanted.includes(read.ok ? shownStatus(read.record) : 'corrupt'))
+    const keep = await this.listPredicate(filter)
+    const reads = (await loadTasks(this.stateDir)).filter((read) => keep?.(read) ?? true)
     return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
+  }
+
+  /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
+  private async listPredicate(filter: ListFilter): Promise<((read: RecordRead) => boolean) | null> {
+    const {status, queue} = filter
+    if (queue !== undefined) (await import('../tasks/queues.js')).requireQueue(this.stateDir, queue, 'see them all with: drover queue')
+    if (status === undefined && queue === undefined) return null
+    return (read) =>
+      (!status || status.includes(read.ok ? shownStatus(read.record) : 'corrupt')) && (queue === undefined || (read.ok && read.record.queue === queue))
   }
 
   /**
@@ -191,13 +228,8 @@ export class Drover {
    */
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
-    const wanted = opts.status
-    const {reads, hidden} = wanted
-      ? newestEnded(
-          (await loadTasks(this.stateDir)).filter((read) => wanted.includes(read.ok ? shownStatus(read.record) : 'corrupt')),
-          last,
-        )
-      : await loadRecentTasks(this.stateDir, last)
+    const keep = await this.listPredicate(opts)
+    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir)).filter(keep), last) : await loadRecentTasks(this.stateDir, last)
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 
@@ -451,8 +483,16 @@ export class Drover {
         } catch {
           // no tasks yet
         }
+        const passBegan = performance.now()
+        let sinceYield = 0
         for (const name of names) {
           if (!/^[1-9]\d*$/.test(name)) continue
+          // The look is synchronous file work: at 10,000 tasks, let the caller's
+          // other work (a key press, a redraw) in every few hundred tasks.
+          if (++sinceYield === YIELD_EVERY) {
+            sinceYield = 0
+            await new Promise((resolve) => setImmediate(resolve))
+          }
           const id = Number(name)
           const before = known.get(id)
           const stamp = stampOf(id)
@@ -482,7 +522,9 @@ export class Drover {
         }
         if (first) opts.onReady?.()
         first = false
-        await wakeup.sleep(opts.pollMs ?? 250)
+        // A look that took long (thousands of tasks, a slow disk) waits longer
+        // for the next, so watching costs at most about a fifth of a core.
+        await wakeup.sleep(Math.max(opts.pollMs ?? 250, 4 * (performance.now() - passBegan)))
       }
     } finally {
       wakeup.close()

@@ -6,10 +6,11 @@
 // command loads only what it uses: start-up time is a feature.)
 
 export {openStateDir, Drover, DEFAULT_RECENT} from './drover.js'
-export type {JournalEntry, ListFilter, OutputChunk, RmResult, TaskEvent, TaskRef} from './drover.js'
+export type {JournalEntry, ListFilter, OutputChunk, RmResult, StartedTaskJson, TaskEvent, TaskRef} from './drover.js'
 export {prepareStart, startDefaults, DEFAULT_MAX_OUTPUT_BYTES} from './start-options.js'
 export type {PreparedStart, SlurmDefaults, SlurmOptions, StartOptions, StateConfig} from './start-options.js'
 export type {QueueDetail, QueueInfo, QueueMember, QueueStartOptions} from './queues.js'
+export type {QueueMove} from '../tasks/queue-move.js'
 export type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 export type {DiffOptions, DiffResult, WorktreeStatus, WorktreeSummary} from './worktrees.js'
 export type {Budget} from './budget.js'

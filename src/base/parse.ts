@@ -188,12 +188,21 @@ export function parseTaskName(name: string): string {
 }
 
 /**
- * A task reference from the command line: an id in canonical decimal form ('7'; not '007', '+7',
- * '0', '-1', '0x1' or '1e9') from 1 to Number.MAX_SAFE_INTEGER, or a valid task name. A name
- * must start with a letter, so nothing shaped like a number is ever taken for a name.
+ * The newest task, without its id: `drover logs -f :latest`. A name starts with a letter, so
+ * this can never be one; and it needs no quoting in any shell drover runs from (`@latest`
+ * would be PowerShell's splatting of a variable, `%` cmd.exe's, `~` a home directory).
  */
-export function parseTaskRef(input: string): {kind: 'id'; id: number} | {kind: 'name'; name: string} {
+export const LATEST_REF = ':latest'
+
+/**
+ * A task reference from the command line: an id in canonical decimal form ('7'; not '007', '+7',
+ * '0', '-1', '0x1' or '1e9') from 1 to Number.MAX_SAFE_INTEGER, a valid task name, or
+ * `:latest` (the task with the highest id). A name must start with a letter, so nothing shaped
+ * like a number (or like `:latest`) is ever taken for a name.
+ */
+export function parseTaskRef(input: string): {kind: 'id'; id: number} | {kind: 'name'; name: string} | {kind: 'latest'} {
   const raw = asString(input)
+  if (raw === LATEST_REF) return {kind: 'latest'}
   if (raw !== undefined && /^[0-9]+$/.test(raw)) {
     const id = Number(raw)
     // String(id) === raw rejects leading zeros and digit strings too long to be exact.
@@ -204,7 +213,7 @@ export function parseTaskRef(input: string): {kind: 'id'; id: number} | {kind: '
   const problem = nameProblem(raw)
   if (raw !== undefined && problem === undefined) return {kind: 'name', name: raw}
   // Something name-shaped gets the precise rule it breaks; anything else gets both forms.
-  const hint = raw !== undefined && NAME_SHAPE.test(raw) ? problem : `use an id like 7, or a name of ${NAME_RULE}`
+  const hint = raw !== undefined && NAME_SHAPE.test(raw) ? problem : `use an id like 7, ${LATEST_REF} for the newest task, or a name of ${NAME_RULE}`
   throw usageError(`invalid task id or name '${show(raw ?? String(input))}' (${hint})`)
 }
 

@@ -2,7 +2,8 @@
 // edit-distance rule for both, so the CLI never suggests one way for commands
 // and another for flags.
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance: insertions, deletions and substitutions of one character each. */
+export function distance(a: string, b: string): number {
   const row = Array.from({length: b.length + 1}, (_, i) => i)
   for (let i = 1; i <= a.length; i++) {
     let previous = row[0]

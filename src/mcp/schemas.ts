@@ -9,7 +9,7 @@ import {AGENT_PROFILES, TASK_STATUSES} from '../api/values.js'
 
 export const taskRef = z
   .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
-  .describe('a task id (e.g. 7) or the name it was started with (e.g. "fix-tests")')
+  .describe('a task id (e.g. 7), the name it was started with (e.g. "fix-tests"), or ":latest" for the newest task')
 
 const seconds = (what: string) => z.number().nonnegative().describe(what)
 // As the CLI's duration flags: a string with its unit. A bare number is refused
@@ -110,7 +110,7 @@ export const inputs = {
     retry: z.number().int().min(0).optional().describe('try a failed run (non-zero exit or a signal) again up to this many times; never after stop, cancel, drain or a limit'),
     retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
     retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
-    ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error (start work only once)'),
+    ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error, with reused: true (start work only once)'),
   }),
   list_tasks: z.strictObject({
     status: z.array(statusEnum).optional().describe('only tasks in these statuses, e.g. ["running"]'),

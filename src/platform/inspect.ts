@@ -127,6 +127,20 @@ export function processesWithVariable(name: string, ctx: PlatformContext = curre
   return found
 }
 
+/**
+ * The pids alive now, from one read of /proc (Linux), so that checking
+ * thousands of recorded identities reads only those whose pid exists; null
+ * elsewhere (every identity is then checked on its own).
+ */
+export function livePids(ctx: PlatformContext = currentPlatform()): Set<number> | null {
+  if (ctx.os !== 'linux') return null
+  try {
+    return new Set(readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number))
+  } catch {
+    return null
+  }
+}
+
 /** Whether another process's environment can be read here (processesWithVariable finds anything at all). */
 export const canReadEnvironments = (ctx: PlatformContext = currentPlatform()): boolean => ctx.os === 'linux'
 

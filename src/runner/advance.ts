@@ -61,7 +61,7 @@ const holdsSlot = (record: TaskRecord) => (record.status !== 'queued' && !isFina
 /** Interrupted (lost while meant to run, or drained): `resume --interrupted` brings it back, so dependents wait for it. */
 const comesBack = (record: TaskRecord) => record.desired === 'running' && (record.status === 'lost' || record.status === 'drained')
 
-function readiness(stateDir: string, record: TaskRecord): Readiness {
+export function readiness(stateDir: string, record: TaskRecord): Readiness {
   // A retry waits out its delay first (without a slot: it is only queued).
   if (record.retryAt !== null && record.status === 'queued' && Date.parse(record.retryAt) > Date.now()) return {kind: 'wait'}
   const deps = [...record.after.map((id) => ({id, strict: true})), ...record.afterEnded.map((id) => ({id, strict: false}))]

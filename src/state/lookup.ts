@@ -1,9 +1,9 @@
 // Turning what the user typed (an id or a name) into a task record.
 
-import {notFoundError} from '../base/errors.js'
+import {DroverError, ExitCode, notFoundError} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
-import {readAllRecords, readRecord, type RecordRead} from './store.js'
+import {listTaskIds, readAllRecords, readRecord, type RecordRead} from './store.js'
 
 /**
  * Finds a task by id or name. For a name, a live task wins over finished
@@ -12,6 +12,16 @@ import {readAllRecords, readRecord, type RecordRead} from './store.js'
  */
 export function findTask(stateDir: string, ref: string): RecordRead {
   const parsed = parseTaskRef(ref)
+  if (parsed.kind === 'latest') {
+    // the highest id there is: the task started last (ids only grow, never reused); a folder
+    // whose record is not written yet (a start in progress) is not a task yet
+    const ids = listTaskIds(stateDir)
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const read = readRecord(stateDir, ids[i])
+      if (read.ok || !read.missing) return read
+    }
+    throw new DroverError(`no such task: ${ref} (there are no tasks)`, ExitCode.notFound, {id: ref, found: false})
+  }
   if (parsed.kind === 'id') {
     const read = readRecord(stateDir, parsed.id)
     if (!read.ok && read.missing) throw notFoundError(ref)

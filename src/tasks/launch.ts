@@ -131,7 +131,8 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
  * queue, dependencies), queues it under the queue's lock and advances the
  * queue, waiting for its runner only if it got a slot at once.
  */
-export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskRecord> {
+/** Creates and launches a task; `reused` when `ifAbsent` found a live task of that name and returned it instead. */
+export async function startTask(stateDir: string, spec: TaskSpec): Promise<{record: TaskRecord; reused: boolean}> {
   let existing: TaskRecord | null = null
   const create = async () => {
     if (!spec.name) return createTask(stateDir, spec)
@@ -141,8 +142,8 @@ export async function startTask(stateDir: string, spec: TaskSpec): Promise<TaskR
   }
   const queue = effectiveQueue({queue: spec.queue ?? null, after: spec.after ?? [], afterEnded: spec.afterEnded ?? []})
   const record = queue === null ? await create() : await withLock(queueLockPath(stateDir, queue), create, {waitMs: LOCK_WAIT_MS})
-  if (existing) return existing
-  return queue === null ? launchRunner(stateDir, record.id) : advanceOwn(stateDir, record.id)
+  if (existing) return {record: existing, reused: true}
+  return {record: queue === null ? await launchRunner(stateDir, record.id) : await advanceOwn(stateDir, record.id), reused: false}
 }
 
 /** Advances the queues after one of ours was queued; the record as it then is. */

@@ -5,7 +5,7 @@
 
 import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
 import {isValidTaskName} from '../base/parse.js'
-import {suggest} from '../base/suggest.js'
+import {distance, suggest} from '../base/suggest.js'
 import {existsSync} from 'node:fs'
 import {advanceAll, type Advanced} from '../runner/advance.js'
 import {fireHooks} from '../runner/local-executor.js'
@@ -57,8 +57,23 @@ export function requireQueue(stateDir: string, name: string, hint = `make it wit
 export function queueForStart(stateDir: string, name: string): string {
   checkQueueName(name)
   const known = knownQueues(stateDir)
-  if (known.includes(name) || suggest(name, known) === null) return name
+  if (known.includes(name) || !known.some((queue) => nearMiss(name, queue))) return name
   throw unknownQueue(stateDir, name, `to make a new queue of that name: drover queue set ${name} --parallel N, then start`)
+}
+
+/**
+ * A new queue name that is almost certainly a typo of an existing one —
+ * stricter than "did you mean", because a new name is a normal thing to give:
+ * names of 4+ characters one edit apart, or 5+ two edits apart (a swapped
+ * pair, `agnets`); never a numbered sibling (`gpu2` beside `gpu1`, `q2`
+ * beside `q`), which is how people name queues on purpose.
+ */
+export function nearMiss(typed: string, queue: string): boolean {
+  const letters = (s: string) => s.replace(/[0-9]+/g, '')
+  if (letters(typed) === letters(queue)) return false
+  const d = distance(typed.toLowerCase(), queue.toLowerCase())
+  if (d === 0) return true // only the case differs
+  return (d === 1 && typed.length >= 4) || (d === 2 && typed.length >= 5)
 }
 
 export function checkQueueName(name: string): string {

@@ -10,6 +10,7 @@ import {loadTasks} from './read.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus} from '../state/record.js'
 import {isEngineQueued} from '../runner/executor.js'
+import {requireQueue} from './queues.js'
 
 export interface Selection {
   tasks: TaskRecord[]
@@ -20,12 +21,15 @@ export interface Selection {
 export async function selectTasks(
   stateDir: string,
   refs: string[],
-  opts: {all?: boolean; allStatuses?: readonly TaskStatus[]; what: string},
+  opts: {all?: boolean; queue?: string; allStatuses?: readonly TaskStatus[]; what: string},
 ): Promise<Selection> {
-  if (opts.all && refs.length > 0) throw usageError(`give task ids or --all, not both`)
-  if (!opts.all && refs.length === 0) throw usageError(`no task given: name the tasks to ${opts.what} (ids or names), or use --all`)
+  const given = [refs.length > 0 && 'task ids', opts.all && '--all', opts.queue !== undefined && '--queue'].filter(Boolean)
+  if (given.length > 1) throw usageError(`give ${given.join(' or ')}, not both`)
+  if (given.length === 0) throw usageError(`no task given: name the tasks to ${opts.what} (ids or names), or use --all or --queue NAME`)
   for (const ref of refs) parseTaskRef(ref)
-  if (opts.all) {
+  // --queue NAME: what --all would take, of that queue only (`cancel --queue q` clears a backlog)
+  if (opts.queue !== undefined) requireQueue(stateDir, opts.queue, 'see them all with: drover queue')
+  if (opts.all || opts.queue !== undefined) {
     // Queued tasks are included, so `stop --all` and `cancel --all` also end
     // what would start later; `drain --all` leaves them queued (nothing of
     // theirs runs, and they carry on by themselves after a reboot). A task
@@ -33,7 +37,8 @@ export async function selectTasks(
     const statuses =
       opts.allStatuses ?? (opts.what === 'drain' ? ['starting', 'running', 'stopping', 'waiting'] : ['queued', 'starting', 'running', 'stopping', 'waiting'])
     // A job still waiting in Slurm's queue counts as queued, as it is shown.
-    const chosen = (record: TaskRecord) => statuses.includes(record.status) && !(opts.what === 'drain' && isEngineQueued(record))
+    const chosen = (record: TaskRecord) =>
+      statuses.includes(record.status) && !(opts.what === 'drain' && isEngineQueued(record)) && (opts.queue === undefined || record.queue === opts.queue)
     const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && chosen(read.record) ? [read.record] : []))
     return {tasks, missing: []}
   }

@@ -105,8 +105,12 @@ export class TopApp {
     }
     const action = this.awaiting.get(event.id)
     if (action && event.type === 'status') {
-      this.awaiting.delete(event.id)
-      this.say(`task ${event.id} ${this.table.get(event.id)?.status ?? event.to}`, isFinalStatus(event.to) && event.to !== 'succeeded' && action === 'again' ? 'error' : 'ok')
+      // every step shows (`stopping`), until the one the action was for: an end, or for resume and again a run
+      const starts = action === 'resume' || action === 'again'
+      const done = isFinalStatus(event.to) || (starts && event.to !== 'starting')
+      if (done) this.awaiting.delete(event.id)
+      const failed = starts && isFinalStatus(event.to)
+      this.say(`task ${event.id} ${this.table.get(event.id)?.status ?? event.to}`, failed ? 'error' : 'ok')
     }
     // The selected task started a new run: follow its output again.
     if (event.id === this.view.selected && this.follower && !this.follower.live && !isFinalStatus(event.task.status)) this.followSelected(0)

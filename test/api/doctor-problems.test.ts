@@ -77,6 +77,11 @@ describe('problemsOf', () => {
     )
   })
 
+  it('many interrupted tasks: the first ten on the line, the rest counted', () => {
+    const ids = Array.from({length: 1667}, (_, i) => 5 + 6 * i)
+    expect(problemsOf(inputs({stateDir: {interrupted: ids}}))[0].subject).toBe('tasks 5, 11, 17, 23, 29, 35, 41, 47, 53, 59 and 1657 more')
+  })
+
   it('little space is a warning, almost none an error', () => {
     const low = problemsOf(inputs({stateDir: {space: {freeBytes: LOW_SPACE_BYTES / 2, totalBytes: LOW_SPACE_BYTES}}}))
     expect(low.map((p) => p.severity)).toEqual(['warning'])

@@ -323,6 +323,15 @@ describe('parseTaskRef', () => {
     expect(parseTaskRef(input)).toEqual({kind: 'name', name: input})
   })
 
+  it(':latest names the newest task and can never be a task name; near spellings are refused', () => {
+    expect(parseTaskRef(':latest')).toEqual({kind: 'latest'})
+    expect(() => parseTaskName(':latest')).toThrow()
+    for (const near of [':Latest', ':last', 'latest:', ' :latest', '@latest']) usage(() => parseTaskRef(near))
+    // a task may be named `latest`: that is its name, not the newest task
+    expect(parseTaskRef('latest')).toEqual({kind: 'name', name: 'latest'})
+    expect(usage(() => parseTaskRef('@latest'))).toMatch(/:latest for the newest task/)
+  })
+
   it.each([
     '', '0', '00', '007', '-1', '+1', '0x1', '1e9', '1.5', ' 7', '7 ', '..', '.', '../x', '/etc/passwd', 'a/b',
     String(Number.MAX_SAFE_INTEGER + 1), '9'.repeat(30), 'x'.repeat(65), 'x'.repeat(1000), 'tâche', 'задача',

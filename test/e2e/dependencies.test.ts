@@ -53,10 +53,14 @@ describe('dependencies', () => {
     const table = (await drover(dir, ['list'])).stdout
     expect(table).toMatch(new RegExp(`${left}\\s+skipped`))
 
-    // start ID of a skipped task queues it again with the same dependencies (top still failed: skipped again).
+    // start ID of a skipped task whose dependency still failed would be skipped again at once: refused, saying why (exit 4)
     const again = await drover(dir, ['start', String(left)])
-    expect(again.exitCode, again.stderr).toBe(0)
-    await waitFor(() => statusOf(dir, left) === 'skipped' && readTask(dir, left).runs.length === 2)
+    expect(again.exitCode).toBe(4)
+    expect(again.stderr.trim()).toBe(
+      `drover: task ${left} would be skipped again at once: dependency ${top} failed (exit 3); start task ${top} again first (it queues behind it: drover start ${top} && drover start ${left})`,
+    )
+    expect(readTask(dir, left).runs).toHaveLength(1)
+    expect(json(await drover(dir, ['start', '--json', String(left)]))).toMatchObject({error: {exitCode: 4}})
   })
 
   it('unknown dependencies are a usage error (exit 2) and nothing is written', async () => {

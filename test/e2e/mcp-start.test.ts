@@ -72,7 +72,13 @@ describe('drover mcp: start_task options and queue_status', () => {
     const after = (await mcp.call('queue_status', {queue: 'builds'})).structuredContent.queues[0]
     expect(after.runningTasks.map((t: {name: string}) => t.name)).toEqual(['b', 'e'])
     expect(after.queuedTasks.map((t: {name: string}) => t.name)).toEqual(['c', 'd'])
-    expect((await mcp.call('queue_status', {queue: 'other'})).structuredContent.queues).toEqual([])
+    // an unknown queue is refused as on the command line (a typo must not look like an empty queue)
+    const unknown = await mcp.call('queue_status', {queue: 'buidls'})
+    expect(unknown).toMatchObject({isError: true, _meta: {exitCode: 2}})
+    expect(unknown.content[0].text).toMatch(/no queue 'buidls' \(did you mean builds\?\)/)
+    // ifAbsent: the live task of that name, marked reused
+    const again = await started(writer, {command: job.argv('x').slice(1), name: 'b', ifAbsent: true})
+    expect(again).toMatchObject({id: ids[1], reused: true})
     for (const name of ['b', 'c', 'd', 'e']) job.release(name)
     await writer.call('wait_tasks', {tasks: ids, timeoutSeconds: 60})
   })

@@ -7,7 +7,7 @@ import {existsSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {jobs, statusOf} from '../helpers/queue-jobs.js'
-import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {startOk, cleanupStateDirs, drover, isAlive, json, makeStateDir, readTask, taskEvents, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
@@ -142,6 +142,22 @@ describe('queues', () => {
     expect(await startOk(dir, ['--name', 'second', '--if-absent', ...j.argv('again')])).toBe(queued)
     expect((await drover(dir, ['start', '--name', 'nightly', ...j.argv('again')])).exitCode).toBe(4)
     expect((await drover(dir, ['start', '--if-absent', ...j.argv('again')])).exitCode).toBe(2)
+    // reuse is said: a stderr line, `reused` in JSON (false for a task really started)
+    const reused = await drover(dir, ['start', '--name', 'nightly', '--if-absent', ...j.argv('again')])
+    expect(reused.stderr.trim()).toBe(`drover: task ${running} (nightly) is running already: not started again (--if-absent)`)
+    expect(json(await drover(dir, ['start', '--json', '--name', 'nightly', '--if-absent', ...j.argv('again')]))).toMatchObject({id: running, reused: true})
+    // -q: the cron line prints nothing at all, reused or started
+    const quiet = await drover(dir, ['start', '-q', '--name', 'nightly', '--if-absent', ...j.argv('again')])
+    expect(quiet).toMatchObject({exitCode: 0, stdout: '', stderr: ''})
+    const fresh = await drover(dir, ['start', '-q', '--queue', 'n', '--name', 'third', ...j.argv('third')])
+    expect(fresh).toMatchObject({exitCode: 0, stdout: '', stderr: ''})
+    expect(json(await drover(dir, ['status', '--json', 'third']))).toMatchObject({status: 'queued'})
+    expect(json(await drover(dir, ['start', '--json', '--name', 'fourth', '--', 'true']))).toMatchObject({reused: false})
+    // a start that fails is still said under -q
+    const failing = await drover(dir, ['start', '-q', '--', 'no-such-program-xyz'])
+    expect(failing.exitCode).not.toBe(0)
+    expect(failing.stderr).not.toBe('')
+    expect((await drover(dir, ['cancel', 'third'])).exitCode).toBe(0)
     j.release('nightly')
     j.release('second')
     await waitFor(() => statusOf(dir, queued) === 'succeeded')
@@ -194,6 +210,41 @@ describe('queues', () => {
     expect((await drover(dir, ['start', '--queue', 'builds', '--', 'true'])).exitCode).toBe(0)
     expect((await drover(dir, ['queue', 'set', 'agent', '--parallel', '1'])).exitCode).toBe(0)
     expect((await drover(dir, ['start', '--queue', 'agent', '--', 'true'])).exitCode).toBe(0)
+  })
+
+  it('list --queue, queue move (--first, --priority, --to; a started task is refused), cancel --queue clears the backlog', async () => {
+    const dir = makeStateDir()
+    const j = jobs()
+    const running = await startOk(dir, ['--queue', 'q', '--name', 'running', ...j.argv('running')])
+    const [a, b, c] = [await startOk(dir, ['--queue', 'q', '--name', 'a', ...j.argv('a')]), await startOk(dir, ['--queue', 'q', '--name', 'b', ...j.argv('b')]), await startOk(dir, ['--queue', 'q', '--name', 'c', ...j.argv('c')])]
+    const other = await startOk(dir, ['--name', 'other', ...j.argv('other')])
+    expect(json(await drover(dir, ['list', '--queue', 'q', '--json'])).map((t: any) => t.id)).toEqual([running, a, b, c])
+    expect((await drover(dir, ['list', '--queue', 'nope'])).exitCode).toBe(2)
+
+    const moved = await drover(dir, ['queue', 'move', 'c', '--first'])
+    expect(moved.exitCode, moved.stderr).toBe(0)
+    expect(moved.stdout).toBe(`task ${c} (c): #1 in q, priority 1`)
+    expect((await drover(dir, ['queue', 'move', String(a), '--priority', '-5'])).exitCode).toBe(0)
+    expect(json(await drover(dir, ['queue', 'q', '--json'])).queuedTasks.map((t: any) => t.id)).toEqual([c, b, a])
+    const refused = await drover(dir, ['queue', 'move', 'running', '--first'])
+    expect(refused.exitCode).toBe(4)
+    expect(refused.stderr).toContain(`task ${running} is running: only a task waiting in a drover queue can be moved`)
+    // to a new queue with a free slot: it starts there at once
+    const away = json(await drover(dir, ['queue', 'move', 'b', '--to', 'fast', '--json']))
+    expect(away).toMatchObject({id: b, queue: 'fast'})
+    await waitFor(() => j.started('b'), {message: 'b started in its new queue'})
+    expect(taskEvents(dir, b).some((e) => e.event === 'moved' && e.queue === 'fast')).toBe(true)
+
+    // cancel --queue q: the running task and the backlog of q, nothing of another queue or none
+    const cleared = await drover(dir, ['cancel', '--queue', 'q'])
+    expect(cleared.exitCode, cleared.stderr).toBe(0)
+    expect([running, a, c].map((id) => statusOf(dir, id))).toEqual(['cancelled', 'cancelled', 'cancelled'])
+    expect(statusOf(dir, other)).toBe('running')
+    expect(statusOf(dir, b)).toBe('running')
+    expect((await drover(dir, ['stop', '--queue', 'q', '--all'])).exitCode).toBe(2)
+    expect((await drover(dir, ['stop', '--queue', 'fast'])).exitCode).toBe(0)
+    expect(statusOf(dir, b)).toBe('stopped')
+    j.release('other')
   })
 
   it('queue NAME lists its tasks in start order (--json too); queue rm forgets an empty queue and refuses one with tasks (4)', async () => {

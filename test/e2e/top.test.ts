@@ -124,6 +124,36 @@ describe('drover top', () => {
     expect(readTask(stateDir, id).status).toBe('stopped')
   })
 
+  it('shows only the tasks --status and --queue ask for; a bad --status is refused (exit 2)', async () => {
+    const stateDir = makeStateDir()
+    expect((await drover(stateDir, ['queue', 'set', 'q', '--parallel', '1'])).exitCode).toBe(0)
+    const inQueue = await startOk(stateDir, ['--queue', 'q', '--name', 'queued-one', '--', 'sleep', '300'])
+    const outside = await startOk(stateDir, ['--name', 'outside', '--', 'sleep', '300'])
+    const failed = await startOk(stateDir, ['--name', 'broken', '--', 'sh', '-c', 'exit 4'])
+    await waitFor(() => readTask(stateDir, failed).status === 'failed')
+    const byQueue = top(stateDir, ['--queue', 'q'])
+    let screen = await byQueue.waitFor((s) => /queued-one +running +q /.test(rowOf(s, inQueue)))
+    expect(screen).toMatch(/· queue q ·/)
+    expect(rowOf(screen, outside) + rowOf(screen, failed)).toBe('')
+    const byStatus = top(stateDir, ['--status', 'final'])
+    screen = await byStatus.waitFor((s) => /broken +failed \(4\)/.test(rowOf(s, failed)))
+    expect(rowOf(screen, outside) + rowOf(screen, inQueue)).toBe('')
+    const bad = await execa(process.execPath, [BIN, 'top', '--status', 'sideways'], {env: {DROVER_STATE_DIR: stateDir}, reject: false, stdin: 'ignore'})
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toMatch(/--status: unknown status 'sideways'/)
+  })
+
+  it('scrolls with the mouse wheel with --mouse', async () => {
+    const stateDir = makeStateDir()
+    const ids: number[] = []
+    for (let i = 0; i < 5; i++) ids.push(await startOk(stateDir, ['--', 'sleep', String(300 + i)]))
+    const t = top(stateDir, ['--mouse'])
+    await t.waitFor((s) => rowOf(s, ids[0]).startsWith('>') && rowOf(s, ids[4]) !== '')
+    // what the terminal sends for one turn of the wheel down (SGR mouse mode, which top asked for)
+    t.type('\u001B[<65;10;5M')
+    await t.waitFor((s) => rowOf(s, ids[3]).startsWith('>'))
+  })
+
   it('has no actions with --read-only', async () => {
     const stateDir = makeStateDir()
     const id = await startOk(stateDir, ['--', 'sleep', '300'])
@@ -151,10 +181,10 @@ describe('drover top', () => {
     expect(lines.at(-1)).toMatch(/move/)
   })
 
-  it('gives the terminal back when its session hangs up (SIGHUP) or it is told to end (SIGTERM)', async () => {
+  it('gives the terminal back when its session hangs up (SIGHUP) or it is told to end (SIGTERM, SIGINT)', async () => {
     const stateDir = makeStateDir()
     await startOk(stateDir, ['--', 'sleep', '300'])
-    for (const [signal, code] of [['SIGHUP', 129], ['SIGTERM', 143]] as const) {
+    for (const [signal, code] of [['SIGHUP', 129], ['SIGTERM', 143], ['SIGINT', 130]] as const) {
       const t = top(stateDir)
       await t.waitFor(/drover top · 1 live/)
       expect(t.format('#{alternate_on}')).toBe('1')
@@ -163,6 +193,16 @@ describe('drover top', () => {
       expect(screen).toMatch(new RegExp(`^TOP-BEFORE\\nTOP-EXIT ${code}\\nicanon echo`))
       expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
     }
+  })
+
+  it('gives the terminal back when it crashes: exit 1, the error on one line', async () => {
+    const stateDir = makeStateDir()
+    await startOk(stateDir, ['--', 'sleep', '300'])
+    const t = top(stateDir, [], {nodeArgs: ['--import', fixture('top-crash.mjs')], env: {TOP_CRASH_AFTER_MS: '2500'}})
+    await t.waitFor(/drover top · 1 live/)
+    const screen = await t.waitFor(/TOP-EXIT/)
+    expect(screen).toMatch(/^TOP-BEFORE\ndrover: top failed: injected crash\nTOP-EXIT 1\nicanon echo/)
+    expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
   })
 
   it('honours NO_COLOR, and --color wins over it', async () => {

@@ -33,14 +33,14 @@ const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
  * shell prints TOP-BEFORE first, then after top `TOP-EXIT <code>` and the
  * tty's canonical-mode and echo flags as `stty -a` shows them.
  */
-export function openTop(stateDir: string, args: string[], opts: {width?: number; height?: number; env?: Record<string, string>} = {}): TopSession {
+export function openTop(stateDir: string, args: string[], opts: {width?: number; height?: number; env?: Record<string, string>; nodeArgs?: string[]} = {}): TopSession {
   const dir = makeTempDir('drover-tmux-')
   const socket = path.join(dir, 'tmux.sock')
   const env = {DROVER_STATE_DIR: stateDir, NO_COLOR: '1', TERM: 'xterm-256color', ...opts.env}
   const exports = Object.entries(env)
     .map(([k, v]) => `${k}=${sh(v)}`)
     .join(' ')
-  const script = `echo TOP-BEFORE; env ${exports} ${sh(process.execPath)} ${sh(BIN)} top ${args.map(sh).join(' ')}; echo "TOP-EXIT $?"; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo; sleep 600`
+  const script = `echo TOP-BEFORE; env ${exports} ${sh(process.execPath)} ${(opts.nodeArgs ?? []).map(sh).join(' ')} ${sh(BIN)} top ${args.map(sh).join(' ')}; echo "TOP-EXIT $?"; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' '; echo; sleep 600`
   const tmux = (...a: string[]) => execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...a], {encoding: 'utf8', env: {...process.env, TMUX: ''}})
   tmux('new-session', '-d', '-s', 'top', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), 'sh', '-c', script)
   // the window follows resize-window from now on, not the (absent) client's size

@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {linuxOnly, posixOnly} from '../helpers/skips.js'
-import {diskSpace, ownershipOf, pathExtValue, pathValue, processesWithVariable, programLaunch, runBriefly} from '../../src/platform/inspect.js'
+import {diskSpace, livePids, ownershipOf, pathExtValue, pathValue, processesWithVariable, programLaunch, runBriefly} from '../../src/platform/inspect.js'
 import {processStartTime, type PlatformContext} from '../../src/platform/platform.js'
 import {isAlive, waitFor} from '../helpers/cli.js'
 
@@ -117,6 +117,20 @@ posixOnly('sh scripts and sleep').describe('runBriefly', () => {
     const child = Number(readFileSync(pidFile, 'utf8'))
     pids.push(child)
     await waitFor(() => !isAlive(child), {timeout: 5000, message: 'the child of the timed-out program to die'})
+  })
+})
+
+describe('livePids', () => {
+  linuxOnly('/proc').it('lists the pids alive now, this one among them, not one that exited', async () => {
+    const child = spawn('sleep', ['0'], {stdio: 'ignore'})
+    await new Promise((resolve) => child.once('exit', resolve))
+    const pids = livePids()!
+    expect(pids.has(process.pid)).toBe(true)
+    expect(pids.has(child.pid!)).toBe(false)
+  })
+
+  it('is null where the OS keeps no /proc: every identity is then checked on its own', () => {
+    expect(livePids(win)).toBeNull()
   })
 })
 

@@ -4,7 +4,7 @@
 // and proof that looking changes nothing on disk.
 
 import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -60,6 +60,20 @@ posixOnly('sh scripts, sleep, modes and uids').describe('inspectStateDir', () =>
     // free space where it would be created
     expect(health.space!.freeBytes).toBeGreaterThan(0)
     expect(snapshot(parent)).toEqual(before)
+  })
+
+  it('a file where the state dir should be, and a tasks/ that cannot be read, are said, not thrown', () => {
+    const parent = makeStateDir()
+    const file = path.join(parent, 'state')
+    writeFileSync(file, 'not a dir')
+    expect(inspectStateDir(file)).toMatchObject({exists: true, isDirectory: false, tasks: 0})
+    const dir = makeStateDir()
+    fabricateTask(dir, {status: 'succeeded'})
+    // tasks/ replaced by a file: listing it fails with ENOTDIR, as an unreadable one fails with EACCES
+    rmSync(path.join(dir, 'tasks'), {recursive: true})
+    writeFileSync(path.join(dir, 'tasks'), '')
+    expect(inspectStateDir(dir).error).toBe(`cannot read what it holds: a path component is not a directory (${path.join(dir, 'tasks')})`)
+    unlinkSync(path.join(dir, 'tasks'))
   })
 
   it('group- and world-writable modes are reported', () => {
@@ -150,10 +164,14 @@ posixOnly('sh scripts, sleep, modes and uids').describe('inspectStateDir', () =>
     for (const pid of [worker.pid, treeChild.pid, escapee.pid]) expect(isAlive(pid)).toBe(true)
   })
 
-  it('lists tasks lost while meant to run, for resume --interrupted', () => {
+  it('lists the tasks resume --interrupted would take: lost while meant to run', () => {
     const dir = makeStateDir()
     const lost = fabricateTask(dir, {status: 'lost'})
     fabricateTask(dir, {status: 'succeeded'})
+    // lost, but stopped by request since: put down, not interrupted
+    const putDown = fabricateTask(dir, {status: 'lost'})
+    const record = JSON.parse(readFileSync(taskPaths(dir, putDown).record, 'utf8'))
+    writeFileSync(taskPaths(dir, putDown).record, JSON.stringify({...record, desired: 'stopped'}))
     expect(inspectStateDir(dir).interrupted).toEqual([lost])
   })
 

@@ -142,6 +142,14 @@ describe('a whole frame', () => {
     }
   })
 
+  it('draws even a tiny window (no throw, never wider or taller)', () => {
+    for (const [w, h] of [[1, 1], [10, 3], [30, 5]]) {
+      const lines = frame(w, h)
+      expect(lines).toHaveLength(h)
+      for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(w)
+    }
+  })
+
   it('shows the selected row, the pane and the keys; read-only shows no action keys', () => {
     const lines = frame(120, 32)
     expect(lines[2]).toContain('>  1')

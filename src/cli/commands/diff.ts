@@ -15,7 +15,7 @@ Colour follows drover's rule (a terminal, no NO_COLOR; --color/--no-color decide
     {description: 'Apply the changes somewhere else', command: '<%= config.bin %> diff 3 | git apply'},
   ]
 
-  static override args = {task: Args.string({description: 'task id or name', required: true})}
+  static override args = {task: Args.string({description: 'task id or name (:latest for the newest task)', required: true})}
 
   static override flags = {
     stat: Flags.boolean({description: "git's --stat: files changed and lines added and removed, not the patch"}),

@@ -27,6 +27,7 @@ On a terminal the table fits its width: long names and commands are cut with …
 
   static override flags = {
     status: Flags.string({description: `only tasks with these statuses (comma-separated: ${FILTERABLE.join(', ')})`, multiple: true}),
+    queue: Flags.string({description: 'only the tasks of this queue'}),
     all: Flags.boolean({char: 'a', description: 'show every task, not only the live and the newest ended ones'}),
     last: Flags.integer({description: `show the live tasks and the N newest ended ones (default ${DEFAULT_RECENT} in the table, all with -q and --json)`, min: 0}),
     quiet: Flags.boolean({char: 'q', description: 'print only the ids, one per line (every task unless --last)'}),
@@ -41,7 +42,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     // What scripts read (-q, --json) stays complete unless they ask for less.
     const forScripts = this.jsonEnabled() || flags.quiet
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
-    const filter = {status: wanted ?? undefined, showEnv: flags['show-env']}
+    const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
     const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
@@ -52,7 +53,8 @@ On a terminal the table fits its width: long names and commands are cut with …
       const width = process.stdout.isTTY ? process.stdout.columns : undefined
       process.stdout.write(renderTaskTable(tasks, {color: this.color(flags.color), width}) + '\n')
     } else if (hidden === 0) {
-      this.note(wanted === null ? 'no tasks' : `no tasks with status ${[...(flags.status ?? [])].join(',')}`)
+      const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`].join('')
+      this.note(`no tasks${what}`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)

@@ -42,7 +42,7 @@ Following a task that is queued (or waiting for a usage limit) says on stderr wh
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] -f --all']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task id or name (several with -f, each line prefixed [id name])'})}
+  static override args = {task: Args.string({description: 'task id or name, or :latest (several with -f, each line prefixed [id name])'})}
 
   static override flags = {
     follow: Flags.boolean({char: 'f', description: 'follow new output until the task ends'}),

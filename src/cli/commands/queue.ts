@@ -2,15 +2,16 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {usageError, type QueueDetail, type QueueInfo} from '../../api/queues.js'
+import type {TaskJson} from '../../api/task-json.js'
 import {renderTable} from '../render/table.js'
 
-const ACTIONS = ['set', 'pause', 'resume', 'rm', 'show'] as const
+const ACTIONS = ['set', 'pause', 'resume', 'rm', 'show', 'move'] as const
 
 export default class Queue extends BaseCommand {
   static override summary = 'Show queues and their tasks, set their parallel limit, pause, resume or remove them.'
   static override description = `A queue runs at most N of its tasks at once: \`start --queue NAME\` puts a task in it, and a task over the limit waits with the status "queued" (its place in line shown by list and status) until a slot frees. The next one in line — highest --priority first, then first come, first served — starts the moment a task of the queue ends. There is no daemon: the runner of the task that ended hands its slot on, and every drover command moves queues on as well (so a queue whose runner was killed continues at the next command).
 
-Without arguments, prints each queue: its limit, how many tasks hold a slot (starting, running or stopping), how many wait, and whether it is paused. \`queue NAME\` (or \`queue show NAME\`, for a queue named like a verb) lists its live tasks: those holding a slot, then the line in the order they start. \`queue set NAME --parallel N\` creates the queue or changes its limit; a lower limit stops nothing, it applies as tasks end. A queue never set runs one task at a time. \`queue pause NAME\` starts nothing new from it (running tasks go on); \`queue resume NAME\` starts what fits at once. \`queue rm NAME\` forgets a queue that holds no live task. pause, resume, rm and show refuse a queue that does not exist (exit 2, with the name meant). The settings live in the state dir (queues/NAME.json).
+Without arguments, prints each queue: its limit, how many tasks hold a slot (starting, running or stopping), how many wait, and whether it is paused. \`queue NAME\` (or \`queue show NAME\`, for a queue named like a verb) lists its live tasks: those holding a slot, then the line in the order they start. \`queue set NAME --parallel N\` creates the queue or changes its limit; a lower limit stops nothing, it applies as tasks end. A queue never set runs one task at a time. \`queue pause NAME\` starts nothing new from it (running tasks go on); \`queue resume NAME\` starts what fits at once. \`queue rm NAME\` forgets a queue that holds no live task. \`queue move TASK\` changes a queued task's place while it waits: --priority N, --first (ahead of every task waiting in its queue, as tsp -u), and/or --to QUEUE (another queue; it keeps its priority unless given one). pause, resume, rm and show refuse a queue that does not exist (exit 2, with the name meant). The settings live in the state dir (queues/NAME.json).
 
 --json prints every queue with its live tasks: [{name, parallel, paused, running, waiting, runningTasks, queuedTasks}], each task {id, name, status, priority, position, reason}; \`queue NAME --json\` that one queue.`
 
@@ -20,6 +21,7 @@ Without arguments, prints each queue: its limit, how many tasks hold a slot (sta
     {description: 'See every queue', command: '<%= config.bin %> queue'},
     {description: "A queue's tasks, in the order they start", command: '<%= config.bin %> queue agents'},
     {description: 'Hold the queue while you look at something', command: '<%= config.bin %> queue pause agents'},
+    {description: 'Run a waiting task next', command: '<%= config.bin %> queue move fix-12 --first'},
   ]
 
   static override usage = [
@@ -29,20 +31,36 @@ Without arguments, prints each queue: its limit, how many tasks hold a slot (sta
     '<%= command.id %> pause NAME',
     '<%= command.id %> resume NAME',
     '<%= command.id %> rm NAME',
+    '<%= command.id %> move TASK [--priority N|--first] [--to QUEUE]',
   ]
 
   static override args = {
     action: Args.string({description: 'set, pause, resume, rm or show; or a queue\'s name to list its tasks (none: show every queue)'}),
-    name: Args.string({description: 'the queue (letters, digits, . _ -; starts with a letter)'}),
+    name: Args.string({description: 'the queue (letters, digits, . _ -; starts with a letter); with move, the task (id or name)'}),
   }
 
   static override flags = {
     parallel: Flags.integer({description: 'with set: how many tasks of the queue may run at once (at least 1)'}),
+    priority: Flags.integer({description: 'with move: the queued task\'s new priority (-999 to 999; higher starts first)'}),
+    first: Flags.boolean({description: 'with move: ahead of every task waiting in its queue (the highest priority there plus one)'}),
+    to: Flags.string({description: 'with move: wait in this queue instead'}),
   }
 
-  async run(): Promise<QueueDetail[] | QueueDetail | QueueInfo> {
+  async run(): Promise<QueueDetail[] | QueueDetail | QueueInfo | TaskJson> {
     const {args, flags} = await this.parse(Queue)
     const verb = (ACTIONS as readonly string[]).includes(args.action ?? '') ? (args.action as (typeof ACTIONS)[number]) : undefined
+    if (verb !== 'move' && (flags.priority !== undefined || flags.first || flags.to !== undefined)) throw usageError('--priority, --first and --to go with move: drover queue move TASK --first')
+    if (verb === 'move') {
+      if (args.name === undefined) throw usageError('queue move needs a task: drover queue move TASK --priority N|--first [--to QUEUE]')
+      if (flags.parallel !== undefined) throw usageError('--parallel goes with set')
+      const drover = await this.drover(flags['state-dir'])
+      const task = await drover.moveQueued(args.name, {priority: flags.priority, first: flags.first || undefined, queue: flags.to})
+      if (!this.jsonEnabled()) {
+        const where = task.status === 'queued' ? `#${task.position ?? '?'} in ${task.queue}, priority ${task.priority}` : `${task.status} now, in ${task.queue}`
+        process.stdout.write(`task ${task.id}${task.name ? ` (${task.name})` : ''}: ${where}\n`)
+      }
+      return task
+    }
     if (args.action === undefined || verb === undefined || verb === 'show') {
       if (flags.parallel !== undefined) throw usageError('--parallel goes with set: drover queue set NAME --parallel N')
       // `queue NAME`: one queue's tasks; a second word after a name is a typo of a verb

@@ -25,7 +25,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all | --interrupted']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'resume every drained task and every lost one that was meant to run'}),

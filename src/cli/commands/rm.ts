@@ -20,7 +20,7 @@ Every ref is checked before anything is removed. A task that cannot be removed i
   static override usage = ['<%= command.id %> [FLAGS] TASK...']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     'dry-run': Flags.boolean({description: 'print what would be removed and remove nothing'}),

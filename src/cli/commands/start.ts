@@ -55,7 +55,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
   static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
 
   static override args = {
-    task: Args.string({description: 'id or name of a finished task to start again (instead of a command after --)'}),
+    task: Args.string({description: 'id or name (or :latest) of a finished task to start again (instead of a command after --)'}),
   }
 
   static override flags = {
@@ -64,6 +64,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
     follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code (the id goes to stderr)'}),
+    quiet: Flags.boolean({char: 'q', description: 'print nothing (not the id, nor notes that it was queued or reused) unless it failed to start or a warning: for cron'}),
     agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES]}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
@@ -105,7 +106,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     ...SLURM_FLAGS,
   }
 
-  async run(): Promise<TaskJson | void> {
+  async run(): Promise<(TaskJson & {reused: boolean}) | void> {
     // Everything after `--` is the command, verbatim: oclif must not see it
     // (it would take the command's own flags for ours, and reorder repeats).
     const dash = this.argv.indexOf('--')
@@ -129,6 +130,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
 
     const drover = await this.drover(flags['state-dir'])
     let record: TaskJson
+    let reused = false
     // --follow of a task started again shows this run, not the earlier ones above it.
     let followFrom = 0
     if (args.task !== undefined) {
@@ -137,8 +139,13 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       // Up front where it shows (a tmpfs state dir); a node that cannot read the state dir is found after the fact too.
       const unshared = prepared!.spec.executor === 'slurm' ? drover.unsharedStateDir() : null
       if (unshared) this.note(`drover: warning: ${unshared}`)
-      record = await drover.start(prepared!)
-      if (record.worktree?.baseDirty) {
+      const started = await drover.start(prepared!)
+      record = started
+      reused = started.reused
+      if (reused && !flags.quiet) {
+        this.note(`drover: task ${record.id} (${record.name}) is ${record.status} already: not started again (--if-absent)`)
+      }
+      if (record.worktree?.baseDirty && !reused && !flags.quiet) {
         this.note(`drover: note: uncommitted changes in ${record.worktree.repo} are not in the worktree (it starts from ${record.worktree.baseCommit.slice(0, 12)})`)
       }
     }
@@ -150,15 +157,15 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       this.note(`drover: task ${record.id} failed to start: ${record.reason}`)
       process.exitCode = 1
     }
-    if (record.status === 'queued') this.note(`drover: task ${record.id} queued (${record.reason})`)
+    if (record.status === 'queued' && !reused && !flags.quiet) this.note(`drover: task ${record.id} queued (${record.reason})`)
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
-      if (!failedToStart) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
+      if (!failedToStart && !flags.quiet) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
       process.exitCode = await followToStdout(drover, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
-    if (!failedToStart && !this.jsonEnabled()) process.stdout.write(`${record.id}\n`)
-    return record
+    if (!failedToStart && !this.jsonEnabled() && !flags.quiet) process.stdout.write(`${record.id}\n`)
+    return {...record, reused}
   }
 }
 

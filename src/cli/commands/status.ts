@@ -17,7 +17,7 @@ With --wait, waits until the task reaches a final status and exits with the task
     {description: 'Block a script until the task ends, then use its exit code', command: '<%= config.bin %> status --wait 3 && echo passed'},
   ]
 
-  static override args = {task: Args.string({description: 'task id or name', required: true})}
+  static override args = {task: Args.string({description: 'task id or name (:latest for the newest task)', required: true})}
 
   static override flags = {
     wait: Flags.boolean({char: 'w', description: "wait for the task to end and exit with its exit code"}),

@@ -23,7 +23,7 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
   static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all|--queue NAME|--status S']
 
   static override strict = false
-  static override args = {task: Args.string({description: 'task ids or names'})}
+  static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'every task that has not ended yet'}),

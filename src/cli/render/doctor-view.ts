@@ -34,6 +34,7 @@ export function doctorLines(report: DoctorReport, paint: Paint): string[] {
   const facts: string[] = []
   if (!s.exists) facts.push(s.error ?? 'not created yet (the first command that needs it creates it)')
   if (s.owner) facts.push(`owner ${s.owner.mine ? 'you' : `uid ${s.owner.uid}`}, mode ${s.owner.mode}`)
+  else if (s.exists && report.drover.platform === 'win32') facts.push('access by ACLs (not judged)')
   if (s.space) facts.push(`${formatBytes(s.space.freeBytes)} free`)
   if (s.exists && s.isDirectory) facts.push(`${s.tasks} task${s.tasks === 1 ? '' : 's'}`)
   if (s.config.present) facts.push(`config.json${s.config.executor ? ` (executor ${s.config.executor})` : ''}`)

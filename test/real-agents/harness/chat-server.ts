@@ -61,7 +61,7 @@ async function sendChat(res: http.ServerResponse, body: any, reply: Reply, signa
     // OpenAI's own wording of a rate limit, with the wait in its message (no retry-after header: the agents that
     // honour one would wait by themselves instead of reporting the limit).
     const resetsIn = Math.max(1, reply.resetsAt - Math.floor(Date.now() / 1000))
-    res.writeHead(429, {'content-type': 'application/json'})
+    res.writeHead(429, {'content-type': 'application/json', ...(reply.retryAfter ? {'retry-after': String(resetsIn)} : {})})
     const message = reply.message ?? `Rate limit reached for fake-model in organization org-fake on requests per day (RPD): Limit 100, Used 100, Requested 1. Please try again in ${resetsIn}s. Visit https://platform.openai.com/account/rate-limits to learn more.`
     res.end(JSON.stringify({error: {message, type: 'requests', param: null, code: 'rate_limit_exceeded'}}))
     return undefined

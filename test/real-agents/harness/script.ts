@@ -37,7 +37,14 @@ export type Reply =
    * anthropic's rate_limit_error with its unified rate-limit headers, OpenAI's
    * usage_limit_reached with resets_at, neither to be retried.
    */
-  | {kind: 'usage-limit'; resetsAt: number; /** the error's message instead of the API's usual one (Chat Completions only). */ message?: string}
+  | {
+      kind: 'usage-limit'
+      resetsAt: number
+      /** Chat Completions only: the error's message instead of the API's usual one. */
+      message?: string
+      /** Chat Completions only: send a retry-after header (seconds until resetsAt). */
+      retryAfter?: boolean
+    }
 
 export interface Turn {
   /** Text of the latest user prompt (not a tool result), markers included. */
