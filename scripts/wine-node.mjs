@@ -20,6 +20,13 @@ const {dir} = installWindows()
 const env = wineEnv(dir)
 if (process.env.WINEPREFIX) env.WINEPREFIX = process.env.WINEPREFIX
 const outDir = mkdtempSync(path.join(os.tmpdir(), 'drover-wine-node-'))
+// Interrupted: the output files go too (a Ctrl-C also reaches the wine process, in the same process group).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    rmSync(outDir, {recursive: true, force: true})
+    process.exit(128 + os.constants.signals[signal])
+  })
+}
 const status = await runNodeExe(process.argv.slice(2), {env, outDir, dir})
 rmSync(outDir, {recursive: true, force: true})
 process.exit(status)

@@ -83,7 +83,7 @@ describe('learnFlags', () => {
     expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toHaveLength(2)
   })
 
-  it('reads a help text printed to stderr, as yargs prints a subcommand\'s (opencode run --help)', () => {
+  posixOnly('a sh script as the agent').it('reads a help text printed to stderr, as yargs prints a subcommand\'s (opencode run --help)', () => {
     const stateDir = makeStateDir()
     ensureStateDir(stateDir)
     const bin = path.join(stateDir, 'yargs-agent')

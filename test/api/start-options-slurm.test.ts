@@ -2,11 +2,15 @@
 // DROVER_EXECUTOR, checked before anything touches the state dir.
 
 import {afterEach, describe, expect, it} from 'vitest'
+import {posixOnly} from '../helpers/skips.js'
 import {prepareStart} from '../../src/api/start-options.js'
 import {shownStatus, taskJson} from '../../src/api/task-json.js'
 import {outcomeLabel} from '../../src/tasks/outcome.js'
 import {decodeRecord, encodeRecord} from '../../src/state/record-codec.js'
 import {newRecord} from '../../src/tasks/launch.js'
+
+// Slurm has no Windows build: start refuses --executor slurm there, so these tasks cannot be made.
+const slurmOnly = posixOnly('Slurm, which start refuses on Windows')
 
 const saved = process.env.DROVER_EXECUTOR
 afterEach(() => {
@@ -29,13 +33,13 @@ describe('the executor of a new task', () => {
     expect(prepareStart({command: ['sleep', '1']}).spec).toMatchObject({executor: 'local', slurm: null})
   })
 
-  it('comes from DROVER_EXECUTOR, and the option wins over it', () => {
+  slurmOnly.it('comes from DROVER_EXECUTOR, and the option wins over it', () => {
     process.env.DROVER_EXECUTOR = 'slurm'
     expect(prepareStart({command: ['sleep', '1']}).spec).toMatchObject({executor: 'slurm', slurm: {jobId: null, opts: []}})
     expect(prepareStart({command: ['sleep', '1'], executor: 'local'}).spec.executor).toBe('local')
   })
 
-  it('keeps the Slurm placement as asked', () => {
+  slurmOnly.it('keeps the Slurm placement as asked', () => {
     const spec = prepareStart({
       command: ['sleep', '1'],
       executor: 'slurm',
@@ -56,7 +60,7 @@ describe('the executor of a new task', () => {
     }
   })
 
-  it('refuses --on-limit wait on Slurm (a job would sit on its allocation until the limit lifts); queues, dependencies and timeouts go through', () => {
+  slurmOnly.it('refuses --on-limit wait on Slurm (a job would sit on its allocation until the limit lifts); queues, dependencies and timeouts go through', () => {
     delete process.env.DROVER_EXECUTOR
     const claude = ['claude', '-p', 'x']
     expect(usage(() => prepareStart({command: claude, agent: 'claude', executor: 'slurm', onLimit: 'wait'}))).toMatchObject({code: 2, message: expect.stringMatching(/--on-limit wait does not go with --executor slurm/)})
@@ -69,7 +73,7 @@ describe('the executor of a new task', () => {
 describe('the status a Slurm task is shown with', () => {
   const base = () => ({...newRecord(3, prepareStart({command: ['true'], executor: 'slurm'}).spec), status: 'starting' as const})
 
-  it("is queued while its job pends in Slurm, with Slurm's reason in the label; its record stays starting", () => {
+  slurmOnly.it("is queued while its job pends in Slurm, with Slurm's reason in the label; its record stays starting", () => {
     const pending = {...base(), reason: 'queued in Slurm: job 42 pending (Resources)', slurm: {...base().slurm!, jobId: '42'}}
     const json = taskJson(pending)
     expect(json).toMatchObject({status: 'queued', reason: 'queued in Slurm: job 42 pending (Resources)', jobId: '42', executor: 'slurm'})
@@ -77,7 +81,7 @@ describe('the status a Slurm task is shown with', () => {
     expect(pending.status).toBe('starting')
   })
 
-  it('is starting while the job has just begun, and a local task is never taken for a queued job', () => {
+  slurmOnly.it('is starting while the job has just begun, and a local task is never taken for a queued job', () => {
     expect(taskJson({...base(), reason: null}).status).toBe('starting')
     expect(shownStatus({status: 'starting', executor: 'local', reason: 'queued in Slurm: job 1 pending (Resources)'})).toBe('starting')
   })
@@ -92,7 +96,7 @@ describe('records and executors', () => {
     expect(decodeRecord(JSON.stringify(record))).toMatchObject({executor: 'local', slurm: null, host: null})
   })
 
-  it('a Slurm record round-trips, and a bad placement is refused', () => {
+  slurmOnly.it('a Slurm record round-trips, and a bad placement is refused', () => {
     const record = newRecord(2, prepareStart({command: ['sleep', '1'], executor: 'slurm', slurm: {time: '5'}}).spec)
     expect(decodeRecord(encodeRecord(record))).toEqual(record)
     expect(() => decodeRecord(JSON.stringify({...record, executor: 'k8s'}))).toThrow(/executor/)
@@ -103,7 +107,7 @@ describe('records and executors', () => {
 describe("the state dir's config.json", () => {
   const slurmConfig = {executor: 'slurm' as const, slurm: {partition: 'gpu', time: '60', cpus: 2, mem: '4G', drainBeforeLimit: '5m', opts: ['--account=lab']}, source: '/s/config.json'}
 
-  it('comes after the option and DROVER_EXECUTOR, before local', () => {
+  slurmOnly.it('comes after the option and DROVER_EXECUTOR, before local', () => {
     delete process.env.DROVER_EXECUTOR
     expect(prepareStart({command: ['true']}, slurmConfig).spec.executor).toBe('slurm')
     expect(prepareStart({command: ['true'], executor: 'local'}, slurmConfig).spec.executor).toBe('local')
@@ -114,7 +118,7 @@ describe("the state dir's config.json", () => {
     expect(prepareStart({command: ['true']}, {executor: 'local'}).spec.executor).toBe('local')
   })
 
-  it('gives a Slurm task its defaults, each replaced by its option; its opts come first, so a flag of the same name wins in sbatch', () => {
+  slurmOnly.it('gives a Slurm task its defaults, each replaced by its option; its opts come first, so a flag of the same name wins in sbatch', () => {
     delete process.env.DROVER_EXECUTOR
     expect(prepareStart({command: ['true']}, slurmConfig).spec.slurm).toEqual({jobId: null, partition: 'gpu', time: '60', cpus: 2, mem: '4G', drainBeforeLimitS: 300, opts: ['--account=lab']})
     const given = prepareStart({command: ['true'], slurm: {partition: 'debug', cpus: 1, opts: ['--account=other']}}, slurmConfig).spec.slurm
@@ -124,7 +128,7 @@ describe("the state dir's config.json", () => {
     expect(usage(() => prepareStart({command: ['true'], slurm: {partition: 'gpu'}}, {slurm: {partition: 'gpu'}})).message).toMatch(/need --executor slurm/)
   })
 
-  it("refuses a Slurm default that is not one, naming the file's key — exit 2", () => {
+  slurmOnly.it("refuses a Slurm default that is not one, naming the file's key — exit 2", () => {
     delete process.env.DROVER_EXECUTOR
     for (const [slurm, why] of [
       [{time: 'soon'}, /^\/s\/config\.json: slurm\.time 'soon' is not a Slurm time limit/],
