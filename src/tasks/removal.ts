@@ -4,8 +4,8 @@
 // the leftovers of a crashed prune. Nothing here follows a symlink.
 
 import {randomBytes} from 'node:crypto'
-import {lstatSync, readdirSync} from 'node:fs'
-import {rename, rm} from 'node:fs/promises'
+import {lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync} from 'node:fs'
+import {rename} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
 import {retryOnBusy, type PlatformContext} from '../platform/platform.js'
@@ -109,13 +109,43 @@ function abandoned(stateDir: string, id: number): boolean {
   return !read.ok && read.missing && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
 }
 
+/**
+ * Deletes a claimed (renamed, so ours alone) tree on the calling thread. At
+ * 9,900 tasks fs.rm's promise version cost a thread-pool round trip per step
+ * and a failed rmdir (ENOTEMPTY) per folder before it listed it; this lists
+ * each folder once, unlinks what is not a directory by its dirent type (a
+ * symlink is unlinked, never followed) and removes each folder once emptied.
+ * Anything unexpected (a type the file system does not report, a file
+ * appearing) falls back to fs.rmSync for what is left, so it is never less
+ * thorough than fs.rm.
+ */
+export function removeTreeSync(target: string): void {
+  try {
+    if (!lstatSync(target, {throwIfNoEntry: false})?.isDirectory()) {
+      rmSync(target, {force: true})
+      return
+    }
+    emptyAndRemove(target)
+  } catch {
+    rmSync(target, {recursive: true, force: true})
+  }
+}
+
+function emptyAndRemove(dir: string): void {
+  for (const entry of readdirSync(dir, {withFileTypes: true})) {
+    const inside = dir + path.sep + entry.name
+    if (entry.isDirectory()) emptyAndRemove(inside)
+    else unlinkSync(inside)
+  }
+  rmdirSync(dir)
+}
+
 // platform.removeTree without its own retry: the callers wrap each step in
 // retryOnBusy with the (injectable) platform, so the retry is what tests see.
 export function defaultIo(): RemovalIo {
   return {
     rename: (from, to) => rename(from, to),
-    // fs.rm lstat()s every entry: a symlink, even the top one, is unlinked and never descended into.
-    removeTree: (target) => rm(target, {recursive: true, force: true}),
+    removeTree: async (target) => removeTreeSync(target),
   }
 }
 
