@@ -4,8 +4,8 @@
 // the leftovers of a crashed prune. Nothing here follows a symlink.
 
 import {randomBytes} from 'node:crypto'
-import {lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync} from 'node:fs'
-import {rename} from 'node:fs/promises'
+import {lstatSync, readdirSync} from 'node:fs'
+import {lstat, readdir, rename, rm, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
 import {retryOnBusy, type PlatformContext} from '../platform/platform.js'
@@ -89,55 +89,61 @@ export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: boo
 
 export const taskDirPath = (stateDir: string, id: number) => path.join(tasksDir(stateDir), String(id))
 
-/** Entries of tasks/ that are not task folders but ours to clear: trash of a crashed prune, symlinks named like ids. */
-export function findDebris(stateDir: string): string[] {
+/**
+ * Entries of tasks/ that are not task folders but ours to clear: trash of a
+ * crashed prune, symlinks named like ids, and folders a killed `start` left
+ * without a record. Whether a folder has its record is taken from `reads`,
+ * the records prune has just read for its plan: reading each one a second
+ * time here was a tenth of a dry run at 10,000 tasks. A folder made after
+ * those reads is no debris yet (the next prune looks again).
+ */
+export function findDebris(stateDir: string, reads: readonly RecordRead[]): string[] {
   let entries
   try {
     entries = readdirSync(tasksDir(stateDir), {withFileTypes: true})
   } catch {
     return []
   }
+  const recordless = new Map<number, RecordRead>()
+  for (const read of reads) if (!read.ok && read.missing) recordless.set(read.id, read)
+  const abandoned = (id: number): boolean => {
+    const read = recordless.get(id)
+    return read !== undefined && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
+  }
   return entries
-    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (/^[1-9][0-9]*$/.test(e.name) && (e.isSymbolicLink() || (e.isDirectory() && abandoned(stateDir, Number(e.name))))))
+    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (/^[1-9][0-9]*$/.test(e.name) && (e.isSymbolicLink() || (e.isDirectory() && abandoned(Number(e.name))))))
     .map((e) => e.name)
     .sort()
 }
 
-/** A task folder a killed `start` left without its record, no longer being filled. */
-function abandoned(stateDir: string, id: number): boolean {
-  const read = readRecord(stateDir, id, {dirChecked: true})
-  return !read.ok && read.missing && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
-}
-
 /**
- * Deletes a claimed (renamed, so ours alone) tree on the calling thread. At
- * 9,900 tasks fs.rm's promise version cost a thread-pool round trip per step
- * and a failed rmdir (ENOTEMPTY) per folder before it listed it; this lists
- * each folder once, unlinks what is not a directory by its dirent type (a
- * symlink is unlinked, never followed) and removes each folder once emptied.
+ * Deletes a claimed (renamed, so ours alone) tree. fs.rm tried an rmdir on
+ * every folder before listing it (a failed, costly call per task folder) and
+ * lstat()ed every entry; this lists each folder once, unlinks what is not a
+ * directory by its dirent type (a symlink is unlinked, never followed) and
+ * removes each folder once emptied. It stays asynchronous: a removal waits
+ * on the disk, and deleting trees one after another on the main thread made
+ * a 9,900-task prune four times slower in wall time on a loaded machine.
  * Anything unexpected (a type the file system does not report, a file
- * appearing) falls back to fs.rmSync for what is left, so it is never less
+ * appearing) falls back to fs.rm for what is left, so it is never less
  * thorough than fs.rm.
  */
-export function removeTreeSync(target: string): void {
+export async function removeClaimedTree(target: string): Promise<void> {
   try {
-    if (!lstatSync(target, {throwIfNoEntry: false})?.isDirectory()) {
-      rmSync(target, {force: true})
+    if (!(await lstat(target).catch(() => null))?.isDirectory()) {
+      await rm(target, {force: true})
       return
     }
-    emptyAndRemove(target)
+    await emptyAndRemove(target)
   } catch {
-    rmSync(target, {recursive: true, force: true})
+    await rm(target, {recursive: true, force: true})
   }
 }
 
-function emptyAndRemove(dir: string): void {
-  for (const entry of readdirSync(dir, {withFileTypes: true})) {
-    const inside = dir + path.sep + entry.name
-    if (entry.isDirectory()) emptyAndRemove(inside)
-    else unlinkSync(inside)
-  }
-  rmdirSync(dir)
+async function emptyAndRemove(dir: string): Promise<void> {
+  const entries = await readdir(dir, {withFileTypes: true})
+  await Promise.all(entries.map((entry) => (entry.isDirectory() ? emptyAndRemove(dir + path.sep + entry.name) : unlink(dir + path.sep + entry.name))))
+  await rmdir(dir)
 }
 
 // platform.removeTree without its own retry: the callers wrap each step in
@@ -145,7 +151,7 @@ function emptyAndRemove(dir: string): void {
 export function defaultIo(): RemovalIo {
   return {
     rename: (from, to) => rename(from, to),
-    removeTree: async (target) => removeTreeSync(target),
+    removeTree: removeClaimedTree,
   }
 }
 
