@@ -47,8 +47,14 @@ export type LockOwner = ProcessIdentity & {host?: string}
 let host: string | null = null
 const thisHost = () => (host ??= hostname())
 
+// This process's own start time never changes: read once, not per lock (prune takes one per task).
+let own: LockOwner | null = null
 function ownIdentity(): LockOwner {
-  return {pid: process.pid, startTime: processStartTime(process.pid) ?? 'unknown', host: thisHost()}
+  if (own?.pid === process.pid) return own
+  const startTime = processStartTime(process.pid)
+  const identity = {pid: process.pid, startTime: startTime ?? 'unknown', host: thisHost()}
+  if (startTime !== null) own = identity
+  return identity
 }
 
 function readOwner(lockPath: string): LockOwner | null {

@@ -3,14 +3,13 @@
 // renamed out of sight in one step), deleting the renamed tree, and clearing
 // the leftovers of a crashed prune. Nothing here follows a symlink.
 
-import {randomBytes} from 'node:crypto'
 import {lstatSync, readdirSync} from 'node:fs'
 import {lstat, readdir, rename, rm, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
 import {retryOnBusy, type PlatformContext} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {isAbandonedCreation, readRecord, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, readRecord, tasksDir, uniqueSuffix, type RecordRead} from '../state/store.js'
 import {runnerAlive as runnerLives, workerAliveHere} from '../runner/executors.js'
 import {beingCreated} from './read.js'
 import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeVerdict} from '../process/worktree.js'
@@ -199,7 +198,7 @@ export async function claimTask(
         return {error: `cannot remove task ${id}'s worktree: ${(error as Error).message}`}
       }
     }
-    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${randomBytes(4).toString('hex')}`)
+    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${uniqueSuffix()}`)
     try {
       await retryOnBusy(() => io.rename(dir, trash), ctx)
     } catch (error) {
@@ -254,7 +253,7 @@ export async function clearDebris(
       // only stalled, never killed, then fails on its next write instead of
       // filling a folder half removed.
       if (/^[1-9][0-9]*$/.test(name) && !lstatSync(target).isSymbolicLink()) {
-        const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${randomBytes(4).toString('hex')}`)
+        const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${uniqueSuffix()}`)
         await retryOnBusy(() => io.rename(target, trash), ctx)
         target = trash
       }
