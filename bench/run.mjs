@@ -16,9 +16,10 @@ import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
 import {top} from './lib/top.mjs'
 import {ui} from './lib/ui.mjs'
+import {winCost} from './lib/win-cost.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm}
+const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost}
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))

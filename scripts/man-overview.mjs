@@ -46,14 +46,14 @@ const FILES = [
   ['STATE_DIR/tasks/ID/requests/', 'pending stop, cancel and drain requests, one file each, for the runner to act on'],
   ['STATE_DIR/tasks/ID/session/', 'the command\'s own resumable state (DROVER_SESSION_DIR)'],
   ['STATE_DIR/tasks/ID/runner.json', 'the live runner\'s identity: pid and process start time, so a recycled pid is never signalled'],
-  ['STATE_DIR/tasks/ID/heartbeat', 'for a task run as a Slurm job: the host and pid of its runner, rewritten every few seconds while it lives; a task on another host is lost only when Slurm says its job ended and this has gone stale'],
+  ['STATE_DIR/tasks/ID/heartbeat', 'for a task run as a Slurm job: the host and pid of its runner, rewritten every few seconds while it lives; a task on another host is lost only when Slurm says its job ended and this has gone stale; on Windows every runner keeps one, so that list and status know it lives without starting PowerShell'],
   ['STATE_DIR/live/ID', 'an empty hint for each task that may be meant to run, so drover list finds them without opening every task folder'],
 ]
 
 const ENVIRONMENT = [
   ['DROVER_STATE_DIR', 'the state directory, unless `--state-dir` is given'],
   ['DROVER_EXECUTOR', 'where `start` runs a new task unless `--executor` is given: `local` (the default) or `slurm` (a batch job; the state dir must be on a file system the nodes share)'],
-  ['DROVER_HEARTBEAT_MS', 'for a Slurm task: how often its runner rewrites its heartbeat, in milliseconds (default 10000); a task is judged by three missed beats'],
+  ['DROVER_HEARTBEAT_MS', 'for a Slurm task, and any task on Windows: how often its runner rewrites its heartbeat, in milliseconds (default 10000); a task is judged by three missed beats'],
   ['SLURM_CONF', 'read by the Slurm commands drover runs (sbatch, squeue, scontrol, sacct, scancel) and passed to the job'],
   ['NO_COLOR', 'when set to a non-empty value, output has no colour unless `--color` is given; without either, colour is used only on a terminal'],
   ['DEBUG', 'when set, unexpected errors print their stack trace after the one-line message'],

@@ -4,6 +4,7 @@
 // front-end's. Lines that are not the agent's events come back as `plain`.
 
 import type {AgentProfileName} from '../state/record.js'
+import {excerpt} from './excerpt.js'
 import {obj} from './json.js'
 import {profileOf} from './registry.js'
 import type {TranscriptItem} from './transcript-items.js'
@@ -32,7 +33,19 @@ const plainClip = (text: string, max = PLAIN_MAX) => {
   return flat.length > max ? `${flat.slice(0, max)}… (${flat.length - max} more characters)` : flat
 }
 
-/** One item as a plain line, for readers without a terminal (a supervising model over MCP): no colour, long payloads cut. */
+/**
+ * A tool result or an error as plain lines: the first line after `lead`, the
+ * rest indented, cut to its head, tail and error-looking lines (the same rule
+ * as `logs --pretty`), each line at most PLAIN_MAX characters.
+ */
+function plainBlock(lead: string, text: string): string {
+  const parts = excerpt(text, {head: 3, tail: 3, errors: 20, lineChars: PLAIN_MAX})
+  return parts
+    .map((part, i) => `${i === 0 ? lead : '  '}${'skipped' in part ? `… ${part.skipped} more line${part.skipped === 1 ? '' : 's'}` : part.line}`)
+    .join('\n')
+}
+
+/** One item as plain text, for readers without a terminal (a supervising model over MCP, the dashboard): no colour, long payloads cut. */
 function plainLine(item: TranscriptItem): string {
   switch (item.kind) {
     case 'session':
@@ -45,7 +58,7 @@ function plainLine(item: TranscriptItem): string {
     case 'tool':
       return `→ ${item.name}${item.args ? ` ${item.args}` : ''}`
     case 'result':
-      return `← ${item.isError ? 'error: ' : ''}${plainClip(item.text)}`
+      return plainBlock(`← ${item.isError ? 'error: ' : ''}`, item.text)
     case 'error':
       return `[error: ${plainClip(item.text)}]`
     case 'final': {

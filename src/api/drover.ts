@@ -12,10 +12,10 @@ import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
-import {runnerAlive} from '../runner/executors.js'
+import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile, workerAlive} from '../tasks/reconcile.js'
+import {reconcile} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -244,7 +244,8 @@ export class Drover {
       record = await waitForFinal(this.stateDir, record.id, {until: (r) => isFinalStatus(r.status) || opts.signal?.aborted === true})
     }
     // A runner on another host is judged by its heartbeat and the scheduler, never by a pid here (runner/executors).
-    const live = {runnerAlive: runnerAlive(this.stateDir, record.id, record), workerAlive: workerAlive(record)}
+    const runnerLives = runnerAlive(this.stateDir, record.id, record)
+    const live = {runnerAlive: runnerLives, workerAlive: workerAliveShown(record, runnerLives)}
     return taskDetailJson(this.stateDir, record, live, {showEnv: opts.showEnv})
   }
 
@@ -424,9 +425,10 @@ export class Drover {
   /**
    * Removes the named ended tasks. A live one is skipped (in `skipped`),
    * refs that name no task come back in `missing`; every ref is checked
-   * before anything is removed.
+   * before anything is removed. `force`: a worktree with uncommitted changes
+   * goes too, discarding them (its branch and commits stay).
    */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean} = {}): Promise<RmResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean} = {}): Promise<RmResult> {
     const {findTask} = await import('../state/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
@@ -443,7 +445,7 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
-    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.includeWorktrees})), missing}
+    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.force ? 'force' : opts.includeWorktrees})), missing}
   }
 
   /**

@@ -42,6 +42,7 @@ const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
   worktree: 'boolean|string',
   base: 'string',
   existingBranch: 'boolean',
+  pinBase: 'boolean',
   maxCostUsd: 'number',
   maxTurns: 'number',
   maxTokens: 'number',
@@ -98,6 +99,12 @@ export interface StartOptions extends QueueStartOptions {
   base?: string
   /** with `worktree: 'branch'`: run on that existing branch (never deleted by rm or prune). */
   existingBranch?: boolean
+  /**
+   * with `worktree`: fix the base commit when the task is created. By default
+   * a task that waits (queue, after) starts from what `base` names when its
+   * first run starts, so a chained agent sees work merged meanwhile.
+   */
+  pinBase?: boolean
   /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
   maxCostUsd?: number
   maxTurns?: number
@@ -207,7 +214,7 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
     retryMax: o.retry ?? 0,
     retryDelayMs: o.retryDelayMs ?? null,
     retryOnTimeout: o.retryOnTimeout ?? false,
-    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false},
+    worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false, pinBase: o.pinBase ?? false},
   }
   return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
 }

@@ -75,6 +75,14 @@ export interface TaskJson {
   retryMax: number
   /** while waiting to try again: when the next attempt may start. */
   retryAt: string | null
+  /** the first retry's delay (each later one doubles it, with jitter); null: the default, 1 s. */
+  retryDelayMs: number | null
+  /** a run stopped by --timeout is retried too. */
+  retryOnTimeout: boolean
+  /** the shell command run once the task ended (`start --on-exit`; URL credentials masked unless showEnv), or null. */
+  onExit: string | null
+  /** how long an exit hook may run; null: the default, 60 s. */
+  hookTimeoutMs: number | null
   /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
   worktree: WorktreeInfo | null
   /** while `waiting` for a usage limit to lift: when its runner resumes it. */
@@ -158,6 +166,10 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     attempt: record.attempt,
     retryMax: record.retryMax,
     retryAt: queued ? record.retryAt : null,
+    retryDelayMs: record.retryDelayMs,
+    retryOnTimeout: record.retryOnTimeout,
+    onExit: record.onExit === null || show ? record.onExit : maskUrlCredentials(record.onExit),
+    hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }

@@ -1,17 +1,21 @@
 // An agent's transcript as lines for a person (`logs --pretty`, `top`): the
-// text it writes, `→ Tool args` for each call, results indented and cut short
-// unless `full`, errors in red, and a closing line with cost, turns and time.
-// Worded here once, so every terminal front-end shows an agent alike; the
-// caller's `paint` decides whether (and how) the styles become colour.
+// text it writes, `→ Tool args` for each call, results indented and cut to
+// their head, tail and error-looking lines unless `full` (agents/excerpt.ts),
+// errors in red, and a closing line with cost, turns and time. Worded here
+// once, so every terminal front-end shows an agent alike; the caller's
+// `paint` decides whether (and how) the styles become colour.
 
+import {excerpt, looksLikeError} from '../agents/excerpt.js'
 import type {TranscriptItem} from '../agents/transcript.js'
 
 /** The styles a transcript line asks for. */
 export type TranscriptStyle = 'red' | 'green' | 'cyan' | 'dim'
 export type TranscriptPaint = (style: TranscriptStyle, text: string) => string
 
-/** Lines and characters of a tool result or a thought shown without --full. */
-const RESULT_LINES = 6
+/** A tool result without --full: its first and last lines, up to RESULT_ERRORS error lines between, each cut at RESULT_CHARS. */
+const RESULT_HEAD = 3
+const RESULT_TAIL = 3
+const RESULT_ERRORS = 20
 const RESULT_CHARS = 600
 const THINKING_LINES = 2
 
@@ -46,11 +50,16 @@ export function transcriptLines(item: TranscriptItem, opts: {paint: TranscriptPa
     case 'tool':
       return [`${paint('cyan', `→ ${clean(item.name)}`)}${item.args ? ` ${clean(item.args)}` : ''}`]
     case 'result': {
-      const {lines, hidden} = clip(item.text, RESULT_LINES, RESULT_CHARS, full)
       const style = item.isError ? 'red' : 'dim'
-      const out = (lines.length === 0 || (lines.length === 1 && lines[0] === '') ? ['(no output)'] : lines).map((line, i) => paint(style, `${i === 0 ? '  ⎿ ' : '    '}${line}`))
-      if (hidden > 0) out.push(paint('dim', `    … ${hidden} more line${hidden === 1 ? '' : 's'} (--full shows them)`))
-      return out
+      const parts = full
+        ? clean(item.text).replace(/\n+$/, '').split('\n').map((line) => ({line}))
+        : excerpt(clean(item.text), {head: RESULT_HEAD, tail: RESULT_TAIL, errors: RESULT_ERRORS, lineChars: RESULT_CHARS})
+      if (parts.length === 1 && 'line' in parts[0] && parts[0].line === '') return [paint(style, '  ⎿ (no output)')]
+      return parts.map((part, i) => {
+        if ('skipped' in part) return paint('dim', `    … ${part.skipped} more line${part.skipped === 1 ? '' : 's'} (--full shows them)`)
+        // a line that looks like an error is red even in a result the tool did not flag: it is what the reader looks for
+        return paint(looksLikeError(part.line) ? 'red' : style, `${i === 0 ? '  ⎿ ' : '    '}${part.line}`)
+      })
     }
     case 'error':
       return [paint('red', `✖ ${clean(item.text)}`)]

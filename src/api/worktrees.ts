@@ -12,6 +12,10 @@ export type {WorktreeSummary}
 export interface DiffOptions {
   /** git's `--stat` summary instead of the patch. */
   stat?: boolean
+  /** git's `--name-only`: the paths changed, one a line. */
+  nameOnly?: boolean
+  /** only these paths (git pathspecs, relative to the worktree's top). */
+  paths?: string[]
   /** ANSI colour in the text (for a terminal). */
   color?: boolean
 }
@@ -25,6 +29,9 @@ export interface DiffResult {
   baseCommit: string
   path: string
   stat: boolean
+  nameOnly: boolean
+  /** the pathspecs the diff was limited to (empty: all). */
+  paths: string[]
   /** the worktree folder is there; false: it was deleted by hand, and the diff is its branch's (its commits only). */
   present: boolean
   /** git's output: the patch (or the --stat table) of the worktree against the base commit. */
@@ -35,7 +42,8 @@ export function taskDiff(record: TaskRecord, opts: DiffOptions = {}): DiffResult
   const worktree = worktreeOf(record)
   const present = existsSync(worktree.path)
   const diff = withTaskErrors(record, () => worktreeDiff(worktree, opts))
-  return {id: record.id, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit, path: worktree.path, stat: opts.stat ?? false, present, diff}
+  const {branch, base, baseCommit, path} = worktree
+  return {id: record.id, branch, base, baseCommit, path, stat: opts.stat ?? false, nameOnly: opts.nameOnly ?? false, paths: opts.paths ?? [], present, diff}
 }
 
 /** A task's worktree and what it holds against its base. */
@@ -65,7 +73,8 @@ export function taskWorktree(record: TaskRecord): WorktreeStatus {
 
 function worktreeOf(record: TaskRecord): WorktreeInfo {
   if (record.worktree) return record.worktree
-  throw new DroverError(`task ${record.id} has no worktree (start it with --worktree to give it one)`, ExitCode.failed, {id: record.id})
+  // exit 2: asking a plain task for its worktree is a mistake in what was asked, as git's "not a git repository" is
+  throw new DroverError(`task ${record.id} has no worktree (start it with --worktree to give it one)`, ExitCode.usage, {id: record.id})
 }
 
 function withTaskErrors<T>(record: TaskRecord, fn: () => T): T {

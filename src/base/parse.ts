@@ -152,6 +152,79 @@ export function parseSize(input: string, flag?: string, opts: ZeroOpts = {}): nu
 }
 
 // ---------------------------------------------------------------------------------------------
+// A moment in the past (logs --since)
+
+const CLOCK = /^(\d{1,2}):(\d\d)(?::(\d\d))?$/
+const DATE_ONLY = /^(\d{4})-(\d\d)-(\d\d)$/
+const DATE_TIME = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?$/
+
+/**
+ * `--since`: a duration back from now ('10m', '2h'), a clock time ('05:00', '17:30:15': the latest
+ * such moment not in the future, so '23:00' just after midnight means yesterday evening), a date
+ * ('2026-12-01': its local midnight) or a date and time ('2026-12-01 05:00', '2026-12-01T05:00Z';
+ * local unless it names a zone). Returns epoch ms. A moment in the future is refused (exit 2).
+ */
+export function parseSince(input: string, flag = '--since', now = Date.now()): number {
+  const raw = asString(input)
+  const text = raw?.trim() ?? ''
+  const invalid = () =>
+    usageError(`${flag}: invalid time '${show(raw ?? String(input))}' (use a duration such as 10m, a time of day such as 05:00, or a date such as 2026-12-01 or 2026-12-01T05:00)`)
+  const clock = CLOCK.exec(text)
+  if (clock) {
+    const [h, m, sec] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]
+    if (h > 23 || m > 59 || sec > 59) throw invalid()
+    const at = new Date(now)
+    at.setHours(h, m, sec, 0)
+    if (at.getTime() > now) at.setDate(at.getDate() - 1)
+    return at.getTime()
+  }
+  let ms: number
+  const date = DATE_ONLY.exec(text)
+  // Date.parse reads a bare date as UTC midnight; people mean their own.
+  if (date) {
+    const at = new Date(Number(date[1]), Number(date[2]) - 1, Number(date[3]))
+    // new Date rolls 2026-13-01 over into 2027: a date that does not exist is a typo
+    if (at.getMonth() !== Number(date[2]) - 1 || at.getDate() !== Number(date[3])) throw invalid()
+    ms = at.getTime()
+  }
+  else if (DATE_TIME.test(text)) ms = Date.parse(text.replace(' ', 'T'))
+  else return now - parseDuration(text === '' ? (raw ?? '') : text, flag, {allowZero: true})
+  if (Number.isNaN(ms)) throw invalid()
+  if (ms > now) throw usageError(`${flag}: '${show(text)}' is in the future`)
+  return ms
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counts (tokens)
+
+const COUNT_UNITS: Record<string, number> = {'': 1, k: 1e3, m: 1e6, g: 1e9, b: 1e9}
+const COUNT = new RegExp(`^(${NUMBER}) *([A-Za-z]?)$`)
+
+/**
+ * A count such as a token budget: '500k', '2M', '1.5m', '1g' or '1b' (billion), '40000'. The
+ * suffixes are those of sizes, case-insensitive, but decimal (k = 1,000): token counts are
+ * decimal wherever people meet them ("a 200k context", "$3 per 1M tokens"), so 2M must mean
+ * 2,000,000 and not 2,097,152. Returns a whole number (Math.round); zero, negative and
+ * non-finite values are refused (exit 2).
+ */
+export function parseCount(input: string, flag?: string): number {
+  const raw = asString(input)
+  const p = prefix(flag)
+  const invalid = () => usageError(`${p}invalid count '${show(raw ?? String(input))}' (use e.g. 500k, 2M, 40000; k = 1,000, M = 1,000,000)`)
+  if (raw === undefined) throw invalid()
+  const text = raw.trim()
+  if (text === '') throw usageError(`${p}empty count (use e.g. 500k, 2M, 40000)`)
+  if (/^-\d/.test(text)) throw usageError(`${p}count must not be negative, got '${show(raw)}'`)
+  const match = COUNT.exec(text)
+  const multiplier = match ? COUNT_UNITS[match[2].toLowerCase()] : undefined
+  if (!match || multiplier === undefined) throw invalid()
+  const total = Math.round(Number(match[1]) * multiplier)
+  if (!Number.isSafeInteger(total)) throw usageError(`${p}count '${show(raw)}' is too large`)
+  if (total === 0) throw usageError(`${p}count must be greater than zero, got '${show(raw)}'`)
+  return total
+}
+
+// ---------------------------------------------------------------------------------------------
 // Task names and references
 
 const NAME_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/

@@ -8,6 +8,7 @@ import type * as Interfaces from '@oclif/core/interfaces'
 import {describeFsError, DroverError, ExitCode} from '../api/values.js'
 import {openStateDir, type Drover} from '../api/drover.js'
 import {colorEnabled} from './render/color.js'
+import {droverWords} from './oclif-errors.js'
 import {suggest} from '../api/suggest.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -70,7 +71,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
-    const {message, exitCode, data} = describe(error, this.flagNames())
+    const {message, exitCode, data} = describe(error, this.flagNames(), this.id?.replaceAll(':', ' ') ?? 'COMMAND')
     process.exitCode = exitCode
     if (this.jsonEnabled()) {
       process.stdout.write(JSON.stringify({error: {message, exitCode}, ...data}) + '\n')
@@ -118,7 +119,7 @@ function unknownFlagMessage(typed: string[], known: string[]): string {
   return `unknown flag${parts.length === 1 ? '' : 's'}: ${parts.join(', ')}`
 }
 
-function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; flags?: string[]}, knownFlags: string[]): {
+function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; flags?: string[]}, knownFlags: string[], command: string): {
   message: string
   exitCode: number
   data: Record<string, unknown>
@@ -138,7 +139,7 @@ function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; fl
   const oclifExit = error.oclif?.exit
   const firstLine = (error.message ?? String(error)).split('\n')[0].replace(/\s+$/, '')
   if (oclifExit === 2 || /flag|argument|expected|missing/i.test(error.name + firstLine)) {
-    return {message: oneLine(error.message ?? firstLine), exitCode: ExitCode.usage, data: {}}
+    return {message: droverWords(error.message ?? firstLine, command) ?? oneLine(error.message ?? firstLine), exitCode: ExitCode.usage, data: {}}
   }
   return {message: `${firstLine} (set DEBUG=1 for details)`, exitCode: oclifExit ?? ExitCode.failed, data: {}}
 }

@@ -5,9 +5,9 @@
 
 import {statSync} from 'node:fs'
 import type {Drover} from '../api/drover.js'
-import {usageError} from '../api/values.js'
+import {parseSince, usageError} from '../api/values.js'
 import type {TaskDetailJson, TaskJson} from '../api/task-json.js'
-import {outputOffsetSince, parseDuration} from '../api/logs.js'
+import {outputOffsetSince} from '../api/logs.js'
 import {followMany} from './render/follow-many.js'
 import type {Paint} from './render/color.js'
 
@@ -70,7 +70,9 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
   }
   if (flags.pretty && flags.raw) throw usageError('give --pretty or --raw, not both')
   if (flags.since !== undefined && (flags.tail !== undefined || flags.offset !== undefined)) throw usageError('give --since or -n/--offset, not both')
-  const sinceMs = flags.since === undefined ? null : Date.now() - parseDuration(flags.since, '--since', {allowZero: true})
+  const sinceMs = flags.since === undefined ? null : parseSince(flags.since)
+  // A line's time is noted as it arrives: what was written before is shown without one.
+  if (flags.timestamps && !flags.follow) process.stderr.write('drover: note: --timestamps shows the time of lines that arrive while following (-f); the lines already written have none\n')
   let tasks: TaskDetailJson[]
   if (flags.all) {
     const listed = (await drover.list()).filter((t): t is TaskJson => t.status !== 'corrupt')

@@ -17,6 +17,14 @@ export type CommandRunner = (file: string, args: string[]) => string
 export interface PlatformContext {
   os: OsName
   run: CommandRunner
+  /**
+   * Whether a process with this pid exists (kill(pid, 0)). Injected in tests
+   * of a faked platform; without it a faked platform's pids are taken to
+   * exist, and the real OS is asked only when the context is the real one.
+   */
+  exists?: (pid: number) => boolean
+  /** Ends a process at once (TerminateProcess/SIGKILL); injected with `exists` in tests of a faked platform. */
+  terminate?: (pid: number) => boolean
 }
 export interface ProcessIdentity {
   pid: number
@@ -36,6 +44,9 @@ const runCommand: CommandRunner = (file, args) =>
     // A hung ps/PowerShell must not wedge the runner's stop sequence.
     timeout: 10_000,
   })
+
+/** Whether a context asks this machine (tests inject their own runner to fake another OS, or this one). */
+const isRealContext = (ctx: PlatformContext): boolean => ctx.run === runCommand && ctx.os === process.platform
 
 export function currentPlatform(): PlatformContext {
   return {os: process.platform, run: runCommand}
@@ -151,9 +162,60 @@ const winProcessListScript =
 const powershell = (ctx: PlatformContext, script: string) =>
   ctx.run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', script])
 
+/**
+ * Whether a process with this pid exists, without starting any program:
+ * kill(pid, 0) — on Windows libuv opens the process and reads its exit code,
+ * so a process that ended is absent even while someone still holds its handle.
+ * EPERM (someone else's process) exists. Says nothing of who the process is.
+ */
+export function pidExists(pid: number, ctx: PlatformContext = currentPlatform()): boolean {
+  if (!isValidPid(pid)) return false
+  if (ctx.exists) return ctx.exists(pid)
+  if (!isRealContext(ctx)) return true // a faked platform: its pids name nothing here
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
+// This process's own start time never changes: on Windows it is learnt from
+// a process table read for another reason (processTable), never asked alone.
+let selfStart: string | null = null
+
+/** This process's start time if a process table read for another reason named it (Windows), else null. */
+export function knownSelfStartTime(): string | null {
+  return selfStart
+}
+
+/**
+ * What a recorded identity is now: the very process ('same'), another that
+ * took its pid ('other'), no process at all ('gone'), or 'unknown' — a pid
+ * that exists but whose start time could not be read (on Windows, PowerShell
+ * failed, timed out or is missing; or the identity itself was recorded
+ * without one). Callers never signal an 'unknown' process, and never declare
+ * its owner dead on that answer alone. On Windows a pid that no longer exists
+ * is found without starting any program.
+ */
+export type IdentityState = 'same' | 'other' | 'gone' | 'unknown'
+
+export function identityState(identity: ProcessIdentity, ctx: PlatformContext = currentPlatform()): IdentityState {
+  if (!isValidPid(identity.pid)) return 'gone'
+  if (ctx.os !== 'win32') {
+    const now = processStartTime(identity.pid, ctx)
+    return now === null ? 'gone' : now === identity.startTime ? 'same' : 'other'
+  }
+  if (!pidExists(identity.pid, ctx)) return 'gone'
+  if (!/^\d+$/.test(identity.startTime)) return 'unknown'
+  const now = processStartTime(identity.pid, ctx)
+  return now === null ? 'unknown' : now === identity.startTime ? 'same' : 'other'
+}
+
 /** OS-reported start time of pid, as an opaque string compared verbatim; null when no such process or it is a zombie/dead. Never throws. */
 export function processStartTime(pid: number, ctx: PlatformContext = currentPlatform()): string | null {
   if (!isValidPid(pid)) return null
+  if (pid === process.pid && selfStart !== null && isRealContext(ctx)) return selfStart
   try {
     if (ctx.os === 'linux') {
       const stat = readLinuxStat(pid)
@@ -192,8 +254,88 @@ export function isProcessAlive(pid: number, ctx: PlatformContext = currentPlatfo
 
 /** True when the process with this pid is the very one recorded (pid + start time). */
 export function isSameProcess(identity: ProcessIdentity, ctx: PlatformContext = currentPlatform()): boolean {
-  const now = processStartTime(identity.pid, ctx)
-  return now !== null && now === identity.startTime
+  return identityState(identity, ctx) === 'same'
+}
+
+/** pid → parent pid and start time of every live process, read at once. */
+export type ProcessTable = Map<number, {ppid: number; startTime: string}>
+
+/**
+ * Windows: every process from one CIM query (one PowerShell start), so that
+ * many identities — a whole tree — are checked for the price of one; this
+ * process's own start time is noted from it on the way. null when the query
+ * failed or answered nothing usable (then nothing may be concluded from it),
+ * and on the other systems, whose per-pid reads are cheap.
+ */
+export function processTable(ctx: PlatformContext = currentPlatform()): ProcessTable | null {
+  if (ctx.os !== 'win32') return null
+  let out: string
+  try {
+    out = powershell(ctx, winProcessListScript)
+  } catch {
+    return null
+  }
+  const table: ProcessTable = new Map()
+  for (const line of out.split(/\r?\n/)) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s*$/.exec(line)
+    if (m) table.set(Number(m[1]), {ppid: Number(m[2]), startTime: m[3]})
+  }
+  // A real table lists at least the process that asked.
+  if (table.size === 0) return null
+  const self = table.get(process.pid)
+  if (self && isRealContext(ctx)) selfStart ??= self.startTime
+  return table
+}
+
+/** The identity's state as a table read at one moment shows it ('unknown' without a table). */
+export function identityInTable(identity: ProcessIdentity, table: ProcessTable | null): IdentityState {
+  if (table === null) return 'unknown'
+  const row = table.get(identity.pid)
+  return row === undefined ? 'gone' : row.startTime === identity.startTime ? 'same' : 'other'
+}
+
+/**
+ * Descendants of rootPid in a table. Windows never re-parents: a
+ * ParentProcessId may name a dead parent whose pid was recycled. A real child
+ * cannot predate its parent, so links from older processes are dropped, and a
+ * root that is gone has no provable descendants at all.
+ */
+export function descendantsInTable(rootPid: number, table: ProcessTable): ProcessIdentity[] {
+  const children = new Map<number, number[]>()
+  for (const [pid, {ppid, startTime}] of table) {
+    const parent = table.get(ppid)
+    if (pid === ppid || parent === undefined || BigInt(startTime) < BigInt(parent.startTime)) continue
+    const list = children.get(ppid)
+    if (list) list.push(pid)
+    else children.set(ppid, [pid])
+  }
+  const result: ProcessIdentity[] = []
+  const seen = new Set<number>([rootPid])
+  const queue = table.has(rootPid) ? [rootPid] : []
+  while (queue.length > 0) {
+    for (const pid of children.get(queue.shift()!) ?? []) {
+      if (seen.has(pid)) continue
+      seen.add(pid)
+      queue.push(pid)
+      result.push({pid, startTime: table.get(pid)!.startTime})
+    }
+  }
+  return result
+}
+
+/**
+ * Ends one process at once without starting any program: TerminateProcess on
+ * Windows (what taskkill /F does), SIGKILL elsewhere. Only for a pid whose
+ * identity the caller has just confirmed (a table read this moment, or its
+ * own child, whose pid cannot be reused while the caller holds its handle).
+ * False when it was already gone.
+ */
+export function terminateConfirmed(identity: ProcessIdentity, ctx: PlatformContext = currentPlatform()): boolean {
+  if (!isValidPid(identity.pid) || identity.pid === 1) throw new RangeError(`refusing to signal process ${identity.pid}`)
+  if (ctx.terminate) return ctx.terminate(identity.pid)
+  // a faked platform's pids name nothing real here
+  if (!isRealContext(ctx)) throw new Error('terminateConfirmed: a faked platform must inject terminate()')
+  return unixKill(identity.pid, 'SIGKILL')
 }
 
 /**
@@ -218,25 +360,8 @@ export function listDescendants(rootPid: number, ctx: PlatformContext = currentP
       if (!isDeadState(stat.state)) startOf.set(pid, stat.startTime)
     }
   } else if (ctx.os === 'win32') {
-    let out: string
-    try {
-      out = powershell(ctx, winProcessListScript)
-    } catch {
-      return []
-    }
-    const rows: Array<[number, number, string]> = []
-    for (const line of out.split(/\r?\n/)) {
-      const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s*$/.exec(line)
-      if (m) rows.push([Number(m[1]), Number(m[2]), m[3]])
-    }
-    for (const [pid, , start] of rows) startOf.set(pid, start)
-    // Windows never re-parents: a ParentProcessId may name a dead parent whose pid was recycled.
-    // A real child cannot predate its parent, so links from older processes are dropped, and a
-    // root that is gone (unknown start time) has no provable descendants at all.
-    for (const [pid, ppid, start] of rows) {
-      const parentStart = startOf.get(ppid)
-      if (pid !== ppid && parentStart !== undefined && BigInt(start) >= BigInt(parentStart)) link(pid, ppid)
-    }
+    const table = processTable(ctx)
+    return table ? descendantsInTable(rootPid, table) : []
   } else {
     let out: string
     try {
@@ -259,7 +384,7 @@ export function listDescendants(rootPid: number, ctx: PlatformContext = currentP
       seen.add(pid)
       queue.push(pid)
       // BSD ps gives no start times in the listing: ask per process (also filters out zombies).
-      const startTime = ctx.os === 'linux' || ctx.os === 'win32' ? startOf.get(pid) : processStartTime(pid, ctx)
+      const startTime = ctx.os === 'linux' ? startOf.get(pid) : processStartTime(pid, ctx)
       if (startTime) result.push({pid, startTime})
     }
   }

@@ -4,7 +4,15 @@
 
 import {
   currentPlatform,
+  identityInTable,
+  identityState,
   isSameProcess,
+  pidExists,
+  processTable,
+  terminateConfirmed,
+  descendantsInTable,
+  type IdentityState,
+  type ProcessTable,
   listDescendants,
   listGroupMembers,
   listProcessesWithEnv,
@@ -18,6 +26,11 @@ import type {Checkpoint, DrainMode, TaskRecord} from '../state/record.js'
 import {CANCEL_GRACE_MS, DEFAULT_STOP_GRACE_MS, type StopPlan} from './stop-plan.js'
 
 const SCAN_INTERVAL_MS = 250
+// Windows: a table of processes costs a PowerShell start (a few hundred ms of
+// CPU), so one read serves every identity checked within this long.
+const WIN_TABLE_MS = 1000
+// ms from 1601-01-01 (FILETIME's epoch) to 1970-01-01.
+const FILETIME_UNIX_EPOCH_MS = 11_644_473_600_000n
 
 export class ProcessTree {
   /** every process ever seen in the tree, with its start time, so a pid reused later is never signalled. */
@@ -25,8 +38,11 @@ export class ProcessTree {
 
   constructor(
     readonly worker: ProcessIdentity,
-    /** whether the worker itself has ended. */
-    private readonly workerExited: () => boolean,
+    /**
+     * whether the worker itself has ended; 'identity' for a worker that is not
+     * the caller's child: then it has ended once its pid is no longer its own.
+     */
+    exited: (() => boolean) | 'identity',
     /** injected in tests to drive the Windows mapping (taskkill) from any OS. */
     private readonly ctx: PlatformContext = currentPlatform(),
     /**
@@ -34,12 +50,102 @@ export class ProcessTree {
      * id) may name someone else's group by now, so the group is neither
      * listed nor signalled — only identities known to be the task's are.
      */
-    private readonly opts: {group: boolean; marks?: Record<string, string>} = {group: true},
+    private readonly opts: {group: boolean; marks?: Record<string, string>; ownChild?: boolean} = {group: true},
   ) {
     this.known.set(worker.pid, worker)
+    this.workerExited = exited === 'identity' ? () => this.exitedByIdentity() : exited
+  }
+
+  private readonly workerExited: () => boolean
+  /** when the caller saw its own child exit (ms): bounds which of the pid's orphans are its. */
+  private endedAt: number | null = null
+
+  /** The caller's own child exited now (its exit event). */
+  workerEnded(atMs: number): void {
+    this.endedAt = atMs
+  }
+
+  /**
+   * Windows, after the own child exited: its children live on with its pid as
+   * their ParentProcessId, which the periodic scan (once a minute) may never
+   * have seen. One table finds them: a process whose parent pid is the
+   * worker's and that started between the worker's start and its exit can
+   * only be the worker's child — one of a later owner of the pid started
+   * after the exit — and so are their descendants.
+   */
+  private orphansOfEndedWorker(): void {
+    if (this.endedAt === null || !/^\d+$/.test(this.worker.startTime)) return
+    // a table read during a stop a moment ago already shows them
+    const table = this.freshTable(WIN_TABLE_MS)
+    if (table === null) return
+    const from = BigInt(this.worker.startTime)
+    const until = (BigInt(this.endedAt) + FILETIME_UNIX_EPOCH_MS) * 10_000n
+    for (const [pid, row] of table) {
+      const start = BigInt(row.startTime)
+      if (row.ppid !== this.worker.pid || pid === this.worker.pid || start < from || start > until) continue
+      this.known.set(pid, {pid, startTime: row.startTime})
+      for (const identity of descendantsInTable(pid, table)) this.known.set(identity.pid, identity)
+    }
+  }
+
+  /**
+   * Elsewhere a start time is read for the price of a file read. Windows: a
+   * pid that no longer exists, or a table already read that shows someone
+   * else under it — no program is started to ask while waiting; the next
+   * forced scan (before a SIGKILL) reads a table, which then shows it.
+   */
+  private exitedByIdentity(): boolean {
+    if (this.ctx.os !== 'win32') return !isSameProcess(this.worker, this.ctx)
+    if (!pidExists(this.worker.pid, this.ctx)) return true
+    return this.table !== null && identityInTable(this.worker, this.table) !== 'same'
   }
 
   private lastScan = 0
+  private table: ProcessTable | null = null
+  private tableAt = -Infinity
+
+  /**
+   * Where reading the process table means starting a program (Windows:
+   * PowerShell), the tree is scanned only when asked outright (the runner's
+   * slow periodic scan, a SIGKILL about to go out), never while waiting.
+   */
+  get costlyScans(): boolean {
+    return this.ctx.os === 'win32'
+  }
+
+  private freshTable(maxAgeMs: number): ProcessTable | null {
+    if (Date.now() - this.tableAt >= maxAgeMs) {
+      this.table = processTable(this.ctx)
+      this.tableAt = Date.now()
+    }
+    return this.table
+  }
+
+  /**
+   * The worker is the caller's own child (the runner that spawned it) and has
+   * not been reaped: its pid cannot name anyone else — on Windows a pid is not
+   * reused while a handle to the process is open, and Node holds the child's
+   * until it reports the exit — so its identity needs no query.
+   */
+  private ownWorker(identity: ProcessIdentity): boolean {
+    return this.opts.ownChild === true && identity === this.worker && !this.workerExited()
+  }
+
+  /**
+   * Who this process is now. Windows: a pid that no longer exists is gone
+   * without starting any program; one that does is looked up in a table read
+   * at most WIN_TABLE_MS ago, which serves the whole tree at once.
+   */
+  private stateOf(identity: ProcessIdentity): IdentityState {
+    if (this.ctx.os !== 'win32') return identityState(identity, this.ctx)
+    if (this.ownWorker(identity)) return 'same'
+    if (!pidExists(identity.pid, this.ctx)) return 'gone'
+    return identityInTable(identity, this.freshTable(WIN_TABLE_MS))
+  }
+
+  private alive(identity: ProcessIdentity): boolean {
+    return this.stateOf(identity) === 'same'
+  }
 
   /**
    * Remembers the current descendants, so ones that leave the group (setsid)
@@ -48,16 +154,34 @@ export class ProcessTree {
    */
   snapshot(force = true): boolean {
     if (this.workerExited()) return false
+    if (!force && this.costlyScans) return false
     const now = Date.now()
     if (!force && now - this.lastScan < SCAN_INTERVAL_MS) return false
     this.lastScan = now
     let grew = false
-    for (const identity of listDescendants(this.worker.pid, this.ctx)) {
+    let found: ProcessIdentity[]
+    if (this.costlyScans) {
+      const table = this.freshTable(0)
+      found = table ? descendantsInTable(this.worker.pid, table) : []
+    } else {
+      found = listDescendants(this.worker.pid, this.ctx)
+    }
+    for (const identity of found) {
       const had = this.known.get(identity.pid)
       if (had?.startTime !== identity.startTime) grew = true
       this.known.set(identity.pid, identity)
     }
     return grew
+  }
+
+  /** The processes of the tree that are still the very ones seen (one table read on Windows). */
+  live(): ProcessIdentity[] {
+    return [...this.known.values()].filter((identity) => this.alive(identity))
+  }
+
+  /** Whether the worker has ended, as far as can be told without starting a program now (see exitedByIdentity). */
+  workerGone(): boolean {
+    return this.workerExited()
   }
 
   /** Every process seen in the tree (the worker first): what the runner keeps in tree.json. */
@@ -77,6 +201,7 @@ export class ProcessTree {
    * so a stop plan reaches them. Returns the live ones.
    */
   leftovers(): ProcessIdentity[] {
+    if (this.costlyScans) this.orphansOfEndedWorker()
     if (this.opts.group) for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
     // Whatever still carries the task's mark in its environment is the task's, however it left the tree.
     if (this.opts.marks) {
@@ -84,19 +209,20 @@ export class ProcessTree {
         if (startedNoEarlierThan(identity.startTime, this.worker.startTime)) this.known.set(identity.pid, identity)
       }
     }
-    return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx))
+    return [...this.known.values()].filter((identity) => identity.pid !== this.worker.pid && this.alive(identity))
   }
 
   gone(): boolean {
     if (!this.workerExited()) return false
     for (const identity of this.known.values()) {
-      if (identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx)) return false
+      if (identity.pid !== this.worker.pid && this.alive(identity)) return false
     }
     return true
   }
 
   /** The whole group at once, then each known member that left it — each checked against its start time. */
   signal(signal: 'SIGTERM' | 'SIGKILL'): void {
+    if (this.costlyScans) return this.signalByTable(signal)
     if (this.opts.group && (!this.workerExited() || this.groupMayLive())) {
       try {
         signalProcessGroup(this.worker.pid, signal, this.ctx)
@@ -114,8 +240,44 @@ export class ProcessTree {
     }
   }
 
+  /**
+   * Windows. SIGTERM has no meaning for the windowless, console-less
+   * processes drover starts (taskkill without /F refuses them), so nothing is
+   * started for it: the control file's word is the graceful request. SIGKILL
+   * ends each process of the tree whose identity is confirmed — the own child
+   * by its handle, the others by a table read this moment — with
+   * TerminateProcess, no program started per process. Without a table (the
+   * query failed) no one unconfirmed is touched; only a live own child's tree
+   * is still reached, through taskkill /T on its pid, which cannot be anyone
+   * else's.
+   */
+  private signalByTable(signal: 'SIGTERM' | 'SIGKILL'): void {
+    if (signal !== 'SIGKILL') return
+    const existing = [...this.known.values()].filter((identity) => this.ownWorker(identity) || pidExists(identity.pid, this.ctx))
+    if (existing.length === 0) return
+    // Only the own child left: its handle confirms it, no table is needed.
+    const table = existing.every((identity) => this.ownWorker(identity)) && this.known.size === 1 ? null : this.freshTable(WIN_TABLE_MS)
+    if (table === null && this.known.size > 1 && this.ownWorker(this.worker)) {
+      try {
+        signalProcessGroup(this.worker.pid, 'SIGKILL', this.ctx)
+      } catch {
+        // the worker itself is still ended below
+      }
+    }
+    for (const identity of existing) {
+      const confirmed = this.ownWorker(identity) || identityInTable(identity, table) === 'same'
+      if (!confirmed) continue
+      try {
+        terminateConfirmed(identity, this.ctx)
+      } catch {
+        // not ours to end (access denied), or gone meanwhile
+      }
+    }
+  }
+
   /** SIGKILL to anything of the tree still alive. */
   sweep(): void {
+    if (this.costlyScans) return this.signalByTable('SIGKILL')
     for (const identity of this.known.values()) {
       if (identity.pid === this.worker.pid && this.workerExited()) continue
       try {
@@ -129,7 +291,7 @@ export class ProcessTree {
   // After the leader exits, its pid (= pgid) stays reserved while any group
   // member lives, so the group id cannot name a stranger's group yet.
   private groupMayLive(): boolean {
-    for (const identity of this.known.values()) if (identity.pid !== this.worker.pid && isSameProcess(identity, this.ctx)) return true
+    for (const identity of this.known.values()) if (identity.pid !== this.worker.pid && this.alive(identity)) return true
     return false
   }
 }
@@ -202,7 +364,7 @@ export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Prom
   let step = 0
   while (step < plan.steps.length) {
     const current = plan.steps[step]
-    tree.snapshot()
+    if (!tree.costlyScans || current.signal === 'SIGKILL') tree.snapshot()
     if (current.control) hooks.writeControl(current.control)
     if (current.signal) {
       if (!forced) atSafePoint = safe
@@ -281,12 +443,12 @@ export async function stopUnwatched(
   event: (name: string, extra: Record<string, unknown>) => void,
   ctx: PlatformContext = currentPlatform(),
 ): Promise<number> {
-  const tree = new ProcessTree(worker, () => !isSameProcess(worker, ctx), ctx, {group: true, marks})
+  const tree = new ProcessTree(worker, 'identity', ctx, {group: true, marks})
   tree.remember(seen)
   tree.snapshot()
   // leftovers() joins the group's members and the marked processes to the tree
   tree.leftovers()
-  const alive = tree.identities().filter((identity) => isSameProcess(identity, ctx))
+  const alive = tree.live()
   event('unwatched', {count: alive.length, pids: alive.map((p) => p.pid)})
   await executeStopPlan(tree, {currentPlan: () => UNWATCHED_PLAN, writeControl: () => {}, event})
   return alive.length

@@ -5,7 +5,7 @@
 
 import {spawn, type ChildProcess} from 'node:child_process'
 import {statSync} from 'node:fs'
-import {processStartTime, workerSpawnOptions, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, processStartTime, processTable, workerSpawnOptions, type ProcessIdentity} from '../platform/platform.js'
 import type {RunEntry, TaskRecord} from '../state/record.js'
 import type {TaskPaths} from '../state/store.js'
 
@@ -54,9 +54,21 @@ export function launchWorker(argv: string[], cwd: string, env: NodeJS.ProcessEnv
     child.once('error', (error) => resolve({ok: false, reason: spawnFailure(file, error)}))
     child.once('spawn', () => {
       const pid = child.pid!
-      resolve({ok: true, child, identity: {pid, startTime: processStartTime(pid) ?? 'unknown'}})
+      resolve({ok: true, child, identity: {pid, startTime: spawnedStartTime(pid) ?? 'unknown'}})
     })
   })
+}
+
+/**
+ * The new worker's start time. Windows: from one table of every process (one
+ * PowerShell start), which also tells the runner its own start time and the
+ * worker's first descendants; the worker's identity is what others compare
+ * with later, the runner itself needs none while it holds the child's handle.
+ */
+function spawnedStartTime(pid: number): string | null {
+  const ctx = currentPlatform()
+  if (ctx.os !== 'win32') return processStartTime(pid, ctx)
+  return processTable(ctx)?.get(pid)?.startTime ?? null
 }
 
 /**

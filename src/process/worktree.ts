@@ -23,6 +23,8 @@ export interface WorktreeRequest {
   base: string | null
   /** run on `branch` as it is, though it exists already (it is then never deleted). */
   existingBranch?: boolean
+  /** keep the base commit resolved now, even if the task starts later (see refreshBase). */
+  pinBase?: boolean
 }
 
 export const defaultBranch = (id: number, name: string | null) => `drover/${id}-${name ?? 'task'}`
@@ -99,7 +101,34 @@ export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWo
   const rel = path.relative(top, path.resolve(req.cwd))
   const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
   const created = req.existingBranch ? {createdBranch: false} : {}
-  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, summary: null}, cwd}
+  const pinned = req.pinBase ? {pinBase: true} : {}
+  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, ...pinned, summary: null}, cwd}
+}
+
+/**
+ * When a task's first run starts: its worktree was made when the task was
+ * created (the branch name needs the id, and a refusal must come at once),
+ * but a task that waited (`--after`, a queue) should start from what its base
+ * names now — a chained agent must see the work merged while it waited. The
+ * untouched worktree and its branch are moved to the base's commit now.
+ * Returns the new info, or null when nothing moves: the base is pinned
+ * (`--pin-base`), the branch existed before the task, the base still names
+ * the same commit, or the worktree is no longer exactly the old base (someone
+ * worked in it: that work is never reset away).
+ */
+export function refreshBase(info: WorktreeInfo): WorktreeInfo | null {
+  if (info.pinBase || info.createdBranch === false || !existsSync(info.path)) return null
+  let now: string
+  try {
+    now = git(info.repo, ['rev-parse', '--verify', '--quiet', `${info.base}^{commit}`]).trim()
+  } catch {
+    return null // the base ref is gone: the commit fixed at creation stands
+  }
+  if (now === info.baseCommit) return null
+  const head = git(info.path, ['rev-parse', 'HEAD']).trim()
+  if (head !== info.baseCommit || git(info.path, ['status', '--porcelain']).trim() !== '') return null
+  git(info.path, ['reset', '--hard', '--quiet', now])
+  return {...info, baseCommit: now}
 }
 
 // Ten `start --worktree` at once on one repo race for git's lock files
@@ -153,19 +182,29 @@ export function summarizeWorktree(info: WorktreeInfo, at = new Date().toISOStrin
  * The diff against the base: of the worktree as it is (its commits, changes
  * not committed and new files), or of the branch when the folder is gone.
  */
-export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; color?: boolean} = {}): string {
-  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : [])]
-  if (existsSync(info.path)) return withWholeTree(info, (env) => git(info.path, ['diff', '--cached', ...flags, info.baseCommit], {env}))
+export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; nameOnly?: boolean; color?: boolean; paths?: string[]} = {}): string {
+  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : []), ...(opts.nameOnly ? ['--name-only'] : [])]
+  // pathspecs after `--`, so a path named like a flag or a ref stays a path
+  const paths = opts.paths && opts.paths.length > 0 ? ['--', ...opts.paths] : []
+  if (existsSync(info.path)) return withWholeTree(info, (env) => git(info.path, ['diff', '--cached', ...flags, info.baseCommit, ...paths], {env}))
   if (existsSync(info.repo) && gitTest(info.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${info.branch}`])) {
-    return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`])
+    return git(info.repo, ['diff', ...flags, info.baseCommit, `refs/heads/${info.branch}`, ...paths])
   }
   throw new DroverError(`the worktree ${info.path} and its branch ${info.branch} are gone: nothing to diff`, ExitCode.failed)
 }
 
+/**
+ * How far removing a task may go with its worktree: false keeps a task whose
+ * branch has unmerged commits; true removes its clean worktree and keeps the
+ * branch; 'force' (`rm --force`) also removes a worktree with uncommitted
+ * changes, discarding them — the branch and its commits are kept all the same.
+ */
+export type WorktreeRule = boolean | 'force'
+
 /** What removing a task may do with its worktree. */
 export type WorktreeVerdict =
   | {keep: true; reason: string}
-  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null}
+  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null; discardUncommitted?: boolean}
 
 /**
  * The rule that never loses work: a worktree with uncommitted changes stays
@@ -174,15 +213,24 @@ export type WorktreeVerdict =
  * ref). With `includeWorktrees`, a branch with other commits keeps the task
  * from blocking: the clean worktree goes and the branch stays.
  */
-export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: boolean): WorktreeVerdict {
+export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: WorktreeRule): WorktreeVerdict {
   const present = existsSync(info.path)
   if (!existsSync(info.repo)) {
     // The repository itself is gone: there is nothing git could keep or lose.
     return {keep: false, removeWorktree: false, deleteBranch: false, note: null}
   }
-  if (present && git(info.path, ['status', '--porcelain']).trim() !== '') {
-    return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`}
+  const dirty = present && git(info.path, ['status', '--porcelain']).trim() !== ''
+  if (dirty && includeWorktrees !== 'force') {
+    return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first, or drover rm --force to discard them)`}
   }
+  const verdict = branchVerdict(info, present, includeWorktrees !== false)
+  if (!dirty || verdict.keep) return verdict
+  // --force: the uncommitted changes go with the worktree; the branch keeps every commit (never deleted while it has unmerged ones)
+  const discarded = `uncommitted changes in ${info.path} discarded`
+  return {...verdict, discardUncommitted: true, note: verdict.note ? `${discarded}; ${verdict.note}` : discarded}
+}
+
+function branchVerdict(info: WorktreeInfo, present: boolean, includeWorktrees: boolean): WorktreeVerdict {
   const tip = branchTip(info.repo, info.branch)
   const gone = present ? null : `worktree ${info.path} was already gone`
   if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, note: gone}
@@ -232,7 +280,7 @@ export function removeWorktree(info: WorktreeInfo, verdict: Extract<WorktreeVerd
   // A folder deleted by hand stays registered in git, and git refuses to
   // delete a branch "checked out" there: forget the missing worktree first.
   if (!existsSync(info.path) && existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
-  if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', info.path])
+  if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', ...(verdict.discardUncommitted ? ['--force'] : []), info.path])
   if (verdict.deleteBranch) git(info.repo, ['branch', '-D', info.branch])
   if (existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
   return {path: info.path, branch: info.branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}

@@ -5,11 +5,12 @@
 // another host (Slurm) is judged by its heartbeat and the engine — never by
 // a pid here, which names nothing on this machine (or a stranger).
 
-import {currentPlatform, isSameProcess, type PlatformContext} from '../platform/platform.js'
+import {currentPlatform, pidExists, type PlatformContext} from '../platform/platform.js'
+import {isFinalStatus} from '../state/record.js'
 import type {TaskRecord} from '../state/record.js'
 import {readRunnerIdentity, taskPaths} from '../state/store.js'
-import {workerAliveHere, type Executor} from './executor.js'
-import {heartbeatAge} from './heartbeat.js'
+import {capabilitiesOf, workerAliveHere, type Executor} from './executor.js'
+import {heartbeatAge, localRunnerAlive} from './heartbeat.js'
 import {localExecutor} from './local-executor.js'
 import {slurmExecutor} from './slurm-executor.js'
 
@@ -36,5 +37,20 @@ export function runnerAlive(stateDir: string, id: number, record: TaskRecord | n
     const {ageMs, staleMs} = heartbeatAge(taskPaths(stateDir, id).dir)
     return ageMs !== null && ageMs < staleMs
   }
-  return isSameProcess(runner, ctx)
+  return localRunnerAlive(taskPaths(stateDir, id).dir, runner, ctx)
+}
+
+/**
+ * Whether the worker lives, as a view shows it (`status`). A live runner
+ * watches its worker and records its end the moment it sees it, so while the
+ * runner lives and the run has not ended, a worker pid that still exists is
+ * the worker: on Windows that is answered by kill(pid, 0), without starting
+ * PowerShell. Decisions (adopting a worker, stopping a lost task's tree)
+ * still confirm the identity (workerAliveHere).
+ */
+export function workerAliveShown(record: TaskRecord, runnerAlive: boolean, ctx: PlatformContext = currentPlatform()): boolean {
+  if (ctx.os === 'win32' && runnerAlive && record.worker !== null && capabilitiesOf(record).directControl && !isFinalStatus(record.status)) {
+    return pidExists(record.worker.pid, ctx)
+  }
+  return workerAliveHere(record, ctx)
 }

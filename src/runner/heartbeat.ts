@@ -7,6 +7,7 @@
 
 import {readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
+import {currentPlatform, identityState, isSameProcess, pidExists, type PlatformContext, type ProcessIdentity} from '../platform/platform.js'
 import {writeFileAtomic} from '../state/store.js'
 
 export const DEFAULT_HEARTBEAT_MS = 10_000
@@ -48,4 +49,44 @@ export function heartbeatAge(taskDir: string, now = Date.now()): {ageMs: number 
     // the default interval
   }
   return {ageMs: Math.max(0, now - mtime), staleMs: STALE_BEATS * everyMs}
+}
+
+/** The runner's last beat: whose (its pid) and how old; null when there is none. */
+export function readHeartbeat(taskDir: string, now = Date.now()): {pid: number | null; ageMs: number; staleMs: number} | null {
+  const {ageMs, staleMs} = heartbeatAge(taskDir, now)
+  if (ageMs === null) return null
+  let pid: number | null = null
+  try {
+    const value = Number((JSON.parse(readFileSync(heartbeatFile(taskDir), 'utf8')) as {pid?: unknown}).pid)
+    if (Number.isSafeInteger(value)) pid = value
+  } catch {
+    // torn or gone meanwhile: a beat nobody can be sure is this runner's
+  }
+  return {pid, ageMs, staleMs}
+}
+
+// A runner that beats but whose start time cannot be read (PowerShell
+// failing or hung) is still taken for alive this long after its last beat:
+// longer than any stall of its own event loop on slow queries (10 s each),
+// so a failing query alone never makes a live task lost.
+export const UNCONFIRMED_GRACE_MS = 120_000
+
+/**
+ * Whether a runner of this host (runner.json) still lives. Elsewhere its
+ * start time is read for the price of a file read. Windows, where reading
+ * one starts PowerShell: no process with the pid — gone; a fresh beat of
+ * that pid — alive, with nothing started; only a beat gone stale makes the
+ * start time be asked. If that query fails, a runner whose beat is younger
+ * than UNCONFIRMED_GRACE_MS is still alive (never signalled on that answer:
+ * signals confirm identity themselves).
+ */
+export function localRunnerAlive(taskDir: string, runner: ProcessIdentity, ctx: PlatformContext = currentPlatform()): boolean {
+  if (ctx.os !== 'win32') return isSameProcess(runner, ctx)
+  if (!pidExists(runner.pid, ctx)) return false
+  const last = readHeartbeat(taskDir)
+  const ours = last !== null && last.pid === runner.pid
+  if (ours && last.ageMs < last.staleMs) return true
+  const state = identityState(runner, ctx)
+  if (state === 'same') return true
+  return state === 'unknown' && ours && last.ageMs < UNCONFIRMED_GRACE_MS
 }

@@ -7,7 +7,8 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, statSync} from 'node:fs'
 import type {Readable} from 'node:stream'
-import {isSameProcess, signalIdentity, type ProcessSignal} from '../platform/platform.js'
+import {signalIdentity, type ProcessSignal} from '../platform/platform.js'
+import {localRunnerAlive} from './heartbeat.js'
 import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
@@ -139,7 +140,7 @@ export const localExecutor: Executor = {
 
   observe(stateDir: string, record: TaskRecord): RunnerPresence {
     const runner = readRunnerIdentity(stateDir, record.id)
-    if (runner) return isSameProcess(runner) ? 'alive' : 'gone'
+    if (runner) return localRunnerAlive(taskPaths(stateDir, record.id).dir, runner) ? 'alive' : 'gone'
     if (record.status === 'starting') {
       // A resumed or restarted run has no time of its own until its runner
       // records `running`, and createdAt may be days old. Nothing rewrites a

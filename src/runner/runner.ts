@@ -10,7 +10,7 @@
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
-import {currentPlatform, exitShowsSignal, isSameProcess, processStartTime, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, exitShowsSignal, isSameProcess, knownSelfStartTime, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
@@ -22,7 +22,7 @@ import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
-import {summarizeWorktree} from '../process/worktree.js'
+import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
@@ -52,6 +52,13 @@ const LIVE = {durable: false}
 // While the worker lives, its descendants are remembered this often, so one
 // that leaves its process group and session (setsid) is still stopped with it.
 const TREE_SCAN_MS = 1000
+// Where a scan starts a program (Windows: PowerShell, a few hundred ms of CPU
+// each), an idle task may cost at most one per minute; a stop scans anew
+// before it kills (process-tree.ts).
+const COSTLY_TREE_SCAN_MS = 60_000
+// Windows: a local runner beats too, so that readers know it lives from a
+// fresh heartbeat and its pid, without asking PowerShell for start times.
+const BEATS_LOCALLY = process.platform === 'win32'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -190,18 +197,40 @@ export class Runner {
     return true
   }
 
-  async main(): Promise<void> {
-    const me = processStartTime(process.pid)
+  /** runner.json: who this runner is. On Windows the start time may be learnt only with the worker's (writeRunnerFile again). */
+  private writeRunnerFile(startTime: string | null): void {
     const host = this.options.remote ? {host: hostname()} : {}
+    this.runnerStartTime = startTime
+    this.reserve.write(() => writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: startTime ?? 'unknown', ...host}) + '\n', LIVE))
+  }
+
+  private runnerStartTime: string | null = null
+
+  /**
+   * Windows: runner.json gets this runner's start time once a table read for
+   * the tree named it (at the spawn; an adopting runner at its first scan),
+   * so a command that must confirm the runner (to replace a wedged one) can.
+   */
+  private learnOwnStartTime(): void {
+    if (this.runnerStartTime !== null || knownSelfStartTime() === null || this.finishing) return
+    try {
+      this.writeRunnerFile(knownSelfStartTime())
+    } catch {
+      // readers still see the heartbeat and the pid
+    }
+  }
+
+  async main(): Promise<void> {
+    // Windows: no PowerShell for it now; the table read when the worker is spawned names this process too.
+    const me = BEATS_LOCALLY ? knownSelfStartTime() : processStartTime(process.pid)
     // The ballast first (an adopting runner rewrites the one its dead runner
     // left): on a full disk it makes room for runner.json, without which a
     // worker could not be adopted.
     this.reserve = DiskReserve.create(this.paths.dir)
-    this.reserve.write(() => writeFileAtomic(this.paths.runner, JSON.stringify({pid: process.pid, startTime: me ?? 'unknown', ...host}) + '\n', LIVE))
-    if (this.options.remote) {
-      this.record = {...this.record, host: hostname()}
-      this.startHeartbeat()
-    }
+    // Beating before runner.json names this runner: a reader that finds the file finds a fresh beat of its pid.
+    if (this.options.remote || BEATS_LOCALLY) this.startHeartbeat()
+    this.writeRunnerFile(me)
+    if (this.options.remote) this.record = {...this.record, host: hostname()}
     createTaskLayout(this.paths)
     if (this.options.adopt) {
       await this.adopt()
@@ -259,6 +288,7 @@ export class Runner {
       this.followAgent(this.runOutputStart, null, null)
     }
     this.lastSize = this.runOutputStart
+    if (this.run.run === 1) this.baseAtStart()
 
     const started = await this.spawnWorker(outFd)
     closeSync(outFd)
@@ -361,9 +391,9 @@ export class Runner {
     // the reconcile that started this runner holds the task lock for it
     this.ownsRun = true
     this.workerIdentity = worker
-    const exited = () => worker === null || !isSameProcess(worker)
-    if (exited()) this.exit = {code: null, signal: null}
-    this.tree = worker ? new ProcessTree(worker, () => this.exit !== null || exited(), currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
+    if (worker === null || !isSameProcess(worker)) this.exit = {code: null, signal: null}
+    // Not our child: its end is seen by its identity (on Windows: its pid gone, or a table showing another).
+    this.tree = worker ? new ProcessTree(worker, 'identity', currentPlatform(), {group: true, marks: taskMark(this.paths)}) : null
     // what the runner before us had seen of the tree stays known
     this.tree?.remember(readTreeFile(this.paths))
     this.cooperative = profileOf(this.record.agent)?.drain === 'hook' && this.record.agentHooks && existsSync(this.paths.agentSettings)
@@ -395,9 +425,13 @@ export class Runner {
     const launch = await launchWorker(argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
     this.workerIdentity = launch.identity
-    this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths)})
+    this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths), ownChild: true})
+    // The launch read the table (where that costs a program): it was this run's first scan.
+    if (this.tree.costlyScans) this.lastTreeScan = Date.now()
+    this.learnOwnStartTime()
     this.saveTree()
     launch.child.once('exit', (code, signal) => {
+      this.tree?.workerEnded(Date.now())
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })
@@ -532,7 +566,7 @@ export class Runner {
   }
 
   private tick(): void {
-    if (this.adopted && !this.exit && (this.workerIdentity === null || !isSameProcess(this.workerIdentity))) {
+    if (this.adopted && !this.exit && (this.workerIdentity === null || this.tree === null || this.tree.workerGone())) {
       this.exit = {code: null, signal: null}
       for (const wake of this.exitWaiters.splice(0)) wake()
     }
@@ -553,9 +587,12 @@ export class Runner {
     if (this.record.agent !== 'generic') this.readAgentOutput(size)
     if (this.exit) return
     this.checkBudget()
-    if (!this.record.keepChildren && now - this.lastTreeScan >= TREE_SCAN_MS) {
+    const scanEvery = this.tree?.costlyScans ? COSTLY_TREE_SCAN_MS : TREE_SCAN_MS
+    // An adopted worker's end is seen by identity: on Windows the periodic scan is what reads it.
+    if ((!this.record.keepChildren || (this.adopted && this.tree?.costlyScans)) && now - this.lastTreeScan >= scanEvery) {
       this.lastTreeScan = now
-      if (this.tree?.snapshot()) this.saveTree()
+      if (this.tree?.snapshot() && !this.record.keepChildren) this.saveTree()
+      this.learnOwnStartTime()
     }
     // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
     // (or restarted often) would be stopped again the moment each new run began.
@@ -668,6 +705,20 @@ export class Runner {
     this.signalReady()
   }
 
+  /** A waiting task's worktree moves to what its base names now (refreshBase): recorded before the worker sees it. */
+  private baseAtStart(): void {
+    const worktree = this.record.worktree
+    if (!worktree) return
+    try {
+      const moved = refreshBase(worktree)
+      if (!moved) return
+      this.commit({...this.record, worktree: moved})
+      this.event('worktree-base', {base: worktree.base, from: worktree.baseCommit, to: moved.baseCommit})
+    } catch (error) {
+      this.event('worktree', {error: (error as Error).message})
+    }
+  }
+
   /** The worktree's summary against its base, as the run leaves it (what `status` shows). */
   private worktreeAtEnd(): TaskRecord['worktree'] {
     const worktree = this.record.worktree
@@ -721,7 +772,7 @@ export class Runner {
     if (worker && !this.exit && !this.record.keepChildren) {
       let tree = this.tree
       if (!tree) {
-        tree = new ProcessTree(worker, () => !isSameProcess(worker), currentPlatform(), {group: true, marks: taskMark(this.paths)})
+        tree = new ProcessTree(worker, 'identity', currentPlatform(), {group: true, marks: taskMark(this.paths)})
         tree.remember(readTreeFile(this.paths))
       }
       try {

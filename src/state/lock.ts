@@ -8,7 +8,7 @@
 import {mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
-import {isSameProcess, processStartTime, retryOnBusySync} from '../platform/platform.js'
+import {currentPlatform, identityState, isSameProcess, knownSelfStartTime, pidExists, processStartTime, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
 import type {ProcessIdentity} from './record.js'
 
@@ -17,6 +17,8 @@ export interface LockOptions {
   waitMs?: number
   /** Poll interval while waiting. */
   pollMs?: number
+  /** injected in tests to judge holders the way another OS does. */
+  platform?: PlatformContext
 }
 
 export class LockBusyError extends Error {
@@ -42,19 +44,69 @@ export const FOREIGN_STALE_MS = 10 * 60_000
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export type LockOwner = ProcessIdentity & {host?: string}
+/** startedAt (Windows): when this process began, by its own clock (ms), for when its start time is not known. */
+export type LockOwner = ProcessIdentity & {host?: string; startedAt?: number}
 
 let host: string | null = null
 const thisHost = () => (host ??= hostname())
 
-// This process's own start time never changes: read once, not per lock (prune takes one per task).
-let own: LockOwner | null = null
-function ownIdentity(): LockOwner {
-  if (own?.pid === process.pid) return own
-  const startTime = processStartTime(process.pid)
-  const identity = {pid: process.pid, startTime: startTime ?? 'unknown', host: thisHost()}
-  if (startTime !== null) own = identity
-  return identity
+function ownIdentity(ctx: PlatformContext): LockOwner {
+  if (ctx.os !== 'win32') return {pid: process.pid, startTime: processStartTime(process.pid, ctx) ?? 'unknown', host: thisHost()}
+  // Windows: reading the start time starts PowerShell; taking a lock must not. A runner knows it by now.
+  return {pid: process.pid, startTime: knownSelfStartTime() ?? 'unknown', host: thisHost(), startedAt: Math.round(performance.timeOrigin)}
+}
+
+// Windows: a live holder's lock is taken for held without asking PowerShell
+// while it is younger than this (holds are short: a record's write, a
+// spawn). Older, its holder's start time is read once per this long.
+export const WIN_TRUSTED_HOLD_MS = 30_000
+// Between a process's creation and Node's own idea of when it began: loading
+// node.exe, under load. Start times further apart are different processes.
+const STARTED_AT_TOLERANCE_MS = 5000
+// FILETIME (100 ns since 1601) of the Unix epoch.
+const FILETIME_UNIX_EPOCH = 116444736000000000n
+const confirmedHolders = new Map<string, number>()
+
+/**
+ * Windows. No process with the pid: stale, known at once. A young lock of a
+ * live pid: held. Older: the holder's start time is read (once per
+ * WIN_TRUSTED_HOLD_MS) and compared with what it recorded — its exact start
+ * time, or its own clock's startedAt within a tolerance. If that cannot be
+ * read (PowerShell failing), the lock is held until it is as old as a
+ * foreign host's: a failing query never lets two holders in.
+ */
+function winOwnerStale(lockPath: string, owner: LockOwner, ctx: PlatformContext): boolean {
+  if (!pidExists(owner.pid, ctx)) return true
+  // Neither a Windows start time nor the word a holder writes without one: no live process of this machine.
+  if (owner.startTime !== 'unknown' && !/^\d+$/.test(owner.startTime)) return true
+  const age = lockAge(lockPath)
+  if (age === null) return false
+  if (age < WIN_TRUSTED_HOLD_MS) return false
+  const key = `${lockPath}|${owner.pid}|${owner.startTime}|${owner.startedAt ?? ''}`
+  const confirmed = confirmedHolders.get(key)
+  if (confirmed !== undefined && Date.now() - confirmed < WIN_TRUSTED_HOLD_MS) return false
+  let state = identityState(owner, ctx)
+  if (state === 'unknown' && typeof owner.startedAt === 'number') {
+    const now = processStartTime(owner.pid, ctx)
+    if (now !== null) {
+      const startedMs = Number((BigInt(now) - FILETIME_UNIX_EPOCH) / 10_000n)
+      state = Math.abs(startedMs - owner.startedAt) <= STARTED_AT_TOLERANCE_MS ? 'same' : 'other'
+    }
+  }
+  if (state === 'same') {
+    confirmedHolders.set(key, Date.now())
+    return false
+  }
+  if (state === 'unknown') return age > FOREIGN_STALE_MS
+  return true
+}
+
+function lockAge(lockPath: string): number | null {
+  try {
+    return Date.now() - statSync(path.join(lockPath, 'owner.json')).mtimeMs
+  } catch {
+    return null // released meanwhile
+  }
 }
 
 function readOwner(lockPath: string): LockOwner | null {
@@ -66,10 +118,10 @@ function readOwner(lockPath: string): LockOwner | null {
   }
 }
 
-function isStale(lockPath: string): boolean {
+function isStale(lockPath: string, ctx: PlatformContext): boolean {
   const owner = readOwner(lockPath)
   // owner.json without a host: a drover from before hosts were written, on this host.
-  if (owner && (owner.host === undefined || owner.host === thisHost())) return !isSameProcess(owner)
+  if (owner && (owner.host === undefined || owner.host === thisHost())) return ctx.os === 'win32' ? winOwnerStale(lockPath, owner, ctx) : !isSameProcess(owner, ctx)
   try {
     return Date.now() - statSync(lockPath).mtimeMs > (owner ? FOREIGN_STALE_MS : OWNERLESS_GRACE_MS)
   } catch {
@@ -93,10 +145,10 @@ export function inspectLock(lockPath: string): LockState | null {
   } catch {
     return null
   }
-  return {holder: readOwner(lockPath), stale: isStale(lockPath), ageMs: Math.max(0, Date.now() - mtimeMs)}
+  return {holder: readOwner(lockPath), stale: isStale(lockPath, currentPlatform()), ageMs: Math.max(0, Date.now() - mtimeMs)}
 }
 
-function tryCreate(lockPath: string): Release | null {
+function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
   try {
     mkdirSync(lockPath, {mode: 0o700})
   } catch (error) {
@@ -108,7 +160,7 @@ function tryCreate(lockPath: string): Release | null {
     // torn owner.json after a crash only makes the lock look ownerless, which the grace
     // below handles. Skipping the fsync makes each lock several times cheaper (prune
     // takes one per task).
-    writeFileSync(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity()) + '\n', {mode: 0o600, flag: 'wx'})
+    writeFileSync(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity(ctx)) + '\n', {mode: 0o600, flag: 'wx'})
   } catch (error) {
     // A full or failing disk: leave no ownerless lock behind to block others for its grace.
     removeLockDir(lockPath)
@@ -153,17 +205,17 @@ function removeLockDir(lockPath: string): void {
  * contenders who both saw the holder dead cannot both remove it — the second
  * would otherwise delete the fresh lock the first had just taken.
  */
-function takeOverIfStale(lockPath: string): void {
+function takeOverIfStale(lockPath: string, ctx: PlatformContext): void {
   const stealPath = `${lockPath}.steal`
-  let releaseSteal = tryCreate(stealPath)
+  let releaseSteal = tryCreate(stealPath, ctx)
   if (!releaseSteal) {
-    if (!isStale(stealPath)) return
+    if (!isStale(stealPath, ctx)) return
     removeLockDir(stealPath)
-    releaseSteal = tryCreate(stealPath)
+    releaseSteal = tryCreate(stealPath, ctx)
     if (!releaseSteal) return
   }
   try {
-    if (isStale(lockPath)) removeLockDir(lockPath)
+    if (isStale(lockPath, ctx)) removeLockDir(lockPath)
   } finally {
     releaseSteal()
   }
@@ -173,11 +225,12 @@ export async function acquireLock(lockPath: string, options: LockOptions = {}): 
   const waitMs = options.waitMs ?? 10_000
   const pollMs = options.pollMs ?? 20
   const deadline = Date.now() + waitMs
+  const ctx = options.platform ?? currentPlatform()
   for (;;) {
-    const release = tryCreate(lockPath)
+    const release = tryCreate(lockPath, ctx)
     if (release) return release
-    takeOverIfStale(lockPath)
-    const retry = tryCreate(lockPath)
+    takeOverIfStale(lockPath, ctx)
+    const retry = tryCreate(lockPath, ctx)
     if (retry) return retry
     if (Date.now() >= deadline) throw new LockBusyError(lockPath, readOwner(lockPath))
     await sleep(pollMs)

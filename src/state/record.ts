@@ -90,6 +90,8 @@ export interface WorktreeInfo {
   baseDirty: boolean
   /** false when the task runs on a branch that existed before it (`--existing-branch`): such a branch is never deleted. */
   createdBranch?: boolean
+  /** the base commit was fixed when the task was created (`--pin-base`); without it the first run starts from what `base` names then. */
+  pinBase?: boolean
   summary: WorktreeSummary | null
 }
 

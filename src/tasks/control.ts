@@ -5,7 +5,7 @@
 
 import {readFileSync} from 'node:fs'
 import {acquireLock, taskLockPath} from '../state/lock.js'
-import {currentPlatform, isSameProcess} from '../platform/platform.js'
+import {currentPlatform, identityState, isSameProcess} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
 import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
@@ -232,7 +232,7 @@ function finalMessage(record: TaskRecord): string {
 function strangerNote(record: TaskRecord): string {
   const worker = record.worker
   const here = executorOf(record).capabilities.directControl
-  const stranger = here && record.status === 'lost' && worker !== null && !isSameProcess(worker) && processExists(worker.pid)
+  const stranger = here && record.status === 'lost' && worker !== null && identityState(worker) === 'other' && processExists(worker.pid)
   return stranger ? `; pid ${worker!.pid} now belongs to another process (different start time), not signalled` : ''
 }
 
@@ -293,7 +293,7 @@ async function actDirectly(stateDir: string, lost: TaskRecord, request: NewReque
     }
     const paths = taskPaths(stateDir, record.id)
     appendEvent(paths, {event: 'request', kind: request.kind, direct: true, run: record.runs.length})
-    const tree = new ProcessTree(worker, () => !isSameProcess(worker), currentPlatform(), {group: true, marks: taskMark(paths)})
+    const tree = new ProcessTree(worker, 'identity', currentPlatform(), {group: true, marks: taskMark(paths)})
     const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
     const outcome = await executeStopPlan(tree, {
       currentPlan: () => plan,

@@ -75,7 +75,7 @@ export interface TaskSpec {
   retryDelayMs?: number | null
   retryOnTimeout?: boolean
   /** run in a new git worktree of the repository `cwd` is in (branch null: `drover/<id>-<name>`; base null: HEAD). */
-  worktree?: {branch: string | null; base: string | null; existingBranch?: boolean} | null
+  worktree?: {branch: string | null; base: string | null; existingBranch?: boolean; pinBase?: boolean} | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {

@@ -20,6 +20,13 @@ export function describeOutcome(status: TaskStatus, reason: string | null): stri
   return detail ? `${status} (${detail})` : status
 }
 
+const two = (n: number) => String(n).padStart(2, '0')
+/** HH:MM:SS in local time, as every human view writes times (the record's are UTC). */
+function localClock(iso: string): string {
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? iso : `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`
+}
+
 const POLICY = /^(timeout|idle|output limit)\b/
 // The engine's reason of a run waiting in its queue: `queued in Slurm: job 42 pending (Resources)`.
 const ENGINE_WAIT = /^queued in (\w+): .*\(([^()]*)\)$/
@@ -47,7 +54,7 @@ export function outcomeLabel(task: {
       // waiting in the engine's own queue (Slurm): its reason, e.g. `queued (Slurm: Resources)`
       const engine = reason ? ENGINE_WAIT.exec(reason) : null
       if (engine) return `queued (${engine[1]}: ${engine[2]})`
-      if (task.retryAt) return `queued (retry ${task.attempt}/${(task.retryMax ?? 0) + 1} at ${task.retryAt.slice(11, 19)})`
+      if (task.retryAt) return `queued (retry ${task.attempt}/${(task.retryMax ?? 0) + 1} at ${localClock(task.retryAt)})`
       const paused = task.queuePaused ? ', paused' : ''
       if (task.queue && task.position) return `queued (#${task.position} in ${task.queue}${paused})`
       return task.queue ? `queued (${task.queue}${paused})` : 'queued (after)'
@@ -65,6 +72,8 @@ export function outcomeLabel(task: {
     case 'stopped':
       return reason?.startsWith('killed after') ? 'stopped (killed)' : 'stopped'
     case 'drained':
+      // a budget drain says so: it is resumed differently (with a higher budget)
+      if (reason?.startsWith('budget:')) return task.forced ? 'drained (budget, forced)' : 'drained (budget)'
       return task.forced ? 'drained (forced)' : 'drained'
     default:
       return status

@@ -24,9 +24,10 @@ export interface PruneCriteria {
   /**
    * a task's clean worktree whose branch has unmerged commits: remove the
    * worktree and keep the branch (without this the task is kept). A worktree
-   * with uncommitted changes always keeps its task.
+   * with uncommitted changes keeps its task, unless 'force' (`drover rm
+   * --force`), which discards those changes and still keeps the branch.
    */
-  includeWorktrees?: boolean
+  includeWorktrees?: boolean | 'force'
   /** exactly these tasks (`drover rm`), instead of the rules: a live one is skipped. */
   ids?: readonly number[]
 }

@@ -12,7 +12,7 @@ import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {isAbandonedCreation, readRecord, tasksDir, uniqueSuffix, type RecordRead} from '../state/store.js'
 import {runnerAlive as runnerLives, workerAliveHere} from '../runner/executors.js'
 import {beingCreated} from './read.js'
-import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeVerdict} from '../process/worktree.js'
+import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeRule, type WorktreeVerdict} from '../process/worktree.js'
 
 const TRASH_PREFIX = '.trash-'
 
@@ -59,7 +59,7 @@ export function runnerAlive(stateDir: string, id: number, ctx: PlatformContext, 
 }
 
 /** Why a final task must stay whatever the rules say, or null when it may go. */
-export function protection(stateDir: string, record: TaskRecord, includeCheckpoints: boolean, ctx: PlatformContext, includeWorktrees = false): string | null {
+export function protection(stateDir: string, record: TaskRecord, includeCheckpoints: boolean, ctx: PlatformContext, includeWorktrees: WorktreeRule = false): string | null {
   if (runnerAlive(stateDir, record.id, ctx, record)) return 'its runner is still alive'
   if (record.status === 'lost' && workerAliveHere(record, ctx)) return 'its worker is still running'
   if (!includeCheckpoints && hasCheckpoint(record)) return 'it has a checkpoint (--include-checkpoints to remove it)'
@@ -68,7 +68,7 @@ export function protection(stateDir: string, record: TaskRecord, includeCheckpoi
 }
 
 /** What removing the task would do to its worktree (null without one); a git failure keeps it. */
-function worktreeJudgement(record: TaskRecord, includeWorktrees: boolean): WorktreeVerdict | null {
+function worktreeJudgement(record: TaskRecord, includeWorktrees: WorktreeRule): WorktreeVerdict | null {
   if (!record.worktree) return null
   try {
     return worktreeVerdict(record.worktree, includeWorktrees)
@@ -78,7 +78,7 @@ function worktreeJudgement(record: TaskRecord, includeWorktrees: boolean): Workt
 }
 
 /** The worktree part of a removal, as a dry run reports it (nothing done). */
-export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: boolean): WorktreeRemoval | null {
+export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: WorktreeRule): WorktreeRemoval | null {
   const verdict = worktreeJudgement(record, includeWorktrees)
   if (!verdict || verdict.keep) return null
   const {path: where, branch} = record.worktree!
@@ -168,7 +168,7 @@ export async function claimTask(
   planned: {id: number; record: TaskRecord | null},
   io: RemovalIo,
   ctx: PlatformContext,
-  includeWorktrees = false,
+  includeWorktrees: WorktreeRule = false,
 ): Promise<Claim> {
   const id = planned.id
   const dir = taskDirPath(stateDir, id)
@@ -211,7 +211,7 @@ export async function claimTask(
 }
 
 /** Why a planned final task must stay after all (re-read under its lock), or null. */
-function taskGuard(stateDir: string, fresh: RecordRead, planned: TaskRecord, ctx: PlatformContext, includeWorktrees: boolean): string | null {
+function taskGuard(stateDir: string, fresh: RecordRead, planned: TaskRecord, ctx: PlatformContext, includeWorktrees: WorktreeRule): string | null {
   if (!fresh.ok) return fresh.missing ? 'its record is gone' : fresh.error
   const record = fresh.record
   if (!isFinalStatus(record.status)) return `its record says ${record.status}`

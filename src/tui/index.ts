@@ -19,11 +19,14 @@ export interface RunTopOptions {
   mouse: boolean
 }
 
-/** Checks for a terminal before anything else: top draws screens, and a pipe cannot show them. */
-export function requireTerminal(input: {isTTY?: boolean}, output: {isTTY?: boolean}): void {
-  if (input.isTTY && output.isTTY) return
-  const which = !input.isTTY && !output.isTTY ? 'stdin and stdout are' : !input.isTTY ? 'stdin is' : 'stdout is'
-  throw usageError(`top needs a terminal (${which} not one): use drover list for a snapshot, drover logs -f ID to follow a task`)
+/** Checks for a terminal before anything else: top draws screens, and a pipe (or a terminal that cannot place the cursor) cannot show them. */
+export function requireTerminal(input: {isTTY?: boolean}, output: {isTTY?: boolean}, env: NodeJS.ProcessEnv = process.env): void {
+  const hint = 'use drover list for a snapshot, drover logs -f ID to follow a task'
+  if (!input.isTTY || !output.isTTY) {
+    const which = !input.isTTY && !output.isTTY ? 'stdin and stdout are' : !input.isTTY ? 'stdin is' : 'stdout is'
+    throw usageError(`top needs a terminal (${which} not one): ${hint}`)
+  }
+  if (env.TERM === 'dumb') throw usageError(`top needs a terminal that can draw a screen (TERM=dumb): ${hint}`)
 }
 
 export async function runTop(options: RunTopOptions): Promise<number> {

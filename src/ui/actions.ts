@@ -5,10 +5,10 @@
 
 import type {Drover} from '../api/drover.js'
 import type {StartOptions} from '../api/start-options.js'
-import {AGENT_PROFILES, parseDuration, usageError} from '../api/values.js'
+import {AGENT_PROFILES, parseCount, parseDuration, usageError} from '../api/values.js'
 import {HttpError} from './http.js'
 
-export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again'] as const
+export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again', 'rm'] as const
 export type TaskAction = (typeof TASK_ACTIONS)[number]
 
 export async function runTaskAction(drover: Drover, id: number, action: TaskAction, body: Record<string, unknown>): Promise<unknown> {
@@ -23,6 +23,32 @@ export async function runTaskAction(drover: Drover, id: number, action: TaskActi
       return drover.resume(id, {prompt: optionalString(body, 'prompt')})
     case 'again':
       return drover.startAgain(id)
+    case 'rm': {
+      // as `drover rm ID`: an ended task only, its worktree only when no work is lost
+      const result = await drover.rm([id])
+      const skipped = result.skipped[0]
+      if (skipped) throw new HttpError(409, `task ${id} was not removed: ${skipped.reason}`)
+      if (result.errors[0]) throw new HttpError(500, result.errors[0].error)
+      return result
+    }
+  }
+}
+
+export const QUEUE_ACTIONS = ['pause', 'resume', 'set'] as const
+export type QueueAction = (typeof QUEUE_ACTIONS)[number]
+
+/** The queue page's controls: `drover queue pause|resume NAME` and `queue set NAME --parallel N`. */
+export async function runQueueAction(drover: Drover, name: string, action: QueueAction, body: Record<string, unknown>): Promise<unknown> {
+  switch (action) {
+    case 'pause':
+      return drover.pauseQueue(name)
+    case 'resume':
+      return drover.resumeQueue(name)
+    case 'set': {
+      const parallel = body.parallel
+      if (typeof parallel !== 'number' || !Number.isInteger(parallel) || parallel < 1) throw usageError('the limit must be a whole number of at least 1 (pause the queue to start nothing)')
+      return drover.setQueue(name, {parallel})
+    }
   }
 }
 
@@ -45,8 +71,39 @@ export function startOptionsOf(body: Record<string, unknown>): StartOptions {
     options.agent = agent as StartOptions['agent']
   }
   const timeout = optionalString(body, 'timeout')
-  if (timeout) options.timeoutMs = parseDuration(timeout)
+  if (timeout) options.timeoutMs = parseDuration(timeout, 'timeout')
+  // the fields `drover start` has for queues, chains, worktrees, retries and budgets; the API checks what they mean
+  const queue = optionalString(body, 'queue')
+  if (queue) options.queue = queue
+  const priority = optionalString(body, 'priority')
+  if (priority) options.priority = wholeNumber(priority, 'priority')
+  const after = optionalString(body, 'after')
+  if (after) options.after = after.split(',').map((ref) => ref.trim()).filter(Boolean)
+  const worktree = optionalString(body, 'worktree')
+  if (worktree === 'new') options.worktree = true
+  else if (worktree) options.worktree = worktree
+  const base = optionalString(body, 'base')
+  if (base) options.base = base
+  const retry = optionalString(body, 'retry')
+  if (retry) options.retry = wholeNumber(retry, 'retry')
+  const retryDelay = optionalString(body, 'retryDelay')
+  if (retryDelay) options.retryDelayMs = parseDuration(retryDelay, 'retry delay', {allowZero: true})
+  const maxTurns = optionalString(body, 'maxTurns')
+  if (maxTurns) options.maxTurns = wholeNumber(maxTurns, 'max turns')
+  const maxTokens = optionalString(body, 'maxTokens')
+  if (maxTokens) options.maxTokens = parseCount(maxTokens, 'max tokens')
+  const maxCost = optionalString(body, 'maxCost')
+  if (maxCost) {
+    const usd = Number(maxCost.replace(/^\$/, ''))
+    if (!Number.isFinite(usd) || usd <= 0) throw usageError(`max cost: '${maxCost}' is no amount of US dollars (e.g. 2.50)`)
+    options.maxCostUsd = usd
+  }
   return options
+}
+
+function wholeNumber(text: string, what: string): number {
+  if (!/^-?\d+$/.test(text.trim())) throw usageError(`${what}: '${text}' is not a whole number`)
+  return Number(text)
 }
 
 function optionalString(body: Record<string, unknown>, key: string): string | undefined {

@@ -6,7 +6,7 @@
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {Drover} from '../api/drover.js'
 import {TASK_STATUSES, type TaskStatus} from '../api/values.js'
-import {runTaskAction, startOptionsOf, TASK_ACTIONS, type TaskAction} from './actions.js'
+import {QUEUE_ACTIONS, runQueueAction, runTaskAction, startOptionsOf, TASK_ACTIONS, type QueueAction, type TaskAction} from './actions.js'
 import {assetFile, pageHtml} from './assets.js'
 import {EventHub} from './hub.js'
 import {HttpError, intParam, readJsonBody, sendError, sendJson} from './http.js'
@@ -107,6 +107,11 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
   async function post(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJsonBody(req)
     if (url.pathname === '/api/tasks') return sendJson(res, 201, taskRow(await drover.start(startOptionsOf(body))))
+    const queue = /^\/api\/queues\/([^/]+)\/([a-z]+)$/.exec(url.pathname)
+    if (queue) {
+      if (!(QUEUE_ACTIONS as readonly string[]).includes(queue[2])) throw new HttpError(404, 'no such action')
+      return sendJson(res, 200, await runQueueAction(drover, decodeURIComponent(queue[1]), queue[2] as QueueAction, body))
+    }
     const match = /^\/api\/tasks\/(\d+)\/([a-z]+)$/.exec(url.pathname)
     if (!match || !(TASK_ACTIONS as readonly string[]).includes(match[2])) throw new HttpError(404, 'no such action')
     return sendJson(res, 200, await runTaskAction(drover, Number(match[1]), match[2] as TaskAction, body))

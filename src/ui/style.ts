@@ -65,6 +65,23 @@ section.queue { margin-bottom: 1.6em; }
 section.queue h2 .paused { color: #b07d00; font-weight: 400; }
 section.queue dl.facts { grid-template-columns: repeat(6, max-content); }
 table.tasks caption { text-align: left; color: var(--muted); padding: .4em 0 .2em; }
+table.tasks tr.group th { padding-top: .9em; font-weight: 400; }
+table.queue-tasks { table-layout: auto; }
+.queue-actions input { width: 5em; }
+details.start fieldset { border: 1px solid var(--line); border-radius: 4px; padding: .3em .6em .5em; margin: 0; }
+details.start legend { color: var(--muted); padding: 0 .3em; }
+/* A narrow window (600 px) never scrolls sideways: cells wrap, the least needed columns go, grids fold. */
+@media (max-width: 720px) {
+  header { flex-wrap: wrap; }
+  main { padding: .8em .6em; }
+  .filters, .actions { flex-wrap: wrap; }
+  table.tasks th, table.tasks td { white-space: normal; overflow-wrap: anywhere; padding: .3em .35em; }
+  #tasks th:nth-child(n+5):not(:last-child), #tasks td:nth-child(n+5):not(:last-child), table.tasks td.runtime { display: none; }
+  dl.usage, section.queue dl.facts { grid-template-columns: max-content 1fr; }
+  details.start input, details.start select { min-width: 0; flex: 1 1 10em; }
+  pre.diff span { white-space: pre-wrap; overflow-wrap: anywhere; }
+  table.journal td.event, table.journal td.time { white-space: normal; }
+}
 .worktree h2 button { font-size: .8em; margin-left: .6em; background: var(--line); color: var(--fg); }
 pre.diff { background: var(--bg); border: 1px solid var(--line); padding: .6em 0; margin: .4em 0; max-height: 70vh; overflow: auto; font: 13px/1.4 ui-monospace, monospace; border-radius: 4px; }
 pre.diff span { display: block; padding: 0 .8em; white-space: pre; }

@@ -81,7 +81,7 @@ describe('renderTranscript (plain lines, for a supervising model)', () => {
       {type: 'result', subtype: 'success', num_turns: 2, total_cost_usd: 0.01234, result: 'All green.'},
     )
     expect(renderTranscript(text, 'claude')).toBe(
-      '[session s-1 (model claude-x)]\nI will run the tests.\n→ Bash npm test\n← ok 3 passed\n← error: denied\n[result: success, 2 turns, $0.0123] All green.\n',
+      '[session s-1 (model claude-x)]\nI will run the tests.\n→ Bash npm test\n← ok\n  3 passed\n← error: denied\n[result: success, 2 turns, $0.0123] All green.\n',
     )
   })
 
@@ -95,7 +95,7 @@ describe('renderTranscript (plain lines, for a supervising model)', () => {
       {type: 'turn.completed', usage: {input_tokens: 10, output_tokens: 3}},
       {type: 'error', message: 'stream disconnected'},
     )
-    expect(renderTranscript(text, 'codex')).toBe("[thread th-1]\n→ shell bash -lc 'ls'\n← a b\nDone.\n[turn completed: success, 13 tokens]\n[error: stream disconnected]\n")
+    expect(renderTranscript(text, 'codex')).toBe("[thread th-1]\n→ shell bash -lc 'ls'\n← a\n  b\nDone.\n[turn completed: success, 13 tokens]\n[error: stream disconnected]\n")
   })
 
   it('keeps lines that are not events and a partial last line; drops bookkeeping events; leaves generic output untouched', () => {
@@ -105,8 +105,16 @@ describe('renderTranscript (plain lines, for a supervising model)', () => {
     expect(renderTranscript(generic, 'generic')).toBe(generic)
   })
 
-  it('cuts long payloads, saying how much', () => {
+  it('cuts a long line at 300 characters', () => {
     const rendered = renderTranscript(lines({type: 'user', message: {content: [{type: 'tool_result', content: 'x'.repeat(1000)}]}}), 'claude')
-    expect(rendered).toBe(`← ${'x'.repeat(300)}… (700 more characters)\n`)
+    expect(rendered).toBe(`← ${'x'.repeat(300)}…\n`)
+  })
+
+  it('a 40-line result with FAIL on line 20 keeps its head, its tail and the failure, line by line', () => {
+    const output = Array.from({length: 40}, (_, i) => (i === 19 ? 'FAIL test/math.test.ts > adds' : `line ${i + 1}`)).join('\n')
+    const rendered = renderTranscript(lines({type: 'user', message: {content: [{type: 'tool_result', content: output}]}}), 'claude')
+    expect(rendered).toBe(
+      ['← line 1', '  line 2', '  line 3', '  … 16 more lines', '  FAIL test/math.test.ts > adds', '  … 17 more lines', '  line 38', '  line 39', '  line 40', ''].join('\n'),
+    )
   })
 })

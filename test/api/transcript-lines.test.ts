@@ -8,15 +8,29 @@ import {painter} from '../../src/cli/render/color.js'
 const plain = {paint: painter(false), full: false}
 
 describe('renderTranscriptItem', () => {
-  it('a tool call, and its result cut to six lines unless --full', () => {
+  it('a tool call, and its result cut to its first and last three lines unless --full', () => {
     expect(renderTranscriptItem({kind: 'tool', name: 'Bash', args: 'ls'}, plain)).toEqual(['→ Bash ls'])
     const text = Array.from({length: 10}, (_, i) => `line ${i + 1}`).join('\n')
     expect(renderTranscriptItem({kind: 'result', text, isError: false}, plain)).toEqual([
-      '  ⎿ line 1', '    line 2', '    line 3', '    line 4', '    line 5', '    line 6', '    … 4 more lines (--full shows them)',
+      '  ⎿ line 1', '    line 2', '    line 3', '    … 4 more lines (--full shows them)', '    line 8', '    line 9', '    line 10',
     ])
+    expect(renderTranscriptItem({kind: 'result', text: 'a\nb\nc\nd\ne\nf\ng', isError: false}, plain)).toHaveLength(7)
     expect(renderTranscriptItem({kind: 'result', text, isError: false}, {...plain, full: true})).toHaveLength(10)
     expect(renderTranscriptItem({kind: 'result', text: '', isError: false}, plain)).toEqual(['  ⎿ (no output)'])
     expect(renderTranscriptItem({kind: 'result', text: 'x'.repeat(2000), isError: false}, plain)[0]).toHaveLength(4 + 600 + 1)
+  })
+
+  it('a 40-line result keeps the lines that look like errors (FAIL on line 20, a traceback, an exit code), in red', () => {
+    const text = Array.from({length: 40}, (_, i) => (i === 19 ? 'FAIL src/a.test.ts > adds' : i === 24 ? 'Traceback (most recent call last):' : i === 29 ? 'make: *** [all] Error 2' : `ok ${i + 1}`)).join('\n')
+    expect(renderTranscriptItem({kind: 'result', text, isError: false}, plain)).toEqual([
+      '  ⎿ ok 1', '    ok 2', '    ok 3',
+      '    … 16 more lines (--full shows them)', '    FAIL src/a.test.ts > adds',
+      '    … 4 more lines (--full shows them)', '    Traceback (most recent call last):',
+      '    … 4 more lines (--full shows them)', '    make: *** [all] Error 2',
+      '    … 7 more lines (--full shows them)', '    ok 38', '    ok 39', '    ok 40',
+    ])
+    const colored = renderTranscriptItem({kind: 'result', text, isError: false}, {paint: painter(true), full: false})
+    expect(colored[4]).toBe('\u001B[31m    FAIL src/a.test.ts > adds\u001B[39m')
   })
 
   it('the end with cost, turns, tokens and time; a failure in red with its reason', () => {

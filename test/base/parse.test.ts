@@ -11,6 +11,8 @@ import {
   isValidTaskName,
   parseDuration,
   parseEnvAssignment,
+  parseCount,
+  parseSince,
   parseSize,
   parseTaskName,
   parseTaskRef,
@@ -185,6 +187,43 @@ describe('parseDuration', () => {
         RUNS,
       )
     }
+  })
+})
+
+describe('parseSince', () => {
+  // 2026-12-02 10:30:00 local
+  const now = new Date(2026, 11, 2, 10, 30, 0).getTime()
+  it.each([
+    ['10m', now - 600_000],
+    ['05:00', new Date(2026, 11, 2, 5, 0).getTime()],
+    ['9:15:30', new Date(2026, 11, 2, 9, 15, 30).getTime()],
+    ['23:00', new Date(2026, 11, 1, 23, 0).getTime()], // the latest 23:00 not in the future: yesterday's
+    ['2026-12-01', new Date(2026, 11, 1).getTime()], // local midnight, not UTC's
+    ['2026-12-01 05:00', new Date(2026, 11, 1, 5, 0).getTime()],
+    ['2026-12-01T05:00', new Date(2026, 11, 1, 5, 0).getTime()],
+    ['2026-12-01T05:00:00Z', Date.UTC(2026, 11, 1, 5, 0)],
+    ['2026-12-01T05:00+02:00', Date.UTC(2026, 11, 1, 3, 0)],
+  ])('%j', (input, ms) => expect(parseSince(input, '--since', now)).toBe(ms))
+
+  it.each(['25:00', '10:60', '2026-13-01', '2026-12-03', 'yesterday', ''])('refuses %j (exit 2)', (input) => {
+    expect(() => parseSince(input, '--since', now)).toThrow(expect.objectContaining({exitCode: 2, message: expect.stringMatching(/^--since: /)}))
+  })
+})
+
+describe('parseCount (token budgets)', () => {
+  it.each([
+    ['2M', 2_000_000],
+    ['500k', 500_000],
+    ['500K', 500_000],
+    ['1.5m', 1_500_000],
+    ['1g', 1_000_000_000],
+    ['1B', 1_000_000_000],
+    ['40000', 40_000],
+    [' 2 M ', 2_000_000],
+  ])('%j is %d', (input, count) => expect(parseCount(input)).toBe(count))
+
+  it.each(['0', '0k', '-1', '2MB', '2Mi', 'k', '', '1e6', '2x', '9'.repeat(30) + 'g'])('refuses %j with exit 2, naming the flag', (input) => {
+    expect(() => parseCount(input, '--max-tokens')).toThrow(expect.objectContaining({exitCode: 2, message: expect.stringMatching(/^--max-tokens: /)}))
   })
 })
 

@@ -54,10 +54,10 @@ describe('budgets', () => {
     expect(second.agentInfo.turns).toBe(second.agentInfo.session.turns - first.agentInfo.session.turns)
   })
 
-  it('codex --max-tokens: drained once the thread used that many tokens', async () => {
+  it('codex --max-tokens 3k: drained once the thread used that many tokens', async () => {
     const dir = makeStateDir()
     const env = agentEnv()
-    const r = await drover(dir, ['start', '--max-tokens', '3000', '--', 'codex', 'exec', '--json', 'count'], {env})
+    const r = await drover(dir, ['start', '--max-tokens', '3k', '--', 'codex', 'exec', '--json', 'count'], {env})
     expect(r.exitCode, r.stderr).toBe(0)
     const task = await ended(dir, Number(r.stdout))
     expect(task.status).toBe('drained')
@@ -71,11 +71,15 @@ describe('budgets', () => {
     const dir = makeStateDir()
     const env = agentEnv()
     const generic = await drover(dir, ['start', '--max-turns', '2', '--', 'sleep', '1'], {env})
-    expect(generic).toMatchObject({exitCode: 2, stderr: 'drover: --max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude or codex)'})
+    expect(generic).toMatchObject({exitCode: 2, stderr: 'drover: --max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude, codex, gemini, qwen, opencode; copilot: --max-turns)'})
     expect((await drover(dir, ['start', '--max-cost', '1', '--', 'codex', 'exec', '--json', 'x'], {env})).stderr).toBe(
       'drover: codex reports no cost: use --max-tokens (or --max-turns) for a codex task',
     )
     expect((await drover(dir, ['start', '--max-cost', 'lots', '--', 'claude', '-p', 'x'], {env})).exitCode).toBe(2)
+    expect(await drover(dir, ['start', '--max-tokens', '2MB', '--', 'claude', '-p', 'x'], {env})).toMatchObject({
+      exitCode: 2,
+      stderr: "drover: --max-tokens: invalid count '2MB' (use e.g. 500k, 2M, 40000; k = 1,000, M = 1,000,000)",
+    })
     expect(json(await drover(dir, ['list', '--json']))).toEqual([])
   })
 })

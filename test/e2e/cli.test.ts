@@ -91,6 +91,19 @@ describe('help and global flags wherever people put them', () => {
     expect(readdirSync(dir)).toEqual([])
   })
 
+  it('start --help: the examples right after the usage, the flags in groups (Limits, Queue, Agents, Worktree, Retry, Hooks, Slurm), GLOBAL last', async () => {
+    const dir = makeStateDir()
+    const help = (await cli(dir, ['start', '--help'])).stdout
+    const headings = help.split('\n').filter((line) => /^[A-Z][A-Z ]+$/.test(line))
+    expect(headings).toEqual(['USAGE', 'EXAMPLES', 'ARGUMENTS', 'FLAGS', 'LIMITS FLAGS', 'QUEUE FLAGS', 'AGENTS FLAGS', 'WORKTREE FLAGS', 'RETRY FLAGS', 'HOOKS FLAGS', 'SLURM FLAGS', 'GLOBAL FLAGS', 'DESCRIPTION'])
+    const section = (name: string) => help.slice(help.indexOf(`\n${name}\n`), help.indexOf('\n\n', help.indexOf(`\n${name}\n`) + name.length + 2) + 1)
+    expect(help.slice(help.indexOf('\nQUEUE FLAGS\n'), help.indexOf('\nAGENTS FLAGS\n'))).toMatch(/--after=.*--if-absent.*--priority=.*--queue=/s)
+    expect(help.slice(help.indexOf('\nLIMITS FLAGS\n'), help.indexOf('\nQUEUE FLAGS\n'))).toMatch(/--max-tokens=N/)
+    expect(section('FLAGS')).not.toMatch(/--timeout|--queue|--retry|--partition/)
+    // the same for a command without groups: examples second
+    expect((await cli(dir, ['list', '--help'])).stdout.split('\n').filter((line) => /^[A-Z][A-Z ]+$/.test(line)).slice(0, 2)).toEqual(['USAGE', 'EXAMPLES'])
+  })
+
   it('-h after -- belongs to the command: start -- ls -h starts it', async () => {
     const dir = makeStateDir()
     const result = await cli(dir, ['start', '--', process.execPath, fixture('core-argv.mjs'), '-h'])

@@ -12,19 +12,13 @@ import path from 'node:path'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {processStartTime} from '../../src/platform/platform.js'
 import {taskPaths} from '../../src/state/store.js'
-import {cleanupStateDirs, drover, FIXTURES, isAlive, json, makeStateDir, makeTempDir, waitFor, type CliResult} from '../helpers/cli.js'
+import {cleanupStateDirs, killLeftovers, drover, FIXTURES, isAlive, json, makeStateDir, makeTempDir, waitFor, type CliResult} from '../helpers/cli.js'
 import {snapshot} from '../helpers/snapshot.js'
 import {deadIdentity, fabricateTask} from '../fixtures/rel-state.js'
 
 const spawned: number[] = []
 afterEach(() => {
-  for (const pid of spawned.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // gone
-    }
-  }
+  killLeftovers(spawned)
   cleanupStateDirs()
 })
 

@@ -43,7 +43,7 @@ describe('start --executor', () => {
     const dir = makeStateDir()
     const first = json(await drover(dir, ['start', '--json', '--', 'true']))
     const again = await drover(dir, ['start', String(first.id), '--cpus', '2'])
-    expect(again).toMatchObject({exitCode: 2, stderr: expect.stringContaining('--cpus cannot change a task')})
+    expect(again).toMatchObject({exitCode: 2, stderr: `drover: --cpus cannot change task ${first.id} when it starts again: run drover start ${first.id} alone, or start a new task with --cpus`})
   })
 
   it('without Slurm on PATH, a Slurm start fails the task and says why', async () => {

@@ -3,9 +3,10 @@
 // stream NDJSON — output lines with byte offsets, a partial line then its rest, the
 // final record — and still exit with the task's own code.
 
+import {execa} from 'execa'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
-import {cleanupStateDirs, fixture, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, fixture, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
 import {drover, follow, gated, killFollowers, ndjson, startOk} from '../helpers/follow.js'
 
 const node = process.execPath
@@ -36,6 +37,34 @@ describe('start --follow', () => {
     expect(result.stdout).toBe('line 1\nline 2\nline 3\n')
     const id = Number(/task (\d+) started/.exec(result.stderr)?.[1])
     expect(readTask(dir, id)).toMatchObject({status: 'failed', exitCode: 4})
+  })
+
+  it("shows an agent's transcript on a terminal as logs -f does; --raw gives the stream, --pretty the transcript in a pipe", async () => {
+    const dir = makeStateDir()
+    const agent = [node, fixture('agent-failing-tool.mjs')]
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const onTerminal = (args: string[]) =>
+      execa('script', ['-qfec', [node, BIN, 'start', '--follow', ...args, '--agent', 'claude', '--', ...agent].map(quote).join(' '), '/dev/null'], {
+        env: {DROVER_STATE_DIR: dir, NO_COLOR: '1'},
+        reject: false,
+        stdin: 'ignore',
+        timeout: 60_000,
+      })
+    const pretty = await onTerminal([])
+    expect(pretty.exitCode).toBe(0)
+    const screen = String(pretty.stdout).replaceAll('\r\n', '\n')
+    expect(screen).toContain('→ Bash npm test\n')
+    expect(screen).toContain('    FAIL test/math.test.ts > adds\n')
+    expect(screen).not.toContain('"type":')
+    const raw = String((await onTerminal(['--raw'])).stdout)
+    expect(raw).toContain('{"type":"system","subtype":"init"')
+    // piped: raw by default, the transcript when asked
+    expect((await drover(dir, ['start', '--follow', '--agent', 'claude', '--', ...agent])).stdout).toMatch(/^\{"type":"system"/)
+    const piped = await drover(dir, ['start', '--follow', '--pretty', '--agent', 'claude', '--', ...agent])
+    expect(piped.exitCode).toBe(0)
+    expect(piped.stdout).toMatch(/^● session 00000000-0000-4000-8000-000000000001/)
+    expect(piped.stdout).toContain('✔ done · $0.0100 · 1 turn')
+    expect((await drover(dir, ['start', '--pretty', '--', node, '-e', '0'])).stderr).toMatch(/--follow/)
   })
 
   it('under --json streams started, output and end objects, and exits with the task\'s code', async () => {

@@ -71,9 +71,12 @@ describe('logs -f of several tasks', () => {
     const r = await drover(dir, ['logs', '-f', String(a), 'beta'])
     expect(r.exitCode).toBe(3)
     const lines = r.stdout.split('\n')
-    expect(lines.filter((l) => l.startsWith(`[${a} alpha] `)).map((l) => l.slice(-2))).toEqual(['a1', 'a2', 'a3'])
-    expect(lines.filter((l) => l.startsWith(`[${b} beta]  `)).map((l) => l.slice(-2))).toEqual(['b1', 'b2'])
-    expect(lines).toHaveLength(5)
+    expect(lines.filter((l) => l.startsWith(`[${a} alpha] `) && !l.includes('drover:')).map((l) => l.slice(-2))).toEqual(['a1', 'a2', 'a3'])
+    expect(lines.filter((l) => l.startsWith(`[${b} beta]  `) && !l.includes('drover:')).map((l) => l.slice(-2))).toEqual(['b1', 'b2'])
+    // each says how it ended, after its last line (as nq writes `[exited with status 3.]`)
+    expect(lines.filter((l) => l.includes('── drover:')).sort()).toEqual([`[${a} alpha] ── drover: task ${a} ended succeeded (exit 0)`, `[${b} beta]  ── drover: task ${b} ended failed (exit 3)`])
+    expect(lines.indexOf(`[${b} beta]  ── drover: task ${b} ended failed (exit 3)`)).toBeGreaterThan(lines.indexOf(`[${b} beta]  b2`))
+    expect(lines).toHaveLength(7)
     // without -f: what is there, prefixed the same way
     const printed = await drover(dir, ['logs', String(b), String(a)])
     expect(printed.stdout.split('\n')).toContain(`[${b} beta]  b2`)
@@ -150,6 +153,10 @@ describe('logs -f of several tasks', () => {
     const r = await following
     expect(r.exitCode).toBe(0)
     expect(String(r.stdout).split('\n')).toEqual([expect.stringMatching(/^ {12} early$/), expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} later$/)])
+    // without -f no line arrives while drover watches: no column of blanks, and a note on stderr says why
+    const printed = await drover(dir, ['logs', '-t', String(id)])
+    expect(printed.stdout).toBe('early\nlater')
+    expect(printed.stderr).toMatch(/--timestamps shows the time of lines that arrive while following \(-f\)/)
   })
 
   it('--since: only runs active within it; with --all, tasks that ended within it too', async () => {
@@ -163,6 +170,15 @@ describe('logs -f of several tasks', () => {
     expect(all.stdout).toBe(`[${recent} recent] fresh`)
     expect((await drover(dir, ['logs', '--since', '1h', String(old)])).stdout).toBe('')
     expect((await drover(dir, ['logs', '--since', '1h', String(recent)])).stdout).toBe('fresh')
+    // an absolute time: a date, a date and time, a time of day (the latest one past)
+    const today = new Date()
+    const date = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`
+    expect((await drover(dir, ['logs', '--all', '--since', date])).stdout).toBe(`[${recent} recent] fresh`)
+    expect((await drover(dir, ['logs', '--since', '2020-01-02T00:00Z', String(old)])).stdout).toBe('')
+    expect((await drover(dir, ['logs', '--since', '2019-12-31T12:00Z', String(old)])).stdout).toBe('old output')
+    expect((await drover(dir, ['logs', '--since', '00:00', String(recent)])).stdout).toBe('fresh')
+    expect(await drover(dir, ['logs', '--since', '2999-01-01', String(recent)])).toMatchObject({exitCode: 2, stderr: "drover: --since: '2999-01-01' is in the future"})
+    expect((await drover(dir, ['logs', '--since', '25:00', String(recent)])).exitCode).toBe(2)
   })
 
   it('refuses what does not fit together (exit 2)', async () => {

@@ -71,6 +71,17 @@ describe('drover mcp: tasks', () => {
     expect(raw.nextCursor).toBe(raw.size)
   })
 
+  it('a 40-line tool result with FAIL on line 20: read_output and `logs --pretty` show its head, tail and the failure', async () => {
+    const stateDir = makeStateDir()
+    const mcp = await startMcp(stateDir)
+    const id = json(await drover(stateDir, ['start', '--json', '--agent', 'claude', '--', process.execPath, fixture('agent-failing-tool.mjs')])).id
+    expect((await mcp.call('wait_tasks', {tasks: [id]})).structuredContent.tasks[0]).toMatchObject({status: 'succeeded'})
+    const text = (await mcp.call('read_output', {task: id, cursor: 0})).structuredContent.text
+    expect(text).toContain(['← ok 1 passes', '  ok 2 passes', '  ok 3 passes', '  … 16 more lines', '  FAIL test/math.test.ts > adds', '  … 17 more lines', '  ok 38 passes'].join('\n'))
+    const pretty = await drover(stateDir, ['logs', '--pretty', String(id)])
+    expect(pretty.stdout).toContain(['    ok 3 passes', '    … 16 more lines (--full shows them)', '    FAIL test/math.test.ts > adds', '    … 17 more lines (--full shows them)', '    ok 38 passes'].join('\n'))
+  })
+
   it('wait_tasks returns at the first end in "any" mode, reports a timeout without stopping anything, and sends progress', async () => {
     const stateDir = makeStateDir()
     const mcp = await startMcp(stateDir)

@@ -5,7 +5,7 @@
 // prefix, never the machine's global one.
 
 import {execa} from 'execa'
-import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, expect, it} from 'vitest'
@@ -92,6 +92,38 @@ it('packs only what a user needs', {timeout: 120_000}, async () => {
   expect(files).toContain('dist/api/index.d.ts')
   expect(files).toEqual(expectedFiles())
   expect(files).toContain('man/drover-logs.1')
+})
+
+it('npm pack publishes a package.json without scripts or devDependencies, and leaves ours as it was', {timeout: 120_000}, async () => {
+  // The real package.json and the real prepack/postpack scripts, in a copy holding one packed file: the
+  // build that prepack runs first is left out (it would rebuild dist under running tests), the rest is npm's own flow.
+  const work = mkdtempSync(path.join(os.tmpdir(), 'drover-manifest-'))
+  temps.push(work)
+  const project = path.join(work, 'drover')
+  mkdirSync(path.join(project, 'scripts'), {recursive: true})
+  mkdirSync(path.join(project, 'bin'))
+  copyFileSync(path.join(ROOT, 'scripts', 'pack-manifest.mjs'), path.join(project, 'scripts', 'pack-manifest.mjs'))
+  copyFileSync(path.join(ROOT, 'bin', 'run.js'), path.join(project, 'bin', 'run.js'))
+  const ours = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+  expect(ours.scripts.prepack).toMatch(/^npm run build --silent && node scripts\/pack-manifest\.mjs strip$/)
+  expect(ours.scripts.postpack).toBe('node scripts/pack-manifest.mjs restore')
+  const dev = `${JSON.stringify({...ours, man: [], scripts: {...ours.scripts, prepack: ours.scripts.prepack.replace('npm run build --silent && ', '')}}, null, 2)}\n`
+  writeFileSync(path.join(project, 'package.json'), dev)
+  const pack = await execa('npm', ['pack', '--json', '--pack-destination', work], {cwd: project, env: userEnv(path.join(work, 'prefix')), extendEnv: false, reject: false, timeout: 120_000})
+  expect(pack.exitCode, String(pack.stderr)).toBe(0)
+  const out = String(pack.stdout)
+  const [packed] = JSON.parse(out.slice(out.search(/^\[/m))) as [{filename: string; files: {path: string}[]}]
+  const published = JSON.parse(String((await execa('tar', ['-xOzf', path.join(work, packed.filename), 'package/package.json'])).stdout))
+  expect(published.scripts).toBeUndefined()
+  expect(published.devDependencies).toBeUndefined()
+  expect(published.dependencies).toEqual(ours.dependencies)
+  expect(published.bin).toEqual(ours.bin)
+  // ours is back, byte for byte, and no copy is left behind or packed
+  expect(readFileSync(path.join(project, 'package.json'), 'utf8')).toBe(dev)
+  expect(existsSync(path.join(project, 'package.json.dev'))).toBe(false)
+  expect(packed.files.map((f) => f.path).sort()).toEqual(['bin/run.js', 'package.json'])
+  // execa is for tests only: not a dependency a user installs
+  expect(Object.keys(ours.dependencies)).not.toContain('execa')
 })
 
 // The README's lines are POSIX shell; CI runs this file on Linux (see .github/workflows/ci.yml).

@@ -51,6 +51,27 @@ describe('retries', () => {
     expect(readFileSync(path.join(dir, 'tasks', String(id), 'hooks.log'), 'utf8')).toBe('failed\n')
   })
 
+  it('status shows the retry delay and the exit hook (JSON too), and its times in local 24-hour form', async () => {
+    const dir = makeStateDir()
+    const id = await startOk(dir, ['--retry', '2', '--retry-delay', '1h', '--retry-on', 'timeout', '--on-exit', 'echo "$DROVER_STATUS"', '--hook-timeout', '5s', '--', 'sh', '-c', 'exit 3'])
+    const queued = await waitFor(() => {
+      const t = readTask(dir, id)
+      return t.status === 'queued' && t.retryAt ? t : null
+    })
+    const shown = json(await drover(dir, ['status', String(id), '--json']))
+    expect(shown).toMatchObject({retryMax: 2, retryDelayMs: 3_600_000, retryOnTimeout: true, onExit: 'echo "$DROVER_STATUS"', hookTimeoutMs: 5000, retryAt: queued.retryAt})
+    expect(shown.retryAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    const text = (await drover(dir, ['status', String(id)], {env: {TZ: 'Asia/Kolkata'}})).stdout
+    expect(text).toMatch(/^retry +up to 2 times after a failed run, 1h00m before the first, doubling each time; a run stopped by --timeout too$/m)
+    expect(text).toMatch(/^on exit +echo "\$DROVER_STATUS" \(stopped after 5s; output in hooks\.log\)$/m)
+    // local time (UTC+05:30 here), 24-hour, no ISO string anywhere
+    const local = new Date(Date.parse(queued.retryAt) + 5.5 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19)
+    expect(text).toContain(`next starts ${local} (in `)
+    expect(text).not.toMatch(/\d\dT\d\d:/)
+    expect(text).toMatch(new RegExp(`^reason +waiting for attempt 2 of 3 at ${local}`, 'm'))
+    await drover(dir, ['cancel', String(id)])
+  })
+
   it('stops retrying once an attempt succeeds', async () => {
     const dir = makeStateDir()
     const counter = path.join(mkdtempSync(path.join(os.tmpdir(), 'drover-retry-')), 'n')

@@ -23,6 +23,9 @@ function top(stateDir: string, args: string[] = [], opts: Parameters<typeof open
   return session
 }
 
+/** The pane's shell has reported top's exit code and the tty's flags after it. */
+const EXITED = /TOP-EXIT \d+\n.*echo/
+
 /** The row of task `id` on the screen (the selected one starts with `>`). */
 const rowOf = (screen: string, id: number) => screen.split('\n').find((line) => new RegExp(`^[> ] +${id}  `).test(line)) ?? ''
 
@@ -60,7 +63,7 @@ describe('drover top', () => {
     screen = await t.waitFor((s) => /newcomer +stopped/.test(rowOf(s, added)))
 
     t.keys('q')
-    screen = await t.waitFor(/TOP-EXIT/)
+    screen = await t.waitFor(EXITED)
     expect(screen).toMatch(/^TOP-BEFORE\nTOP-EXIT 0\nicanon echo/)
     expect(screen).not.toMatch(/drover top/)
     expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
@@ -189,7 +192,7 @@ describe('drover top', () => {
       await t.waitFor(/drover top · 1 live/)
       expect(t.format('#{alternate_on}')).toBe('1')
       process.kill(t.topPid(), signal)
-      const screen = await t.waitFor(/TOP-EXIT/)
+      const screen = await t.waitFor(EXITED)
       expect(screen).toMatch(new RegExp(`^TOP-BEFORE\\nTOP-EXIT ${code}\\nicanon echo`))
       expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
     }
@@ -200,7 +203,7 @@ describe('drover top', () => {
     await startOk(stateDir, ['--', 'sleep', '300'])
     const t = top(stateDir, [], {nodeArgs: ['--import', fixture('top-crash.mjs')], env: {TOP_CRASH_AFTER_MS: '2500'}})
     await t.waitFor(/drover top · 1 live/)
-    const screen = await t.waitFor(/TOP-EXIT/)
+    const screen = await t.waitFor(EXITED)
     expect(screen).toMatch(/^TOP-BEFORE\ndrover: top failed: injected crash\nTOP-EXIT 1\nicanon echo/)
     expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
   })
@@ -314,7 +317,7 @@ describe('drover top: agents and worktrees', () => {
     const t = top(stateDir)
     await t.waitFor(/drover top · 1 live/)
     t.keys('C-c')
-    const screen = await t.waitFor(/TOP-EXIT/)
+    const screen = await t.waitFor(EXITED)
     expect(screen).toMatch(/^TOP-BEFORE\nTOP-EXIT 130\nicanon echo/)
     expect(t.format('#{alternate_on} #{cursor_flag}')).toBe('0 1')
   })

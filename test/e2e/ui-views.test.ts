@@ -20,7 +20,7 @@ const browser = useBrowser(cleanupRepos)
 
 const row = (page: Page, id: number) => page.locator(`#tasks tr[data-id="${id}"]`)
 const queueRows = (page: Page, queue: string, kind: 'holding' | 'waiting') =>
-  page.locator(`section[data-queue="${queue}"] table.${kind} tr`).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-id'))))
+  page.locator(`section[data-queue="${queue}"] tbody.${kind} tr[data-id]`).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-id'))))
 
 describe('drover ui: queues', () => {
   it('shows each task’s queue, filters by queue, and a queue view that follows the queue live', async () => {
@@ -74,12 +74,12 @@ describe('drover ui: queues', () => {
     // started from another shell: it joins the line, behind b
     const c = await startOk(stateDir, ['--queue', 'builds', '--name', 'build-c', ...job.argv('c')])
     await expect.poll(() => queueRows(queues, 'builds', 'waiting'), {timeout: 5000}).toEqual([b, c])
-    expect(await builds.locator(`table.waiting tr[data-id="${c}"] td.status`).textContent()).toBe('#2')
+    expect(await builds.locator(`tbody.waiting tr[data-id="${c}"] td.status`).textContent()).toBe('#2')
     // a ends: b takes its slot, c moves up — in both pages
     job.release('a')
     await expect.poll(() => queueRows(queues, 'builds', 'holding'), {timeout: 15_000}).toEqual([b])
     await expect.poll(() => queueRows(queues, 'builds', 'waiting')).toEqual([c])
-    await expect.poll(() => builds.locator(`table.waiting tr[data-id="${c}"] td.status`).textContent()).toBe('#1')
+    await expect.poll(() => builds.locator(`tbody.waiting tr[data-id="${c}"] td.status`).textContent()).toBe('#1')
     await expect.poll(() => row(page, c).locator('td.status').textContent()).toBe('queued (#1 in builds)')
     await expect.poll(() => row(page, b).locator('td.status').textContent()).toBe('running')
     // a new limit reaches the view without any task changing first

@@ -124,24 +124,27 @@ describe('wait', () => {
     j.release('long')
   })
 
-  it.runIf(hasScript())('shows live progress on a terminal (listr2), each task as it ends', async () => {
+  it.runIf(hasScript())('shows live progress on a terminal (listr2): each task by name, running or queued and for what, each as it ends', async () => {
     const dir = makeStateDir()
     const j = jobs()
-    const ok = await startOk(dir, j.argv('ok'))
-    const bad = await startOk(dir, j.argv('bad', 2))
+    expect((await drover(dir, ['queue', 'set', 'one', '--parallel', '1'])).exitCode).toBe(0)
+    const ok = await startOk(dir, ['--name', 'good', '--queue', 'one', ...j.argv('ok')])
+    const bad = await startOk(dir, ['--name', 'broken', '--queue', 'one', ...j.argv('bad', 2)])
     const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
     const command = `stty cols 120 rows 30; exec ${[process.execPath, BIN, 'wait', String(ok), String(bad)].map(quote).join(' ')}`
     const child = execa('script', ['-qefc', command, '/dev/null'], {env: {DROVER_STATE_DIR: dir, TERM: 'xterm'}, reject: false, timeout: 60_000, stdin: 'pipe'})
     let screen = ''
     child.stdout!.on('data', (chunk: Buffer) => (screen += chunk.toString()))
-    await waitFor(() => screen.includes(`task ${bad}: waiting`), {message: `progress on the terminal: ${JSON.stringify(screen)}`})
+    await waitFor(() => screen.includes(`task ${ok} (good): running (pid `), {message: `progress on the terminal: ${JSON.stringify(screen)}`})
+    await waitFor(() => screen.includes(`task ${bad} (broken): queued, waiting for a slot in queue one (#1 in line)`), {message: `the queued task: ${JSON.stringify(screen)}`})
     j.release('ok')
-    await waitFor(() => screen.includes(`task ${ok} succeeded`), {message: 'ok shown as it ended'})
+    await waitFor(() => screen.includes(`task ${ok} (good) succeeded`), {message: 'ok shown as it ended'})
+    await waitFor(() => screen.includes(`task ${bad} (broken): running`), {message: 'the queued task started'})
     j.release('bad')
     const result = await child
     child.stdin!.end()
     expect(result.exitCode).toBe(2)
-    expect(screen + String(result.stdout ?? '')).toContain(`task ${bad} failed (exit 2)`)
+    expect(screen + String(result.stdout ?? '')).toContain(`task ${bad} (broken) failed (exit 2)`)
   })
 })
 

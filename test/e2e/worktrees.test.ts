@@ -3,10 +3,11 @@
 // worktree, rm/prune taking a worktree away only when no work is lost, and ten
 // tasks at once in worktrees of one repository.
 
-import {existsSync, rmSync, writeFileSync} from 'node:fs'
+import {execa} from 'execa'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, json, makeStateDir, readTask, taskEvents, waitFor} from '../helpers/cli.js'
 import {snapshot} from '../helpers/snapshot.js'
 import {branches, cleanupRepos, commitFile, GIT_IDENTITY, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
 
@@ -21,7 +22,7 @@ const ended = (dir: string, id: number) => waitFor(() => ['succeeded', 'failed']
 
 async function startIn(dir: string, repo: string, args: string[], script: string): Promise<number> {
   const r = await drover(dir, ['start', ...args, '--shell', script], {cwd: repo, env})
-  expect(r.stderr).toBe('')
+  expect(r.stderr.replace(/^drover: task \d+ queued \(.*\)$/, '')).toBe('')
   expect(r.exitCode).toBe(0)
   return Number(r.stdout)
 }
@@ -63,7 +64,7 @@ describe('start --worktree', () => {
     const plain = await startIn(dir, repo, [], 'true')
     await ended(dir, plain)
     const none = await drover(dir, ['diff', String(plain)])
-    expect(none).toMatchObject({exitCode: 1, stderr: `drover: task ${plain} has no worktree (start it with --worktree to give it one)`})
+    expect(none).toMatchObject({exitCode: 2, stderr: `drover: task ${plain} has no worktree (start it with --worktree to give it one)`})
   })
 
   it('a branch of your own and --base; refusals leave no task and no branch', async () => {
@@ -110,6 +111,31 @@ describe('start --worktree', () => {
   })
 })
 
+describe('--worktree with --after: the base when it starts', () => {
+  it('a chained task starts from the commit its base names when it starts (work merged meanwhile); --pin-base keeps the one of its start command', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const gate = path.join(dir, 'gate')
+    const first = await startIn(dir, repo, [], `while [ ! -e '${gate}' ]; do sleep 0.05; done`)
+    const chained = await startIn(dir, repo, ['--worktree', '--after', String(first)], 'cat merged.txt')
+    const pinned = await startIn(dir, repo, ['--worktree', '--pin-base', '--after', String(first)], 'ls')
+    const queuedAt = gitIn(repo, 'rev-parse', 'HEAD').trim()
+    expect(readTask(dir, chained)).toMatchObject({status: 'queued', worktree: {baseCommit: queuedAt}})
+    // merged while they wait
+    const merged = commitFile(repo, 'merged.txt', 'merged meanwhile\n')
+    writeFileSync(gate, '')
+    const done = await ended(dir, chained)
+    expect(done.status).toBe('succeeded')
+    expect(readFileSync(path.join(dir, 'tasks', String(chained), 'output.log'), 'utf8')).toBe('merged meanwhile\n')
+    expect(done.worktree).toMatchObject({base: 'HEAD', baseCommit: merged})
+    expect(done.worktree.summary).toMatchObject({commits: 0, filesChanged: 0})
+    expect(taskEvents(dir, chained).find((e) => e.event === 'worktree-base')).toMatchObject({from: queuedAt, to: merged})
+    const kept = await ended(dir, pinned)
+    expect(kept.worktree).toMatchObject({baseCommit: queuedAt, pinBase: true})
+    expect(readFileSync(path.join(dir, 'tasks', String(pinned), 'output.log'), 'utf8')).not.toContain('merged.txt')
+  })
+})
+
 describe('rm and prune with worktrees: no commit and no uncommitted change is ever lost', () => {
   it('rm: clean without commits → worktree and branch go; unmerged commits → kept (4), --include-worktrees keeps the branch; uncommitted → kept always', async () => {
     const dir = makeStateDir()
@@ -130,7 +156,7 @@ describe('rm and prune with worktrees: no commit and no uncommitted change is ev
     expect(r.stdout).toMatch(new RegExp(`^removed task ${clean}: succeeded, .*, with its worktree ${paths[clean]} and branch drover/${clean}-task$`))
     expect(r.stderr).toBe(
       `drover: cannot remove task ${committed}: its branch drover/${committed}-task has 1 commit not merged (--include-worktrees removes the worktree and keeps the branch)\n` +
-        `drover: cannot remove task ${dirty}: its worktree ${paths[dirty]} has uncommitted changes (commit or discard them first)`,
+        `drover: cannot remove task ${dirty}: its worktree ${paths[dirty]} has uncommitted changes (commit or discard them first, or drover rm --force to discard them)`,
     )
     expect(existsSync(paths[clean])).toBe(false)
     expect(branches(repo)).toEqual([`drover/${committed}-task`, `drover/${dirty}-task`, 'main'])
@@ -143,6 +169,48 @@ describe('rm and prune with worktrees: no commit and no uncommitted change is ev
     expect(gitIn(repo, 'rev-parse', `drover/${committed}-task`).trim()).toBe(commit)
     expect(existsSync(path.join(paths[dirty], 'd.txt'))).toBe(true)
     expect(worktreePaths(repo)).toEqual([repo, paths[dirty]])
+
+    // --force: a warning first, then the uncommitted change goes with the worktree; a commit made there stays on its branch
+    gitIn(paths[dirty], 'add', 'd.txt')
+    gitIn(paths[dirty], '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'd')
+    const kept = gitIn(paths[dirty], 'rev-parse', 'HEAD').trim()
+    writeFileSync(path.join(paths[dirty], 'scratch.txt'), 'not committed\n')
+    const dryForce = await drover(dir, ['rm', '--force', '--dry-run', String(dirty)])
+    expect(dryForce.stdout).toContain(`would remove task ${dirty}`)
+    expect(existsSync(path.join(paths[dirty], 'scratch.txt'))).toBe(true)
+    const removed = await drover(dir, ['rm', '--force', String(dirty)])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    expect(removed.stderr).toBe(`drover: warning: --force discards the uncommitted changes in ${paths[dirty]} (task ${dirty}); branch drover/${dirty}-task and its commits stay`)
+    expect(removed.stdout).toContain(`(uncommitted changes in ${paths[dirty]} discarded; branch drover/${dirty}-task kept: 1 unmerged commit)`)
+    expect(existsSync(paths[dirty])).toBe(false)
+    expect(gitIn(repo, 'rev-parse', `drover/${dirty}-task`).trim()).toBe(kept)
+    expect(worktreePaths(repo)).toEqual([repo])
+  })
+
+  it('diff: paths after --, --name-only, a pager on a terminal; a task without a worktree exits 2', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const id = await startIn(dir, repo, ['--worktree'], 'mkdir -p src && echo x > src/x.txt && echo y > y.txt && echo two >> a.txt')
+    await ended(dir, id)
+    expect((await drover(dir, ['diff', '--name-only', String(id)])).stdout).toBe('a.txt\nsrc/x.txt\ny.txt')
+    const only = await drover(dir, ['diff', String(id), '--', 'src/'])
+    expect(only.exitCode).toBe(0)
+    expect(only.stdout).toContain('+++ b/src/x.txt')
+    expect(only.stdout).not.toContain('y.txt')
+    expect((await drover(dir, ['diff', '--name-only', String(id), '--', 'a.txt', 'y.txt'])).stdout).toBe('a.txt\ny.txt')
+    expect(json(await drover(dir, ['diff', '--json', '--name-only', String(id), '--', 'y.txt']))).toMatchObject({nameOnly: true, paths: ['y.txt'], diff: 'y.txt\n'})
+    // on a terminal through $PAGER (here a script that marks the page and prints it); piped, never
+    const pager = path.join(repo, '..', `pager-${id}.sh`)
+    writeFileSync(pager, '#!/bin/sh\necho "[paged LESS=$LESS]"; cat\n', {mode: 0o755})
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const onTerminal = (args: string[], pagerEnv: string) =>
+      execa('script', ['-qfec', [process.execPath, BIN, 'diff', ...args].map(quote).join(' '), '/dev/null'], {env: {DROVER_STATE_DIR: dir, NO_COLOR: '1', PAGER: pagerEnv, LESS: ''}, reject: false, stdin: 'ignore', timeout: 60_000})
+    const paged = String((await onTerminal(['--name-only', String(id)], pager)).stdout).replaceAll('\r\n', '\n')
+    expect(paged).toBe('[paged LESS=]\na.txt\nsrc/x.txt\ny.txt')
+    expect(String((await onTerminal(['--name-only', '--no-pager', String(id)], pager)).stdout).replaceAll('\r\n', '\n')).toBe('a.txt\nsrc/x.txt\ny.txt')
+    expect(String((await onTerminal(['--name-only', String(id)], 'cat')).stdout).replaceAll('\r\n', '\n')).toBe('a.txt\nsrc/x.txt\ny.txt')
+    expect((await drover(dir, ['diff', '--name-only', String(id)], {env: {PAGER: pager}})).stdout).not.toContain('[paged')
+    expect((await drover(dir, ['diff', '--stat', '--name-only', String(id)])).exitCode).toBe(2)
   })
 
   it('a worktree folder deleted by hand: status and diff say so; rm cleans up (prune takes the same path), the commits kept', async () => {

@@ -80,8 +80,8 @@ export function useBrowser(...cleanups: (() => void)[]): () => Browser {
 }
 
 /** A browser context that opened the printed URL: it holds the session cookie. */
-export async function signedIn(browser: Browser, ui: UiProcess): Promise<BrowserContext> {
-  const context = await browser.newContext({viewport: {width: 1280, height: 800}})
+export async function signedIn(browser: Browser, ui: UiProcess, opts: {locale?: string} = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({viewport: {width: 1280, height: 800}, ...(opts.locale ? {locale: opts.locale} : {})})
   contexts.push(context)
   context.on('page', (page) => page.on('dialog', (dialog) => void dialog.accept()))
   const page = await context.newPage()

@@ -9,6 +9,9 @@ import {
   type CommandRunner,
   type PlatformContext,
   currentPlatform,
+  identityInTable,
+  identityState,
+  processTable,
   isProcessAlive,
   isSameProcess,
   listDescendants,
@@ -516,6 +519,37 @@ describe('win32, faked PowerShell and taskkill', () => {
     const {ctx, calls} = fakeContext('win32', (file) => (file === 'taskkill' ? 'SUCCESS\r\n' : '133456789012345678\r\n'))
     expect(signalIdentity({pid: 4242, startTime: '133456789012345678'}, 'SIGCONT', ctx)).toBe(false)
     expect(calls.filter(([file]) => file === 'taskkill')).toEqual([])
+  })
+
+  it('identityState: a pid that does not exist is gone with no PowerShell; a failed query is unknown, never another process', () => {
+    const exists = new Set([4242])
+    let answer = '133456789012345678\r\n'
+    const {ctx, calls} = fakeContext('win32', () => answer)
+    ctx.exists = (pid) => exists.has(pid)
+    expect(identityState({pid: 4243, startTime: '133456789012345678'}, ctx)).toBe('gone')
+    expect(calls).toEqual([])
+    expect(identityState({pid: 4242, startTime: '133456789012345678'}, ctx)).toBe('same')
+    expect(identityState({pid: 4242, startTime: '133456789012345677'}, ctx)).toBe('other')
+    answer = '' // Wine's stub: exit 0, nothing printed
+    expect(identityState({pid: 4242, startTime: '133456789012345678'}, ctx)).toBe('unknown')
+    expect(isSameProcess({pid: 4242, startTime: '133456789012345678'}, ctx)).toBe(false)
+    calls.length = 0
+    // recorded without a start time: nothing to compare, nothing asked
+    expect(identityState({pid: 4242, startTime: 'unknown'}, ctx)).toBe('unknown')
+    expect(calls).toEqual([])
+  })
+
+  it('processTable: one query for every process; an empty answer is no table at all', () => {
+    const listing = ['100 4 133000000000001000', '200 100 133000000000002000', ''].join('\r\r\n')
+    const {ctx, calls} = fakeContext('win32', () => listing)
+    const table = processTable(ctx)!
+    expect(identityInTable({pid: 200, startTime: '133000000000002000'}, table)).toBe('same')
+    expect(identityInTable({pid: 200, startTime: '133000000000002001'}, table)).toBe('other')
+    expect(identityInTable({pid: 300, startTime: '133000000000002000'}, table)).toBe('gone')
+    expect(identityInTable({pid: 200, startTime: '133000000000002000'}, null)).toBe('unknown')
+    expect(calls).toHaveLength(1)
+    expect(processTable(fakeContext('win32', () => '').ctx)).toBeNull()
+    expect(processTable(fakeContext('linux', () => listing).ctx)).toBeNull()
   })
 
   it('spawns workers detached and hidden', () => {

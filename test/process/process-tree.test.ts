@@ -159,16 +159,18 @@ linuxOnly('/proc, POSIX signals, setsid').describe('ProcessTree on real processe
 })
 
 // A tiny Windows: processes with parents and start times, PowerShell answering
-// the identity and listing scripts, taskkill closing or killing (sub)trees.
+// the identity and listing scripts (or failing, as Wine's empty stub does),
+// kill(pid, 0) and TerminateProcess, and taskkill closing or killing (sub)trees.
 class FakeWindows {
   readonly log: string[][] = []
+  /** PowerShell answers nothing, exit 0 (Wine's stub). */
+  broken = false
   /** Wine 8's taskkill: no /T (exit 1), and exit 128 for a live windowless process asked without /F. */
   constructor(private readonly wineTaskkill = false) {}
 
   private readonly procs = new Map<number, {ppid: number; start: string; alive: boolean; closesOnRequest: boolean}>()
 
-  add(pid: number, ppid: number, closesOnRequest: boolean): ProcessIdentity {
-    const start = String(133_000_000_000_000_000n + BigInt(pid))
+  add(pid: number, ppid: number, closesOnRequest: boolean, start = String(133_000_000_000_000_000n + BigInt(pid))): ProcessIdentity {
     this.procs.set(pid, {ppid, start, alive: true, closesOnRequest})
     return {pid, startTime: start}
   }
@@ -177,12 +179,28 @@ class FakeWindows {
     return this.procs.get(pid)?.alive === true
   }
 
+  /** The control file's word reaches a worker that closes on request. */
+  control(word: string): void {
+    this.log.push(['control', word])
+    if (word !== 'STOP') return
+    for (const proc of this.procs.values()) if (proc.closesOnRequest) proc.alive = false
+  }
+
   readonly ctx: PlatformContext = {
     os: 'win32',
+    exists: (pid) => this.alive(pid),
+    terminate: (pid) => {
+      this.log.push(['terminate', String(pid)])
+      if (!this.alive(pid)) return false
+      this.procs.get(pid)!.alive = false
+      return true
+    },
     run: ((file, args) => {
       if (file === 'powershell.exe') {
         const script = args.at(-1)!
         const one = /ProcessId=(\d+)/.exec(script)
+        this.log.push(['powershell', one ? 'one' : 'table'])
+        if (this.broken) return ''
         if (one) {
           const proc = this.procs.get(Number(one[1]))
           if (!proc?.alive) throw Object.assign(new Error('no such process'), {status: 1})
@@ -216,55 +234,56 @@ class FakeWindows {
 }
 
 function windowsHooks(win: FakeWindows, plan: StopPlan): StopHooks {
-  return {currentPlan: () => plan, writeControl: (word) => win.log.push(['control', word])}
+  return {currentPlan: () => plan, writeControl: (word) => win.control(word)}
 }
 
 const taskkills = (win: FakeWindows) => win.log.filter((entry) => entry[0] === 'taskkill').map((entry) => entry.slice(1).join(' '))
+const terminated = (win: FakeWindows) => win.log.filter((entry) => entry[0] === 'terminate').map((entry) => Number(entry[1]))
+/** Programs started: what a stop costs on Windows. */
+const programs = (win: FakeWindows) => win.log.filter((entry) => entry[0] === 'powershell' || entry[0] === 'taskkill').length
 
 describe('the Windows mapping of a plan (injected win32 context)', () => {
-  it('stop: the control word first, then taskkill /T, then taskkill /T /F only after the grace', async () => {
+  it('stop: the control word first, nothing started for SIGTERM, then one table read and TerminateProcess of the tree after the grace', async () => {
     const win = new FakeWindows()
     const worker = win.add(4242, 1000, false)
     win.add(4300, 4242, false)
-    const tree = new ProcessTree(worker, () => !win.alive(4242), win.ctx)
+    win.add(4301, 4300, false)
+    // the runner's own child: its handle confirms it while it lives
+    const tree = new ProcessTree(worker, () => !win.alive(4242), win.ctx, {group: true, ownChild: true})
     const began = Date.now()
     const outcome = await executeStopPlan(tree, windowsHooks(win, planFor('stop', {graceMs: 300})))
-    const kills = taskkills(win)
     expect(win.log[0]).toEqual(['control', 'STOP'])
-    expect(kills[0]).toBe('/T /PID 4242')
-    const firstForced = kills.findIndex((k) => k.includes('/F'))
-    expect(kills.slice(0, firstForced).every((k) => !k.includes('/F'))).toBe(true)
-    expect(kills[firstForced]).toBe('/T /F /PID 4242')
+    expect(taskkills(win)).toEqual([])
+    expect(terminated(win).sort()).toEqual([4242, 4300, 4301])
+    expect(win.log.filter((entry) => entry[0] === 'powershell')).toEqual([['powershell', 'table']])
     expect(outcome.killedAfterMs).toBeGreaterThanOrEqual(300)
     expect(Date.now() - began).toBeGreaterThanOrEqual(300)
-    expect(win.alive(4242) || win.alive(4300)).toBe(false)
+    expect(win.alive(4242) || win.alive(4300) || win.alive(4301)).toBe(false)
   })
 
-  it('a tree that closes on the polite taskkill /T is never forced', async () => {
+  it('a worker that ends on the control word is never forced, and the stop starts no program', async () => {
     const win = new FakeWindows()
     const worker = win.add(500, 4, true)
-    win.add(501, 500, true)
-    const tree = new ProcessTree(worker, () => !win.alive(500), win.ctx)
+    const tree = new ProcessTree(worker, () => !win.alive(500), win.ctx, {group: true, ownChild: true})
     const outcome = await executeStopPlan(tree, windowsHooks(win, planFor('stop', {graceMs: 5000})))
-    expect(taskkills(win)[0]).toBe('/T /PID 500')
-    expect(taskkills(win).some((k) => k.includes('/F'))).toBe(false)
     expect(outcome.killedAfterMs).toBeNull()
-    expect(win.alive(501)).toBe(false)
+    expect(programs(win)).toBe(0)
+    expect(terminated(win)).toEqual([])
   })
 
   it('cancel: the same mapping with its 2 s grace', async () => {
     const win = new FakeWindows()
     const worker = win.add(77, 4, false)
-    const tree = new ProcessTree(worker, () => !win.alive(77), win.ctx)
+    const tree = new ProcessTree(worker, () => !win.alive(77), win.ctx, {group: true, ownChild: true})
     const outcome = await executeStopPlan(tree, windowsHooks(win, planFor('cancel')))
     expect(win.log[0]).toEqual(['control', 'STOP'])
-    expect(taskkills(win)[0]).toBe('/T /PID 77')
-    expect(taskkills(win)).toContain('/T /F /PID 77')
+    expect(terminated(win)).toContain(77)
     expect(outcome.killedAfterMs).toBeGreaterThanOrEqual(2000)
     expect(win.alive(77)).toBe(false)
+    expect(programs(win)).toBeLessThanOrEqual(1)
   })
 
-  it("a taskkill without /T (Wine's) still stops the whole tree, from the descendants it recorded", async () => {
+  it("Wine's taskkill (no /T) is not needed: the whole recorded tree is ended by TerminateProcess, each confirmed by one table", async () => {
     const win = new FakeWindows(true)
     const worker = win.add(600, 4, false) // cmd /c
     win.add(601, 600, false) // node.exe
@@ -273,17 +292,89 @@ describe('the Windows mapping of a plan (injected win32 context)', () => {
     const outcome = await executeStopPlan(tree, windowsHooks(win, planFor('cancel')))
     expect(outcome.killedAfterMs).toBeGreaterThanOrEqual(2000)
     for (const pid of [600, 601, 602]) expect(win.alive(pid), `pid ${pid}`).toBe(false)
-    // /T refused, each process then ended on its own /F
-    expect(taskkills(win)).toEqual(expect.arrayContaining(['/T /F /PID 600', '/F /PID 600', '/F /PID 601', '/F /PID 602']))
+    expect(taskkills(win)).toEqual([])
+    expect(terminated(win).sort()).toEqual([600, 601, 602])
   })
 
-  it('a recorded worker whose start time no longer matches gets no taskkill at all', async () => {
+  it('a recorded worker whose start time no longer matches is never ended', async () => {
     const win = new FakeWindows()
     const real = win.add(900, 4, false)
     const recorded: ProcessIdentity = {pid: 900, startTime: String(BigInt(real.startTime) - 1n)}
-    const tree = new ProcessTree(recorded, () => !isSameProcess(recorded, win.ctx), win.ctx)
+    const tree = new ProcessTree(recorded, 'identity', win.ctx)
     await executeStopPlan(tree, windowsHooks(win, planFor('stop', {graceMs: 100})))
     expect(taskkills(win)).toEqual([])
+    expect(terminated(win)).toEqual([])
     expect(win.alive(900)).toBe(true)
+  })
+
+  it('PowerShell answering nothing: no process whose identity is unconfirmed is ended', async () => {
+    const win = new FakeWindows()
+    win.broken = true
+    const worker = win.add(610, 4, false)
+    win.add(611, 610, false)
+    // a worker that is not our child (a lost task's, stopped by a command): only a table could confirm it
+    const tree = new ProcessTree(worker, 'identity', win.ctx)
+    tree.remember([{pid: 611, startTime: String(133_000_000_000_000_000n + 611n)}])
+    await executeStopPlan(tree, windowsHooks(win, planFor('cancel')))
+    expect(terminated(win)).toEqual([])
+    expect(taskkills(win)).toEqual([])
+    expect(win.alive(610) && win.alive(611)).toBe(true)
+  })
+
+  it('PowerShell answering nothing: the own child is still ended, its tree through taskkill /T on its pid', async () => {
+    const win = new FakeWindows()
+    win.broken = true
+    const worker = win.add(620, 4, false)
+    win.add(621, 620, false)
+    const tree = new ProcessTree(worker, () => !win.alive(620), win.ctx, {group: true, ownChild: true})
+    tree.remember([{pid: 621, startTime: String(133_000_000_000_000_000n + 621n)}])
+    await executeStopPlan(tree, windowsHooks(win, planFor('stop', {graceMs: 100})))
+    expect(taskkills(win)).toEqual(['/T /F /PID 620'])
+    expect(win.alive(620) || win.alive(621)).toBe(false)
+    // 621 was never confirmed by a table: taskkill's own walk of the worker's tree reached it, not drover
+    expect(terminated(win)).not.toContain(621)
+  })
+
+  it('a worker that is not our child ends by its pid vanishing, without a program started per poll', async () => {
+    const win = new FakeWindows()
+    const worker = win.add(700, 4, false)
+    const tree = new ProcessTree(worker, 'identity', win.ctx)
+    expect(tree.workerGone()).toBe(false)
+    win.ctx.terminate!(700)
+    expect(tree.workerGone()).toBe(true)
+    expect(programs(win)).toBe(0)
+  })
+
+  it("after the own child exits, one table finds its children (its pid as their parent, started before its exit) and not a later owner's", () => {
+    const win = new FakeWindows()
+    const worker = win.add(800, 4, false)
+    // FILETIME of the worker's end, as the runner saw it: after its child started
+    const endedMs = Number((133_000_000_000_000_000n + 900n) / 10_000n - 11_644_473_600_000n) + 1
+    win.add(801, 800, false) // the worker's child, started just after it
+    win.add(805, 801, false) // and its grandchild
+    win.add(802, 800, false, String((BigInt(endedMs) + 11_644_473_600_000n + 5000n) * 10_000n)) // a child of a later process under pid 800
+    let exited = false
+    const tree = new ProcessTree(worker, () => exited, win.ctx, {group: true, ownChild: true})
+    win.ctx.terminate!(800)
+    exited = true
+    tree.workerEnded(endedMs)
+    const left = tree.leftovers()
+    expect(left.map((p) => p.pid).sort()).toEqual([801, 805])
+    expect(programs(win)).toBe(1)
+    tree.signal('SIGKILL') // the leftover plan's last step
+    expect(win.alive(801) || win.alive(805)).toBe(false)
+    expect(win.alive(802)).toBe(true)
+  })
+
+  it('a worker pid taken by another process is seen at the next table read', () => {
+    const win = new FakeWindows()
+    const recorded: ProcessIdentity = {pid: 710, startTime: '133000000000000001'}
+    win.add(710, 4, false) // a stranger under the same pid
+    const tree = new ProcessTree(recorded, 'identity', win.ctx)
+    expect(tree.workerGone()).toBe(false) // nothing read yet: no program started to ask
+    expect(programs(win)).toBe(0)
+    tree.snapshot()
+    expect(tree.workerGone()).toBe(true)
+    expect(programs(win)).toBe(1)
   })
 })

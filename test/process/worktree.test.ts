@@ -6,7 +6,7 @@ import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createWorktree, planWorktree, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
+import {createWorktree, planWorktree, refreshBase, removeWorktree, summarizeWorktree, worktreeDiff, worktreeVerdict} from '../../src/process/worktree.js'
 import {parseShortstat} from '../../src/process/git.js'
 import {DroverError} from '../../src/base/errors.js'
 import {wineLacks} from '../helpers/skips.js'
@@ -177,8 +177,19 @@ wineLacks('git for Windows').describe('removal never loses work', () => {
     const {info} = make(repo)
     writeFileSync(path.join(info.path, 'new.txt'), 'x\n')
     for (const include of [false, true]) {
-      expect(worktreeVerdict(info, include)).toEqual({keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first)`})
+      expect(worktreeVerdict(info, include)).toEqual({keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first, or drover rm --force to discard them)`})
     }
+  })
+
+  it("'force' (rm --force) removes a dirty worktree, discarding its changes; a branch without commits goes, one with commits stays", () => {
+    const repo = makeRepo()
+    const {info} = make(repo)
+    writeFileSync(path.join(info.path, 'new.txt'), 'x\n')
+    expect(worktreeVerdict(info, 'force')).toEqual({keep: false, removeWorktree: true, deleteBranch: true, discardUncommitted: true, note: `uncommitted changes in ${info.path} discarded`})
+    commitFile(info.path, 'c.txt', 'c\n')
+    writeFileSync(path.join(info.path, 'new2.txt'), 'y\n')
+    const verdict = worktreeVerdict(info, 'force')
+    expect(verdict).toEqual({keep: false, removeWorktree: true, deleteBranch: false, discardUncommitted: true, note: `uncommitted changes in ${info.path} discarded; branch ${info.branch} kept: 1 unmerged commit`})
   })
 
   it('a worktree folder deleted by hand: its registration is pruned, the branch judged as usual', () => {
@@ -189,5 +200,29 @@ wineLacks('git for Windows').describe('removal never loses work', () => {
     expect(verdict).toEqual({keep: false, removeWorktree: false, deleteBranch: true, note: `worktree ${info.path} was already gone`})
     removeWorktree(info, verdict as never)
     expect(branches(repo)).toEqual(['main'])
+  })
+})
+
+describe('refreshBase: a waiting task starts from what its base names when it starts', () => {
+  it('moves an untouched worktree to the new commit; never one with work in it, a pinned one, or an existing branch', () => {
+    const repo = makeRepo()
+    const {info} = make(repo)
+    expect(refreshBase(info)).toBeNull() // nothing moved yet
+    const merged = commitFile(repo, 'm.txt', 'm\n')
+    const moved = refreshBase(info)
+    expect(moved).toEqual({...info, baseCommit: merged})
+    expect(gitIn(info.path, 'rev-parse', 'HEAD').trim()).toBe(merged)
+    expect(existsSync(path.join(info.path, 'm.txt'))).toBe(true)
+
+    const pinned = make(repo, {id: 8, pinBase: true}).info
+    commitFile(repo, 'n.txt', 'n\n')
+    expect(pinned.pinBase).toBe(true)
+    expect(refreshBase(pinned)).toBeNull()
+
+    const touched = make(repo, {id: 9}).info
+    writeFileSync(path.join(touched.path, 'wip.txt'), 'work\n')
+    commitFile(repo, 'o.txt', 'o\n')
+    expect(refreshBase(touched)).toBeNull()
+    expect(existsSync(path.join(touched.path, 'wip.txt'))).toBe(true)
   })
 })

@@ -71,7 +71,7 @@ describe('stop, cancel, drain, resume and prune on one task at once', () => {
     // In-process start with the built core (so the bundled runner runs, as in production)
     // keeps the CLI budget for the racers.
     const {startTask} = (await import(path.join(ROOT, 'dist', 'tasks', 'launch.js'))) as typeof import('../../src/tasks/launch.js')
-    const task: TaskRecord = await startTask(dir, {
+    const {record: task}: {record: TaskRecord} = await startTask(dir, {
       command: ['sleep', '300'], shell: null, name: null, cwd: '/', env: {}, agent: 'generic',
       policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},
     })

@@ -7,13 +7,13 @@ import {existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync} from 'nod
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, withLock} from '../../src/state/lock.js'
+import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, WIN_TRUSTED_HOLD_MS, withLock} from '../../src/state/lock.js'
 import {hostname} from 'node:os'
 import {readFileSync} from 'node:fs'
 import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {cleanupStateDirs, fixture, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
-import {windowsFixPending} from '../helpers/skips.js'
+import {fakeWindows} from '../helpers/fake-windows.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -64,7 +64,7 @@ describe('acquireLock', () => {
     expect(existsSync(lock)).toBe(false)
   })
 
-  windowsFixPending('one PowerShell start per lock poll outlasts the wait').it('serialises critical sections: withLock bodies never overlap', async () => {
+  it('serialises critical sections: withLock bodies never overlap', async () => {
     const lock = lockPath()
     let inside = 0
     let overlapped = false
@@ -114,6 +114,9 @@ describe('acquireLock', () => {
   it('takes over a lock naming a live pid with another start time (a recycled pid)', async () => {
     const lock = lockPath()
     plantOwner(lock, {pid: process.pid, startTime: `${processStartTime(process.pid)}0`})
+    // older than a hold Windows trusts without asking (WIN_TRUSTED_HOLD_MS); elsewhere age does not matter
+    const then = new Date(Date.now() - 2 * WIN_TRUSTED_HOLD_MS)
+    utimesSync(path.join(lock, 'owner.json'), then, then)
     const release = await acquireLock(lock, {waitMs: 0})
     release()
   })
@@ -165,5 +168,91 @@ describe('acquireLock', () => {
     expect(existsSync(lock)).toBe(true)
     second()
     expect(existsSync(lock)).toBe(false)
+  })
+})
+
+// Windows, with the platform injected: PowerShell (the only way to read a
+// start time there) is counted and may fail as Wine's empty stub does; whether
+// a pid exists is asked of the real OS, for real processes of this test.
+describe('win32 holders: judged without PowerShell while they live', () => {
+  const windows = fakeWindows
+  const age = (lock: string, ms: number) => {
+    const then = new Date(Date.now() - ms)
+    utimesSync(path.join(lock, 'owner.json'), then, then)
+  }
+  async function deadPid(): Promise<number> {
+    const child = spawn(process.execPath, ['-e', '0'])
+    await new Promise((resolve) => child.on('exit', resolve))
+    return child.pid!
+  }
+
+  it('waiting for a live holder starts no program, and gives up busy', async () => {
+    const {ctx, calls} = windows()
+    const lock = lockPath()
+    const release = await acquireLock(lock, {platform: ctx})
+    const owner = JSON.parse(readFileSync(path.join(lock, 'owner.json'), 'utf8'))
+    expect(owner).toMatchObject({pid: process.pid, host: hostname()})
+    expect(typeof owner.startedAt).toBe('number')
+    await expect(acquireLock(lock, {waitMs: 300, pollMs: 10, platform: ctx})).rejects.toBeInstanceOf(LockBusyError)
+    expect(calls).toEqual([])
+    release()
+  })
+
+  it('a holder whose pid no longer exists is taken over at once, without PowerShell', async () => {
+    const {ctx, calls} = windows()
+    const lock = lockPath()
+    mkdirSync(lock)
+    writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({pid: await deadPid(), startTime: '133000000000000000', host: hostname()}))
+    const release = await acquireLock(lock, {waitMs: 0, platform: ctx})
+    expect(calls).toEqual([])
+    release()
+  })
+
+  it('PowerShell failing: an old lock of a live pid keeps excluding (never stolen on a failed query)', async () => {
+    const {ctx, calls} = windows(() => '')
+    const lock = lockPath()
+    mkdirSync(lock)
+    writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({pid: process.pid, startTime: 'unknown', startedAt: Math.round(performance.timeOrigin), host: hostname()}))
+    age(lock, 5 * 60_000)
+    await expect(acquireLock(lock, {waitMs: 200, pollMs: 20, platform: ctx})).rejects.toBeInstanceOf(LockBusyError)
+    expect(calls.length).toBeGreaterThan(0)
+    // Past a foreign host's staleness even a holder nobody can check is given up on.
+    age(lock, FOREIGN_STALE_MS + 60_000)
+    const release = await acquireLock(lock, {waitMs: 0, platform: ctx})
+    release()
+  })
+
+  it('an old lock whose live pid now has another start time is stale; one that matches is held, asked once', async () => {
+    const recorded = '133000000000000000'
+    const oldLock = () => {
+      const lock = lockPath()
+      mkdirSync(lock)
+      writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({pid: process.pid, startTime: recorded, host: hostname()}))
+      age(lock, 5 * 60_000)
+      return lock
+    }
+    const same = windows(() => `${recorded}\r\n`)
+    await expect(acquireLock(oldLock(), {waitMs: 300, pollMs: 10, platform: same.ctx})).rejects.toBeInstanceOf(LockBusyError)
+    expect(same.calls).toHaveLength(1) // confirmed once, not once per poll
+    const other = windows(() => '133000000000099999\r\n')
+    const release = await acquireLock(oldLock(), {waitMs: 0, platform: other.ctx})
+    release()
+  })
+
+  it('a holder that recorded only its own clock is matched on it within a tolerance', async () => {
+    const startedAt = Date.parse('2026-12-02T07:00:00Z')
+    const filetime = (ms: number) => String((BigInt(ms) + 11644473600000n) * 10_000n)
+    const write = (lock: string) => {
+      mkdirSync(lock)
+      writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({pid: process.pid, startTime: 'unknown', startedAt, host: hostname()}))
+      age(lock, 5 * 60_000)
+    }
+    const held = lockPath()
+    write(held)
+    await expect(acquireLock(held, {waitMs: 0, platform: windows(() => filetime(startedAt - 400)).ctx})).rejects.toBeInstanceOf(LockBusyError)
+    const reused = lockPath()
+    write(reused)
+    const release = await acquireLock(reused, {waitMs: 0, platform: windows(() => filetime(startedAt + 60_000)).ctx})
+    release()
   })
 })

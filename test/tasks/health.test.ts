@@ -12,20 +12,14 @@ import {posixOnly} from '../helpers/skips.js'
 import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
 import {taskPaths, writeFileAtomic} from '../../src/state/store.js'
 import {inspectStateDir} from '../../src/tasks/health.js'
-import {cleanupStateDirs, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, killLeftovers, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
 import {snapshot} from '../helpers/snapshot.js'
 import {deadIdentity, fabricateTask} from '../fixtures/rel-state.js'
 
 const spawned: number[] = []
 
 afterEach(() => {
-  for (const pid of spawned.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // gone
-    }
-  }
+  killLeftovers(spawned)
   cleanupStateDirs()
 })
 

@@ -53,11 +53,9 @@ describe('stop, cancel, drain', () => {
     const worker = readTask(dir, id).worker as ProcessIdentity
     const runner = runnerOf(dir, id)
     for (const identity of [worker, ...tree]) expect(alive(identity), `pid ${identity.pid}`).toBe(true)
-    // The runner remembers the tree as it sees it (tree.json): wait until it has seen the detached leaf.
-    await waitFor(() => {
-      const seen = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'tree.json'), 'utf8')) as ProcessIdentity[]
-      return tree.every((t) => seen.some((s) => s.pid === t.pid && s.startTime === t.startTime))
-    }, {timeout: 20_000, message: 'the runner to record the whole tree'})
+    // No waiting for tree.json: an idle runner on Windows scans its tree once a
+    // minute (a PowerShell start each); the cancel reads the tree afresh before
+    // it kills, and that is what must reach the detached leaf.
 
     const r = await drover(dir, ['cancel', String(id), '--json'])
     expect(r.exitCode, r.stderr).toBe(0)

@@ -2,33 +2,47 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import type {DiffResult} from '../../api/worktrees.js'
+import {usageError} from '../../api/values.js'
 
 export default class Diff extends BaseCommand {
   static override summary = "Show what a task changed in its worktree, against the commit it started from."
-  static override description = `For a task started with --worktree: git's diff of the worktree as it is now (its commits, changes not committed, and new files not yet added) against the base commit the task's branch started from. The worktree's own index is never touched. When the worktree folder is gone (deleted by hand) but the branch is not, the branch is diffed and stderr says so. A task without a worktree exits 1.
+  static override description = `For a task started with --worktree: git's diff of the worktree as it is now (its commits, changes not committed, and new files not yet added) against the base commit the task's branch started from. The worktree's own index is never touched. When the worktree folder is gone (deleted by hand) but the branch is not, the branch is diffed and stderr says so. Paths after -- limit the diff (git pathspecs, relative to the repository's top). A task without a worktree exits 2.
 
-Colour follows drover's rule (a terminal, no NO_COLOR; --color/--no-color decide). --json prints {id, branch, base, baseCommit, path, stat, present, diff}.`
+On a terminal the diff goes through a pager, as git's does: $DROVER_PAGER, else $PAGER, else less (with LESS=FRX unless LESS is set, so a short diff just prints); an empty pager, cat, or --no-pager prints it directly. Colour follows drover's rule (a terminal, no NO_COLOR; --color/--no-color decide). --json prints {id, branch, base, baseCommit, path, stat, nameOnly, paths, present, diff}.`
 
   static override examples = [
     {description: 'What did the agent change?', command: '<%= config.bin %> diff fix-tests'},
     {description: 'Files and line counts only', command: '<%= config.bin %> diff --stat 3'},
+    {description: 'Only what changed under src/', command: '<%= config.bin %> diff fix-tests -- src/'},
+    {description: 'The names of the files changed', command: '<%= config.bin %> diff --name-only 3'},
     {description: 'Apply the changes somewhere else', command: '<%= config.bin %> diff 3 | git apply'},
   ]
+
+  static override usage = ['<%= command.id %> [FLAGS] TASK [-- PATH...]']
 
   static override args = {task: Args.string({description: 'task id or name (:latest for the newest task)', required: true})}
 
   static override flags = {
-    stat: Flags.boolean({description: "git's --stat: files changed and lines added and removed, not the patch"}),
+    stat: Flags.boolean({description: "git's --stat: files changed and lines added and removed, not the patch", exclusive: ['name-only']}),
+    'name-only': Flags.boolean({description: 'only the paths of the files changed, one a line', exclusive: ['stat']}),
+    pager: Flags.boolean({description: 'page the diff on a terminal ($DROVER_PAGER, $PAGER, else less); --no-pager prints it directly', allowNo: true, default: true}),
   }
 
   async run(): Promise<DiffResult> {
-    const {args, flags} = await this.parse(Diff)
+    // Everything after `--` is a path, verbatim: oclif must not take `-- -x` for a flag.
+    const dash = this.argv.indexOf('--')
+    const paths = dash === -1 ? [] : this.argv.slice(dash + 1)
+    const {args, flags} = await this.parse(Diff, dash === -1 ? this.argv : this.argv.slice(0, dash))
+    if (paths.some((p) => p.trim() === '')) throw usageError('an empty path after --: name files or folders, e.g. drover diff 3 -- src/')
     const drover = await this.drover(flags['state-dir'])
-    const result = await drover.diff(args.task, {stat: flags.stat, color: !this.jsonEnabled() && this.color(flags.color)})
+    const result = await drover.diff(args.task, {stat: flags.stat, nameOnly: flags['name-only'], paths, color: !this.jsonEnabled() && this.color(flags.color)})
     if (!result.present) {
       this.note(`drover: the worktree ${result.path} is missing (deleted by hand?): this is the diff of its branch ${result.branch}, its commits only; changes not committed went with the folder (drover rm ${result.id} cleans up)`)
     }
-    if (!this.jsonEnabled()) process.stdout.write(result.diff)
+    if (!this.jsonEnabled()) {
+      const {pageOut} = await import('../pager.js')
+      await pageOut(result.diff, flags.pager && process.stdout.isTTY === true)
+    }
     return result
   }
 }

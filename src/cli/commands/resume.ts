@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {DEFAULT_RESUME_PROMPT, ExitCode, usageError} from '../../api/values.js'
+import {DEFAULT_RESUME_PROMPT, ExitCode, parseCount, usageError} from '../../api/values.js'
 import type {ResumeResult} from '../../api/batch.js'
 import {parseCost} from '../../api/budget.js'
 
@@ -34,7 +34,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
     'max-cost': Flags.string({description: "a new budget for the session's total cost in US dollars (what it has spent counts)", helpValue: 'USD'}),
     'max-turns': Flags.integer({description: "a new budget for the session's total model turns (the turns so far count)", min: 1}),
-    'max-tokens': Flags.integer({description: "a new budget for the session's total tokens (the tokens so far count)", min: 1}),
+    'max-tokens': Flags.string({description: "a new budget for the session's total tokens (the tokens so far count; e.g. 500k, 2M)", helpValue: 'N'}),
   }
 
   async run(): Promise<ResumeResult> {
@@ -47,7 +47,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
     const budget = {
       maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
       maxTurns: flags['max-turns'],
-      maxTokens: flags['max-tokens'],
+      maxTokens: flags['max-tokens'] === undefined ? undefined : parseCount(flags['max-tokens'], '--max-tokens'),
     }
     const result = await drover.resumeMany({tasks: refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt ?? DEFAULT_RESUME_PROMPT, budget})
     if (!this.jsonEnabled()) {

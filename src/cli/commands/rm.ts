@@ -8,7 +8,7 @@ import {removedLines} from '../render/prune-view.js'
 
 export default class Rm extends BaseCommand {
   static override summary = 'Remove named ended tasks and their logs.'
-  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too. A task's git worktree (start --worktree) follows prune's rule: removed with its task when clean, its branch deleted only when it has no unmerged commits; uncommitted changes keep the task (exit 4), and unmerged commits keep it unless --include-worktrees (the worktree goes, the branch stays).
+  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too. A task's git worktree (start --worktree) follows prune's rule: removed with its task when clean, its branch deleted only when it has no unmerged commits; uncommitted changes keep the task (exit 4) unless --force, which discards them after a warning on stderr (the branch and its commits stay, as with --include-worktrees), and unmerged commits keep it unless --include-worktrees (the worktree goes, the branch stays).
 
 Every ref is checked before anything is removed. A task that cannot be removed is left alone and named on stderr with exit 4; an unknown one exits 3; the others are removed. It takes turns with prune through the same lock, never follows a symlink and never reuses an id. --json prints prune's shape plus "missing".`
 
@@ -27,6 +27,10 @@ Every ref is checked before anything is removed. A task that cannot be removed i
     'include-worktrees': Flags.boolean({
       description: "also remove tasks whose worktree branch has unmerged commits: the worktree goes, the branch stays (a worktree with uncommitted changes always keeps its task)",
     }),
+    force: Flags.boolean({
+      char: 'f',
+      description: "also remove a worktree with uncommitted changes, discarding them (warned on stderr first); the branch and its commits are kept, as with --include-worktrees",
+    }),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
   }
 
@@ -36,7 +40,16 @@ Every ref is checked before anything is removed. A task that cannot be removed i
     if (refs.length === 0) throw usageError('no task given: name the tasks to remove (ids or names)')
     for (const ref of refs) parseTaskRef(ref)
     const drover = await this.drover(flags['state-dir'])
-    const result = await drover.rm(refs, {dryRun: flags['dry-run'], includeWorktrees: flags['include-worktrees']})
+    if (flags.force) {
+      // The warning comes before anything is discarded: a dry run names the worktrees whose uncommitted changes would go.
+      const planned = flags['dry-run'] ? null : await drover.rm(refs, {dryRun: true, force: true})
+      for (const task of planned?.removed ?? []) {
+        if (task.worktree?.note?.startsWith('uncommitted changes')) {
+          this.note(`drover: warning: --force discards the uncommitted changes in ${task.worktree.path} (task ${task.id}); branch ${task.worktree.branch} and its commits stay`)
+        }
+      }
+    }
+    const result = await drover.rm(refs, {dryRun: flags['dry-run'], includeWorktrees: flags['include-worktrees'], force: flags.force})
     const {missing} = result
     if (!this.jsonEnabled()) {
       if (!flags.quiet) for (const line of removedLines(result, painter(this.color(flags.color)))) process.stdout.write(`${line}\n`)

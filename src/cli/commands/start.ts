@@ -1,23 +1,24 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_PROFILES, EXECUTOR_NAMES, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
+import {AGENT_PROFILES, EXECUTOR_NAMES, parseCount, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
 import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
 import {followToStdout} from '../render/follow-stdout.js'
+import {painter} from '../render/color.js'
 
 const DEFAULT_MAX_OUTPUT = '1GiB'
 
 // Where the runner runs; Slurm's placement. See "Running on a cluster" in the README.
 const SLURM_FLAGS = {
-  executor: Flags.string({description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else the state dir\'s config.json, else local)', options: [...EXECUTOR_NAMES]}),
-  partition: Flags.string({description: 'slurm: the partition to submit to (sbatch -p)'}),
-  time: Flags.string({description: 'slurm: the job\'s time limit (sbatch --time: minutes or [D-]HH:MM:SS; default: a little past --timeout)'}),
-  cpus: Flags.integer({description: 'slurm: CPUs for the task (sbatch --cpus-per-task)', min: 1}),
-  mem: Flags.string({description: 'slurm: memory for the task (sbatch --mem, e.g. 4G)'}),
-  'drain-before-limit': Flags.string({description: 'slurm: drain the task this long before the time limit, so an agent can be resumed (e.g. 5m; sbatch --signal=B:USR1@…)'}),
-  'slurm-opt': Flags.string({description: 'slurm: one more sbatch argument, passed as given (repeatable, e.g. --slurm-opt=--account=lab)', multiple: true}),
+  executor: Flags.string({helpGroup: 'Slurm', description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else the state dir\'s config.json, else local)', options: [...EXECUTOR_NAMES]}),
+  partition: Flags.string({helpGroup: 'Slurm', description: 'slurm: the partition to submit to (sbatch -p)'}),
+  time: Flags.string({helpGroup: 'Slurm', description: 'slurm: the job\'s time limit (sbatch --time: minutes or [D-]HH:MM:SS; default: a little past --timeout)'}),
+  cpus: Flags.integer({helpGroup: 'Slurm', description: 'slurm: CPUs for the task (sbatch --cpus-per-task)', min: 1}),
+  mem: Flags.string({helpGroup: 'Slurm', description: 'slurm: memory for the task (sbatch --mem, e.g. 4G)'}),
+  'drain-before-limit': Flags.string({helpGroup: 'Slurm', description: 'slurm: drain the task this long before the time limit, so an agent can be resumed (e.g. 5m; sbatch --signal=B:USR1@…)'}),
+  'slurm-opt': Flags.string({helpGroup: 'Slurm', description: 'slurm: one more sbatch argument, passed as given (repeatable, e.g. --slurm-opt=--account=lab)', multiple: true}),
 }
 
 const SLURM_FLAG_NAMES = Object.keys(SLURM_FLAGS) as (keyof typeof SLURM_FLAGS)[]
@@ -26,11 +27,11 @@ export default class Start extends BaseCommand {
   static override summary = 'Start a command in the background, or start a finished task again.'
   static override description = `Runs CMD detached from this shell under a small runner of its own, with stdout and stderr appended to the task's output.log. Returns once the task is running (or has failed to start) and prints its id, so \`drover start … && drover logs -f ID\` never races.
 
-With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
+With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. As with \`logs -f\`, a claude or codex task is shown as a transcript on a terminal and as its raw event stream in a pipe; --pretty and --raw choose. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
-With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
+With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
 
 --on-limit wait: when a claude or codex run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
 
@@ -64,45 +65,56 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
     follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code (the id goes to stderr)'}),
+    pretty: Flags.boolean({description: "with --follow, claude and codex: show the agent's events as a transcript, as logs -f does (the default on a terminal)", dependsOn: ['follow'], exclusive: ['raw']}),
+    raw: Flags.boolean({description: "with --follow: the agent's own event stream, byte for byte (the default when piped)", dependsOn: ['follow'], exclusive: ['pretty']}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing (not the id, nor notes that it was queued or reused) unless it failed to start or a warning: for cron'}),
-    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES]}),
+    'keep-children': Flags.boolean({
+      description: 'leave processes the command started running after it exits (by default they are stopped, so nothing of a task outlives it)',
+    }),
+    timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)', helpGroup: 'Limits'}),
+    'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)', helpGroup: 'Limits'}),
+    'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`, helpGroup: 'Limits'}),
+    'max-cost': Flags.string({
+      description: 'claude: drain the task once its session has cost this many US dollars (counted across resumes; claude reports cost when a run ends)',
+      helpValue: 'USD',
+      helpGroup: 'Limits',
+    }),
+    'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1, helpGroup: 'Limits'}),
+    'max-tokens': Flags.string({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes; e.g. 500k, 2M)', helpValue: 'N', helpGroup: 'Limits'}),
+    'on-limit': Flags.string({
+      description: "claude, codex: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation",
+      options: ['fail', 'wait'],
+      helpGroup: 'Limits',
+    }),
+    queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)', helpGroup: 'Queue'}),
+    priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)', helpGroup: 'Queue'}),
+    after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true, helpGroup: 'Queue'}),
+    'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true, helpGroup: 'Queue'}),
+    'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)', helpGroup: 'Queue'}),
+    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES], helpGroup: 'Agents'}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
       default: true,
       allowNo: true,
-    }),
-    'keep-children': Flags.boolean({
-      description: 'leave processes the command started running after it exits (by default they are stopped, so nothing of a task outlives it)',
-    }),
-    timeout: Flags.string({description: 'stop the task when it runs longer than this (e.g. 90s, 30m, 2h)'}),
-    'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)'}),
-    'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`}),
-    'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder'}),
-    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)'}),
-    retry: Flags.integer({description: 'try a failed run again up to N times (a non-zero exit or a signal; never after stop, cancel, drain or a limit)', min: 0}),
-    'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)'}),
-    'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout']}),
-    'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)'}),
-    queue: Flags.string({description: 'run in this queue: wait (status queued) while it already runs its parallel limit of tasks (see `drover queue set`)'}),
-    priority: Flags.integer({description: 'in its queue, start before tasks of lower priority (-999 to 999; default 0, FIFO among equals)'}),
-    after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true}),
-    'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true}),
-    'max-cost': Flags.string({
-      description: 'claude: drain the task once its session has cost this many US dollars (counted across resumes; claude reports cost when a run ends)',
-      helpValue: 'USD',
-    }),
-    'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1}),
-    'max-tokens': Flags.integer({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)', min: 1}),
-    'on-limit': Flags.string({
-      description: "claude, codex: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation",
-      options: ['fail', 'wait'],
+      helpGroup: 'Agents',
     }),
     worktree: Flags.string({
       description: 'run in a new git worktree of the repository you are in, on a new BRANCH (default drover/<id>-<name>); resume and start ID run there too',
       helpValue: '[BRANCH]',
+      helpGroup: 'Worktree',
     }),
-    'existing-branch': Flags.boolean({description: 'with --worktree BRANCH: run on that branch, which exists already (it is never deleted by rm or prune)', dependsOn: ['worktree']}),
-    base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree']}),
+    base: Flags.string({description: 'with --worktree: the commit, branch or tag the new branch starts from (default HEAD; uncommitted changes are not carried)', dependsOn: ['worktree'], helpGroup: 'Worktree'}),
+    'existing-branch': Flags.boolean({description: 'with --worktree BRANCH: run on that branch, which exists already (it is never deleted by rm or prune)', dependsOn: ['worktree'], helpGroup: 'Worktree'}),
+    'pin-base': Flags.boolean({
+      description: 'with --worktree: fix the base commit now; by default a task that waits (--after, --queue) starts from what --base (or HEAD) names when it starts',
+      dependsOn: ['worktree'],
+      helpGroup: 'Worktree',
+    }),
+    retry: Flags.integer({description: 'try a failed run again up to N times (a non-zero exit or a signal; never after stop, cancel, drain or a limit)', min: 0, helpGroup: 'Retry'}),
+    'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)', helpGroup: 'Retry'}),
+    'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout'], helpGroup: 'Retry'}),
+    'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder', helpGroup: 'Hooks'}),
+    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)', helpGroup: 'Hooks'}),
     ...SLURM_FLAGS,
   }
 
@@ -116,14 +128,13 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       throw dash === -1 ? (forgottenDashes(ours, error) ?? error) : error
     })
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
+    if (flags.pretty && this.jsonEnabled()) throw usageError('--pretty shows a transcript for people; --json streams the raw output: leave one out')
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
-        if (flags[flag] !== undefined) throw usageError(`--${flag} cannot change a task that is started again; start a new task instead`)
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
+        if (flags[flag] !== undefined) throw startAgainMixed(`--${flag}`, ours, args.task)
       }
-      if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) {
-        throw usageError('--agent-hooks cannot change a task that is started again; start a new task instead')
-      }
+      if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
     }
     // The state dir's config.json is read (not written) first: a bad one refuses the start, exit 2, with nothing changed.
     const prepared = args.task === undefined ? prepare(command, flags, await startDefaults(flags['state-dir'])) : null
@@ -161,6 +172,22 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (flags.follow) {
       // stdout is the task's own output from here on (or its NDJSON stream): the id goes to stderr.
       if (!failedToStart && !flags.quiet) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
+      // The same default as `logs -f`: an agent's events as a transcript on a terminal, its raw stream in a pipe.
+      const tty = process.stdout.isTTY === true && !this.jsonEnabled()
+      if (!this.jsonEnabled() && (flags.pretty || (tty && !flags.raw && record.agent !== 'generic'))) {
+        const {followMany} = await import('../render/follow-many.js')
+        process.exitCode = await followMany(drover, [await drover.get(record.id)], {
+          follow: true,
+          joinNew: false,
+          pretty: () => true,
+          full: false,
+          timestamps: false,
+          prefix: false,
+          paint: painter(this.color(flags.color)),
+          startOf: () => ({offset: followFrom}),
+        })
+        return
+      }
       process.exitCode = await followToStdout(drover, record.id, followFrom, {json: this.jsonEnabled(), started: record})
       return
     }
@@ -195,6 +222,32 @@ function forgottenDashes(argv: string[], error: Error): Error | null {
   return usageError(`to run a command, put it after --: drover start -- ${argv.slice(i).join(' ')}`)
 }
 
+/**
+ * `start --worktree echo hi` or `start --name x make`: a flag for a new task
+ * with one word left over, which oclif took for a task to start again. Most
+ * often the `--` was forgotten (and --worktree, whose BRANCH is optional, ate
+ * the program's name), so the message shows the command line with the `--`
+ * where it belongs; starting an ended task again takes no such flag at all.
+ */
+function startAgainMixed(flag: string, argv: string[], task: string): Error {
+  // an id is no program name: the flag was meant for the task itself
+  if (/^\d+$/.test(task)) return usageError(`${flag} cannot change task ${task} when it starts again: run drover start ${task} alone, or start a new task with ${flag}`)
+  const takesValue = new Set(
+    Object.entries({...Start.baseFlags, ...Start.flags}).flatMap(([name, f]) =>
+      // --worktree's BRANCH is optional: the word after it was more likely the program
+      f.type === 'option' && name !== 'worktree' ? [`--${name}`, ...(f.char ? [`-${f.char}`] : [])] : [],
+    ),
+  )
+  let i = 0
+  while (i < argv.length && argv[i].startsWith('-')) i += takesValue.has(argv[i]) ? 2 : 1
+  const command = argv.slice(i)
+  const flags = argv.slice(0, i).map((arg) => (arg.startsWith('--worktree=') && arg !== '--worktree=' ? arg : arg === '--worktree=' ? '--worktree' : arg))
+  const fixed = `drover start ${[...flags, '--', ...command].join(' ')}`
+  return usageError(
+    `${flag} is for a new task, and '${task}' is not a command there: put the command after --, e.g. ${fixed}${flag === '--worktree' ? ' (a branch goes as --worktree=BRANCH)' : ''}; to start ended task ${task} again, give it alone`,
+  )
+}
+
 /** Flags → the API's StartOptions, with the messages a person typing flags needs; the API checks the rest. */
 function prepare(
   command: string[],
@@ -222,9 +275,10 @@ function prepare(
     worktree?: string
     base?: string
     'existing-branch'?: boolean
+    'pin-base'?: boolean
     'max-cost'?: string
     'max-turns'?: number
-    'max-tokens'?: number
+    'max-tokens'?: string
     'on-limit'?: string
     executor?: string
     partition?: string
@@ -287,9 +341,10 @@ function prepare(
     worktree: flags.worktree === undefined ? undefined : flags.worktree === '' ? true : flags.worktree,
     base: flags.base,
     existingBranch: flags['existing-branch'],
+    pinBase: flags['pin-base'],
     maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
     maxTurns: flags['max-turns'],
-    maxTokens: flags['max-tokens'],
+    maxTokens: flags['max-tokens'] === undefined ? undefined : parseCount(flags['max-tokens'], '--max-tokens'),
     onLimit: flags['on-limit'] as 'wait' | 'fail' | undefined,
     executor: flags.executor as ExecutorName | undefined,
     slurm: {

@@ -11,7 +11,7 @@ The list shows each task's id, name, status (queued (#2 in q), waiting until 14:
 
 Keys: ↑/↓ or j/k move, PgUp/PgDn, Home/End; Enter opens; / filters by name, command and status (Enter keeps, Esc clears); s stop, c cancel, d drain, r resume (with an optional message), a start again, w wrap-up stop — each asks y/n and the footer shows what it did; ? lists the keys; q quits and leaves every task running. --read-only has no actions; --mouse scrolls with the wheel.
 
-It needs a terminal: with stdin or stdout not one it exits 2 (drover list and drover logs -f work in pipes). Colour follows --color/--no-color, else NO_COLOR and the terminal.`
+It needs a terminal: with stdin or stdout not one, or TERM=dumb, it exits 2 (drover list and drover logs -f work in pipes). Colour follows --color/--no-color, else NO_COLOR and the terminal.`
 
   static override examples = [
     {description: 'Watch every task', command: '<%= config.bin %> top'},

@@ -6,13 +6,16 @@ import type {TaskJson, TaskStatus} from '../../api/index.js'
 // Listed here rather than imported: the command's flags must load without the API.
 const STATUSES = ['queued', 'starting', 'running', 'stopping', 'succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
 
+/** How often the progress rows re-read their task's status. */
+const PROGRESS_REFRESH_MS = 1000
+
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until tasks have ended; exit 0 if all succeeded.'
   static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME the queue's current batch (its live tasks and those that ran alongside them since the queue was last empty, so a failure just before wait began still counts; an unknown queue is refused), with --status S those in that status now (--queue and --status combine: the queue's tasks in that status).
 
 Exit code: 0 when every task waited for succeeded (with --any: the one that ended first). Otherwise the exit code of the first task, in the order they ended, that did not succeed: its own exit code, 128 + the signal number when a signal ended it, or 1 when it has neither (skipped, cancelled or stopped before it ran, lost). 124 when --timeout passed first, 130 on Ctrl-C (which ends the wait, never the tasks), 3 for an unknown task.
 
-On a terminal it shows live progress; piped, it prints one line per task as it ends; with --json it prints the final records (as list --json) once done.`
+On a terminal it shows live progress, a row per task with its name and what it does now (running, queued and for what, waiting for a usage limit); piped, it prints one line per task as it ends; with --json it prints the final records (as list --json) once done.`
 
   static override examples = [
     {description: 'Wait for three tasks', command: '<%= config.bin %> wait 4 5 build'},
@@ -67,7 +70,7 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
       // On stderr, so a script sees what it waits for (and a pipe reads only the outcomes).
       if (!progress) this.note(`drover: waiting for ${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}${flags.any ? ' (until the first ends)' : ''}`)
       const waiting = api.waitTasks(drover.stateDir, ids, {any: flags.any, timeoutMs, signal: abort.signal, onEnd})
-      const result = progress ? await this.withProgress(ids, ended, waiting, line) : await waiting
+      const result = progress ? await this.withProgress(ids, ended, waiting, line, (id) => drover.get(id)) : await waiting
       if (!this.jsonEnabled()) {
         const open = result.tasks.filter((t) => !result.endedOrder.includes(t.id)).map((t) => t.id)
         if (result.outcome === 'timeout') this.note(`drover: timed out; still not ended: ${open.join(', ')}`)
@@ -85,15 +88,24 @@ On a terminal it shows live progress; piped, it prints one line per task as it e
     ended: Map<number, (task: TaskJson | null) => void>,
     waiting: Promise<T>,
     line: (task: TaskJson) => string,
+    peek: (id: number) => Promise<TaskJson>,
   ): Promise<T> {
-    const {Listr} = await import('listr2')
+    const [{Listr}, {progressTitle}] = await Promise.all([import('listr2'), import('../render/wait-progress.js')])
     const settled = new Map<number, Promise<TaskJson | null>>()
     for (const id of ids) settled.set(id, new Promise((resolve) => ended.set(id, resolve)))
     const list = new Listr(
       ids.map((id) => ({
-        title: `task ${id}: waiting`,
+        title: `task ${id}`,
         task: async (_ctx: unknown, item: {title: string; skip: (message?: string) => void}) => {
-          const task = await settled.get(id)!
+          // Each row names its task and says what it is doing now (running, queued and for what, waiting for a limit), re-read every second until it ends.
+          let done = false
+          const end = settled.get(id)!.finally(() => (done = true))
+          while (!done) {
+            const now = await peek(id).catch(() => null)
+            if (now && !done) item.title = progressTitle(now)
+            await Promise.race([end, new Promise((resolve) => setTimeout(resolve, PROGRESS_REFRESH_MS))])
+          }
+          const task = await end
           if (task === null) item.skip(`task ${id}: not ended`)
           else if (task.status === 'succeeded') item.title = line(task)
           else throw new Error(line(task))

@@ -9,6 +9,7 @@ import {statSync} from 'node:fs'
 import type {Drover} from '../../api/drover.js'
 import type {TaskDetailJson, TaskJson} from '../../api/task-json.js'
 import {exitCodeOf} from '../../api/logs.js'
+import {describeOutcome} from '../../api/values.js'
 import {transcriptItems, transcriptLines} from '../../api/transcript.js'
 import type {Paint, Style} from './color.js'
 
@@ -65,9 +66,16 @@ export async function followMany(drover: Drover, tasks: TaskDetailJson[], opts: 
     let rest = ''
     const lineOut = (line: string, at: number) => {
       const rendered = pretty ? transcriptItems(task.agent, line).flatMap((item) => transcriptLines(item, {paint: opts.paint, full: opts.full})) : [line]
-      const stamp = opts.timestamps ? `${opts.paint('dim', at < known ? UNKNOWN_TIME : clock(new Date()))} ` : ''
+      // Without -f every line was there already and no time is known: no column of blanks then.
+      const stamp = opts.timestamps && opts.follow ? `${opts.paint('dim', at < known ? UNKNOWN_TIME : clock(new Date()))} ` : ''
       const prefix = opts.prefix ? `${opts.paint(colour, label(task.id).padEnd(width()))} ` : ''
       for (const text of rendered) emit(`${prefix}${stamp}${text}\n`)
+    }
+    const endLine = (task: TaskJson, end: TaskJson) => {
+      const stamp = opts.timestamps ? `${opts.paint('dim', clock(new Date()))} ` : ''
+      const prefix = `${opts.paint(colour, label(task.id).padEnd(width()))} `
+      const words = `── drover: task ${end.id} ended ${describeOutcome(end.status, end.reason)}`
+      emit(`${prefix}${stamp}${opts.paint(end.status === 'succeeded' ? 'dim' : 'red', words)}\n`)
     }
     const run = async () => {
       if (!opts.follow) {
@@ -83,6 +91,8 @@ export async function followMany(drover: Drover, tasks: TaskDetailJson[], opts: 
         if (next.done) {
           if (rest !== '') lineOut(rest, Number.POSITIVE_INFINITY)
           ended.set(task.id, next.value)
+          // Among several tasks, each says how it ended where its output stops (as nq writes `[exited with status 3.]`).
+          if (opts.prefix && next.value) endLine(task, next.value)
           return
         }
         const chunk = next.value

@@ -1,13 +1,13 @@
 // The human view of `drover status`: aligned key/value lines, the runs, the
 // agent's progress, the files, and the last output lines when the task failed.
 
-import {describeOutcome, formatBytes, formatDuration, isFinalStatus, reasonDetail} from '../../api/values.js'
+import {DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, describeOutcome, formatBytes, formatDuration, isFinalStatus, reasonDetail} from '../../api/values.js'
 import type {AgentUsage} from '../../api/values.js'
 import type {TaskDetailJson} from '../../api/task-json.js'
 import {commandLine, escapeControls, quoteArg} from '../../api/task-json.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
-import {localTime, timeWithAge} from './time.js'
+import {localTime, localTimesIn, timeWithAge} from './time.js'
 
 function usageText(u: AgentUsage): string {
   return [
@@ -48,7 +48,8 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   add('id', String(task.id))
   add('name', task.name)
   add('status', style ? paint(style, task.status) : task.status)
-  add('reason', reasonDetail(task.status, task.reason))
+  const reason = reasonDetail(task.status, task.reason)
+  add('reason', reason === null ? null : localTimesIn(reason))
   if (task.status === 'waiting' && task.waitUntil) add('resumes', timeWithAge(task.waitUntil))
   if (task.exitCode !== null) add('exit code', String(task.exitCode))
   add('signal', task.signal)
@@ -62,7 +63,12 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     const why = f.reason ?? (f.signal ? `killed by ${f.signal}` : `exit ${f.exitCode}`)
     add('hook failed', `${f.hook} (run ${f.run}): ${why}; output in hooks.log`)
   }
-  if (task.retryMax > 0) add('attempt', `${task.attempt} of ${task.retryMax + 1}${task.retryAt ? `; next starts ${task.retryAt}` : ''}`)
+  if (task.retryMax > 0) {
+    add('attempt', `${task.attempt} of ${task.retryMax + 1}${task.retryAt ? `; next starts ${timeWithAge(task.retryAt)}` : ''}`)
+    const first = formatDuration(task.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS)
+    add('retry', `up to ${task.retryMax} time${task.retryMax === 1 ? '' : 's'} after a failed run, ${first} before the first, doubling each time${task.retryOnTimeout ? '; a run stopped by --timeout too' : ''}`)
+  }
+  if (task.onExit !== null) add('on exit', `${task.onExit} (stopped after ${formatDuration(task.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS)}; output in hooks.log)`)
   if (task.after.length > 0) add('after', task.after.join(', '))
   if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))

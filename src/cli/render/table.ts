@@ -64,18 +64,25 @@ function fit(columns: Column[], natural: number[], limit: number): Layout {
     .map((c, i) => ({order: c.dropOrder, i}))
     .filter((d): d is {order: number; i: number} => d.order !== undefined)
     .sort((a, b) => a.order - b.order)
+  // A column's minWidth holds while others can still be dropped; once none can, it gives way down to the default floor.
+  let floors = columns.map((c, i) => Math.min(natural[i], c.minWidth ?? DEFAULT_MIN_WIDTH))
   for (;;) {
     const widths = natural.slice()
     let excess = lineWidth(widths, shown) - limit
-    const floor = (i: number) => Math.min(natural[i], columns[i].minWidth ?? DEFAULT_MIN_WIDTH)
     while (excess > 0) {
       let widest = -1
-      for (const i of shown) if (columns[i].shrink && widths[i] > floor(i) && (widest === -1 || widths[i] > widths[widest])) widest = i
+      for (const i of shown) if (columns[i].shrink && widths[i] > floors[i] && (widest === -1 || widths[i] > widths[widest])) widest = i
       if (widest === -1) break
       widths[widest]--
       excess--
     }
-    if (excess <= 0 || drops.length === 0) return {shown, widths}
+    if (excess <= 0) return {shown, widths}
+    if (drops.length === 0) {
+      const last = columns.map((_, i) => Math.min(natural[i], DEFAULT_MIN_WIDTH, floors[i]))
+      if (last.every((f, i) => f === floors[i])) return {shown, widths}
+      floors = last
+      continue
+    }
     const drop = drops.shift()!.i
     shown = shown.filter((i) => i !== drop)
   }

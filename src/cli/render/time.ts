@@ -36,3 +36,8 @@ export function timeWithAge(iso: string, now = Date.now()): string {
   const age = relativeTime(iso, now)
   return age ? `${localTime(iso)} (${age})` : localTime(iso)
 }
+
+const ISO_IN_TEXT = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)\b/g
+
+/** A sentence of the record (a reason) with every ISO time in it written as localTime: the views show one style of time. */
+export const localTimesIn = (text: string): string => text.replace(ISO_IN_TEXT, (iso) => localTime(iso))

@@ -36,10 +36,16 @@ export function formatDuration(ms: number | null): string {
 export const formatCost = (usd: number | null | undefined) => (usd === null || usd === undefined ? '' : `$${usd.toFixed(4)}`)
 export const formatCount = (n: number | null | undefined) => (n === null || n === undefined ? '' : n.toLocaleString('en'))
 
+const two = (n: number) => String(n).padStart(2, '0')
+/** 14:03:07, local and 24-hour whatever the browser's locale (as `drover list` writes it). */
+export const clockTime = (date: Date) => `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`
+
+/** The time of day for today, else the date and minute: the style of `drover list`, 24-hour. */
 export function formatTime(iso: string | null): string {
   if (!iso) return ''
   const date = new Date(iso)
-  return date.toDateString() === new Date().toDateString() ? date.toLocaleTimeString() : date.toLocaleString()
+  if (date.toDateString() === new Date().toDateString()) return clockTime(date)
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`
 }
 
 /** How long a task has run: to its end, or to now while it runs. */

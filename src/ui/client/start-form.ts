@@ -12,6 +12,23 @@ export function startForm(started: (task: Task) => void): HTMLElement {
   const cwd = el('input', {attrs: {name: 'cwd', placeholder: 'working directory (default: where drover ui runs)'}})
   const agent = el('select', {attrs: {name: 'agent'}}, el('option', {attrs: {value: ''}}, 'agent: from the program'), ...AGENT_PROFILES.map((a) => el('option', {attrs: {value: a}}, a)))
   const timeout = el('input', {attrs: {name: 'timeout', placeholder: 'timeout, e.g. 2h (optional)'}})
+  // what `drover start` has for queues, chains, worktrees, retries and budgets
+  const field = (name: string, placeholder: string, attrs: Record<string, string> = {}) => el('input', {attrs: {name, placeholder, ...attrs}})
+  const queue = field('queue', 'queue (optional)')
+  const priority = field('priority', 'priority, e.g. 5', {inputmode: 'numeric'})
+  const after = field('after', 'after tasks, e.g. 3, build')
+  const worktree = el(
+    'select',
+    {attrs: {name: 'worktree'}},
+    el('option', {attrs: {value: ''}}, 'no worktree'),
+    el('option', {attrs: {value: 'new'}}, 'worktree on a new branch'),
+  )
+  const base = field('base', 'worktree base (default HEAD)')
+  const retry = field('retry', 'retries, e.g. 2', {inputmode: 'numeric'})
+  const retryDelay = field('retryDelay', 'retry delay, e.g. 30s')
+  const maxTurns = field('maxTurns', 'max turns', {inputmode: 'numeric'})
+  const maxTokens = field('maxTokens', 'max tokens, e.g. 2M')
+  const maxCost = field('maxCost', 'max cost, USD')
   const message = el('p', {className: 'error', attrs: {role: 'alert'}})
   const form = el(
     'form',
@@ -19,6 +36,10 @@ export function startForm(started: (task: Task) => void): HTMLElement {
     el('label', {}, 'Command ', mode),
     command,
     el('div', {className: 'row'}, name, cwd, agent, timeout),
+    el('fieldset', {className: 'row'}, el('legend', {}, 'Queue'), queue, priority, after),
+    el('fieldset', {className: 'row'}, el('legend', {}, 'Worktree'), worktree, base),
+    el('fieldset', {className: 'row'}, el('legend', {}, 'Retry'), retry, retryDelay),
+    el('fieldset', {className: 'row'}, el('legend', {}, 'Budget (claude, codex)'), maxTurns, maxTokens, maxCost),
     el('button', {attrs: {type: 'submit'}}, 'Start'),
     message,
   )
@@ -26,7 +47,9 @@ export function startForm(started: (task: Task) => void): HTMLElement {
     event.preventDefault()
     if (!confirm(`Start this task?\n\n${command.value}`)) return
     message.textContent = ''
-    post<Task>('/api/tasks', {mode: mode.value, command: command.value, name: name.value, cwd: cwd.value, agent: agent.value, timeout: timeout.value})
+    const fields = {queue, priority, after, worktree, base, retry, retryDelay, maxTurns, maxTokens, maxCost}
+    const extra = Object.fromEntries(Object.entries(fields).map(([key, input]) => [key, input.value]))
+    post<Task>('/api/tasks', {mode: mode.value, command: command.value, name: name.value, cwd: cwd.value, agent: agent.value, timeout: timeout.value, ...extra})
       .then(started)
       .catch((error: Error) => (message.textContent = error.message))
   })

@@ -3,7 +3,7 @@
 // one, the runs, and the events journal as a timeline.
 
 import {DiffView} from './diff-view.js'
-import {el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
+import {clockTime, el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
 import {JournalView} from './journal-view.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
@@ -11,7 +11,7 @@ import {usageChart, type UsagePoint} from './usage-chart.js'
 import {getJson, isFinal, post, readOnly, type Task, type TaskDetail} from './net.js'
 
 interface Action {
-  name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again'
+  name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'rm'
   label: string
   offered: (task: TaskDetail) => boolean
   question: string
@@ -23,7 +23,16 @@ const ACTIONS: Action[] = [
   {name: 'drain', label: 'Drain', offered: (t) => !isFinal(t.status), question: 'Drain task {id}? (it checkpoints and ends, to be resumed later)'},
   {name: 'resume', label: 'Resume', offered: (t) => t.resume !== null, question: 'Resume task {id} (continue its session)?'},
   {name: 'again', label: 'Start again', offered: (t) => isFinal(t.status), question: 'Start task {id} again as a new run?'},
+  {name: 'rm', label: 'Remove', offered: (t) => isFinal(t.status), question: 'Remove task {id}? (its record and output; its worktree only when no work is lost, as drover rm does)'},
 ]
+
+/** A run's outcome as the CLI words it: the status, then what the reason adds ("failed (exit 3)", never "succeeded, exit 0 (exit 0)"). */
+function runOutcome(run: TaskDetail['runs'][number]): string {
+  let detail = run.reason && run.reason !== run.status ? run.reason.replace(new RegExp(`^${run.status},? `), '') : ''
+  if (!detail && run.exitCode !== null && run.status !== 'running') detail = `exit ${run.exitCode}`
+  if (run.signal && !detail.includes(run.signal)) detail = detail ? `${detail}, ${run.signal}` : run.signal
+  return detail ? `${run.status} (${detail})` : run.status
+}
 
 export function showTask(main: HTMLElement, id: number): void {
   const title = el('h1')
@@ -122,10 +131,7 @@ export function showTask(main: HTMLElement, id: number): void {
         el(
           'li',
           {},
-          `run ${run.run}${run.resumed ? ' (resumed)' : ''}: ${formatTime(run.startedAt) || 'not started'} → ${formatTime(run.endedAt) || 'running'}, ${run.status}`,
-          run.exitCode !== null ? `, exit ${run.exitCode}` : '',
-          run.signal ? `, ${run.signal}` : '',
-          run.reason ? ` (${run.reason})` : '',
+          `run ${run.run}${run.resumed ? ' (resumed)' : ''}: ${run.startedAt ? `${formatTime(run.startedAt)} → ${formatTime(run.endedAt) || 'now'}` : 'not started'}, ${runOutcome(run)}`,
         ),
       ),
     )
@@ -134,7 +140,7 @@ export function showTask(main: HTMLElement, id: number): void {
       if (!diff) worktree.replaceChildren((diff = new DiffView(id)).root)
       void diff.refresh()
     }
-    if (previous && previous.status !== task.status) seen.append(el('li', {}, `${new Date().toLocaleTimeString()}: ${previous.status} → ${task.status}`))
+    if (previous && previous.status !== task.status) seen.append(el('li', {}, `${clockTime(new Date())}: ${previous.status} → ${task.status}`))
   }
 
   const refresh = async () => {
@@ -153,8 +159,9 @@ export function showTask(main: HTMLElement, id: number): void {
     message.textContent = ''
     post<unknown>(`/api/tasks/${id}/${action.name}`)
       .then(() => {
-        seen.append(el('li', {}, `${new Date().toLocaleTimeString()}: ${action.label.toLowerCase()} asked`))
-        if (action.name === 'again' || action.name === 'resume') location.reload()
+        seen.append(el('li', {}, `${clockTime(new Date())}: ${action.label.toLowerCase()} asked`))
+        if (action.name === 'rm') location.assign('/')
+        else if (action.name === 'again' || action.name === 'resume') location.reload()
         else void refresh()
       })
       .catch((error: Error) => (message.textContent = error.message))
@@ -170,12 +177,16 @@ export function showTask(main: HTMLElement, id: number): void {
       })
       return button
     }
+    // An agent opens on its transcript (what `logs` shows on a terminal); its raw event stream is a click away.
     if (detail && detail.agent !== 'generic') {
       transcript = new TranscriptView(id)
-      tabs.replaceChildren(tabButton('Output', showOutput), tabButton('Transcript', () => pane.replaceChildren(transcript!.show())))
+      const showTranscript = () => pane.replaceChildren(transcript!.show())
+      tabs.replaceChildren(tabButton('Transcript', showTranscript), tabButton('Output', showOutput))
       tabs.querySelector('button')!.setAttribute('aria-pressed', 'true')
+      showTranscript()
+    } else {
+      showOutput()
     }
-    showOutput()
     output.start()
   })
 

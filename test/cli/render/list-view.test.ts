@@ -42,3 +42,21 @@ describe('the PID column of list', () => {
     expect(table.split('\n')[0].trim().split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'PID', 'STARTED', 'RUNTIME', 'COMMAND'])
   })
 })
+
+describe('list: QUEUE, TURNS and COST where a task has them; budget drains; local times', () => {
+  const usage = {turns: 12, costUsd: 0.4321, inputTokens: 100, outputTokens: 50}
+  it('adds QUEUE, TURNS and COST only when some task has a value, the session totals across resumes', () => {
+    const agent: TaskRecord = {...transition(running(record('local')), {status: 'drained', reason: 'budget: max-turns 12 reached (12 turns)'}), queue: 'agents', agentInfo: {...usage, turns: 3, sessionId: 's', lastEvent: null, error: null, session: usage}}
+    const plain = transition(running(record('local')), {status: 'succeeded', exitCode: 0})
+    const [head, first, second] = renderTaskTable([taskJson(agent), taskJson(plain)], {color: false, width: undefined}).split('\n')
+    expect(head.trim().split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'QUEUE', 'PID', 'STARTED', 'RUNTIME', 'TURNS', 'COST', 'COMMAND'])
+    expect(first).toMatch(/^7 +drained \(budget\) +agents +\S+ +\S+ +12 +\$0\.43 +true$/)
+    expect(second).toMatch(/^7 +succeeded +\S+ +\S+ +true$/)
+  })
+
+  it('a queued retry says its time in local time, not UTC', () => {
+    const at = new Date(2026, 0, 2, 23, 4, 5)
+    const waiting: TaskRecord = {...record('local'), status: 'queued', retryMax: 2, attempt: 2, retryAt: at.toISOString()}
+    expect(renderTaskTable([taskJson(waiting)], {color: false, width: undefined})).toContain('queued (retry 2/3 at 23:04:05)')
+  })
+})

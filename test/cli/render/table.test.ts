@@ -83,7 +83,8 @@ describe('renderTable', () => {
   })
 
   // What `drover list` draws: a 64-character name and a long command beside fixed columns.
-  const listColumns = LIST_COLUMNS
+  // (QUEUE, TURNS and COST show only when a task has them: these rows have none)
+  const listColumns = LIST_COLUMNS.filter((c) => !['QUEUE', 'TURNS', 'COST'].includes(c.header))
   const name = 'n' + 'a'.repeat(63)
   const listRows = [
     ['1', name, 'failed (3)', '', '2025-01-01 10:00', '1m59s', 'claude -p "make every failing test in the repository pass" --verbose'],
@@ -96,18 +97,28 @@ describe('renderTable', () => {
     for (const line of lines) expect(visibleLength(line)).toBeLessThan(width)
   })
 
-  it('at 80 columns cuts name and command, keeps every column, the widest giving way first', () => {
-    const [head, first, second] = renderTable(listColumns, listRows, 80).split('\n')
+  it('at 120 columns cuts name and command, keeps every column, the widest giving way first', () => {
+    const [head, first, second] = renderTable(listColumns, listRows, 120).split('\n')
     expect(head.split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'PID', 'STARTED', 'RUNTIME', 'COMMAND'])
     expect(first).toMatch(/^1 +naa+… +failed \(3\) +2025-01-01 10:00 +1m59s +claude -p .*…$/)
     expect(second).toMatch(/^10000 +short +running +123456 +10:00:01 +3h05m +sleep 60$/)
   })
 
-  it('at 50 columns drops PID, RUNTIME and STARTED, keeping id, name, status and command readable', () => {
+  it('at 80 and 60 columns drops PID, then STARTED, before the command gets shorter than 16 characters', () => {
+    const [head80, first80] = renderTable(listColumns, listRows, 80).split('\n')
+    expect(head80.split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'STARTED', 'RUNTIME', 'COMMAND'])
+    expect(first80).toMatch(/ claude -p "make…$/)
+    const [head60, first60] = renderTable(listColumns, listRows, 60).split('\n')
+    expect(head60.split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'RUNTIME', 'COMMAND'])
+    expect(first60).toMatch(/ claude -p "make…$/)
+  })
+
+  it('at 50 columns drops PID, STARTED and RUNTIME, keeping id, name, status and command readable', () => {
     const [head, first] = renderTable(listColumns, listRows, 50).split('\n')
     expect(head.split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'COMMAND'])
-    expect(first).toMatch(/^1 +naa+… +failed \(3\) +.*claude.*…$/)
+    expect(first).toMatch(/^1 +naa+… +failed \(3\) +claude -p "make…$/)
   })
+
 
   it('piped, keeps a 64-character name and the whole command', () => {
     const text = renderTable(listColumns, listRows, undefined)
