@@ -1,7 +1,8 @@
 // Prune at scale, outside the test suite: `node bench/prune-scale.mjs [tasks] [runs]`
-// times `drover list --json` and `drover prune --older-than 0s` over 10,000 ended
-// tasks (by default) through the built CLI, beside `rm -rf` of the same folders,
-// and prints medians. Build first.
+// times `drover list --json`, `prune --keep 100 --dry-run` (warm), `prune --keep 100`
+// and `prune --older-than 0s` over 10,000 ended tasks (by default) through the
+// built CLI, beside `rm -rf` of the same folders, and prints medians of wall and
+// CPU time (user + system). Build first.
 
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
@@ -25,7 +26,8 @@ function freshStateDir() {
 }
 
 const cli = (dir, args) => timed(process.execPath, [BIN, ...args], {env: envFor(dir)})
-const fmt = (s) => `median ${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, n=${s.n})`
+const fmt = (s, cpu) => `median ${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, n=${s.n})${cpu ? `, CPU median ${cpu.median.toFixed(0)} ms` : ''}`
+const cpuOf = (results) => (results.every((r) => r.cpuMs !== null) ? summary(results.map((r) => r.cpuMs)) : null)
 
 try {
   const floor = summary(Array.from({length: runs + 1}, () => timed(process.execPath, ['-e', '0']).ms).slice(1))
@@ -40,6 +42,20 @@ try {
     }),
   )
 
+  const keep = Math.min(100, count)
+  const dryRuns = Array.from({length: runs}, () => {
+    const result = cli(listDir, ['prune', '--keep', String(keep), '--dry-run', '--json'])
+    if (JSON.parse(result.stdout).removed.length !== count - keep) throw new Error('the dry run did not plan every removal')
+    return result
+  })
+  const keepRuns = Array.from({length: runs}, () => {
+    const {dir} = freshStateDir()
+    const result = cli(dir, ['prune', '--keep', String(keep), '--json'])
+    const out = JSON.parse(result.stdout)
+    if (out.removed.length !== count - keep || out.errors.length > 0 || out.kept !== keep) throw new Error(`prune --keep removed ${out.removed.length} of ${count - keep}`)
+    return result
+  })
+
   const pruneSamples = []
   let bytes = 0
   for (let i = 0; i < runs; i++) {
@@ -53,18 +69,19 @@ try {
   const pruned = summary(pruneSamples)
 
   // The floor: the OS deleting the same folders with no checks and no locks at all.
-  const floorRm = summary(
-    Array.from({length: runs}, () => {
-      const {dir} = freshStateDir()
-      return timed('rm', ['-rf', path.join(dir, 'tasks')]).ms
-    }),
-  )
+  const rmRuns = Array.from({length: runs}, () => {
+    const {dir} = freshStateDir()
+    return timed('rm', ['-rf', path.join(dir, 'tasks')])
+  })
+  const floorRm = summary(rmRuns.map((r) => r.ms))
 
   console.log(`drover prune at scale: ${count} ended tasks, ${runs} runs each (generating one state dir took ${genMs.toFixed(0)} ms)`)
   console.log(`  node -e 0 (floor)          ${fmt(floor)}`)
   console.log(`  list --json                ${fmt(list)}`)
+  console.log(`  prune --keep ${keep} --dry-run ${fmt(summary(dryRuns.map((r) => r.ms)), cpuOf(dryRuns))}`)
+  console.log(`  prune --keep ${keep}         ${fmt(summary(keepRuns.map((r) => r.ms)), cpuOf(keepRuns))}`)
   console.log(`  prune --older-than 0s      ${fmt(pruned)}; ${(count / (pruned.median / 1000)).toFixed(0)} tasks/s, ${(bytes / 1048576).toFixed(1)} MiB reclaimed`)
-  console.log(`  rm -rf tasks/ (floor)      ${fmt(floorRm)}`)
+  console.log(`  rm -rf tasks/ (floor)      ${fmt(floorRm, cpuOf(rmRuns))}`)
 } finally {
   removeTempDirs()
 }

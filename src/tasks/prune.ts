@@ -58,12 +58,9 @@ async function trueRecord(stateDir: string, record: TaskRecord, dryRun: boolean)
  * selected criterion picks it; protected tasks (live runner, checkpoint) are
  * then skipped whatever picked them. Non-final tasks are never candidates.
  */
-async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContext): Promise<Plan> {
+async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContext, reads: RecordRead[]): Promise<Plan> {
   const named = options.ids !== undefined
   const allowed = new Set(named ? FINAL_STATUSES : (options.statuses ?? FINAL_STATUSES))
-  const reads: RecordRead[] = named
-    ? options.ids!.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
-    : readAllRecords(stateDir)
   const candidates: Candidate[] = []
   const corrupt: Candidate[] = []
   const reported: Plan['corrupt'] = []
@@ -159,11 +156,19 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
     }
   }
   try {
+    // Every record is read once, before the debris is cleared: the plan skips
+    // a recordless folder anyway, so reads from before the clearing plan the same.
+    const reads: RecordRead[] =
+      options.ids !== undefined
+        ? options.ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
+        : readAllRecords(stateDir)
     // `rm` removes what it names and nothing else; the sweep of leftovers is prune's.
-    const debris = options.ids === undefined ? findDebris(stateDir) : []
+    const debris = options.ids === undefined ? findDebris(stateDir, reads) : []
     const result: PruneResult = {dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris, corrupt: []}
     if (!dryRun) await clearDebris(stateDir, result.debris, io, ctx, result.errors)
-    const {remove, skipped, corrupt, taskCount} = await plan(stateDir, options, ctx)
+    // A folder just cleared as debris no longer counts among the tasks kept.
+    const cleared = new Set(dryRun ? [] : debris.map(Number))
+    const {remove, skipped, corrupt, taskCount} = await plan(stateDir, options, ctx, reads.filter((read) => !cleared.has(read.id)))
     result.skipped = skipped
     result.corrupt = corrupt
     // Ids are never reused: allocation reads this mark after listing the folders.

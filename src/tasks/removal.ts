@@ -3,14 +3,13 @@
 // renamed out of sight in one step), deleting the renamed tree, and clearing
 // the leftovers of a crashed prune. Nothing here follows a symlink.
 
-import {randomBytes} from 'node:crypto'
 import {lstatSync, readdirSync} from 'node:fs'
-import {rename, rm} from 'node:fs/promises'
+import {lstat, readdir, rename, rm, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
 import {retryOnBusy, type PlatformContext} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {isAbandonedCreation, readRecord, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, readRecord, tasksDir, uniqueSuffix, type RecordRead} from '../state/store.js'
 import {runnerAlive as runnerLives, workerAliveHere} from '../runner/executors.js'
 import {beingCreated} from './read.js'
 import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeRule, type WorktreeVerdict} from '../process/worktree.js'
@@ -89,24 +88,61 @@ export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: Wor
 
 export const taskDirPath = (stateDir: string, id: number) => path.join(tasksDir(stateDir), String(id))
 
-/** Entries of tasks/ that are not task folders but ours to clear: trash of a crashed prune, symlinks named like ids. */
-export function findDebris(stateDir: string): string[] {
+/**
+ * Entries of tasks/ that are not task folders but ours to clear: trash of a
+ * crashed prune, symlinks named like ids, and folders a killed `start` left
+ * without a record. Whether a folder has its record is taken from `reads`,
+ * the records prune has just read for its plan: reading each one a second
+ * time here was a tenth of a dry run at 10,000 tasks. A folder made after
+ * those reads is no debris yet (the next prune looks again).
+ */
+export function findDebris(stateDir: string, reads: readonly RecordRead[]): string[] {
   let entries
   try {
     entries = readdirSync(tasksDir(stateDir), {withFileTypes: true})
   } catch {
     return []
   }
+  const recordless = new Map<number, RecordRead>()
+  for (const read of reads) if (!read.ok && read.missing) recordless.set(read.id, read)
+  const abandoned = (id: number): boolean => {
+    const read = recordless.get(id)
+    return read !== undefined && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
+  }
   return entries
-    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (/^[1-9][0-9]*$/.test(e.name) && (e.isSymbolicLink() || (e.isDirectory() && abandoned(stateDir, Number(e.name))))))
+    .filter((e) => e.name.startsWith(TRASH_PREFIX) || (/^[1-9][0-9]*$/.test(e.name) && (e.isSymbolicLink() || (e.isDirectory() && abandoned(Number(e.name))))))
     .map((e) => e.name)
     .sort()
 }
 
-/** A task folder a killed `start` left without its record, no longer being filled. */
-function abandoned(stateDir: string, id: number): boolean {
-  const read = readRecord(stateDir, id, {dirChecked: true})
-  return !read.ok && read.missing && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
+/**
+ * Deletes a claimed (renamed, so ours alone) tree. fs.rm tried an rmdir on
+ * every folder before listing it (a failed, costly call per task folder) and
+ * lstat()ed every entry; this lists each folder once, unlinks what is not a
+ * directory by its dirent type (a symlink is unlinked, never followed) and
+ * removes each folder once emptied. It stays asynchronous: a removal waits
+ * on the disk, and deleting trees one after another on the main thread made
+ * a 9,900-task prune four times slower in wall time on a loaded machine.
+ * Anything unexpected (a type the file system does not report, a file
+ * appearing) falls back to fs.rm for what is left, so it is never less
+ * thorough than fs.rm.
+ */
+export async function removeClaimedTree(target: string): Promise<void> {
+  try {
+    if (!(await lstat(target).catch(() => null))?.isDirectory()) {
+      await rm(target, {force: true})
+      return
+    }
+    await emptyAndRemove(target)
+  } catch {
+    await rm(target, {recursive: true, force: true})
+  }
+}
+
+async function emptyAndRemove(dir: string): Promise<void> {
+  const entries = await readdir(dir, {withFileTypes: true})
+  await Promise.all(entries.map((entry) => (entry.isDirectory() ? emptyAndRemove(dir + path.sep + entry.name) : unlink(dir + path.sep + entry.name))))
+  await rmdir(dir)
 }
 
 // platform.removeTree without its own retry: the callers wrap each step in
@@ -114,8 +150,7 @@ function abandoned(stateDir: string, id: number): boolean {
 export function defaultIo(): RemovalIo {
   return {
     rename: (from, to) => rename(from, to),
-    // fs.rm lstat()s every entry: a symlink, even the top one, is unlinked and never descended into.
-    removeTree: (target) => rm(target, {recursive: true, force: true}),
+    removeTree: removeClaimedTree,
   }
 }
 
@@ -163,7 +198,7 @@ export async function claimTask(
         return {error: `cannot remove task ${id}'s worktree: ${(error as Error).message}`}
       }
     }
-    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${randomBytes(4).toString('hex')}`)
+    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${uniqueSuffix()}`)
     try {
       await retryOnBusy(() => io.rename(dir, trash), ctx)
     } catch (error) {
@@ -218,7 +253,7 @@ export async function clearDebris(
       // only stalled, never killed, then fails on its next write instead of
       // filling a folder half removed.
       if (/^[1-9][0-9]*$/.test(name) && !lstatSync(target).isSymbolicLink()) {
-        const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${randomBytes(4).toString('hex')}`)
+        const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${uniqueSuffix()}`)
         await retryOnBusy(() => io.rename(target, trash), ctx)
         target = trash
       }

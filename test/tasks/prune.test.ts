@@ -3,7 +3,7 @@
 // follows a symlink, and that Windows' busy files are retried (platform injected).
 
 import {spawn, type ChildProcess} from 'node:child_process'
-import {appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -237,6 +237,57 @@ describe('prune safety', () => {
     } finally {
       release()
     }
+  })
+})
+
+describe('prune between its plan and each removal', () => {
+  it('a task restarted after the plan is never removed, while the others of the batch go', async () => {
+    const stateDir = newState()
+    const runner = await liveProcess()
+    const first = makeTask(stateDir, {status: 'succeeded', endedAgo: 3 * DAY})
+    const restarted = makeTask(stateDir, {status: 'failed', endedAgo: 2 * DAY})
+    const last = makeTask(stateDir, {status: 'stopped', endedAgo: DAY})
+    const result = await run(stateDir, {
+      olderThanMs: 0,
+      // What `resume` does under the task lock once the plan has picked the task: a live record, a live runner.
+      around: async (count, removeAll) => {
+        expect(count).toBe(3)
+        const paths = taskPaths(stateDir, restarted)
+        const record = JSON.parse(readFileSync(paths.record, 'utf8'))
+        writeFileAtomic(paths.record, JSON.stringify({...record, status: 'running', endedAt: null, runs: [...record.runs, {...record.runs[0], run: 2, endedAt: null, status: 'running'}]}))
+        writeFileAtomic(paths.runner, JSON.stringify({pid: runner.pid, startTime: processStartTime(runner.pid!)}))
+        await removeAll(() => {})
+      },
+    })
+    expect(ids(result)).toEqual([first, last])
+    expect(result.skipped).toEqual([{id: restarted, reason: 'its record says running'}])
+    expect(listTaskIds(stateDir)).toEqual([restarted])
+    expect(readRecord(stateDir, restarted).ok).toBe(true)
+  })
+
+  it('what a prune killed mid-batch left (a half-deleted trash tree, a recordless folder) is cleared by the next, and counts nowhere', async () => {
+    const stateDir = newState()
+    const keep = makeTask(stateDir, {status: 'succeeded', endedAgo: 0})
+    const gone = makeTask(stateDir, {status: 'succeeded', endedAgo: DAY})
+    // Killed while deleting a claimed tree: the record already went, its folders not yet.
+    const trash = path.join(stateDir, 'tasks', `.trash-${gone}-0badc0de`)
+    renameSync(taskPaths(stateDir, gone).dir, trash)
+    rmSync(path.join(trash, 'task.json'))
+    // A `start` killed before its record, long ago (older than the creation grace).
+    const abandoned = allocateTaskId(stateDir)
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(path.join(stateDir, 'tasks', String(abandoned)), old, old)
+    const dry = await run(stateDir, {keep: 1, dryRun: true})
+    expect(dry.debris).toEqual([String(abandoned), path.basename(trash)].sort())
+    expect(readdirSync(path.join(stateDir, 'tasks')).sort()).toEqual([String(keep), String(abandoned), path.basename(trash)].sort())
+    const result = await run(stateDir, {keep: 1})
+    expect(result.debris).toEqual(dry.debris)
+    expect(result.removed).toEqual([])
+    expect(result.errors).toEqual([])
+    expect(result.corrupt).toEqual([])
+    expect(result.kept).toBe(1)
+    expect(readdirSync(path.join(stateDir, 'tasks'))).toEqual([String(keep)])
+    expect(allocateTaskId(stateDir)).toBeGreaterThan(abandoned)
   })
 })
 
