@@ -11,7 +11,7 @@ import {describe, expect, it} from 'vitest'
 import {BIN, isAlive, readTask, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
 import {AGENTS, type RealAgent} from './harness/real-agents.js'
-import {agentLinks, cleanupTasks, runnerPid, sessionIdOf, settled, start, stateDir, waitForRequest, useFakeServers} from './harness/tasks.js'
+import {agentLinks, cleanupTasks, runnerPid, sessionIdOf, sessionSaved, settled, start, stateDir, waitForRequest, useFakeServers} from './harness/tasks.js'
 
 const serverOf = useFakeServers()
 
@@ -49,7 +49,8 @@ describe.each(AGENTS)('finding 6: $kind resumed from cron', (agent: RealAgent) =
     const b = await start(dir, env, agent.command('f6 task b [[slow: 60]]'), workB, flags)
     for (const [id, prompt] of [[a, 'f6 task a'], [b, 'f6 task b']] as const) {
       await waitForRequest(server, prompt)
-      await sessionIdOf(dir, id)
+      // a kill before the agent saved its session would leave nothing to resume
+      await sessionSaved(env.HOME, await sessionIdOf(dir, id), prompt)
       await reboot(dir, id)
     }
 

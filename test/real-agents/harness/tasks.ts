@@ -3,7 +3,7 @@
 // the agent's stream, the runner's pid). Everything a test made is killed and
 // removed by `cleanupTasks`.
 
-import {chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, expect} from 'vitest'
 import {cleanupStateDirs, drover, json, makeStateDir, readOutput, readTask, waitFor} from '../../helpers/cli.js'
@@ -50,6 +50,39 @@ export async function settled(dir: string, id: number, env: Record<string, strin
 /** The agent's session id, once the runner has recorded it. */
 export function sessionIdOf(dir: string, id: number): Promise<string> {
   return waitFor(() => readTask(dir, id).agentInfo?.sessionId as string | undefined, {timeout: 30_000, message: `a session id for task ${id}`})
+}
+
+/** Whether a file under `home` (its caches and packages aside) holds both the session id and the prompt. */
+function sessionSavedUnder(home: string, sessionId: string, prompt: string): boolean {
+  const walk = (dir: string): boolean => {
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch {
+      return false
+    }
+    for (const name of names) {
+      if (name === '.cache' || name === 'node_modules') continue
+      const file = path.join(dir, name)
+      const stats = statSync(file, {throwIfNoEntry: false})
+      if (stats?.isDirectory() && walk(file)) return true
+      if (stats?.isFile() && stats.size < 4 << 20) {
+        const text = readFileSync(file, 'utf8')
+        if (text.includes(sessionId) && text.includes(prompt)) return true
+      }
+    }
+    return false
+  }
+  return walk(home)
+}
+
+/**
+ * Waits until the agent has written its session, prompt included, under its
+ * HOME: an agent killed before that (a reboot in a test) leaves nothing to
+ * resume, however early it printed its session id.
+ */
+export function sessionSaved(home: string, sessionId: string, prompt: string): Promise<boolean> {
+  return waitFor(() => sessionSavedUnder(home, sessionId, prompt) || null, {timeout: 30_000, message: `the agent to save session ${sessionId}`})
 }
 
 export async function drain(dir: string, id: number, env: Record<string, string>, grace: string): Promise<any> {
