@@ -19,7 +19,7 @@ import type {FakeModelServer, LoggedRequest} from './harness/fake-server.js'
 import {processesOf} from './harness/processes.js'
 import type {Reply} from './harness/script.js'
 import {ALL_AGENTS, MORE_AGENTS, type RealAgent} from './harness/real-agents.js'
-import {cleanupTasks, drain, runnerPid, sessionIdOf, settled, start, stateDir, streamByRun, waitForRequest} from './harness/tasks.js'
+import {cleanupTasks, drain, runnerPid, sessionIdOf, sessionSaved, settled, start, stateDir, streamByRun, waitForRequest} from './harness/tasks.js'
 
 const only = process.env.DROVER_TEST_AGENTS_ONLY?.split(',').filter(Boolean)
 const SELECTED = only ? ALL_AGENTS.filter((a) => only.includes(a.kind)) : MORE_AGENTS
@@ -169,6 +169,8 @@ describe.each(SELECTED)('$kind under drover, the real binary offline', (agent: R
     const id = await start(dir, env, agent.command('reboot prompt of the scenario [[slow: 60]]'), agentTempDir('drover-work-'))
     await waitForRequest(server, 'reboot prompt of the scenario')
     const sessionId = await sessionIdOf(dir, id)
+    // claude and codex print their session id before they have saved the session: a kill in between leaves nothing to resume
+    if (agent.kind === 'claude' || agent.kind === 'codex') await sessionSaved(env.HOME, sessionId, 'reboot prompt of the scenario')
     if (agent.kind === 'copilot') {
       // drover gave copilot its session id at launch; a kill before copilot saved the prompt leaves nothing to resume
       const events = path.join(env.HOME, '.copilot', 'session-state', sessionId, 'events.jsonl')
