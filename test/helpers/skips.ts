@@ -9,8 +9,7 @@
 // - wineLacks: needs what real Windows has but Wine 8, where
 //   scripts/test-windows.mjs runs the suites, does not (git for Windows,
 //   junctions): skipped under Wine only.
-// - windowsFixPending: drover itself misbehaves on Windows here, and the fix
-//   is under way (the reason names it): skipped on Windows until it lands.
+// A defect of drover's on a platform is fixed, never skipped.
 
 import {describe, it, type TestFunction} from 'vitest'
 
@@ -38,6 +37,3 @@ export const linuxOnly = (needs: string) => guard(onLinux, here, `needs ${needs}
 
 /** it/describe for a test that needs `lacks`, which Windows has and Wine does not: skipped under Wine only. */
 export const wineLacks = (lacks: string) => guard(!underWine, 'Wine', `Wine has no ${lacks}`)
-
-/** it/describe for a test drover fails on Windows until the fix named in `pending` lands: skipped on Windows. */
-export const windowsFixPending = (pending: string) => guard(hasPosix, 'Windows', `fix pending: ${pending}`)
