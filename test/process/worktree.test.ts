@@ -203,7 +203,7 @@ wineLacks('git for Windows').describe('removal never loses work', () => {
   })
 })
 
-describe('refreshBase: a waiting task starts from what its base names when it starts', () => {
+wineLacks('git for Windows').describe('refreshBase: a waiting task starts from what its base names when it starts', () => {
   it('moves an untouched worktree to the new commit; never one with work in it, a pinned one, or an existing branch', () => {
     const repo = makeRepo()
     const {info} = make(repo)
