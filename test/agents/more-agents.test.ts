@@ -122,7 +122,7 @@ describe('the resume command line: every flag kept, the prompt replaced, the ses
                                   (comma-separated or multiple --include-directories)  [array]
   -o, --output-format             The format of the CLI output.  [string] [choices: "text", "json", "stream-json"]
 `
-  const record = (agent: AgentProfileName, command: string[]) => ({agent, command, cwd: '/work/dir'}) as any
+  const record = (agent: AgentProfileName, command: string[]) => ({agent, command, cwd: '/home/u/project'}) as any
 
   function resume(agent: AgentProfileName, command: string[], tableFor: FlagTable, prompt = 'next prompt') {
     const profile = profileOf(agent)!
