@@ -7,7 +7,8 @@ import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
-import {BIN, waitFor} from '../helpers/cli.js'
+import {FINAL_STATUSES} from '../../src/state/record.js'
+import {BIN, readTask, waitFor} from '../helpers/cli.js'
 
 /**
  * Whether this very process (pid and start time) is still running. Windows
@@ -22,6 +23,10 @@ export function alive(identity: ProcessIdentity): boolean {
   }
   return processStartTime(identity.pid) === identity.startTime
 }
+
+/** The task's record once its status is final (polled slowly: each read is a Windows file open under Wine). */
+export const waitFinal = (dir: string, id: number, timeout = 60_000) =>
+  waitFor(() => (FINAL_STATUSES as readonly string[]).includes(readTask(dir, id).status) && readTask(dir, id), {timeout, interval: 200, message: `task ${id} to end`})
 
 /** The identity of a running pid, failing the test when Windows cannot tell its start time. */
 export function identityOf(pid: number): ProcessIdentity {

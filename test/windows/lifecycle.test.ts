@@ -11,19 +11,16 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {drover, fixture, json, makeStateDir, readOutput, readTask, startOk, waitFor} from '../helpers/cli.js'
-import {alive, cleanUp} from './helpers.js'
+import {alive, cleanUp, waitFinal} from './helpers.js'
 
 const node = process.execPath
 const FIXTURES = path.join(import.meta.dirname, 'fixtures')
-const FINAL = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
 const made: string[] = []
 const stateDir = () => {
   const dir = makeStateDir()
   made.push(dir)
   return dir
 }
-const waitFinal = (dir: string, id: number, timeout = 60_000) =>
-  waitFor(() => FINAL.includes(readTask(dir, id).status) && readTask(dir, id), {timeout, interval: 200, message: `task ${id} to end`})
 
 afterEach(() => cleanUp(made))
 

@@ -8,19 +8,16 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
-import {alive, cleanUp, identityOf} from './helpers.js'
+import {alive, cleanUp, identityOf, waitFinal} from './helpers.js'
 import type {ProcessIdentity} from '../../src/platform/platform.js'
 
 const node = process.execPath
-const FINAL = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
 const made: string[] = []
 const stateDir = () => {
   const dir = makeStateDir()
   made.push(dir)
   return dir
 }
-const waitFinal = (dir: string, id: number, timeout = 60_000) =>
-  waitFor(() => FINAL.includes(readTask(dir, id).status) && readTask(dir, id), {timeout, interval: 200, message: `task ${id} to end`})
 const runnerOf = (dir: string, id: number): ProcessIdentity => JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8'))
 
 afterEach(() => cleanUp(made))

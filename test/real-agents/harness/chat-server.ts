@@ -7,7 +7,7 @@
 
 import type http from 'node:http'
 import path from 'node:path'
-import {estimateTokens, FakeModelServer, randomId, sleep, type ModelApi, type Usage} from './fake-server.js'
+import {estimateTokens, FakeModelServer, streamPieces, randomId, type ModelApi, type Usage} from './fake-server.js'
 import {splitText, type Reply, type Turn} from './script.js'
 
 const contentText = (content: unknown): string => {
@@ -87,13 +87,7 @@ async function sendChat(res: http.ServerResponse, body: any, reply: Reply, signa
   res.writeHead(200, {'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive'})
   chunk(res, base, {delta: {role: 'assistant', content: ''}, finish_reason: null})
   if (text) {
-    const pieces = splitText(text, reply.kind === 'text' ? (reply.chunks ?? 3) : 2)
-    const pause = reply.kind === 'text' && reply.durationMs ? reply.durationMs / pieces.length : 0
-    for (const piece of pieces) {
-      if (pause) await sleep(pause, signal)
-      if (signal.aborted) return undefined
-      chunk(res, base, {delta: {content: piece}, finish_reason: null})
-    }
+    if (!(await streamPieces(text, reply, signal, (piece) => chunk(res, base, {delta: {content: piece}, finish_reason: null})))) return undefined
   }
   if (call) {
     chunk(res, base, {delta: {tool_calls: [{index: 0, id: call.id, type: 'function', function: {name: call.function.name, arguments: ''}}]}, finish_reason: null})

@@ -6,7 +6,7 @@
 import {appendFileSync} from 'node:fs'
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {defaultReply, type Reply, type Responder, type Turn} from './script.js'
+import {defaultReply, splitText, type Reply, type Responder, type Turn} from './script.js'
 
 export interface LoggedRequest {
   seq: number
@@ -185,3 +185,18 @@ export function sse(res: http.ServerResponse, event: string | null, data: unknow
 
 export const randomId = (prefix: string, length = 24) =>
   prefix + Array.from({length}, () => 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'[Math.floor(Math.random() * 62)]).join('')
+
+/**
+ * A reply's text sent in pieces (`chunks` of a text reply, else 2), spread
+ * over its `durationMs`; false when the client went away meanwhile.
+ */
+export async function streamPieces(text: string, reply: Reply, signal: AbortSignal, send: (piece: string) => void): Promise<boolean> {
+  const pieces = splitText(text, reply.kind === 'text' ? (reply.chunks ?? 3) : 2)
+  const pause = reply.kind === 'text' && reply.durationMs ? reply.durationMs / pieces.length : 0
+  for (const piece of pieces) {
+    if (pause) await sleep(pause, signal)
+    if (signal.aborted) return false
+    send(piece)
+  }
+  return true
+}

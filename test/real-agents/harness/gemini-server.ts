@@ -7,8 +7,8 @@
 
 import type http from 'node:http'
 import path from 'node:path'
-import {estimateTokens, FakeModelServer, sleep, type ModelApi, type Usage} from './fake-server.js'
-import {splitText, type Reply, type Turn} from './script.js'
+import {estimateTokens, FakeModelServer, streamPieces, type ModelApi, type Usage} from './fake-server.js'
+import type {Reply, Turn} from './script.js'
 
 const responseText = (response: any): string => {
   if (typeof response?.output === 'string') return response.output
@@ -82,13 +82,7 @@ async function sendGemini(res: http.ServerResponse, body: any, reply: Reply, sig
   res.writeHead(200, {'content-type': 'text/event-stream', 'cache-control': 'no-cache'})
   const write = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\r\n\r\n`)
   if (text) {
-    const pieces = splitText(text, reply.kind === 'text' ? (reply.chunks ?? 3) : 2)
-    const pause = reply.kind === 'text' && reply.durationMs ? reply.durationMs / pieces.length : 0
-    for (const piece of pieces) {
-      if (pause) await sleep(pause, signal)
-      if (signal.aborted) return undefined
-      write({candidates: [candidate([{text: piece}])], usageMetadata: {promptTokenCount: inputTokens, totalTokenCount: inputTokens}, modelVersion})
-    }
+    if (!(await streamPieces(text, reply, signal, (piece) => write({candidates: [candidate([{text: piece}])], usageMetadata: {promptTokenCount: inputTokens, totalTokenCount: inputTokens}, modelVersion})))) return undefined
   }
   write({candidates: [candidate(call ? [{functionCall: call}] : [{text: ''}], 'STOP')], usageMetadata, modelVersion})
   res.end()

@@ -6,7 +6,7 @@
 
 import type http from 'node:http'
 import path from 'node:path'
-import {estimateTokens, FakeModelServer, randomId, sleep, sse, type ModelApi, type Usage} from './fake-server.js'
+import {estimateTokens, FakeModelServer, streamPieces, randomId, sse, type ModelApi, type Usage} from './fake-server.js'
 import {splitText, type Reply, type Turn} from './script.js'
 
 const itemText = (item: any): string => {
@@ -92,13 +92,7 @@ async function sendOpenAI(res: http.ServerResponse, body: any, reply: Reply, sig
     const id = randomId('msg_')
     emit('response.output_item.added', {output_index: index, item: {id, type: 'message', status: 'in_progress', role: 'assistant', content: []}})
     emit('response.content_part.added', {item_id: id, output_index: index, content_index: 0, part: {type: 'output_text', text: '', annotations: []}})
-    const pieces = splitText(text, reply.kind === 'text' ? (reply.chunks ?? 3) : 2)
-    const pause = reply.kind === 'text' && reply.durationMs ? reply.durationMs / pieces.length : 0
-    for (const piece of pieces) {
-      if (pause) await sleep(pause, signal)
-      if (signal.aborted) return undefined
-      emit('response.output_text.delta', {item_id: id, output_index: index, content_index: 0, delta: piece, logprobs: []})
-    }
+    if (!(await streamPieces(text, reply, signal, (piece) => emit('response.output_text.delta', {item_id: id, output_index: index, content_index: 0, delta: piece, logprobs: []})))) return undefined
     const part = {type: 'output_text', text, annotations: [], logprobs: []}
     emit('response.output_text.done', {item_id: id, output_index: index, content_index: 0, text, logprobs: []})
     emit('response.content_part.done', {item_id: id, output_index: index, content_index: 0, part})
