@@ -49,7 +49,17 @@ nodeModule.enableCompileCache?.()
 const {existsSync, readFileSync} = await import('node:fs')
 let pjson = null
 let answer = null
-try {
+// `drover task-refs`, which a completion script runs on every Tab for a TASK
+// argument: answered without oclif either (dist/cli/completion/refs-answer.js),
+// null for any command line it does not expect.
+if (argv[0] === 'task-refs' && !asksForHelp(argv)) {
+  try {
+    answer = await (await import('../dist/cli/completion/refs-answer.js')).refsAnswer(argv)
+  } catch {
+    // not built yet: oclif answers
+  }
+}
+if (answer === null) try {
   const fast = await import('../dist/cli/fast-paths.js')
   const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))
   pjson = read('../package.json')
