@@ -116,7 +116,7 @@ function __drover_tasks
     $ask -- (commandline -ct) 2>/dev/null
 end
 
-complete -c ${bin} -n __drover_no_command ${globals.join(' ')}
+${globals.map((g) => `complete -c ${bin} -n __drover_no_command ${g}`).join('\n')}
 ${specs.map((c) => `complete -c ${bin} -n __drover_no_command -a ${c.id} -d ${q(c.summary)}`).join('\n')}
 complete -c ${bin} -n '__drover_using help' -a ${q(specs.map((c) => c.id).join(' '))}
 complete -c ${bin} -n __drover_task_wanted -a '(__drover_tasks)'
