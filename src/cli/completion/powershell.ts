@@ -17,15 +17,15 @@ function specEntry(c: CommandSpec): string {
   const options = c.flags
     .filter((f) => f.options.length > 0)
     .flatMap((f) => [...f.long, ...(f.short ? [f.short] : [])].map((w) => `${q(w)} = ${list(f.options)}`))
-  return `  ${q(c.id)} = @{
-    Summary = ${q(c.summary || c.id)}
-    Flags = @(${flags.length === 1 ? ', ' : ''}${flags.join(', ')})
-    Valued = ${list(valued)}
-    TaskFlags = ${list(task)}
-    Options = @{${options.join('; ')}}
-    Task = ${q(c.task)}
-    Args = ${list(c.firstArgOptions)}
-  }`
+  return `    ${q(c.id)} = @{
+      Summary = ${q(c.summary || c.id)}
+      Flags = @(${flags.length === 1 ? ', ' : ''}${flags.join(', ')})
+      Valued = ${list(valued)}
+      TaskFlags = ${list(task)}
+      Options = @{${options.join('; ')}}
+      Task = ${q(c.task)}
+      Args = ${list(c.firstArgOptions)}
+    }`
 }
 
 export function powershellScript(specs: readonly CommandSpec[], bin: string): string {
