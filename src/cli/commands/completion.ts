@@ -6,22 +6,18 @@ import {SHELLS, completionScript, type Shell} from '../completion/scripts.js'
 
 export default class Completion extends BaseCommand {
   static override summary = 'Print the shell completion script for bash, zsh, fish or PowerShell.'
-  static override description = `The script completes command names, flags, the fixed values of flags (start --agent …), and every TASK argument — of status, logs, stop, drain, resume, cancel, rm, diff, wait, start TASK, queue move and start --after — with task ids, names and :latest. The tasks offered are the live ones and the ${NEWEST_OFFERED} newest, with their ids and names; digits typed also bring the tasks of that id and those one digit longer, so an older task is reached digit by digit. The list comes from a quick read of the state dir (--state-dir on the line being completed, else $DROVER_STATE_DIR, else the default), never of every task, so a Tab costs the same at 100,000 tasks as at 10.
+  static override description = `The script completes command names, flags, the fixed values of flags (start --agent …), and every TASK argument — of status, logs, stop, drain, resume, cancel, rm, diff, wait, start TASK, queue move and start --after — with task ids, names and :latest. The tasks offered are the live ones and the ${NEWEST_OFFERED} newest; digits typed also bring the tasks of that id and those one digit longer, so an older task is reached digit by digit. zsh, fish and PowerShell show each task's name, status and command beside it. The list comes from a quick read of the state dir (--state-dir on the line being completed, else $DROVER_STATE_DIR, else the default), never of every task, so a Tab costs the same at 100,000 tasks as at 100.
 
-Load it once per shell, or save it where the shell looks for completions:
-  bash:        eval "$(drover completion bash)"  in ~/.bashrc
-  zsh:         eval "$(drover completion zsh)"  in ~/.zshrc (after compinit)
-  fish:        drover completion fish > ~/.config/fish/completions/drover.fish
-  PowerShell:  drover completion powershell | Out-String | Invoke-Expression  in $PROFILE
-
---json prints {shell, script}.`
+Load it in each new shell, or save it where the shell looks for completions: the examples show where. Nothing is written by this command. --json prints {shell, script}.`
 
   static override examples = [
-    {description: 'Try it in this bash', command: 'eval "$(<%= config.bin %> completion bash)"'},
-    {description: 'Install it for fish', command: '<%= config.bin %> completion fish > ~/.config/fish/completions/drover.fish'},
+    {description: 'bash: in ~/.bashrc', command: 'eval "$(<%= config.bin %> completion bash)"'},
+    {description: 'zsh: in ~/.zshrc, after compinit', command: 'eval "$(<%= config.bin %> completion zsh)"'},
+    {description: 'fish: once, where fish finds completions', command: '<%= config.bin %> completion fish > ~/.config/fish/completions/<%= config.bin %>.fish'},
+    {description: 'PowerShell: in $PROFILE', command: '<%= config.bin %> completion powershell | Out-String | Invoke-Expression'},
   ]
 
-  static override args = {shell: Args.string({description: 'bash, zsh, fish or powershell', required: true, options: [...SHELLS]})}
+  static override args = {shell: Args.string({description: 'the shell to complete in', required: true, options: [...SHELLS]})}
 
   async run(): Promise<{shell: Shell; script: string}> {
     const {args} = await this.parse(Completion)
