@@ -9,7 +9,7 @@
 import {LATEST_REF} from '../base/parse.js'
 import {liveHints, meantToRun} from './live-index.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
-import {listTaskIds, readHighWater, readRecord} from './store.js'
+import {listTaskIds, readHighWater, readRecord, type RecordRead} from './store.js'
 
 export interface RefCandidate {
   /** what completes: an id, a name, or `:latest`; never anything a shell must quote. */
@@ -40,27 +40,27 @@ const SAFE_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/
  */
 export function refCandidates(stateDir: string, word = '', newest: number = NEWEST_OFFERED): RefCandidate[] {
   const records = new Map<number, TaskRecord>()
-  const read = (id: number): TaskRecord | null => {
-    if (records.has(id)) return records.get(id)!
+  const take = (id: number): RecordRead => {
     const result = readRecord(stateDir, id)
-    if (!result.ok) return null
-    records.set(id, result.record)
-    return result.record
+    if (result.ok) records.set(id, result.record)
+    return result
   }
-  let latest: TaskRecord | null = null
+  // :latest means what findTask takes: the highest id with a record, readable or not
+  let latest: {id: number; record: TaskRecord | null} | null = null
+  /** Reads one task of the walk down from the newest; whether it counts as found. */
+  const visit = (id: number): boolean => {
+    const result = take(id)
+    if (!result.ok && result.missing) return false
+    latest ??= {id, record: result.ok ? result.record : null}
+    return result.ok
+  }
   const high = readHighWater(stateDir)
   if (high > 0) {
     let found = 0
-    for (let id = high, probes = 0; id >= 1 && found < newest && probes < MAX_PROBES; id--, probes++) {
-      const record = read(id)
-      if (record === null) continue
-      latest ??= record
-      found++
-    }
+    for (let id = high, probes = 0; id >= 1 && found < newest && probes < MAX_PROBES; id--, probes++) if (visit(id)) found++
   } else {
     // A state dir from before the mark existed: its listing is the only way to the newest.
-    const ids = listTaskIds(stateDir)
-    for (const id of ids.slice(-newest).reverse()) latest ??= read(id)
+    for (const id of listTaskIds(stateDir).slice(-newest).reverse()) visit(id)
   }
   for (const id of liveHints(stateDir) ?? []) {
     if (records.has(id)) continue
@@ -69,11 +69,16 @@ export function refCandidates(stateDir: string, word = '', newest: number = NEWE
     if (result.ok && meantToRun(result.record)) records.set(id, result.record)
   }
   if (SAFE_ID.test(word) && Number.isSafeInteger(Number(word) * 10 + 9)) {
-    for (const id of [Number(word), ...Array.from({length: 10}, (_, d) => Number(word) * 10 + d)]) read(id)
+    for (const id of [Number(word), ...Array.from({length: 10}, (_, d) => Number(word) * 10 + d)]) if (!records.has(id)) take(id)
   }
 
   const out: RefCandidate[] = []
-  if (latest !== null) out.push({ref: LATEST_REF, description: `the newest task: ${latest.id}${latest.name ? ` ${latest.name}` : ''} ${latest.status}`})
+  // (set inside visit: TypeScript cannot see that, hence the cast)
+  const newestTask = latest as {id: number; record: TaskRecord | null} | null
+  if (newestTask !== null) {
+    const {id, record} = newestTask
+    out.push({ref: LATEST_REF, description: oneLine(`the newest task: ${id}${record === null ? ' (its record is unreadable)' : `${record.name ? ` ${record.name}` : ''} ${record.status}`}`)})
+  }
   const byId = [...records.values()].sort((a, b) => b.id - a.id)
   const named = new Map<string, TaskRecord>()
   for (const record of byId) {

@@ -103,6 +103,16 @@ describe('refCandidates', () => {
     expect(formatCandidates(got).split('\n').filter(Boolean).every((line) => line.split('\t').length === 2)).toBe(true)
   })
 
+  it('means by :latest what findTask takes: the newest record even unreadable, not a folder without one', () => {
+    const dir = makeStateDir()
+    makeEndedTasks(dir, 5, {outputBytes: 10})
+    writeFileSync(taskJson(dir, 5), '{"truncated')
+    expect(refCandidates(dir)[0]).toEqual({ref: ':latest', description: 'the newest task: 5 (its record is unreadable)'})
+    expect(refs(dir)).not.toContain('5')
+    rmSync(taskJson(dir, 5))
+    expect(refCandidates(dir)[0].description).toMatch(/^the newest task: 4 job-4 /)
+  })
+
   it('has nothing to offer, and creates nothing, for a state dir that is not there or has no tasks', () => {
     const parent = makeStateDir()
     const missing = path.join(parent, 'not-yet')
