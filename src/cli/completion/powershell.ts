@@ -85,7 +85,7 @@ ${specs.map(specEntry).join('\n')}
     if ($wordToComplete -ne '' -and -not $wordToComplete.StartsWith('-')) { $ask += @($wordToComplete) }
     $lines = @(& $exe @ask 2>$null)
     & $offer @($lines | Where-Object { $_ -match "\\t" } | ForEach-Object {
-      $parts = $_.Split([char]9, 2)
+      $parts = $_ -split "\`t", 2
       , @($parts[0], $parts[1], 'ParameterValue')
     })
   }
