@@ -4,20 +4,19 @@
 // calls in the shape it calls it — and that listing runs for real.
 
 import {execFileSync} from 'node:child_process'
+import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {powershellScript} from '../../../src/cli/completion/powershell.js'
 import type {CommandSpec} from '../../../src/cli/completion/spec.js'
-import {cleanupStateDirs} from '../../helpers/cli.js'
-import {pathWithDrover, stateWithTasks, type Tasks} from './shells.js'
+import {BIN, cleanupStateDirs, makeTempDir} from '../../helpers/cli.js'
+import {stateWithTasks, type Tasks} from './shells.js'
 
 let tasks: Tasks
-let PATH: string
 let script: string
 
 beforeAll(async () => {
   tasks = await stateWithTasks()
-  PATH = pathWithDrover()
-  script = execFileSync('drover', ['completion', 'powershell'], {env: {...process.env, PATH}, encoding: 'utf8'})
+  script = execFileSync(process.execPath, [BIN, 'completion', 'powershell'], {encoding: 'utf8'})
 }, 60_000)
 afterAll(cleanupStateDirs)
 
@@ -72,7 +71,8 @@ describe('the PowerShell script', () => {
   it('calls the listing as the listing answers: task-refs [--state-dir DIR] [WORD], without --', () => {
     expect(script).toContain("$ask = @('task-refs')")
     expect(script).toContain("$ask += @('--state-dir', $stateDir)")
-    const refs = (args: string[]) => execFileSync('drover', ['task-refs', ...args], {env: {PATH, DROVER_STATE_DIR: '/nonexistent-drover-state'}, encoding: 'utf8'})
+    const elsewhere = path.join(makeTempDir('drover-other-'), 'none')
+    const refs = (args: string[]) => execFileSync(process.execPath, [BIN, 'task-refs', ...args], {env: {...process.env, DROVER_STATE_DIR: elsewhere}, encoding: 'utf8'})
     const lines = refs(['--state-dir', tasks.stateDir, 'sl']).split('\n').filter(Boolean)
     expect(lines.map((l) => l.split('\t')[0])).toContain('sleeper')
     for (const line of lines) expect(line).toMatch(/^[^\t]+\t[^\t]*$/)

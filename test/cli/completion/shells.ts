@@ -25,12 +25,13 @@ export interface Tasks {
   last: number
 }
 
-/** A state dir with one running named task and two ended ones. */
+/** A state dir with one running named task and two ended ones (the newest failed). */
 export async function stateWithTasks(): Promise<Tasks> {
   const stateDir = makeStateDir()
-  const sleeper = await startOk(stateDir, ['--name', 'sleeper', '--', 'sleep', '60'])
-  const build = await startOk(stateDir, ['--name', 'build.v2', '--', 'true'])
-  const last = await startOk(stateDir, ['--', 'false'])
+  // node for the programs, so the Windows suite runs these too
+  const sleeper = await startOk(stateDir, ['--name', 'sleeper', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'])
+  const build = await startOk(stateDir, ['--name', 'build.v2', '--', process.execPath, '-e', '0'])
+  const last = await startOk(stateDir, ['--', process.execPath, '-e', 'process.exit(1)'])
   const waited = await drover(stateDir, ['wait', String(build), String(last)])
   expect([0, 1]).toContain(waited.exitCode)
   return {stateDir, sleeper, build, last}

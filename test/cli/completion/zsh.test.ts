@@ -52,8 +52,8 @@ describe.skipIf(!runs)(`zsh completion${runs ? '' : ' [skipped: needs zsh and tm
   it.each(['eval', 'fpath'] as const)('offers the tasks, with what they are, for TASK (loaded by %s)', async (load) => {
     const t = await zsh(load)
     const screen = await tab(t, 'drover logs ', /:latest\s+-- the newest task/)
-    expect(screen).toMatch(new RegExp(`^${tasks.sleeper}\\s+-- sleeper running sleep 60`, 'm'))
-    expect(screen).toMatch(/^build\.v2\s+-- \d+ succeeded true/m)
+    expect(screen).toMatch(new RegExp(`^${tasks.sleeper}\\s+-- sleeper running `, 'm'))
+    expect(screen).toMatch(/^build\.v2\s+-- \d+ succeeded /m)
     expect(screen).toMatch(/^sleeper\s+-- \d+ running/m)
   })
 
