@@ -7,9 +7,9 @@ import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, makeTempDir} from '../../helpers/cli.js'
+import {makeTempDir} from '../../helpers/cli.js'
 import {posixOnly} from '../../helpers/skips.js'
-import {pathWithDrover, sq, stateWithTasks, type Tasks} from './shells.js'
+import {endTasks, pathWithDrover, sq, stateWithTasks, type Tasks} from './shells.js'
 
 /**
  * The words bash makes of a line: split at blanks outside quotes (' " `), and
@@ -49,7 +49,7 @@ beforeAll(async () => {
   PATH = pathWithDrover()
   script = execFileSync('drover', ['completion', 'bash'], {env: {...process.env, PATH}, encoding: 'utf8'})
 }, 60_000)
-afterAll(cleanupStateDirs)
+afterAll(() => endTasks(tasks))
 
 /** What Tab offers for each line (the cursor at its end): one list per line. */
 function complete(lines: string[], env: Record<string, string> = {}): string[][] {

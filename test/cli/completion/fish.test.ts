@@ -6,8 +6,8 @@ import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, makeTempDir} from '../../helpers/cli.js'
-import {installed, pathWithDrover, sq, stateWithTasks, type Tasks} from './shells.js'
+import {makeTempDir} from '../../helpers/cli.js'
+import {endTasks, installed, pathWithDrover, sq, stateWithTasks, type Tasks} from './shells.js'
 
 let tasks: Tasks
 let PATH: string
@@ -25,7 +25,7 @@ beforeAll(async () => {
   // where the script says to save it: fish loads it on the first Tab after `drover`
   writeFileSync(path.join(completions, 'drover.fish'), execFileSync('drover', ['completion', 'fish'], {env: {...process.env, PATH}, encoding: 'utf8'}))
 }, 60_000)
-afterAll(cleanupStateDirs)
+afterAll(() => endTasks(tasks))
 
 /** fish's completions for each line: [word, description] pairs, one list per line. */
 function complete(lines: string[], env: Record<string, string> = {}): [string, string][][] {

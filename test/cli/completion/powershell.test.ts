@@ -8,8 +8,8 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {powershellScript} from '../../../src/cli/completion/powershell.js'
 import type {CommandSpec} from '../../../src/cli/completion/spec.js'
-import {BIN, cleanupStateDirs, makeTempDir} from '../../helpers/cli.js'
-import {stateWithTasks, type Tasks} from './shells.js'
+import {BIN, makeTempDir} from '../../helpers/cli.js'
+import {endTasks, stateWithTasks, type Tasks} from './shells.js'
 
 let tasks: Tasks
 let script: string
@@ -18,7 +18,7 @@ beforeAll(async () => {
   tasks = await stateWithTasks()
   script = execFileSync(process.execPath, [BIN, 'completion', 'powershell'], {encoding: 'utf8'})
 }, 60_000)
-afterAll(cleanupStateDirs)
+afterAll(() => endTasks(tasks))
 
 const QUOTES = /['\u2018\u2019\u201a\u201b]/
 /** The script with its single-quoted strings taken out (a quote inside one is doubled). */

@@ -6,14 +6,14 @@
 import {execa} from 'execa'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {refsAnswer} from '../../../src/cli/completion/refs-answer.js'
-import {BIN, cleanupStateDirs, ROOT} from '../../helpers/cli.js'
-import {stateWithTasks, type Tasks} from './shells.js'
+import {BIN, ROOT} from '../../helpers/cli.js'
+import {endTasks, stateWithTasks, type Tasks} from './shells.js'
 
 let tasks: Tasks
 beforeAll(async () => {
   tasks = await stateWithTasks()
 }, 60_000)
-afterAll(cleanupStateDirs)
+afterAll(() => endTasks(tasks))
 
 const env = () => ({...process.env, DROVER_STATE_DIR: tasks.stateDir, NODE_ENV: undefined})
 

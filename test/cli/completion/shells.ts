@@ -5,7 +5,7 @@
 import {execFileSync} from 'node:child_process'
 import {symlinkSync} from 'node:fs'
 import path from 'node:path'
-import {BIN, drover, makeStateDir, makeTempDir, startOk, waitFor} from '../../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, makeStateDir, makeTempDir, startOk, waitFor} from '../../helpers/cli.js'
 import {expect} from 'vitest'
 
 /** A PATH with `drover` (the built CLI) and node first, then the system's. */
@@ -35,6 +35,12 @@ export async function stateWithTasks(): Promise<Tasks> {
   const waited = await drover(stateDir, ['wait', String(build), String(last)])
   expect([0, 1]).toContain(waited.exitCode)
   return {stateDir, sleeper, build, last}
+}
+
+/** Ends the running task (on Windows a live worker keeps its folder from being removed), then removes the state dirs. */
+export async function endTasks(tasks: Tasks | undefined): Promise<void> {
+  if (tasks !== undefined) await drover(tasks.stateDir, ['cancel', '--all'])
+  cleanupStateDirs()
 }
 
 export const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`

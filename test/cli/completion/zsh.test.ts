@@ -6,8 +6,8 @@ import {execFileSync} from 'node:child_process'
 import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, makeTempDir} from '../../helpers/cli.js'
-import {installed, openTerminal, pathWithDrover, stateWithTasks, type Tasks, type Terminal} from './shells.js'
+import {makeTempDir} from '../../helpers/cli.js'
+import {endTasks, installed, openTerminal, pathWithDrover, stateWithTasks, type Tasks, type Terminal} from './shells.js'
 
 let tasks: Tasks
 let PATH: string
@@ -23,7 +23,7 @@ beforeAll(async () => {
   script = execFileSync('drover', ['completion', 'zsh'], {env: {...process.env, PATH}, encoding: 'utf8'})
 }, 60_000)
 afterEach(() => terminal?.kill())
-afterAll(cleanupStateDirs)
+afterAll(() => endTasks(tasks))
 
 /** zsh with compinit and the script loaded, at a prompt `> `. */
 async function zsh(load: 'eval' | 'fpath'): Promise<Terminal> {
