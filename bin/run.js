@@ -49,17 +49,29 @@ nodeModule.enableCompileCache?.()
 const {existsSync, readFileSync} = await import('node:fs')
 let pjson = null
 let answer = null
-try {
-  const fast = await import('../dist/cli/fast-paths.js')
-  const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))
-  pjson = read('../package.json')
-  answer = fast.versionLine(argv, pjson)
-  const subject = answer === null ? fast.helpSubject(argv) : null
-  if (subject !== null && fast.helpIsPlain(process.env, process.stdout.isTTY)) {
-    answer = fast.helpText(read('../dist/cli-bundle/help.json'), subject, fast.userAgent(pjson))
+// `drover task-refs`, which a completion script runs on every Tab for a TASK
+// argument: answered without oclif either (dist/cli/completion/refs-answer.js),
+// null for any command line it does not expect.
+if (argv[0] === 'task-refs' && !asksForHelp(argv)) {
+  try {
+    answer = await (await import('../dist/cli/completion/refs-answer.js')).refsAnswer(argv)
+  } catch {
+    // not built yet: oclif answers
   }
-} catch {
-  // not built yet: oclif answers
+}
+if (answer === null) {
+  try {
+    const fast = await import('../dist/cli/fast-paths.js')
+    const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))
+    pjson = read('../package.json')
+    answer = fast.versionLine(argv, pjson)
+    const subject = answer === null ? fast.helpSubject(argv) : null
+    if (subject !== null && fast.helpIsPlain(process.env, process.stdout.isTTY)) {
+      answer = fast.helpText(read('../dist/cli-bundle/help.json'), subject, fast.userAgent(pjson))
+    }
+  } catch {
+    // not built yet: oclif answers
+  }
 }
 
 // Written, not followed by process.exit(): a pipe may take the text after this returns.
@@ -71,9 +83,9 @@ async function runOclif() {
   // bundle (it does under NODE_ENV=test or development); bin/dev.js runs sources.
   globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
 
-  // A run of one of drover's own commands needs neither the help nor the
-  // autocomplete plugin (they add their own commands, no hooks): oclif gets the
-  // package.json read above without them, so it neither looks for nor loads them.
+  // A run of one of drover's own commands does not need the help plugin (it
+  // adds its own command, no hooks): oclif gets the package.json read above
+  // without it, so it neither looks for nor loads it.
   const ownCommand = (word) => /^[a-z][a-z-]*$/.test(word ?? '') && existsSync(new URL(`../dist/cli-bundle/commands/${word}.js`, import.meta.url))
   let loadOptions
   if (pjson !== null && !asksForHelp(argv) && ownCommand(argv[0])) {

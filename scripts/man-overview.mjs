@@ -81,7 +81,7 @@ const EXIT_STATUS_AFTER = `\`drover logs -f\`, \`drover start --follow\` and \`d
 
 Two more follow the shell's conventions. 130: Ctrl-C; following stops and the task runs on, and \`stop\`, \`drain\` and \`cancel\` stop waiting while their requests carry on (\`drover status ID\` shows how it ends). 141: the reader of drover's output went away (\`drover logs -f 3 | head -1\`); drover ends at once and quietly, as a process killed by SIGPIPE does, and the task runs on.`
 
-const COMPLETION = `\`drover autocomplete\` prints how to set up completion for the current shell; \`drover autocomplete bash\`, \`drover autocomplete zsh\` and \`drover autocomplete powershell\` for a given one. It completes command names and flags (and, in zsh, the values of flags that take a fixed set of values such as \`start --agent\`). Task ids and names are not completed.`
+const COMPLETION = `\`drover completion SHELL\` prints the completion script for bash, zsh, fish or powershell (see \`drover-completion\`(1) for where each shell loads it). It completes command names, flags, the fixed values of flags such as \`start --agent\`, and every TASK argument with task ids, names and \`:latest\`: the live tasks and the 50 newest, read quickly from the state dir named on the line (--state-dir, else $DROVER_STATE_DIR, else the default) on each Tab. Digits typed also bring the tasks of that id and those one digit longer.`
 
 const EXAMPLES = [
   ['Run a Claude Code agent in the background and follow it:', [
@@ -106,7 +106,6 @@ export function overviewPage({version, commands, globalFlags}) {
     .join('\n')
   const builtIn = terms([
     ['drover help [COMMAND]', 'the help of drover or of one command; the same as COMMAND --help'],
-    ['drover autocomplete [SHELL]', 'shell completion setup; see SHELL COMPLETION below'],
   ])
   const examples = EXAMPLES.map(([text, lines]) => `.PP\n${inline(text)}\n${verbatim(lines)}`).join('\n')
   const seeAlso = commands.map((command, i) => `.BR ${pageName(command.id)} (1)${i < commands.length - 1 ? ',' : ''}`).join('\n')

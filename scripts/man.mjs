@@ -6,7 +6,7 @@
 // Without --manifest the metadata is built in memory from dist/ exactly as
 // `oclif manifest` builds oclif.manifest.json, so the pages follow the compiled
 // commands even when the manifest file is stale, and no shared file is rewritten.
-// Only drover's own commands get a page; the plugins' (help, autocomplete) are
+// Only drover's own commands get a page; the help plugin's is
 // described in drover(1).
 
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -62,7 +62,10 @@ function argumentsSection(command) {
     const notes = []
     if (arg.options) notes.push(`One of: ${arg.options.join(', ')}.`)
     if (arg.default !== undefined) notes.push(`Default: ${arg.default}.`)
-    return ['.TP', `\\fI${escapeText(arg.name.toUpperCase())}\\fR`, inline(expandTemplates(arg.description, command.id)), ...(notes.length > 0 ? [inline(notes.join(' '))] : [])].join('\n')
+    // the notes are sentences of their own: the description before them ends as one
+    const described = expandTemplates(arg.description, command.id)
+    const sentence = notes.length > 0 && !/[.!?]$/.test(described) ? `${described}.` : described
+    return ['.TP', `\\fI${escapeText(arg.name.toUpperCase())}\\fR`, inline(sentence), ...(notes.length > 0 ? [inline(notes.join(' '))] : [])].join('\n')
   })
   return `.SH ARGUMENTS\n${entries.join('\n')}`
 }

@@ -303,6 +303,8 @@ export async function listView(ctx) {
       all: timeDrover(big, ['list', '--all']),
       viewBig: timeDrover(big, ['list']),
       view100: timeDrover(hundred, ['list']),
+      refsBig: timeDrover(big, ['task-refs']),
+      refs100: timeDrover(hundred, ['task-refs']),
     },
     runs,
     (name) => (name === 'json' || name === 'all' ? heavyRuns : runs),
@@ -312,5 +314,7 @@ export async function listView(ctx) {
   return [
     row(`list: \`list --all\` (table, piped), ${n} tasks`, s.all.median, `\`list --json\`, ${n} tasks`, s.json.median, 'ms', atTenThousand ? {maxRatio: 1.5} : null),
     row(`list: \`list\` (default view), ${n} tasks`, s.viewBig.median, '`list`, 100 tasks', s.view100.median, 'ms', atTenThousand ? {maxRatio: 1.2} : null),
+    // what shell completion runs on each Tab at a TASK argument
+    row(`list: \`task-refs\` (completion's TASK candidates), ${n} tasks`, s.refsBig.median, '`task-refs`, 100 tasks', s.refs100.median, 'ms', atTenThousand ? {maxRatio: 1.2} : null),
   ]
 }

@@ -81,4 +81,7 @@ export function writeFinalTasks(stateDir, count, from = 1) {
     writeFileSync(path.join(dir, 'output.log'), '', {mode: 0o600})
     writeFileSync(path.join(dir, 'events.ndjson'), '', {mode: 0o600})
   }
+  // The high-water mark, one line per task as drover appends it (src/state/store.ts).
+  const marks = Array.from({length: count}, (_, i) => `${from + i}\n`).join('')
+  writeFileSync(path.join(stateDir, 'last-id'), marks, {mode: 0o600, flag: 'a'})
 }

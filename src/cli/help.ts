@@ -39,7 +39,8 @@ export default class DroverHelp extends Help {
   override async showHelp(argv: string[]): Promise<void> {
     const subject = argv.find((arg) => !arg.startsWith('-'))
     if (subject !== undefined && !this.config.findCommand(subject) && !this.config.findTopic(subject)) {
-      const commands = this.config.commandIDs.filter((id) => !id.includes(':'))
+      // only what help lists: a hidden command (task-refs, completion's) is never a guess
+      const commands = this.config.commands.filter((c) => !c.hidden && !c.id.includes(':')).map((c) => c.id)
       const suggestion = suggest(subject, commands)
       process.stderr.write(
         `drover: no help for '${subject}': not a drover command${suggestion ? ` — did you mean ${suggestion}?` : ''} (see: ${this.config.bin} --help)\n`,

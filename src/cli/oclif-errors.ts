@@ -33,7 +33,15 @@ const RULES: [RegExp, Rewrite][] = [
   [/Flag (--[\w-]+) expects a value/, ([, flag]) => `${flag} needs a value: ${flag}=VALUE`],
   [/Flag (--[\w-]+) can only be specified once/, ([, flag]) => `${flag} was given more than once: give it once`],
   // "Missing 1 required arg: task: task id or name"
-  [/Missing \d+ required args?: (\w+)(?:: (.+))?$/, ([, name, what], command) => `${command} needs a ${name.toUpperCase()}${what ? `: ${what}` : ''}; e.g. drover ${command} 3`],
+  [
+    /Missing \d+ required args?: (\w+)(?:: (.+))?$/,
+    ([, name, what], command) => {
+      // an argument with fixed values (completion's SHELL): oclif lists them first, and the example takes one
+      const fixed = /^\(([\w-]+(?:\|[\w-]+)*)\) ?/.exec(what ?? '')
+      const said = fixed ? what!.slice(fixed[0].length) : what
+      return `${command} needs a ${name.toUpperCase()}${said ? `: ${said}` : ''}; e.g. drover ${command} ${fixed ? fixed[1].split('|')[0] : '3'}`
+    },
+  ],
   [/Unexpected arguments?: (.+)$/, ([, extra], command) => `too many arguments: ${extra.split(/,\s*/).map((a) => `'${a}'`).join(', ')} (see drover ${command} --help)`],
 ]
 

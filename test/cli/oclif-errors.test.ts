@@ -46,6 +46,16 @@ describe('droverWords', () => {
     expect(said).not.toMatch(/following|Parsing|See more help|\n/)
   })
 
+  it('takes the example of a missing argument with fixed values from those values', async () => {
+    let message = ''
+    try {
+      await Parser.parse([], {args: {shell: Args.string({required: true, options: ['bash', 'zsh'], description: 'bash or zsh'})}, strict: true})
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(droverWords(message, 'completion')).toBe('completion needs a SHELL: bash or zsh; e.g. drover completion bash')
+  })
+
   it('leaves what is not oclif\'s alone', () => {
     expect(droverWords('task 3 is running', 'stop')).toBeNull()
   })

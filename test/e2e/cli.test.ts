@@ -157,6 +157,12 @@ describe('mistakes: one line, a hint, exit 2, nothing changed', () => {
     expectUsageError(await cli(dir, ['log', '1']), /'log' is not a drover command — did you mean logs\?/)
     expectUsageError(await cli(dir, ['list', 'running']), /list takes no arguments.*--status running/)
     expectUsageError(await cli(dir, ['help', 'nosuch']), /no help for 'nosuch': not a drover command/)
+    // the hidden listing completion runs is never suggested
+    for (const args of [['task-ref'], ['help', 'task-ref']]) {
+      const r = await cli(dir, args)
+      expectUsageError(r, /not a drover command/)
+      expect(r.stderr).not.toContain('task-refs')
+    }
     expectUsageError(await cli(dir, ['list', '--staus', 'running']), /unknown flag: --staus \(did you mean --status\?\)/)
     expect(snapshot(dir)).toEqual(was)
   })

@@ -182,18 +182,13 @@ it.skipIf(process.platform === 'win32')("the README's install lines work verbati
     },
   )
 
-  // Completion: the setup line for the shell rc file, and the cache the plugin builds.
-  const script = await installed(['autocomplete', 'script', 'bash'])
+  // Completion: the script the README's setup line evals, driven as bash drives it on Tab; TASK
+  // completes from the installed drover's own listing of the tasks.
+  const script = await installed(['completion', 'bash'])
   expect(script.exitCode, script.stderr).toBe(0)
-  expect(script.stdout).toContain('DROVER_AC_BASH_SETUP_PATH=')
-  const setup = await installed(['autocomplete', 'bash'])
-  expect(setup.exitCode, setup.stderr).toBe(0)
-  const completion = path.join(cacheDir, 'autocomplete', 'functions', 'bash', 'drover.bash')
-  expect(existsSync(completion), `${completion} not built`).toBe(true)
   const complete = (words: string[]) =>
-    `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _drover_autocomplete; echo "\${COMPREPLY[*]}"`
-  const shell = await execa('bash', ['-c', `source '${completion}'; ${complete(['drover', 'lo'])}; ${complete(['drover', 'logs', '--fo'])}`], {
-    reject: false,
-  })
-  expect(String(shell.stdout).split('\n'), String(shell.stderr)).toEqual(['logs', '--follow'])
+    `COMP_LINE='${words.join(' ')}'; COMP_POINT=\${#COMP_LINE}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _drover; echo "\${COMPREPLY[*]}"`
+  const tabs = [complete(['drover', 'lo']), complete(['drover', 'logs', '--fo']), complete(['drover', 'logs', ''])]
+  const shell = await execa('bash', ['-c', `eval "$(drover completion bash)"; ${tabs.join('; ')}`], {cwd: work, env, extendEnv: false, reject: false})
+  expect(String(shell.stdout).split('\n'), String(shell.stderr)).toEqual(['logs', '--follow', ':latest 1'])
 })

@@ -5,6 +5,7 @@
 import {spawn} from 'node:child_process'
 import {lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import fc from 'fast-check'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {newRecord} from '../../src/tasks/launch.js'
@@ -120,6 +121,24 @@ describe('task ids', () => {
     writeFileSync(path.join(dir, 'last-id'), '12\n15\n13\n')
     expect(readHighWater(dir)).toBe(15)
     expect(allocateTaskId(dir)).toBe(16)
+  })
+
+  it('reads the mark as the largest line that is a whole number, whatever else the file holds', () => {
+    const dir = freshStateDir()
+    // the reading it must agree with: each line trimmed, a safe whole number above 0
+    const reference = (text: string) =>
+      Math.max(0, ...text.split('\n').map((line) => (line.trim() !== '' && Number.isSafeInteger(Number(line.trim())) && Number(line.trim()) > 0 ? Number(line.trim()) : 0)))
+    const line = fc.oneof(
+      fc.integer({min: 0, max: 2 ** 53 + 10}).map(String),
+      fc.constantFrom('', ' 7 ', '12\r', '007', '1e3', '0x10', '-5', '3.0', 'garbage', '9007199254740993', '123456789012345678', '2.5', '١٢'),
+    )
+    fc.assert(
+      fc.property(fc.array(line, {maxLength: 12}), fc.boolean(), (lines, newline) => {
+        const text = lines.join('\n') + (newline ? '\n' : '')
+        writeFileSync(path.join(dir, 'last-id'), text)
+        expect(readHighWater(dir)).toBe(reference(text))
+      }),
+    )
   })
 
   it('treats an unreadable mark as absent rather than failing', () => {

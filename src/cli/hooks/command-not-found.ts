@@ -17,7 +17,8 @@ const hook: Hook<'command_not_found'> = async function (options) {
     const flags = Object.keys(options.config.findCommand(typed)?.flags ?? {})
     message = `${typed} takes no arguments, got '${words.join(' ')}'${await strayArgumentHint(typed, words, flags, options.config.bin)} (see: ${options.config.bin} ${typed} --help)`
   } else {
-    const suggestion = suggest(typed, commands)
+    // only what help lists: a hidden command (task-refs, completion's) is for scripts, never a guess
+    const suggestion = suggest(typed, options.config.commands.filter((c) => !c.hidden && !c.id.includes(':')).map((c) => c.id))
     message = `'${typed}' is not a drover command${suggestion ? ` — did you mean ${suggestion}?` : ''} ${see}`
   }
   process.stderr.write(`drover: ${message}\n`)
