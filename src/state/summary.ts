@@ -72,13 +72,46 @@ export function listSegments(stateDir: string): {seqs: number[]; temps: string[]
   return {seqs: seqs.sort((a, b) => a - b), temps}
 }
 
+/**
+ * The newest entry per id, in an array indexed by id: ids are dense, and at
+ * 100,000 entries a Map keyed by the ids of a Float64Array cost more than
+ * reading the segment.
+ */
+export class EntryTable {
+  private readonly byId: (SummaryEntry | undefined)[] = []
+  private readonly ids: number[] = []
+  get size(): number {
+    return this.ids.length
+  }
+  get(id: number): SummaryEntry | undefined {
+    return this.byId[id]
+  }
+  has(id: number): boolean {
+    return this.byId[id] !== undefined
+  }
+  set(id: number, entry: SummaryEntry): void {
+    if (this.byId[id] === undefined) this.ids.push(id)
+    this.byId[id] = entry
+  }
+  /** Ascending by id. */
+  *[Symbol.iterator](): IterableIterator<[number, SummaryEntry]> {
+    for (const id of this.ids.sort((a, b) => a - b)) yield [id, this.byId[id]!]
+  }
+  *keys(): IterableIterator<number> {
+    for (const [id] of this) yield id
+  }
+  *values(): IterableIterator<SummaryEntry> {
+    for (const [, entry] of this) yield entry
+  }
+}
+
 export interface LoadedSummary {
   /** false: some segment failed a check; `error` says which and why, and no entry is to be used. */
   ok: boolean
   error: string | null
   seqs: number[]
   /** the newest entry per id. */
-  entries: Map<number, SummaryEntry>
+  entries: EntryTable
   /** entry lines in all segments (more than entries.size: some are superseded). */
   lines: number
 }
@@ -105,7 +138,7 @@ function readSegmentText(file: string): string {
 export function loadSummary(stateDir: string, highWater: number): LoadedSummary {
   for (let attempt = 0; ; attempt++) {
     const {seqs} = listSegments(stateDir)
-    const loaded: LoadedSummary = {ok: true, error: null, seqs, entries: new Map(), lines: 0}
+    const loaded: LoadedSummary = {ok: true, error: null, seqs, entries: new EntryTable(), lines: 0}
     let vanished = false
     for (const seq of seqs) {
       let text: string
@@ -320,9 +353,9 @@ export function planTaskReads(stateDir: string, ids: Float64Array): TaskPlan {
   const hinted = new Set(hints ?? [])
   const summary: LoadedSummary =
     hints === null
-      ? {ok: false, error: 'no live index', seqs: listSegments(stateDir).seqs, entries: new Map(), lines: 0}
+      ? {ok: false, error: 'no live index', seqs: listSegments(stateDir).seqs, entries: new EntryTable(), lines: 0}
       : loadSummary(stateDir, currentHighWater(stateDir, ids))
-  const entries = summary.ok ? summary.entries : new Map<number, SummaryEntry>()
+  const entries = summary.ok ? summary.entries : new EntryTable()
   let unsummarised = 0
   for (const id of ids) if (!hinted.has(id) && !entries.has(id)) unsummarised++
   return {ids, hinted, summary, entryFor: (id) => (hinted.has(id) ? undefined : entries.get(id)), unsummarised}
