@@ -213,19 +213,22 @@ export class Drover {
   }
 
   /**
-   * `list(filter)` as compact JSON text, the same bytes JSON.stringify would
-   * make: without a filter, ended tasks come as the views the summary stores,
-   * so 100,000 of them are neither parsed nor rendered again.
+   * `list(filter)` as compact JSON, the same bytes JSON.stringify would make:
+   * without a filter, ended tasks come as the views the summary stores, so
+   * 100,000 of them are neither parsed nor rendered again.
    */
-  async listJsonText(filter: ListFilter = {}): Promise<string> {
-    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return JSON.stringify(await this.list(filter))
+  async listJson(filter: ListFilter = {}): Promise<Buffer> {
+    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return Buffer.from(JSON.stringify(await this.list(filter)))
     const items = await loadTaskViews(this.stateDir, storedViews)
-    const parts = new Array<string>(items.length)
+    const parts: Buffer[] = [Buffer.from('[')]
+    const comma = Buffer.from(',')
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
-      parts[k] = 'view' in item ? item.view : JSON.stringify(readJson(item, {stateDir: this.stateDir}))
+      if (k > 0) parts.push(comma)
+      parts.push('view' in item ? item.view : Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
     }
-    return `[${parts.join(',')}]`
+    parts.push(Buffer.from(']'))
+    return Buffer.concat(parts)
   }
 
   /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */

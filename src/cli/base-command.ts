@@ -13,9 +13,9 @@ import {suggest} from '../api/suggest.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
-/** A command's --json result already serialised (compact): printed as it is, indented on a terminal. */
+/** A command's --json result already serialised (compact JSON bytes): printed as they are, indented on a terminal. */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: Buffer) {}
 }
 
 export abstract class BaseCommand extends Command {
@@ -73,7 +73,8 @@ export abstract class BaseCommand extends Command {
    */
   override logJson(json: unknown): void {
     if (json instanceof JsonText) {
-      process.stdout.write((process.stdout.isTTY ? JSON.stringify(JSON.parse(json.text), null, 2) : json.text) + '\n')
+      if (process.stdout.isTTY) process.stdout.write(JSON.stringify(JSON.parse(json.text.toString()), null, 2) + '\n')
+      else process.stdout.write(Buffer.concat([json.text, Buffer.from('\n')]))
       return
     }
     process.stdout.write(JSON.stringify(json, null, process.stdout.isTTY ? 2 : undefined) + '\n')

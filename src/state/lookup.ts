@@ -5,7 +5,7 @@ import {parseTaskRef} from '../base/parse.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
 import {taskIdsFast} from './layout.js'
 import {listTaskIds, readRecord, type RecordRead} from './store.js'
-import {decodeEntry, planTaskReads} from './summary.js'
+import {decodeEntry, planTaskReads, recordMayHold} from './summary.js'
 
 /**
  * Finds a task by id or name. For a name, a live task wins over finished
@@ -43,13 +43,13 @@ export function findTask(stateDir: string, ref: string): RecordRead {
 function namedTasks(stateDir: string, name: string): {ok: true; id: number; record: TaskRecord}[] {
   const ids = taskIdsFast(stateDir)
   const plan = planTaskReads(stateDir, ids)
-  const needle = JSON.stringify(name)
+  const needle = Buffer.from(JSON.stringify(name))
   const matches: {ok: true; id: number; record: TaskRecord}[] = []
   for (const id of ids) {
     const entry = plan.entryFor(id)
     let read: RecordRead
     if (entry) {
-      if (entry.recordStart >= 0 && !entry.line.includes(needle)) continue
+      if (!recordMayHold(entry, needle)) continue
       const record = decodeEntry(entry)
       read = record ? {ok: true, id, record} : readRecord(stateDir, id)
     } else {

@@ -48,13 +48,13 @@ export function sessionUuid(): string {
  * busy disk costs milliseconds each on the path of every `start`. Records
  * (task.json) and anything that must outlive a reboot keep it.
  */
-export function writeFileAtomic(file: string, content: string, opts: {durable?: boolean} = {}): void {
+export function writeFileAtomic(file: string, content: string | Buffer, opts: {durable?: boolean} = {}): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${uniqueSuffix()}.tmp`)
   const fd = openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | NOFOLLOW, FILE_MODE)
   try {
     // writeSync may write less than asked (a nearly full disk): loop, or the
     // rename would publish a truncated record.
-    const bytes = Buffer.from(content)
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content
     for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done)
     if (opts.durable !== false) fsyncSync(fd)
   } catch (error) {

@@ -7,10 +7,10 @@
 //   {"id":120,"record":{...}}
 //   {"end":2}
 //
-// `recordLength` (the record's JSON text length, in UTF-16 units as JS
-// counts) lets a reader cut the record — and the view after it — out of the
-// line without parsing the line: at 100,000 entries parsing is most of the
-// cost. A line without it is parsed whole. `view` is the entry's `list
+// `recordLength` (the record's JSON text length in UTF-8 bytes) lets a
+// reader cut the record — and the view after it — out of the segment's bytes
+// without decoding or parsing the line: at 100,000 entries that was most of
+// the cost. A line without it is parsed whole. `view` is the entry's `list
 // --json` object as text, valid only for the `views` version in the header
 // (the shape's owner, the API, names it); a line without one is rendered
 // from its record.
@@ -30,10 +30,16 @@ export interface SegmentHeader {
   views?: number
 }
 
-/** One entry as found in a segment: its line, and where its record and view are in it (-1: not cut out; parse the line). */
+/**
+ * One entry as found in a segment: where its line, record and view are in the
+ * segment's bytes (recordStart -1: a line of another shape, parsed whole;
+ * viewStart -1: no view).
+ */
 export interface SummaryEntry {
   id: number
-  line: string
+  bytes: Buffer
+  start: number
+  end: number
   recordStart: number
   recordEnd: number
   viewStart: number
@@ -48,66 +54,79 @@ export interface NewEntry {
   view?: string | null
 }
 
-export function encodeEntry(entry: NewEntry): string {
+export function encodeEntry(entry: NewEntry): Buffer {
   const record = JSON.stringify(entry.record)
   const view = entry.view ? `,"view":${entry.view}` : ''
-  return `{"id":${entry.record.id},"recordLength":${record.length},"record":${record}${view}}`
+  return Buffer.from(`{"id":${entry.record.id},"recordLength":${Buffer.byteLength(record)},"record":${record}${view}}`)
 }
 
-export function encodeSegment(header: SegmentHeader, lines: string[]): string {
-  return [JSON.stringify(header), ...lines, JSON.stringify({end: lines.length})].join('\n') + '\n'
+export function encodeSegment(header: SegmentHeader, lines: Buffer[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(JSON.stringify(header) + '\n')]
+  for (const line of lines) parts.push(line, NEWLINE)
+  parts.push(Buffer.from(JSON.stringify({end: lines.length}) + '\n'))
+  return Buffer.concat(parts)
 }
+
+const NEWLINE = Buffer.from('\n')
+const LF = 0x0a
 
 export type SegmentParse = {ok: true; header: SegmentHeader; entries: SummaryEntry[]} | {ok: false; error: string}
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
 
-/** The digits at `at` up to `stop` as a number, or -1. */
-function numberAt(line: string, at: number, stop: string): {value: number; next: number} | null {
-  const end = line.indexOf(stop, at)
-  if (end <= at || end - at > 15) return null
-  for (let i = at; i < end; i++) {
-    const c = line.charCodeAt(i)
+/** The decimal digits at `at`, ended by the byte `stop`: their value and where the stop is, or null. */
+function digitsAt(b: Buffer, at: number, limit: number, stop: number): {value: number; next: number} | null {
+  let value = 0
+  let i = at
+  for (; i < limit && i - at <= 15; i++) {
+    const c = b[i]
+    if (c === stop) break
     if (c < 48 || c > 57) return null
+    value = value * 10 + (c - 48)
   }
-  return {value: Number(line.slice(at, end)), next: end + stop.length}
+  return i > at && i < limit && b[i] === stop ? {value, next: i} : null
 }
 
-const ID_PREFIX = '{"id":'
-const LENGTH_KEY = '"recordLength":'
-const RECORD_KEY = '"record":'
-const VIEW_KEY = ',"view":'
+const ID_PREFIX = Buffer.from('{"id":')
+const LENGTH_KEY = Buffer.from(',"recordLength":')
+const RECORD_KEY = Buffer.from(',"record":')
+const VIEW_KEY = Buffer.from(',"view":')
+const COMMA = 0x2c
+const OPEN = 0x7b
+const CLOSE = 0x7d
+
+const bytesAt = (b: Buffer, at: number, what: Buffer, limit: number) => at + what.length <= limit && b.compare(what, 0, what.length, at, at + what.length) === 0
 
 /** Where the record and view of a line drover wrote are; null when the line has another shape (parsed whole then). */
-function cutLine(line: string, views: number | undefined): SummaryEntry | null {
-  if (!line.startsWith(ID_PREFIX) || !line.endsWith('}')) return null
-  const id = numberAt(line, ID_PREFIX.length, ',')
-  if (!id || id.value < 1 || !line.startsWith(LENGTH_KEY, id.next)) return null
-  const length = numberAt(line, id.next + LENGTH_KEY.length, ',')
-  if (!length || !line.startsWith(RECORD_KEY, length.next)) return null
+function cutLine(b: Buffer, start: number, end: number, views: number | undefined): SummaryEntry | null {
+  if (!bytesAt(b, start, ID_PREFIX, end) || b[end - 1] !== CLOSE) return null
+  const id = digitsAt(b, start + ID_PREFIX.length, end, COMMA)
+  if (!id || id.value < 1 || !bytesAt(b, id.next, LENGTH_KEY, end)) return null
+  const length = digitsAt(b, id.next + LENGTH_KEY.length, end, COMMA)
+  if (!length || !bytesAt(b, length.next, RECORD_KEY, end)) return null
   const recordStart = length.next + RECORD_KEY.length
   const recordEnd = recordStart + length.value
-  if (line[recordStart] !== '{' || line[recordEnd - 1] !== '}') return null
-  const entry = {id: id.value, line, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views}
-  if (recordEnd === line.length - 1) return entry
-  if (!line.startsWith(VIEW_KEY, recordEnd)) return null
+  if (recordEnd > end - 1 || b[recordStart] !== OPEN || b[recordEnd - 1] !== CLOSE) return null
+  const entry = {id: id.value, bytes: b, start, end, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views}
+  if (recordEnd === end - 1) return entry
+  if (!bytesAt(b, recordEnd, VIEW_KEY, end)) return null
   entry.viewStart = recordEnd + VIEW_KEY.length
-  entry.viewEnd = line.length - 1
+  entry.viewEnd = end - 1
   return entry
 }
 
 /** A line of another shape (written by hand, or by another writer): parsed, it must be an object with an id and a record. */
-function parsedLine(line: string, views: number | undefined): SummaryEntry | null {
+function parsedLine(b: Buffer, start: number, end: number, views: number | undefined): SummaryEntry | null {
   let value: unknown
   try {
-    value = JSON.parse(line)
+    value = JSON.parse(b.toString('utf8', start, end))
   } catch {
     return null
   }
   const v = value as {id?: unknown; record?: unknown}
   if (typeof value !== 'object' || value === null || !Number.isSafeInteger(v.id) || (v.id as number) < 1) return null
   if (typeof v.record !== 'object' || v.record === null || Array.isArray(v.record)) return null
-  return {id: v.id as number, line, recordStart: -1, recordEnd: -1, viewStart: -1, viewEnd: -1, views}
+  return {id: v.id as number, bytes: b, start, end, recordStart: -1, recordEnd: -1, viewStart: -1, viewEnd: -1, views}
 }
 
 /**
@@ -116,35 +135,37 @@ function parsedLine(line: string, views: number | undefined): SummaryEntry | nul
  * high water. Records are not parsed here (decodeEntry does, when one is
  * used); a segment that fails any check is not used at all.
  */
-export function parseSegment(text: string, seq: number): SegmentParse {
-  if (!text.endsWith('\n')) return {ok: false, error: 'no end of line at its end (truncated)'}
-  const lines = text.split('\n')
-  lines.pop()
-  if (lines.length < 2) return {ok: false, error: 'no header and trailer'}
+export function parseSegment(b: Buffer, seq: number): SegmentParse {
+  if (b.length === 0 || b[b.length - 1] !== LF) return {ok: false, error: 'no end of line at its end (truncated)'}
+  const headerEnd = b.indexOf(LF)
+  const trailerStart = b.lastIndexOf(LF, b.length - 2) + 1
+  if (trailerStart <= headerEnd) return {ok: false, error: 'no header and trailer'}
   let header: SegmentHeader
   let trailer: {end?: unknown}
   try {
-    header = JSON.parse(lines[0]) as SegmentHeader
-    trailer = JSON.parse(lines.at(-1)!) as {end?: unknown}
+    header = JSON.parse(b.toString('utf8', 0, headerEnd)) as SegmentHeader
+    trailer = JSON.parse(b.toString('utf8', trailerStart, b.length - 1)) as {end?: unknown}
   } catch {
     return {ok: false, error: 'its header or trailer does not parse'}
   }
   if (typeof header !== 'object' || header === null || header.summary !== SUMMARY_FORMAT) return {ok: false, error: `unknown format ${JSON.stringify(header?.summary)}`}
   if (header.seq !== seq) return {ok: false, error: `its header names seq ${header.seq}`}
   if (!isCount(header.highWater) || !isCount(header.count)) return {ok: false, error: 'its header has no high water or count'}
-  const count = lines.length - 2
-  if (typeof trailer !== 'object' || trailer === null || trailer.end !== count || header.count !== count) {
-    return {ok: false, error: `${count} entries where header and trailer say ${header.count} and ${JSON.stringify(trailer?.end)}`}
+  if (typeof trailer !== 'object' || trailer === null || trailer.end !== header.count) {
+    return {ok: false, error: `its header says ${header.count} entries and its trailer ${JSON.stringify(trailer?.end)}`}
   }
   const views = Number.isSafeInteger(header.views) ? header.views : undefined
-  const entries: SummaryEntry[] = new Array(count)
-  for (let k = 0; k < count; k++) {
-    const line = lines[k + 1]
-    const entry = cutLine(line, views) ?? parsedLine(line, views)
-    if (entry === null) return {ok: false, error: `line ${k + 2} is no entry`}
+  const entries: SummaryEntry[] = []
+  for (let start = headerEnd + 1; start < trailerStart; ) {
+    const end = b.indexOf(LF, start)
+    const entry = cutLine(b, start, end, views) ?? parsedLine(b, start, end, views)
+    if (entry === null) return {ok: false, error: `line ${entries.length + 2} is no entry`}
     if (entry.id > header.highWater) return {ok: false, error: `an entry for id ${entry.id}, above its high water ${header.highWater}`}
-    entries[k] = entry
+    entries.push(entry)
+    if (entries.length > header.count) break
+    start = end + 1
   }
+  if (entries.length !== header.count) return {ok: false, error: `${entries.length} entries where header and trailer say ${header.count}`}
   return {ok: true, header, entries}
 }
 
@@ -152,7 +173,9 @@ export function parseSegment(text: string, seq: number): SegmentParse {
 export function decodeEntry(entry: SummaryEntry): TaskRecord | null {
   try {
     const value =
-      entry.recordStart >= 0 ? JSON.parse(entry.line.slice(entry.recordStart, entry.recordEnd)) : (JSON.parse(entry.line) as {record: unknown}).record
+      entry.recordStart >= 0
+        ? JSON.parse(entry.bytes.toString('utf8', entry.recordStart, entry.recordEnd))
+        : (JSON.parse(entry.bytes.toString('utf8', entry.start, entry.end)) as {record: unknown}).record
     const record = checkRecord(value)
     return record.id === entry.id ? record : null
   } catch {
@@ -160,15 +183,22 @@ export function decodeEntry(entry: SummaryEntry): TaskRecord | null {
   }
 }
 
-/** The entry's stored view as JSON text, if it has one of `views`' version and it names the entry's id. */
-export function entryView(entry: SummaryEntry, views: number): string | null {
+/** The entry's stored view as JSON bytes, if it has one of `views`' version and it names the entry's id. */
+export function entryView(entry: SummaryEntry, views: number): Buffer | null {
   if (entry.viewStart < 0 || entry.views !== views) return null
-  const view = entry.line.slice(entry.viewStart, entry.viewEnd)
-  return view.startsWith(`{"id":${entry.id},`) && view.endsWith('}') ? view : null
+  const b = entry.bytes
+  const named = bytesAt(b, entry.viewStart, ID_PREFIX, entry.viewEnd) && digitsAt(b, entry.viewStart + ID_PREFIX.length, entry.viewEnd, COMMA)?.value === entry.id
+  return named && b[entry.viewEnd - 1] === CLOSE ? b.subarray(entry.viewStart, entry.viewEnd) : null
 }
 
-/** The entry's line without its view (kept by a compaction that cannot vouch for the view's version). */
-export function withoutView(entry: SummaryEntry): string {
-  if (entry.viewStart < 0) return entry.line
-  return entry.line.slice(0, entry.viewStart - VIEW_KEY.length) + '}'
+/** Whether the entry's record text holds these bytes (a name lookup looks into no record that cannot match). */
+export function recordMayHold(entry: SummaryEntry, needle: Buffer): boolean {
+  if (entry.recordStart < 0) return true
+  return entry.bytes.subarray(entry.recordStart, entry.recordEnd).includes(needle)
+}
+
+/** The entry's line as it is, or without its view (kept by a compaction that cannot vouch for the view's version). */
+export function entryLine(entry: SummaryEntry, keepView: boolean): Buffer {
+  if (keepView || entry.viewStart < 0) return entry.bytes.subarray(entry.start, entry.end)
+  return Buffer.concat([entry.bytes.subarray(entry.start, entry.viewStart - VIEW_KEY.length), Buffer.from('}')])
 }

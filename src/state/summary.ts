@@ -24,7 +24,6 @@
 //
 // Wall-clock times are never used here.
 
-import {isAscii} from 'node:buffer'
 import {closeSync, constants as fsc, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {acquireLock, stateLockPath, taskLockPath, type Release} from './lock.js'
@@ -33,9 +32,9 @@ import {retryOnBusySync} from '../platform/platform.js'
 import {liveHints, meantToRun} from './live-index.js'
 import type {TaskRecord} from './record.js'
 import {isRealTaskDir, readHighWater, readRecord, writeFileAtomic} from './store.js'
-import {encodeEntry, encodeSegment, parseSegment, withoutView, type NewEntry, type SummaryEntry} from './summary-codec.js'
+import {encodeEntry, encodeSegment, entryLine, parseSegment, type NewEntry, type SummaryEntry} from './summary-codec.js'
 
-export {decodeEntry, entryView, type SummaryEntry} from './summary-codec.js'
+export {decodeEntry, entryView, recordMayHold, type SummaryEntry} from './summary-codec.js'
 
 /** How the API renders a record's `list --json` view (null: not a pure function of the record), and that shape's version. */
 export interface ViewRenderer {
@@ -121,14 +120,9 @@ export function currentHighWater(stateDir: string, ids: ArrayLike<number>): numb
   return Math.max(readHighWater(stateDir), ids.length > 0 ? ids[ids.length - 1] : 0)
 }
 
-/**
- * A segment's text. Read as bytes and decoded apart: Node's own utf8 read was
- * three times slower on a 17 MB segment; an all-ASCII one (the usual case)
- * decodes as latin1, the cheapest string V8 makes.
- */
-function readSegmentText(file: string): string {
-  const bytes = retryOnBusySync(() => readFileSync(file, {flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
+/** A segment's bytes: never decoded whole — entries are cut out of them (summary-codec.ts). */
+function readSegmentBytes(file: string): Buffer {
+  return retryOnBusySync(() => readFileSync(file, {flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
 }
 
 /**
@@ -141,9 +135,9 @@ export function loadSummary(stateDir: string, highWater: number): LoadedSummary 
     const loaded: LoadedSummary = {ok: true, error: null, seqs, entries: new EntryTable(), lines: 0}
     let vanished = false
     for (const seq of seqs) {
-      let text: string
+      let bytes: Buffer
       try {
-        text = readSegmentText(path.join(summaryDir(stateDir), segmentName(seq)))
+        bytes = readSegmentBytes(path.join(summaryDir(stateDir), segmentName(seq)))
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
           vanished = true
@@ -151,7 +145,7 @@ export function loadSummary(stateDir: string, highWater: number): LoadedSummary 
         }
         return {...loaded, ok: false, error: `${segmentName(seq)} cannot be read: ${(error as Error).message}`}
       }
-      const parsed = parseSegment(text, seq)
+      const parsed = parseSegment(bytes, seq)
       if (!parsed.ok) return {...loaded, ok: false, error: `${segmentName(seq)}: ${parsed.error}`}
       if (parsed.header.highWater > highWater) {
         return {...loaded, ok: false, error: `${segmentName(seq)} is from the future: high water ${parsed.header.highWater}, ids handed out ${highWater}`}
@@ -183,7 +177,7 @@ function fsyncDir(dir: string): void {
  * folder, so once this returns the segment outlives a power loss — a fold
  * removes hints only after that. The caller holds the summary lock.
  */
-export function writeSegment(stateDir: string, seq: number, highWater: number, lines: string[], views: number | undefined): void {
+export function writeSegment(stateDir: string, seq: number, highWater: number, lines: Buffer[], views: number | undefined): void {
   const dir = summaryDir(stateDir)
   mkdirSync(dir, {recursive: true, mode: DIR_MODE})
   const header = {summary: 1, seq, highWater, count: lines.length, ...(views === undefined ? {} : {views})}
@@ -207,7 +201,7 @@ function removeOlder(stateDir: string, seq: number): void {
 
 const nextSeq = (stateDir: string) => (listSegments(stateDir).seqs.at(-1) ?? 0) + 1
 
-function newLine(record: TaskRecord, views: ViewRenderer | undefined): string {
+function newLine(record: TaskRecord, views: ViewRenderer | undefined): Buffer {
   const entry: NewEntry = {record, view: views?.render(record)}
   return encodeEntry(entry)
 }
@@ -322,10 +316,10 @@ export function updateSummary(stateDir: string, update: SummaryUpdate): void {
   // One version of views in the merged segment: the renderer's, else the newest there is.
   let views = update.views?.version
   for (const entry of current.entries.values()) if (views === undefined || (entry.views !== undefined && entry.views > views)) views = entry.views
-  const lines = new Map<number, string>()
+  const lines = new Map<number, Buffer>()
   for (const [id, entry] of current.entries) {
     if (!listed(update.ids as Float64Array, id)) continue // pruned: ids are never reused
-    lines.set(id, entry.views === views ? entry.line : withoutView(entry))
+    lines.set(id, entryLine(entry, entry.views === views))
   }
   for (const record of fresh) lines.set(record.id, newLine(record, update.views))
   const merged = [...lines.entries()].sort((a, b) => a[0] - b[0]).map(([, line]) => line)

@@ -51,7 +51,7 @@ export interface SummaryOptions {
 /** A task as a full read found it: its record read, or the summary's entry for it (not decoded yet). */
 export type TaskSource = RecordRead | SummaryEntry
 
-const isEntry = (source: TaskSource): source is SummaryEntry => 'line' in source
+const isEntry = (source: TaskSource): source is SummaryEntry => 'bytes' in source
 
 /**
  * Every task, ascending by id, through the ended-task summary (summary.ts):
@@ -117,13 +117,13 @@ export async function loadTasks(stateDir: string, opts: SummaryOptions = {}): Pr
 }
 
 /**
- * Every task as its `list --json` view text (the summary's stored view where
+ * Every task as its `list --json` view bytes (the summary's stored view where
  * it holds one of `views`' version) or as a record read to render: what
  * `list --json` and `list -q` print without parsing 100,000 records.
  */
-export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<({id: number; view: string} | RecordRead)[]> {
+export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<({id: number; view: Buffer} | RecordRead)[]> {
   const {sources, hinted} = await loadTaskSources(stateDir, {views})
-  const out: ({id: number; view: string} | RecordRead)[] = new Array(sources.length)
+  const out: ({id: number; view: Buffer} | RecordRead)[] = new Array(sources.length)
   for (let k = 0; k < sources.length; k++) {
     const source = sources[k]
     const view = isEntry(source) ? entryView(source, views.version) : null

@@ -18,7 +18,7 @@ import type {TaskRecord} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {readHighWater, readRecord, writeRecord} from '../../src/state/store.js'
 import {currentHighWater, listSegments, loadSummary, summaryLockPath, writeSegment, BUILD_MIN, COMPACT_ABOVE} from '../../src/state/summary.js'
-import {decodeEntry, encodeEntry, encodeSegment, entryView, parseSegment, withoutView} from '../../src/state/summary-codec.js'
+import {decodeEntry, encodeEntry, encodeSegment, entryLine, entryView, parseSegment} from '../../src/state/summary-codec.js'
 import {loadRecentTasks, loadTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
 import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
@@ -50,7 +50,7 @@ const segments = (dir: string) => listSegments(dir).seqs
 const segFile = (dir: string, seq: number) => path.join(summaryDir(dir), `seg-${String(seq).padStart(12, '0')}.ndjson`)
 /** What reading every record says, as loadTasks shows it. */
 const truth = (dir: string, ids: number[]) => ids.map((id) => ({id, name: record(dir, id).name, status: record(dir, id).status}))
-const shown = async (dir: string) => (await loadTasks(dir)).map((r) => ({id: r.id, name: r.ok ? r.record.name : 'corrupt', status: r.ok ? r.record.status : 'corrupt'}))
+const shown = async (dir: string) => (await loadTasks(dir)).map((r) => ({id: r.id, name: r.ok ? r.record.name : r.error, status: r.ok ? r.record.status : 'corrupt'}))
 
 /** Folds every hint of a task done with, as the default list does. */
 const fold = (dir: string) => loadRecentTasks(dir, 0)
@@ -60,28 +60,36 @@ describe('segment codec', () => {
   const records = ids.map((id) => record(dir, id))
 
   it('round-trips entries, with and without a view, and reads a line of another shape', () => {
-    const lines = [encodeEntry({record: records[0], view: `{"id":${ids[0]},"x":1}`}), encodeEntry({record: records[1]}), JSON.stringify({record: records[2], id: ids[2]})]
+    const named = {...records[0], name: 'naïve — ünïcode'} // recordLength counts bytes
+    const lines = [encodeEntry({record: named, view: `{"id":${ids[0]},"x":"é"}`}), encodeEntry({record: records[1]}), Buffer.from(JSON.stringify({record: records[2], id: ids[2]}))]
     const parsed = parseSegment(encodeSegment({summary: 1, seq: 4, highWater: 3, count: 3, views: 7}, lines), 4)
     if (!parsed.ok) throw new Error(parsed.error)
     expect(parsed.entries.map((e) => e.id)).toEqual(ids)
-    expect(parsed.entries.map((e) => decodeEntry(e))).toEqual(records)
-    expect(entryView(parsed.entries[0], 7)).toBe(`{"id":${ids[0]},"x":1}`)
+    expect(parsed.entries.map((e) => decodeEntry(e))).toEqual([named, records[1], records[2]])
+    expect(entryView(parsed.entries[0], 7)?.toString()).toBe(`{"id":${ids[0]},"x":"é"}`)
     expect(entryView(parsed.entries[0], 8)).toBeNull() // another version of views: rendered afresh
     expect(entryView(parsed.entries[1], 7)).toBeNull()
-    expect(JSON.parse(withoutView(parsed.entries[0]))).toEqual({id: ids[0], recordLength: JSON.stringify(records[0]).length, record: records[0]})
+    expect(JSON.parse(entryLine(parsed.entries[0], false).toString())).toEqual({id: ids[0], recordLength: Buffer.byteLength(JSON.stringify(named)), record: named})
+    expect(entryLine(parsed.entries[0], true)).toEqual(lines[0])
   })
 
   it('refuses a truncated segment at every length, a wrong count, an unknown format or seq, an entry above its high water', () => {
-    const text = encodeSegment({summary: 1, seq: 1, highWater: 3, count: 3}, records.map((r) => encodeEntry({record: r})))
-    expect(parseSegment(text, 1).ok).toBe(true)
-    for (let cut = 0; cut < text.length; cut++) expect(parseSegment(text.slice(0, cut), 1).ok, `cut at ${cut}`).toBe(false)
+    const text = encodeSegment({summary: 1, seq: 1, highWater: 3, count: 3}, records.map((r) => encodeEntry({record: r}))).toString()
+    const parse = (t: string, seq = 1) => parseSegment(Buffer.from(t), seq)
+    expect(parse(text).ok).toBe(true)
+    for (let cut = 0; cut < text.length; cut++) expect(parse(text.slice(0, cut)).ok, `cut at ${cut}`).toBe(false)
     const lines = text.split('\n')
-    expect(parseSegment([lines[0], lines[1], lines[2], '{"end":3}', ''].join('\n'), 1)).toMatchObject({ok: false})
-    expect(parseSegment(text.replace('"count":3', '"count":4'), 1)).toMatchObject({ok: false})
-    expect(parseSegment(text.replace('"summary":1', '"summary":2'), 1)).toMatchObject({ok: false, error: 'unknown format 2'})
-    expect(parseSegment(text, 2)).toMatchObject({ok: false})
-    expect(parseSegment(text.replace('"highWater":3', '"highWater":2'), 1)).toMatchObject({ok: false})
-    expect(parseSegment(text.replace(lines[2], 'not json'), 1)).toMatchObject({ok: false})
+    expect(parse([lines[0], lines[1], lines[2], '{"end":3}', ''].join('\n'))).toMatchObject({ok: false})
+    expect(parse(text.replace('"count":3', '"count":4'))).toMatchObject({ok: false})
+    expect(parse(text.replace('"summary":1', '"summary":2'))).toMatchObject({ok: false, error: 'unknown format 2'})
+    expect(parse(text, 2)).toMatchObject({ok: false})
+    expect(parse(text.replace('"highWater":3', '"highWater":2'))).toMatchObject({ok: false})
+    expect(parse(text.replace(lines[2], 'not json'))).toMatchObject({ok: false})
+    // A length that cuts out no record: the line is parsed whole, and still gives its record.
+    const odd = parse(text.replace('"recordLength":', '"recordLength":1'))
+    if (!odd.ok) throw new Error(odd.error)
+    expect(odd.entries[0].recordStart).toBe(-1)
+    expect(decodeEntry(odd.entries[0])).toEqual(records[0])
   })
 
   it('gives no record for an entry that does not decode (the reader reads the task.json instead)', () => {

@@ -44,7 +44,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
     const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
     // Every task for a script: printed from the summary's stored views, never parsed into objects here.
-    if (last === null && this.jsonEnabled()) return new JsonText(await drover.listJsonText(filter))
+    if (last === null && this.jsonEnabled()) return new JsonText(await drover.listJson(filter))
     if (last === null && flags.quiet) {
       const ids = await drover.listIds(filter)
       if (ids.length > 0) process.stdout.write(ids.join('\n') + '\n')
