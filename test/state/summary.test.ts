@@ -69,7 +69,11 @@ describe('segment codec', () => {
     expect(entryView(parsed.entries[0], 7)?.toString()).toBe(`{"id":${ids[0]},"x":"é"}`)
     expect(entryView(parsed.entries[0], 8)).toBeNull() // another version of views: rendered afresh
     expect(entryView(parsed.entries[1], 7)).toBeNull()
-    expect(JSON.parse(entryLine(parsed.entries[0], false).toString())).toEqual({id: ids[0], recordLength: Buffer.byteLength(JSON.stringify(named)), record: named})
+    const bytes = Buffer.byteLength(JSON.stringify(named))
+    const bare = entryLine(parsed.entries[0], false)
+    expect(JSON.parse(bare.toString())).toEqual({id: ids[0], recordLength: bytes, lineLength: bytes, record: named})
+    const again = parseSegment(encodeSegment({summary: 1, seq: 1, highWater: 3, count: 1}, [bare]), 1)
+    expect(again.ok && again.entries[0].recordStart >= 0 && decodeEntry(again.entries[0])).toEqual(named) // still cut, not parsed
     expect(entryLine(parsed.entries[0], true)).toEqual(lines[0])
   })
 
@@ -86,7 +90,7 @@ describe('segment codec', () => {
     expect(parse(text.replace('"highWater":3', '"highWater":2'))).toMatchObject({ok: false})
     expect(parse(text.replace(lines[2], 'not json'))).toMatchObject({ok: false})
     // A length that cuts out no record: the line is parsed whole, and still gives its record.
-    const odd = parse(text.replace('"recordLength":', '"recordLength":1'))
+    const odd = parse(text.replace('"lineLength":', '"lineLength":1'))
     if (!odd.ok) throw new Error(odd.error)
     expect(odd.entries[0].recordStart).toBe(-1)
     expect(decodeEntry(odd.entries[0])).toEqual(records[0])
