@@ -208,8 +208,17 @@ export class Drover {
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const keep = await this.listPredicate(filter)
-    const reads = (await loadTasks(this.stateDir, {views: storedViews})).filter((read) => keep?.(read) ?? true)
-    return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
+    if (filter.showEnv) {
+      const reads = (await loadTasks(this.stateDir, {views: storedViews})).filter((read) => keep?.(read) ?? true)
+      return reads.map((read) => readJson(read, {showEnv: true, stateDir: this.stateDir}))
+    }
+    // An ended task's stored view parses to what taskJson makes of its record, without decoding the record.
+    const tasks = (await loadTaskViews(this.stateDir, storedViews)).map((item) =>
+      'view' in item ? (JSON.parse(item.view.toString()) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
+    )
+    const {status, queue} = filter
+    if (status === undefined && queue === undefined) return tasks
+    return tasks.filter((task) => (!status || status.includes(task.status)) && (queue === undefined || (task.status !== 'corrupt' && (task as TaskJson).queue === queue)))
   }
 
   /**
