@@ -158,8 +158,12 @@ export function loadSummary(stateDir: string, highWater: number): LoadedSummary 
   }
 }
 
-/** Whether a full reader holding the lock should merge the segments. */
-export const compactionDue = (summary: LoadedSummary) => summary.seqs.length > COMPACT_ABOVE || summary.lines - summary.entries.size > summary.entries.size
+/**
+ * Whether a full reader holding the lock should merge the segments: many of
+ * them, or more lines superseded or of tasks since removed (prune) than
+ * lines in use (`used`: entries of ids in tasks/).
+ */
+export const compactionDue = (summary: LoadedSummary, used: number) => summary.seqs.length > COMPACT_ABOVE || summary.lines - used > used
 
 function fsyncDir(dir: string): void {
   // Windows cannot open a folder for fsync; there the rename is what it is.
@@ -309,7 +313,9 @@ export function updateSummary(stateDir: string, update: SummaryUpdate): void {
     return
   }
   const fresh = update.fresh.filter((record) => !current.entries.has(record.id))
-  if (!compactionDue(current) && listSegments(stateDir).temps.length === 0) {
+  let used = 0
+  for (const id of update.ids as Float64Array) if (current.entries.has(id)) used++
+  if (!compactionDue(current, used) && listSegments(stateDir).temps.length === 0) {
     if (fresh.length > 0) writeSegment(stateDir, seq, high, fresh.map((r) => newLine(r, update.views)), update.views?.version)
     return
   }
@@ -340,6 +346,8 @@ export interface TaskPlan {
   entryFor(id: number): SummaryEntry | undefined
   /** unhinted ids without an entry: what a builder would add. */
   unsummarised: number
+  /** ids in tasks/ with an entry. */
+  used: number
 }
 
 export function planTaskReads(stateDir: string, ids: Float64Array): TaskPlan {
@@ -351,10 +359,14 @@ export function planTaskReads(stateDir: string, ids: Float64Array): TaskPlan {
       : loadSummary(stateDir, currentHighWater(stateDir, ids))
   const entries = summary.ok ? summary.entries : new EntryTable()
   let unsummarised = 0
-  for (const id of ids) if (!hinted.has(id) && !entries.has(id)) unsummarised++
-  return {ids, hinted, summary, entryFor: (id) => (hinted.has(id) ? undefined : entries.get(id)), unsummarised}
+  let used = 0
+  for (const id of ids) {
+    if (entries.has(id)) used++
+    else if (!hinted.has(id)) unsummarised++
+  }
+  return {ids, hinted, summary, entryFor: (id) => (hinted.has(id) ? undefined : entries.get(id)), unsummarised, used}
 }
 
 /** Whether a full reader that read `plan` should take the summary lock before reading the records it must. */
 export const buildWanted = (plan: TaskPlan) =>
-  plan.unsummarised >= BUILD_MIN || (!plan.summary.ok && plan.summary.seqs.length > 0) || (plan.summary.ok && compactionDue(plan.summary))
+  plan.unsummarised >= BUILD_MIN || (!plan.summary.ok && plan.summary.seqs.length > 0) || (plan.summary.ok && compactionDue(plan.summary, plan.used))

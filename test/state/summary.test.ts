@@ -158,6 +158,16 @@ describe('reading through the summary', () => {
     expect([...loadSummary(dir, 4).entries.keys()]).toEqual(ids.slice(1))
   })
 
+  it('a full reader compacts once most entries are of tasks removed since (prune)', async () => {
+    const {dir, ids} = stateWith(6)
+    await fold(dir)
+    expect(loadSummary(dir, 6).lines).toBe(6)
+    for (const id of ids.slice(0, 4)) rmSync(path.join(dir, 'tasks', String(id)), {recursive: true})
+    expect((await shown(dir)).map((t) => t.id)).toEqual(ids.slice(4))
+    expect(segments(dir)).toEqual([2])
+    expect(loadSummary(dir, 6)).toMatchObject({ok: true, lines: 2})
+  })
+
   it('the newest seq wins for an id', async () => {
     const {dir, ids} = stateWith(2)
     await fold(dir)
