@@ -16,7 +16,7 @@ import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
 import {reconcile} from '../tasks/reconcile.js'
-import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
+import {DEFAULT_LAST, isEntry, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
@@ -100,6 +100,10 @@ export async function openStateDir(dir?: string, opts: {create?: boolean} = {}):
 }
 
 /** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
+const OPEN_BRACKET = Buffer.from('[')
+const CLOSE_BRACKET = Buffer.from(']')
+const COMMA = Buffer.from(',')
+
 export class Drover {
   /** @param stateDir an absolute path already checked by openStateDir */
   constructor(readonly stateDir: string) {}
@@ -214,7 +218,7 @@ export class Drover {
     }
     // An ended task's stored view parses to what taskJson makes of its record, without decoding the record.
     const tasks = (await loadTaskViews(this.stateDir, storedViews)).map((item) =>
-      'view' in item ? (JSON.parse(item.view.toString()) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
+      isEntry(item) ? (JSON.parse(item.bytes.toString('utf8', item.viewStart, item.viewEnd)) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
     )
     const {status, queue} = filter
     if (status === undefined && queue === undefined) return tasks
@@ -222,22 +226,35 @@ export class Drover {
   }
 
   /**
-   * `list(filter)` as compact JSON, the same bytes JSON.stringify would make:
-   * without a filter, ended tasks come as the views the summary stores, so
-   * 100,000 of them are neither parsed nor rendered again.
+   * `list(filter)` as compact JSON — the same bytes JSON.stringify would make
+   * — handed to `write` in pieces of about a megabyte: without a filter, an
+   * ended task is the view the summary stores, copied as it is, so 100,000 of
+   * them are neither parsed nor rendered again (nor held whole in memory twice).
    */
-  async listJson(filter: ListFilter = {}): Promise<Buffer> {
-    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return Buffer.from(JSON.stringify(await this.list(filter)))
+  async listJson(filter: ListFilter, write: (chunk: Buffer) => void): Promise<void> {
+    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return write(Buffer.from(JSON.stringify(await this.list(filter))))
     const items = await loadTaskViews(this.stateDir, storedViews)
-    const parts: Buffer[] = [Buffer.from('[')]
-    const comma = Buffer.from(',')
+    const CHUNK = 1 << 20
+    let chunk = Buffer.allocUnsafe(CHUNK)
+    let used = 0
+    const put = (bytes: Buffer, start = 0, end = bytes.length) => {
+      if (used + end - start > CHUNK && used > 0) {
+        write(chunk.subarray(0, used))
+        chunk = Buffer.allocUnsafe(CHUNK)
+        used = 0
+      }
+      if (end - start > CHUNK) return write(bytes.subarray(start, end))
+      used += bytes.copy(chunk, used, start, end)
+    }
+    put(OPEN_BRACKET)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
-      if (k > 0) parts.push(comma)
-      parts.push('view' in item ? item.view : Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
+      if (k > 0) put(COMMA)
+      if (isEntry(item)) put(item.bytes, item.viewStart, item.viewEnd)
+      else put(Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
     }
-    parts.push(Buffer.from(']'))
-    return Buffer.concat(parts)
+    put(CLOSE_BRACKET)
+    write(chunk.subarray(0, used))
   }
 
   /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */

@@ -13,11 +13,6 @@ import {suggest} from '../api/suggest.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
-/** A command's --json result already serialised (compact JSON bytes): printed as they are, indented on a terminal. */
-export class JsonText {
-  constructor(readonly text: Buffer) {}
-}
-
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
 
@@ -72,11 +67,6 @@ export abstract class BaseCommand extends Command {
    * pipe (the same data either way; a quarter of the bytes at 10,000 tasks).
    */
   override logJson(json: unknown): void {
-    if (json instanceof JsonText) {
-      if (process.stdout.isTTY) process.stdout.write(JSON.stringify(JSON.parse(json.text.toString()), null, 2) + '\n')
-      else process.stdout.write(Buffer.concat([json.text, Buffer.from('\n')]))
-      return
-    }
     process.stdout.write(JSON.stringify(json, null, process.stdout.isTTY ? 2 : undefined) + '\n')
   }
 

@@ -200,12 +200,16 @@ export function decodeEntry(entry: SummaryEntry): TaskRecord | null {
   }
 }
 
-/** The entry's stored view as JSON bytes, if it has one of `views`' version and it names the entry's id. */
-export function entryView(entry: SummaryEntry, views: number): Buffer | null {
-  if (entry.viewStart < 0 || entry.views !== views) return null
+/** Whether the entry holds a stored view of `views`' version that names the entry's id (its bytes: viewStart to viewEnd). */
+export function hasView(entry: SummaryEntry, views: number): boolean {
+  if (entry.viewStart < 0 || entry.views !== views) return false
   const b = entry.bytes
-  const named = bytesAt(b, entry.viewStart, ID_PREFIX, entry.viewEnd) && digitsAt(b, entry.viewStart + ID_PREFIX.length, entry.viewEnd, COMMA)?.value === entry.id
-  return named && b[entry.viewEnd - 1] === CLOSE ? b.subarray(entry.viewStart, entry.viewEnd) : null
+  return bytesAt(b, entry.viewStart, ID_PREFIX, entry.viewEnd) && digitsAt(b, entry.viewStart + ID_PREFIX.length, entry.viewEnd, COMMA)?.value === entry.id && b[entry.viewEnd - 1] === CLOSE
+}
+
+/** The entry's stored view as JSON bytes, or null (see hasView). */
+export function entryView(entry: SummaryEntry, views: number): Buffer | null {
+  return hasView(entry, views) ? entry.bytes.subarray(entry.viewStart, entry.viewEnd) : null
 }
 
 /** Whether the entry's record text holds these bytes (a name lookup looks into no record that cannot match). */

@@ -34,7 +34,7 @@ import type {TaskRecord} from './record.js'
 import {isRealTaskDir, readHighWater, readRecord, writeFileAtomic} from './store.js'
 import {encodeEntry, encodeSegment, entryLine, parseSegment, type NewEntry, type SummaryEntry} from './summary-codec.js'
 
-export {decodeEntry, entryView, recordMayHold, type SummaryEntry} from './summary-codec.js'
+export {decodeEntry, entryView, hasView, recordMayHold, type SummaryEntry} from './summary-codec.js'
 
 /** How the API renders a record's `list --json` view (null: not a pure function of the record), and that shape's version. */
 export interface ViewRenderer {

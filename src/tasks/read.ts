@@ -11,7 +11,7 @@ import {fireHooks} from '../runner/local-executor.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {isAbandonedCreation, isRealTaskDir, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
-import {buildWanted, decodeEntry, entryView, foldHints, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
+import {buildWanted, decodeEntry, foldHints, hasView, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -117,20 +117,21 @@ export async function loadTasks(stateDir: string, opts: SummaryOptions = {}): Pr
 }
 
 /**
- * Every task as its `list --json` view bytes (the summary's stored view where
- * it holds one of `views`' version) or as a record read to render: what
- * `list --json` and `list -q` print without parsing 100,000 records.
+ * Every task as the summary's entry where that holds a stored view of
+ * `views`' version (its bytes are the task's `list --json` object), else as a
+ * record read to render: what `list --json` and `list -q` print without
+ * parsing 100,000 records.
  */
-export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<({id: number; view: Buffer} | RecordRead)[]> {
+export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<(SummaryEntry | RecordRead)[]> {
   const {sources, hinted} = await loadTaskSources(stateDir, {views})
-  const out: ({id: number; view: Buffer} | RecordRead)[] = new Array(sources.length)
   for (let k = 0; k < sources.length; k++) {
     const source = sources[k]
-    const view = isEntry(source) ? entryView(source, views.version) : null
-    out[k] = view !== null ? {id: source.id, view} : await settled(stateDir, source, hinted)
+    if (!isEntry(source) || !hasView(source, views.version)) sources[k] = await settled(stateDir, source, hinted)
   }
-  return out
+  return sources
 }
+
+export {isEntry}
 
 /** How many ended tasks the table a person types shows beside the live ones. */
 export const DEFAULT_LAST = 20
