@@ -77,17 +77,25 @@ export type SegmentParse = {ok: true; header: SegmentHeader; entries: SummaryEnt
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
 
-/** The decimal digits at `at`, ended by the byte `stop`: their value and where the stop is, or null. */
-function digitsAt(b: Buffer, at: number, limit: number, stop: number): {value: number; next: number} | null {
+// What digitsAt read: its value and where its stop byte is (module-level, so
+// the three numbers of each of 100,000 lines make no garbage).
+let digitsValue = 0
+let digitsNext = 0
+
+/** Reads the decimal digits at `at`, ended by the byte `stop`, into digitsValue/digitsNext; false when there are none. */
+function digitsAt(b: Buffer, at: number, limit: number, stop: number): boolean {
   let value = 0
   let i = at
   for (; i < limit && i - at <= 15; i++) {
     const c = b[i]
     if (c === stop) break
-    if (c < 48 || c > 57) return null
+    if (c < 48 || c > 57) return false
     value = value * 10 + (c - 48)
   }
-  return i > at && i < limit && b[i] === stop ? {value, next: i} : null
+  if (i === at || i >= limit || b[i] !== stop) return false
+  digitsValue = value
+  digitsNext = i
+  return true
 }
 
 const ID_PREFIX = Buffer.from('{"id":')
@@ -113,24 +121,21 @@ function bytesAt(b: Buffer, at: number, what: Buffer, limit: number): boolean {
  * line ends without searching for it, and that end must be `}` and a newline.
  */
 function cutLine(b: Buffer, start: number, limit: number, views: number | undefined): SummaryEntry | null {
-  if (!bytesAt(b, start, ID_PREFIX, limit)) return null
-  const id = digitsAt(b, start + ID_PREFIX.length, limit, COMMA)
-  if (!id || id.value < 1 || !bytesAt(b, id.next, LENGTH_KEY, limit)) return null
-  const length = digitsAt(b, id.next + LENGTH_KEY.length, limit, COMMA)
-  if (!length || !bytesAt(b, length.next, LINE_KEY, limit)) return null
-  const lineLength = digitsAt(b, length.next + LINE_KEY.length, limit, COMMA)
-  if (!lineLength || !bytesAt(b, lineLength.next, RECORD_KEY, limit)) return null
-  const recordStart = lineLength.next + RECORD_KEY.length
-  const end = recordStart + lineLength.value + 1
-  if (end >= limit || b[end - 1] !== CLOSE || b[end] !== LF || length.value > lineLength.value) return null
-  const recordEnd = recordStart + length.value
-  if (recordEnd > end - 1 || b[recordStart] !== OPEN || b[recordEnd - 1] !== CLOSE) return null
-  const entry = {id: id.value, bytes: b, start, end, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views}
-  if (recordEnd === end - 1) return entry
+  if (!bytesAt(b, start, ID_PREFIX, limit) || !digitsAt(b, start + ID_PREFIX.length, limit, COMMA)) return null
+  const id = digitsValue
+  if (id < 1 || !bytesAt(b, digitsNext, LENGTH_KEY, limit) || !digitsAt(b, digitsNext + LENGTH_KEY.length, limit, COMMA)) return null
+  const recordLength = digitsValue
+  if (!bytesAt(b, digitsNext, LINE_KEY, limit) || !digitsAt(b, digitsNext + LINE_KEY.length, limit, COMMA)) return null
+  const lineLength = digitsValue
+  if (!bytesAt(b, digitsNext, RECORD_KEY, limit)) return null
+  const recordStart = digitsNext + RECORD_KEY.length
+  const end = recordStart + lineLength + 1
+  if (end >= limit || b[end - 1] !== CLOSE || b[end] !== LF || recordLength > lineLength) return null
+  const recordEnd = recordStart + recordLength
+  if (b[recordStart] !== OPEN || b[recordEnd - 1] !== CLOSE) return null
+  if (recordEnd === end - 1) return {id, bytes: b, start, end, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views}
   if (!bytesAt(b, recordEnd, VIEW_KEY, end)) return null
-  entry.viewStart = recordEnd + VIEW_KEY.length
-  entry.viewEnd = end - 1
-  return entry
+  return {id, bytes: b, start, end, recordStart, recordEnd, viewStart: recordEnd + VIEW_KEY.length, viewEnd: end - 1, views}
 }
 
 /** A line of another shape (written by hand, or by another writer): parsed, it must be an object with an id and a record. */
@@ -204,7 +209,7 @@ export function decodeEntry(entry: SummaryEntry): TaskRecord | null {
 export function hasView(entry: SummaryEntry, views: number): boolean {
   if (entry.viewStart < 0 || entry.views !== views) return false
   const b = entry.bytes
-  return bytesAt(b, entry.viewStart, ID_PREFIX, entry.viewEnd) && digitsAt(b, entry.viewStart + ID_PREFIX.length, entry.viewEnd, COMMA)?.value === entry.id && b[entry.viewEnd - 1] === CLOSE
+  return bytesAt(b, entry.viewStart, ID_PREFIX, entry.viewEnd) && digitsAt(b, entry.viewStart + ID_PREFIX.length, entry.viewEnd, COMMA) && digitsValue === entry.id && b[entry.viewEnd - 1] === CLOSE
 }
 
 /** The entry's stored view as JSON bytes, or null (see hasView). */
