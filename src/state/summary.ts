@@ -348,6 +348,8 @@ export interface TaskPlan {
   unsummarised: number
   /** ids in tasks/ with an entry. */
   used: number
+  /** the state dir has a live index: without one no summary is used or built (its first record write makes one). */
+  indexed: boolean
 }
 
 export function planTaskReads(stateDir: string, ids: Float64Array): TaskPlan {
@@ -364,9 +366,15 @@ export function planTaskReads(stateDir: string, ids: Float64Array): TaskPlan {
     if (entries.has(id)) used++
     else if (!hinted.has(id)) unsummarised++
   }
-  return {ids, hinted, summary, entryFor: (id) => (hinted.has(id) ? undefined : entries.get(id)), unsummarised, used}
+  return {ids, hinted, summary, entryFor: (id) => (hinted.has(id) ? undefined : entries.get(id)), unsummarised, used, indexed: hints !== null}
 }
 
-/** Whether a full reader that read `plan` should take the summary lock before reading the records it must. */
-export const buildWanted = (plan: TaskPlan) =>
-  plan.unsummarised >= BUILD_MIN || (!plan.summary.ok && plan.summary.seqs.length > 0) || (plan.summary.ok && compactionDue(plan.summary, plan.used))
+/** Whether the summary wants more than new entries: a rebuild (a segment failed its checks) or a compaction. */
+export const repairWanted = (plan: TaskPlan) => plan.indexed && ((!plan.summary.ok && plan.summary.seqs.length > 0) || (plan.summary.ok && compactionDue(plan.summary, plan.used)))
+
+/**
+ * Whether a full reader that read `plan` should take the summary lock before
+ * reading the records it must. Not in a state dir without a live index (one
+ * made later would have to hint every summarised task, see live-hint.ts).
+ */
+export const buildWanted = (plan: TaskPlan) => (plan.indexed && plan.unsummarised >= BUILD_MIN) || repairWanted(plan)

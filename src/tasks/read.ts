@@ -11,7 +11,7 @@ import {fireHooks} from '../runner/local-executor.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {isAbandonedCreation, isRealTaskDir, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
-import {buildWanted, decodeEntry, foldHints, hasView, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
+import {buildWanted, decodeEntry, foldHints, hasView, repairWanted, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -81,7 +81,8 @@ export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {
       if (release && read.ok && !plan.hinted.has(id) && isFinalStatus(read.record.status)) fresh.push(read.record)
       sources.push(read)
     }
-    if (release) {
+    // Nothing to add (the unsummarised were live, corrupt or not tasks yet) and nothing to repair: the summary stays as it is.
+    if (release && (fresh.length > 0 || repairWanted(plan))) {
       try {
         updateSummary(stateDir, {ids, fresh, views: opts.views})
       } catch {

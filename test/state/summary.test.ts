@@ -119,6 +119,17 @@ describe('reading through the summary', () => {
     expect(await shown(dir)).toEqual(before)
   })
 
+  it('a state dir without a live index gets no summary (its first record write makes the index)', async () => {
+    const {dir, ids} = stateWith(BUILD_MIN + 2)
+    rmSync(liveDir(dir), {recursive: true})
+    expect(await shown(dir)).toEqual(truth(dir, ids))
+    expect(segments(dir)).toEqual([])
+    writeRecord(dir, record(dir, ids[0]))
+    expect(hints(dir)).toEqual([ids[0]]) // made from runner.json files (none here), then the write's own hint
+    await shown(dir)
+    expect(segments(dir)).toEqual([1])
+  })
+
   it('rule 1: a record rewritten after it was summarised is what readers show', async () => {
     const {dir, ids} = stateWith(10)
     await fold(dir)
