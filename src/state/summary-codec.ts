@@ -135,7 +135,14 @@ function cutLine(b: Buffer, start: number, limit: number, views: number | undefi
   if (b[recordStart] !== OPEN || b[recordEnd - 1] !== CLOSE) return null
   if (recordEnd === end - 1) return {id, bytes: b, start, end, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views}
   if (!bytesAt(b, recordEnd, VIEW_KEY, end)) return null
-  return {id, bytes: b, start, end, recordStart, recordEnd, viewStart: recordEnd + VIEW_KEY.length, viewEnd: end - 1, views}
+  // A view is this task's: it opens with the very bytes the line does, `{"id":ID,`.
+  const viewStart = recordEnd + VIEW_KEY.length
+  for (let i = 0; i <= ID_PREFIX.length + 16; i++) {
+    if (b[viewStart + i] !== b[start + i]) return null
+    if (b[start + i] === COMMA) break
+  }
+  if (b[end - 2] !== CLOSE) return null
+  return {id, bytes: b, start, end, recordStart, recordEnd, viewStart, viewEnd: end - 1, views}
 }
 
 /** A line of another shape (written by hand, or by another writer): parsed, it must be an object with an id and a record. */
@@ -205,11 +212,9 @@ export function decodeEntry(entry: SummaryEntry): TaskRecord | null {
   }
 }
 
-/** Whether the entry holds a stored view of `views`' version that names the entry's id (its bytes: viewStart to viewEnd). */
+/** Whether the entry holds a stored view of `views`' version (its bytes: viewStart to viewEnd; cutLine checked they are the task's). */
 export function hasView(entry: SummaryEntry, views: number): boolean {
-  if (entry.viewStart < 0 || entry.views !== views) return false
-  const b = entry.bytes
-  return bytesAt(b, entry.viewStart, ID_PREFIX, entry.viewEnd) && digitsAt(b, entry.viewStart + ID_PREFIX.length, entry.viewEnd, COMMA) && digitsValue === entry.id && b[entry.viewEnd - 1] === CLOSE
+  return entry.viewStart >= 0 && entry.views === views
 }
 
 /** The entry's stored view as JSON bytes, or null (see hasView). */

@@ -75,6 +75,10 @@ describe('segment codec', () => {
     const again = parseSegment(encodeSegment({summary: 1, seq: 1, highWater: 3, count: 1}, [bare]), 1)
     expect(again.ok && again.entries[0].recordStart >= 0 && decodeEntry(again.entries[0])).toEqual(named) // still cut, not parsed
     expect(entryLine(parsed.entries[0], true)).toEqual(lines[0])
+    // A view naming another task is never shown for this one: the line is parsed whole, its record used.
+    const foreign = parseSegment(encodeSegment({summary: 1, seq: 1, highWater: 3, count: 1, views: 7}, [encodeEntry({record: records[0], view: '{"id":99,"x":1}'})]), 1)
+    if (!foreign.ok) throw new Error(foreign.error)
+    expect([entryView(foreign.entries[0], 7), decodeEntry(foreign.entries[0])]).toEqual([null, records[0]])
   })
 
   it('refuses a truncated segment at every length, a wrong count, an unknown format or seq, an entry above its high water', () => {
