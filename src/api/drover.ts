@@ -16,7 +16,7 @@ import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
 import {reconcile} from '../tasks/reconcile.js'
-import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
+import {DEFAULT_LAST, isEntry, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
@@ -28,7 +28,7 @@ import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
-import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+import {readJson, shownStatus, storedViews, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
 export type StartedTaskJson = TaskJson & {reused: boolean}
@@ -100,6 +100,10 @@ export async function openStateDir(dir?: string, opts: {create?: boolean} = {}):
 }
 
 /** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
+const OPEN_BRACKET = Buffer.from('[')
+const CLOSE_BRACKET = Buffer.from(']')
+const COMMA = Buffer.from(',')
+
 export class Drover {
   /** @param stateDir an absolute path already checked by openStateDir */
   constructor(readonly stateDir: string) {}
@@ -208,8 +212,58 @@ export class Drover {
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const keep = await this.listPredicate(filter)
-    const reads = (await loadTasks(this.stateDir)).filter((read) => keep?.(read) ?? true)
-    return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
+    if (filter.showEnv) {
+      const reads = (await loadTasks(this.stateDir, {views: storedViews})).filter((read) => keep?.(read) ?? true)
+      return reads.map((read) => readJson(read, {showEnv: true, stateDir: this.stateDir}))
+    }
+    // An ended task's stored view parses to what taskJson makes of its record, without decoding the record.
+    const tasks = (await loadTaskViews(this.stateDir, storedViews)).map((item) =>
+      isEntry(item) ? (JSON.parse(item.bytes.toString('utf8', item.viewStart, item.viewEnd)) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
+    )
+    const {status, queue} = filter
+    if (status === undefined && queue === undefined) return tasks
+    return tasks.filter((task) => (!status || status.includes(task.status)) && (queue === undefined || (task.status !== 'corrupt' && (task as TaskJson).queue === queue)))
+  }
+
+  /**
+   * `list(filter)` as compact JSON — the same bytes JSON.stringify would make
+   * — handed to `write` in pieces of about a megabyte: without a filter, an
+   * ended task is the view the summary stores, copied as it is, so 100,000 of
+   * them are neither parsed nor rendered again (nor held whole in memory twice).
+   */
+  async listJson(filter: ListFilter, write: (chunk: Buffer) => void): Promise<void> {
+    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return write(Buffer.from(JSON.stringify(await this.list(filter))))
+    const items = await loadTaskViews(this.stateDir, storedViews)
+    const CHUNK = 1 << 20
+    let chunk = Buffer.allocUnsafe(CHUNK)
+    let used = 0
+    const put = (bytes: Buffer, start = 0, end = bytes.length) => {
+      if (used + end - start > CHUNK && used > 0) {
+        write(chunk.subarray(0, used))
+        chunk = Buffer.allocUnsafe(CHUNK)
+        used = 0
+      }
+      if (end - start > CHUNK) return write(bytes.subarray(start, end))
+      used += bytes.copy(chunk, used, start, end)
+    }
+    put(OPEN_BRACKET)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]
+      if (k > 0) {
+        if (used === CHUNK) put(COMMA)
+        else chunk[used++] = 0x2c // a comma, without a copy's call
+      }
+      if (isEntry(item)) put(item.bytes, item.viewStart, item.viewEnd)
+      else put(Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
+    }
+    put(CLOSE_BRACKET)
+    write(chunk.subarray(0, used))
+  }
+
+  /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */
+  async listIds(filter: ListFilter = {}): Promise<number[]> {
+    if (filter.status !== undefined || filter.queue !== undefined) return (await this.list(filter)).map((task) => task.id)
+    return (await loadTaskViews(this.stateDir, storedViews)).map((item) => item.id)
   }
 
   /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
@@ -229,7 +283,7 @@ export class Drover {
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
-    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir)).filter(keep), last) : await loadRecentTasks(this.stateDir, last)
+    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir, {views: storedViews})).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews})
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 

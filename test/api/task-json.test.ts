@@ -2,7 +2,8 @@
 // wherever they appear in a command line — but nothing that only looks like one.
 
 import {describe, expect, it} from 'vitest'
-import {maskUrlCredentials, redactEnv} from '../../src/api/task-json.js'
+import {maskUrlCredentials, redactEnv, storableView, TASK_JSON_VERSION, taskJson} from '../../src/api/task-json.js'
+import {checkRecord} from '../../src/state/record-codec.js'
 
 describe('redactEnv', () => {
   it('masks every value whatever its name, and reveals them all when asked', () => {
@@ -31,5 +32,31 @@ describe('maskUrlCredentials', () => {
     'no url at all',
   ])('leaves %s alone', (text) => {
     expect(maskUrlCredentials(text)).toBe(text)
+  })
+})
+
+describe('the views stored in the ended-task summary', () => {
+  // @ts-expect-error -- a plain ES module of the benchmarks, without types
+  const made = async () => (await import('../../bench/lib/make-tasks.mjs')).endedRecord(7, '2026-01-02T03:04:05.000Z')
+
+  it('TASK_JSON_VERSION names this shape: a change to its keys must bump it (stored views of the old shape are then rendered afresh)', async () => {
+    const record = checkRecord(await made())
+    expect({version: TASK_JSON_VERSION, keys: Object.keys(taskJson(record))}).toEqual({
+      version: 1,
+      keys: [
+        'id', 'name', 'status', 'desired', 'reason', 'exitCode', 'signal', 'pid', 'command', 'shell', 'cwd', 'env', 'agent', 'createdAt', 'startedAt',
+        'endedAt', 'runtimeMs', 'run', 'runs', 'policies', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'priority', 'after',
+        'afterEnded', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'retryDelayMs', 'retryOnTimeout', 'onExit', 'hookTimeoutMs', 'worktree',
+      ],
+    })
+  })
+
+  it('is stored only where it is a pure function of the record: ended, with an end time once started', async () => {
+    const record = checkRecord(await made())
+    expect(storableView(record)).toBe(JSON.stringify(taskJson(record)))
+    expect(storableView({...record, status: 'running'})).toBeNull()
+    expect(storableView({...record, status: 'queued', startedAt: null, endedAt: null})).toBeNull()
+    expect(storableView({...record, endedAt: null})).toBeNull() // its runtime would count to now
+    expect(storableView({...record, startedAt: null, endedAt: null})).toBe(JSON.stringify(taskJson({...record, startedAt: null, endedAt: null})))
   })
 })

@@ -4,7 +4,7 @@
 // A Slurm record's pids are a node's: never checked here at all, even when a
 // local process has the very pid and start time.
 
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
@@ -105,7 +105,8 @@ describe("a Slurm task's recorded pids, matched by a live local process (pid and
     const localEnded = fabricateTask(dir, {status: 'succeeded', runner: stranger})
     const localLost = fabricateTask(dir, {status: 'lost', worker: stranger})
 
-    // hints as a start leaves them; list drops those of tasks done with
+    // hints as a start leaves them (the fabricated records' writes made one each); list folds those of tasks done with
+    rmSync(path.join(dir, 'live'), {recursive: true, force: true})
     mkdirSync(path.join(dir, 'live'), {mode: 0o700})
     for (const id of [ended, localEnded]) writeFileSync(path.join(dir, 'live', String(id)), '')
     expect((await drover(dir, ['list'])).exitCode).toBe(0)

@@ -34,7 +34,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
 
-  async run(): Promise<ListResult> {
+  async run(): Promise<ListResult | number[] | undefined> {
     const {flags} = await this.parse(List)
     if (flags.all && flags.last !== undefined) throw usageError('give --all or --last N, not both')
     const wanted = parseStatusFilter(flags.status)
@@ -43,6 +43,18 @@ On a terminal the table fits its width: long names and commands are cut with …
     const forScripts = this.jsonEnabled() || flags.quiet
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
     const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
+    // Every task for a script: the summary's stored views written out as they are, never parsed into objects here.
+    // (On a terminal the objects go to logJson, which indents them for a person.)
+    if (last === null && this.jsonEnabled() && !process.stdout.isTTY) {
+      await drover.listJson(filter, (chunk) => process.stdout.write(chunk))
+      process.stdout.write('\n')
+      return undefined
+    }
+    if (last === null && flags.quiet) {
+      const ids = await drover.listIds(filter)
+      if (ids.length > 0) process.stdout.write(ids.join('\n') + '\n')
+      return ids
+    }
     const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
