@@ -276,6 +276,10 @@ export function allocateTaskId(stateDir: string, stalled?: () => void): number {
   stalled?.()
   for (;;) {
     const dir = path.join(tasksDir(stateDir), String(candidate))
+    // The hint comes before the folder: a summary segment may already hold an
+    // entry for this id (one from the future, its ids caught up with), and a
+    // folder without a hint would let a reader take that entry for the task.
+    markLive(stateDir, candidate)
     try {
       mkdirSync(dir, {mode: DIR_MODE})
     } catch (error) {

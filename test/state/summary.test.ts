@@ -16,7 +16,7 @@ import {findTask} from '../../src/state/lookup.js'
 import {processStartTime} from '../../src/platform/platform.js'
 import type {TaskRecord} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {readHighWater, readRecord, writeRecord} from '../../src/state/store.js'
+import {allocateTaskId, readHighWater, readRecord, writeRecord} from '../../src/state/store.js'
 import {currentHighWater, listSegments, loadSummary, summaryLockPath, writeSegment, BUILD_MIN, COMPACT_ABOVE} from '../../src/state/summary.js'
 import {decodeEntry, encodeEntry, encodeSegment, entryLine, entryView, parseSegment} from '../../src/state/summary-codec.js'
 import {loadRecentTasks, loadTasks} from '../../src/tasks/read.js'
@@ -225,6 +225,20 @@ describe('reading through the summary', () => {
     expect(loadSummary(dir, currentHighWater(dir, ids))).toMatchObject({ok: false, error: expect.stringMatching(/from the future/)})
     expect(await shown(dir)).toEqual(truth(dir, ids))
     expect(() => findTask(dir, 'future')).toThrow(/no such task/)
+  })
+
+  it('a segment from the future that the ids catch up with never answers for a task folder a start left empty', async () => {
+    const {dir, ids} = stateWith(3)
+    await fold(dir)
+    const high = readHighWater(dir)
+    // Entries for the next three ids, under a high water those ids reach: the cheap check cannot tell.
+    const forged = ids.map((id, k) => encodeEntry({record: {...record(dir, id), id: high + k + 1, name: 'forged'}}))
+    writeSegment(dir, Math.max(...segments(dir)) + 1, high + 3, forged, undefined)
+    // A start killed right after taking its id leaves an empty folder: its hint came first.
+    for (let k = 0; k < 3; k++) expect(allocateTaskId(dir)).toBe(high + k + 1)
+    expect(hints(dir)).toEqual(expect.arrayContaining([high + 1, high + 2, high + 3]))
+    expect(await shown(dir)).toEqual(truth(dir, ids))
+    expect(() => findTask(dir, 'forged')).toThrow(/no such task/)
   })
 
   it('a crash between a fold\'s segment and its hint unlink leaves every reader right, and the next fold finishes it', async () => {
