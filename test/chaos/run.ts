@@ -172,7 +172,7 @@ async function round(n: number): Promise<void> {
   // At this quiet point (no actor, no other fault), one summary fault, and
   // `list --json` must still say what the records say.
   const quietRng = Rng.derive(seed, n, 996)
-  const done = await injectSummaryFault(world, quietRng, n, quietRng.weighted(SUMMARY_WEIGHTS))
+  const done = await injectSummaryFault(world, quietRng, n, quietRng.weighted(SUMMARY_WEIGHTS), true)
   record(n, done)
   const again = await listChecked(n, `list --json --all after ${done ?? 'no summary fault'}`)
   if (again.violations.length > 0) fail(n, again.violations)

@@ -3,7 +3,8 @@
 // random length, a segment "from the future" (its high water above the ids
 // handed out: copied in, or left by a state dir restored from an older
 // backup), the summary deleted whole, and drover commands SIGKILLed — or
-// frozen, then killed — while they fold hints into a new segment or build one.
+// frozen, then killed — while they fold hints into a new segment, build one
+// or compact (a prune's end).
 // None of these may change what `list --json` shows (invariants.ts, `list`).
 
 import type {ChildProcess} from 'node:child_process'
@@ -124,8 +125,11 @@ function writeFutureSegment(world: World, rng: Rng): string | null {
  * rename, a hint's unlink: mid-fold) — or frozen there a while first, its
  * locks held, so other readers meet them busy — or at a random moment.
  */
-async function killList(world: World, rng: Rng, round: number): Promise<string> {
-  const args = rng.pick([['list'], ['list'], ['list', '--json'], ['list', '-q'], ['list', '--all']])
+async function killList(world: World, rng: Rng, round: number, quiet: boolean): Promise<string> {
+  // prune compacts the summary at its end; not at the quiet point, whose
+  // removals a killed prune would leave unaccounted into the next round
+  const choices = [['list'], ['list'], ['list', '--json'], ['list', '-q'], ['list', '--all'], ...(quiet ? [] : [['prune', '--json', '--keep', String(rng.int(3, 10))]])]
+  const args = rng.pick(choices)
   const how = rng.weighted({'on-change': 3, 'stop-on-change': 1, random: 2})
   const extraMs = rng.chance(0.5) ? 0 : rng.int(1, 15)
   const randomMs = rng.int(50, 800)
@@ -160,11 +164,20 @@ async function killList(world: World, rng: Rng, round: number): Promise<string> 
   const r = await run
   fired = true
   for (const w of watchers) w.close()
+  if (args[0] === 'prune') {
+    try {
+      for (const task of (JSON.parse(r.stdout) as {removed: {id: number}[]}).removed ?? []) world.removed.add(task.id)
+    } catch {
+      // killed before its report
+    }
+    if (r.signal) world.uncertainRemoval = true
+  }
   const when = how === 'random' ? `after ${randomMs} ms` : `on its first change${extraMs ? ` + ${extraMs} ms` : ''}${how === 'stop-on-change' ? `, frozen ${stopMs} ms` : ''}`
   return `kill-list drover ${args.join(' ')} ${when} → ${r.signal ?? `exit ${r.exitCode}`}`
 }
 
-export async function injectSummaryFault(world: World, rng: Rng, round: number, fault: SummaryFault): Promise<string | null> {
+/** `quiet`: at the round's quiet point, where the checker lists again right after. */
+export async function injectSummaryFault(world: World, rng: Rng, round: number, fault: SummaryFault, quiet = false): Promise<string | null> {
   switch (fault) {
     case 'truncate-summary': {
       const segs = segments(world.stateDir)
@@ -188,6 +201,6 @@ export async function injectSummaryFault(world: World, rng: Rng, round: number, 
       return 'delete-summary'
     }
     case 'kill-list':
-      return killList(world, rng, round)
+      return killList(world, rng, round, quiet)
   }
 }
