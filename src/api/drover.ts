@@ -16,7 +16,7 @@ import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
 import {reconcile} from '../tasks/reconcile.js'
-import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, newestEnded} from '../tasks/read.js'
+import {DEFAULT_LAST, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
 import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
@@ -28,7 +28,7 @@ import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
-import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+import {readJson, shownStatus, storedViews, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
 export type StartedTaskJson = TaskJson & {reused: boolean}
@@ -208,8 +208,30 @@ export class Drover {
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const keep = await this.listPredicate(filter)
-    const reads = (await loadTasks(this.stateDir)).filter((read) => keep?.(read) ?? true)
+    const reads = (await loadTasks(this.stateDir, {views: storedViews})).filter((read) => keep?.(read) ?? true)
     return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
+  }
+
+  /**
+   * `list(filter)` as compact JSON text, the same bytes JSON.stringify would
+   * make: without a filter, ended tasks come as the views the summary stores,
+   * so 100,000 of them are neither parsed nor rendered again.
+   */
+  async listJsonText(filter: ListFilter = {}): Promise<string> {
+    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return JSON.stringify(await this.list(filter))
+    const items = await loadTaskViews(this.stateDir, storedViews)
+    const parts = new Array<string>(items.length)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]
+      parts[k] = 'view' in item ? item.view : JSON.stringify(readJson(item, {stateDir: this.stateDir}))
+    }
+    return `[${parts.join(',')}]`
+  }
+
+  /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */
+  async listIds(filter: ListFilter = {}): Promise<number[]> {
+    if (filter.status !== undefined || filter.queue !== undefined) return (await this.list(filter)).map((task) => task.id)
+    return (await loadTaskViews(this.stateDir, storedViews)).map((item) => item.id)
   }
 
   /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
@@ -229,7 +251,7 @@ export class Drover {
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
-    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir)).filter(keep), last) : await loadRecentTasks(this.stateDir, last)
+    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir, {views: storedViews})).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews})
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 

@@ -4,7 +4,7 @@
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
@@ -174,6 +174,26 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }
+
+/**
+ * The version of the `taskJson` shape stored as views in the ended-task
+ * summary (state/summary.ts): bump it with any change to what taskJson
+ * returns for an ended task, and views stored by an earlier drover are
+ * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
+ */
+export const TASK_JSON_VERSION = 1
+
+/**
+ * A task's `list --json` view is stored beside its record only when it is a
+ * pure function of the record: ended (no queue position, no live runtime),
+ * and with an end time whenever it started (else runtimeMs counts to now).
+ */
+export function storableView(record: TaskRecord): string | null {
+  if (!isFinalStatus(record.status) || (record.startedAt !== null && record.endedAt === null)) return null
+  return JSON.stringify(taskJson(record))
+}
+
+export const storedViews = {version: TASK_JSON_VERSION, render: storableView}
 
 export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson | CorruptTaskJson {
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}

@@ -3,7 +3,9 @@
 import {DroverError, ExitCode, notFoundError} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
-import {listTaskIds, readAllRecords, readRecord, type RecordRead} from './store.js'
+import {taskIdsFast} from './layout.js'
+import {listTaskIds, readRecord, type RecordRead} from './store.js'
+import {decodeEntry, planTaskReads} from './summary.js'
 
 /**
  * Finds a task by id or name. For a name, a live task wins over finished
@@ -27,10 +29,33 @@ export function findTask(stateDir: string, ref: string): RecordRead {
     if (!read.ok && read.missing) throw notFoundError(ref)
     return read
   }
-  const matches = readAllRecords(stateDir).filter(
-    (read): read is {ok: true; id: number; record: TaskRecord} => read.ok && read.record.name === parsed.name,
-  )
+  const matches = namedTasks(stateDir, parsed.name)
   if (matches.length === 0) throw notFoundError(ref)
   const live = matches.filter((m) => !isFinalStatus(m.record.status))
   return (live.length > 0 ? live : matches).at(-1)!
+}
+
+/**
+ * The tasks named `name`, ascending by id: every task, through the ended-task
+ * summary (summary.ts) as full listings read them. A summarised entry is
+ * looked into only when its line holds the name at all.
+ */
+function namedTasks(stateDir: string, name: string): {ok: true; id: number; record: TaskRecord}[] {
+  const ids = taskIdsFast(stateDir)
+  const plan = planTaskReads(stateDir, ids)
+  const needle = JSON.stringify(name)
+  const matches: {ok: true; id: number; record: TaskRecord}[] = []
+  for (const id of ids) {
+    const entry = plan.entryFor(id)
+    let read: RecordRead
+    if (entry) {
+      if (entry.recordStart >= 0 && !entry.line.includes(needle)) continue
+      const record = decodeEntry(entry)
+      read = record ? {ok: true, id, record} : readRecord(stateDir, id)
+    } else {
+      read = readRecord(stateDir, id)
+    }
+    if (read.ok && read.record.name === name) matches.push(read)
+  }
+  return matches
 }

@@ -27,6 +27,11 @@ export function decodeRecord(text: string): TaskRecord {
   } catch (error) {
     throw new RecordError(`not valid JSON (${(error as Error).message})`)
   }
+  return checkRecord(value)
+}
+
+/** Validates a parsed record (as decodeRecord does after JSON.parse). Throws RecordError naming what is wrong. */
+export function checkRecord(value: unknown): TaskRecord {
   if (!isObject(value)) throw new RecordError('not a JSON object')
   if (value.schemaVersion !== SCHEMA_VERSION) {
     throw new RecordError(`unsupported schemaVersion ${JSON.stringify(value.schemaVersion)} (expected ${SCHEMA_VERSION})`)

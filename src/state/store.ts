@@ -1,5 +1,5 @@
-// The state store: task folders, their paths, atomic record writes, id
-// allocation, events and listing. It never decides a status (record.ts does)
+// The state store: atomic record writes, id allocation, events and reading
+// records (the names of things are layout.ts). It never decides a status (record.ts does)
 // and never talks to processes (platform.ts does).
 
 import {
@@ -19,76 +19,12 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import {retryOnBusySync} from '../platform/platform.js'
+import {DIR_MODE, FILE_MODE, listTaskIds, NOFOLLOW, taskDir, tasksDir, taskPaths, uniqueSuffix, type TaskPaths} from './layout.js'
+import {markLive} from './live-hint.js'
 import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
 import type {ProcessIdentity, TaskRecord} from './record.js'
 
-// O_NOFOLLOW makes every open refuse a symlink planted in place of one of our
-// files; Windows has no such flag (and no unprivileged symlinks), hence `?? 0`.
-const NOFOLLOW = fsc.O_NOFOLLOW ?? 0
-export const FILE_MODE = 0o600
-export const DIR_MODE = 0o700
-
-export interface TaskPaths {
-  dir: string
-  record: string
-  output: string
-  events: string
-  control: string
-  requests: string
-  session: string
-  runner: string
-  runnerLog: string
-  /** claude's `--settings` file with drover's drain hook (written at each launch). */
-  agentSettings: string
-  /**
-   * The worker's descendants the runner has seen (pid + start time), kept as
-   * they appear: when runner and worker both vanish, what they left behind
-   * can still be found and stopped before the task is recorded lost.
-   */
-  tree: string
-}
-
-// The tasks dir of the last state dir asked for: every command uses one state
-// dir, and path.join's normalising was a fifth of `list` at 10,000 tasks.
-let tasksDirMemo: {stateDir: string; tasks: string} | null = null
-
-export function tasksDir(stateDir: string): string {
-  if (tasksDirMemo?.stateDir !== stateDir) tasksDirMemo = {stateDir, tasks: path.join(stateDir, 'tasks')}
-  return tasksDirMemo.tasks
-}
-
-/** Where `start --worktree` puts the tasks' git worktrees: beside tasks/, never inside a repository. */
-export const worktreesDir = (stateDir: string) => path.join(stateDir, 'worktrees')
-
-const taskDir = (stateDir: string, id: number) => tasksDir(stateDir) + path.sep + id
-
-export function taskPaths(stateDir: string, id: number): TaskPaths {
-  const dir = taskDir(stateDir, id)
-  const at = (name: string) => dir + path.sep + name
-  return {
-    dir,
-    record: at('task.json'),
-    output: at('output.log'),
-    events: at('events.ndjson'),
-    control: at('control'),
-    requests: at('requests'),
-    session: at('session'),
-    runner: at('runner.json'),
-    runnerLog: at('runner.log'),
-    agentSettings: at('claude-settings.json'),
-    tree: at('tree.json'),
-  }
-}
-
-let uniqueCounter = 0
-/**
- * A name part no other writer uses at the same time: pid + time + a counter.
- * Not node:crypto — loading it costs the runner ~2 MB of RSS per live task.
- */
-export function uniqueSuffix(): string {
-  uniqueCounter += 1
-  return `${process.pid}-${Date.now().toString(36)}-${uniqueCounter.toString(36)}${Math.floor(Math.random() * 0xffff).toString(36)}`
-}
+export {DIR_MODE, FILE_MODE, listTaskIds, tasksDir, taskPaths, uniqueSuffix, worktreesDir, type TaskPaths} from './layout.js'
 
 /**
  * A version-4 UUID, for a session id drover gives an agent (copilot). Not
@@ -164,7 +100,14 @@ export function readOwnFile(file: string): string {
   return retryOnBusySync(() => readFileSync(file, {encoding: 'utf8', flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
 }
 
+/**
+ * The one way a record is written. The task's live hint is touched first: a
+ * hinted record is always read, never taken from the ended-task summary
+ * (summary.ts), so a record changed after it was summarised can never be
+ * shown as it was — whoever writes it, and wherever the writer dies.
+ */
 export function writeRecord(stateDir: string, record: TaskRecord): void {
+  markLive(stateDir, record.id)
   writeFileAtomic(taskPaths(stateDir, record.id).record, encodeRecord(record))
 }
 
@@ -229,23 +172,6 @@ export function isAbandonedCreation(stateDir: string, id: number): boolean {
   } catch {
     return false
   }
-}
-
-/** Ids of the task folders present, ascending. Dot entries (temp, trash) and symlinks are not tasks. */
-export function listTaskIds(stateDir: string): number[] {
-  let entries
-  try {
-    entries = readdirSync(tasksDir(stateDir), {withFileTypes: true})
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-  const ids: number[] = []
-  for (const entry of entries) {
-    if (!entry.isDirectory() || !/^[1-9][0-9]*$/.test(entry.name)) continue
-    ids.push(Number(entry.name))
-  }
-  return ids.sort((a, b) => a - b)
 }
 
 export function readAllRecords(stateDir: string): RecordRead[] {

@@ -1,15 +1,17 @@
 // Reading tasks as they truly are: records reconciled against their runners.
 // Shared by every command that shows or selects tasks.
 
-import {existsSync, readdirSync, statSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {dropHintIfDone, liveHints, meantToRun} from '../state/live-index.js'
+import {listed, taskIdsFast} from '../state/layout.js'
+import {liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {runnerAlive} from '../runner/executors.js'
-import {isFinalStatus} from '../state/record.js'
-import {isAbandonedCreation, isRealTaskDir, readAllRecords, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {isAbandonedCreation, isRealTaskDir, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
+import {buildWanted, decodeEntry, entryView, foldHints, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -41,15 +43,93 @@ function settleHooks(stateDir: string, read: RecordRead, hinted: ReadonlySet<num
   if (read.ok && hinted.has(read.id) && isFinalStatus(read.record.status)) fireHooks(stateDir, read.record)
 }
 
-/** All tasks, ascending by id; corrupt ones included as such. */
-export async function loadTasks(stateDir: string): Promise<RecordRead[]> {
-  const reads = readAllRecords(stateDir).filter((read) => !notATask(stateDir, read))
-  const hinted = new Set(liveHints(stateDir) ?? [])
-  for (const read of reads) {
-    if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
-    settleHooks(stateDir, read, hinted)
+/** What the summary-aware reads take: how the API renders the `list --json` view stored beside a record. */
+export interface SummaryOptions {
+  views?: ViewRenderer
+}
+
+/** A task as a full read found it: its record read, or the summary's entry for it (not decoded yet). */
+export type TaskSource = RecordRead | SummaryEntry
+
+const isEntry = (source: TaskSource): source is SummaryEntry => 'line' in source
+
+/**
+ * Every task, ascending by id, through the ended-task summary (summary.ts):
+ * an entry for each id it may use, the record for every other one. Having
+ * had to read many records no entry stood for (or finding the summary
+ * damaged, or in many segments), it leaves them summarised for the next
+ * reader — holding the summary lock from before it reads them (rule 4).
+ */
+export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {}): Promise<{sources: TaskSource[]; hinted: ReadonlySet<number>}> {
+  const ids = taskIdsFast(stateDir)
+  const plan = planTaskReads(stateDir, ids)
+  const release = buildWanted(plan) ? await trySummaryLock(stateDir) : null
+  try {
+    const sources: TaskSource[] = []
+    const fresh: TaskRecord[] = []
+    for (const id of ids) {
+      const entry = plan.entryFor(id)
+      if (entry) {
+        sources.push(entry)
+        continue
+      }
+      // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
+      const read = readRecord(stateDir, id)
+      // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is filling or left empty: not a task.
+      if ((!read.ok && !isRealTaskDir(stateDir, id)) || notATask(stateDir, read)) continue
+      // Ended and without a hint: its record changes only through a write, which marks it first (rule 1).
+      if (release && read.ok && !plan.hinted.has(id) && isFinalStatus(read.record.status)) fresh.push(read.record)
+      sources.push(read)
+    }
+    if (release) {
+      try {
+        updateSummary(stateDir, {ids, fresh, views: opts.views})
+      } catch {
+        // a full or read-only disk: the summary is a cache, the records were read
+      }
+    }
+    return {sources, hinted: plan.hinted}
+  } finally {
+    release?.()
   }
+}
+
+/** The entry's record, or — should it not decode — the task's record read from disk. */
+function entryRead(stateDir: string, entry: SummaryEntry): RecordRead {
+  const record = decodeEntry(entry)
+  return record ? {ok: true, id: entry.id, record} : readRecord(stateDir, entry.id)
+}
+
+/** A source as a record read, reconciled when live (a summarised task never is), exit hooks settled. */
+async function settled(stateDir: string, source: TaskSource, hinted: ReadonlySet<number>): Promise<RecordRead> {
+  if (isEntry(source)) return entryRead(stateDir, source)
+  if (source.ok && !isFinalStatus(source.record.status)) source.record = await reconcile(stateDir, source.record)
+  settleHooks(stateDir, source, hinted)
+  return source
+}
+
+/** All tasks, ascending by id; corrupt ones included as such. */
+export async function loadTasks(stateDir: string, opts: SummaryOptions = {}): Promise<RecordRead[]> {
+  const {sources, hinted} = await loadTaskSources(stateDir, opts)
+  const reads: RecordRead[] = new Array(sources.length)
+  for (let k = 0; k < sources.length; k++) reads[k] = await settled(stateDir, sources[k], hinted)
   return reads
+}
+
+/**
+ * Every task as its `list --json` view text (the summary's stored view where
+ * it holds one of `views`' version) or as a record read to render: what
+ * `list --json` and `list -q` print without parsing 100,000 records.
+ */
+export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<({id: number; view: string} | RecordRead)[]> {
+  const {sources, hinted} = await loadTaskSources(stateDir, {views})
+  const out: ({id: number; view: string} | RecordRead)[] = new Array(sources.length)
+  for (let k = 0; k < sources.length; k++) {
+    const source = sources[k]
+    const view = isEntry(source) ? entryView(source, views.version) : null
+    out[k] = view !== null ? {id: source.id, view} : await settled(stateDir, source, hinted)
+  }
+  return out
 }
 
 /** How many ended tasks the table a person types shows beside the live ones. */
@@ -73,7 +153,7 @@ export interface RecentTasks {
  * (none started by this drover) has each older folder checked for the
  * runner.json a live runner keeps instead — read-only, as list must be.
  */
-export async function loadRecentTasks(stateDir: string, last: number): Promise<RecentTasks> {
+export async function loadRecentTasks(stateDir: string, last: number, opts: SummaryOptions = {}): Promise<RecentTasks> {
   const ids = taskIdsFast(stateDir)
   const hints = liveHints(stateDir)
   const hinted = new Set(hints ?? [])
@@ -108,43 +188,13 @@ export async function loadRecentTasks(stateDir: string, last: number): Promise<R
     const dir = tasksDir(stateDir) + path.sep
     for (; k >= 0; k--) if (existsSync(`${dir}${ids[k]}${path.sep}runner.json`)) await take(ids[k], true)
   }
-  // Hints of tasks now ended or gone are dropped (under the task lock, best
-  // effort), so the index stays about as small as what runs.
-  for (const id of hints ?? []) if (doneIds.has(id) || !listed(ids, id)) await dropHintIfDone(stateDir, id, (record) => runnerAlive(stateDir, id, record))
+  // Hints of tasks now ended or gone are folded into the summary (rule 3:
+  // under its lock and the task's, best effort), so the index stays about as
+  // small as what runs.
+  const foldable = (hints ?? []).filter((id) => doneIds.has(id) || !listed(ids, id))
+  await foldHints(stateDir, foldable, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), views: opts.views})
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
-}
-
-/** Whether a sorted id list holds id (binary search: the list may hold 10,000). */
-function listed(ids: Float64Array, id: number): boolean {
-  let lo = 0
-  let hi = ids.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    if (ids[mid] === id) return true
-    if (ids[mid] < id) lo = mid + 1
-    else hi = mid - 1
-  }
-  return false
-}
-
-/**
- * Ids of the entries of tasks/ named like ids, ascending. Plain names rather
- * than file types, sorted as numbers in a typed array: at 10,000 tasks this
- * listing is most of what the recent view costs beyond the view at 100.
- */
-function taskIdsFast(stateDir: string): Float64Array {
-  let names: string[]
-  try {
-    names = readdirSync(tasksDir(stateDir))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Float64Array(0)
-    throw error
-  }
-  const ids = new Float64Array(names.length)
-  let n = 0
-  for (const name of names) if (/^[1-9][0-9]*$/.test(name)) ids[n++] = Number(name)
-  return ids.subarray(0, n).sort()
 }
 
 /** The same window over reads already loaded (a --status filter needs them all read anyway). */

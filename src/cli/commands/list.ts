@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand, JsonText} from '../base-command.js'
 import {DEFAULT_RECENT} from '../../api/drover.js'
 import {usageError} from '../../api/values.js'
 import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
@@ -34,7 +34,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
 
-  async run(): Promise<ListResult> {
+  async run(): Promise<ListResult | JsonText | number[]> {
     const {flags} = await this.parse(List)
     if (flags.all && flags.last !== undefined) throw usageError('give --all or --last N, not both')
     const wanted = parseStatusFilter(flags.status)
@@ -43,6 +43,13 @@ On a terminal the table fits its width: long names and commands are cut with …
     const forScripts = this.jsonEnabled() || flags.quiet
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
     const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
+    // Every task for a script: printed from the summary's stored views, never parsed into objects here.
+    if (last === null && this.jsonEnabled()) return new JsonText(await drover.listJsonText(filter))
+    if (last === null && flags.quiet) {
+      const ids = await drover.listIds(filter)
+      if (ids.length > 0) process.stdout.write(ids.join('\n') + '\n')
+      return ids
+    }
     const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
     if (this.jsonEnabled()) return tasks
     if (flags.quiet) {
