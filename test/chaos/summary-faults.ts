@@ -14,13 +14,19 @@ import {FINAL} from './invariants.js'
 import type {Rng} from './rng.js'
 import type {World} from './world.js'
 
-export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list'
+export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list' | 'fold'
 
+/**
+ * `fold` is no fault: a default `list` run to its end, the view that folds
+ * hints into the summary (the actors list with --json only), so the summary
+ * the faults hit is one in use.
+ */
 export const SUMMARY_WEIGHTS: Record<SummaryFault, number> = {
   'truncate-summary': 3,
   'future-summary': 2,
   'delete-summary': 1,
   'kill-list': 4,
+  fold: 3,
 }
 
 const SEGMENT = /^seg-(\d{12})\.ndjson$/
@@ -96,6 +102,17 @@ function altered(rng: Rng, record: Record<string, unknown>, id = record.id): Rec
 function writeFutureSegment(world: World, rng: Rng): string | null {
   const dir = summaryDir(world.stateDir)
   const last = highWater(world.stateDir)
+  const segs = segments(world.stateDir)
+  const seq = Math.max(0, ...segs.map((s) => s.seq)) + rng.int(1, 50)
+  const copied = segs.length > 0 && rng.chance(0.5) ? copiedSegment(world, rng, rng.pick(segs).name, seq, last + 1_000_000 + rng.int(0, 1000)) : null
+  if (copied) {
+    try {
+      writeFileSync(path.join(dir, `seg-${String(seq).padStart(12, '0')}.ndjson`), copied.text)
+    } catch {
+      return null
+    }
+    return `future-summary seq ${seq}: a copy of ${copied.of} (ids up to ${last}), its ${copied.count} entries altered, high water beyond reach`
+  }
   const ended = endedRecords(world.stateDir)
   if (ended.length === 0) return null
   const unreachable = rng.chance(0.5)
@@ -104,7 +121,6 @@ function writeFutureSegment(world: World, rng: Rng): string | null {
     ? Array.from({length: rng.int(1, Math.min(5, ended.length))}, () => altered(rng, rng.pick(ended)))
     : Array.from({length: high - last}, (_, k) => altered(rng, rng.pick(ended), last + 1 + k))
   const unique = [...new Map(entries.map((record) => [record.id as number, record])).values()]
-  const seq = Math.max(0, ...segments(world.stateDir).map((s) => s.seq)) + rng.int(1, 50)
   const lines = [
     JSON.stringify({summary: 1, seq, highWater: high, count: unique.length}),
     ...unique.map((record) => JSON.stringify({id: record.id, record})),
@@ -117,6 +133,37 @@ function writeFutureSegment(world: World, rng: Rng): string | null {
     return null // a full disk, or summary/ removed meanwhile
   }
   return `future-summary seq ${seq}, high water ${high} (ids up to ${last}), ${unique.length} entries for ${unreachable ? 'existing tasks, altered' : 'ids to come'}`
+}
+
+/**
+ * An existing segment with every entry altered — its record, and its stored
+ * `list --json` view to match when it has one — written back in drover's own
+ * line shape under a new seq and a high water the ids will not reach.
+ */
+function copiedSegment(world: World, rng: Rng, name: string, seq: number, high: number): {text: string; of: string; count: number} | null {
+  let lines: string[]
+  try {
+    lines = readFileSync(path.join(summaryDir(world.stateDir), name), 'utf8').split('\n').filter(Boolean)
+  } catch {
+    return null
+  }
+  const entries: string[] = []
+  let header: Record<string, unknown>
+  try {
+    header = JSON.parse(lines[0]) as Record<string, unknown>
+    for (const line of lines.slice(1, -1)) {
+      const entry = JSON.parse(line) as {id: number; record: Record<string, unknown>; view?: Record<string, unknown>}
+      const record = JSON.stringify(altered(rng, entry.record))
+      const changed = JSON.parse(record) as Record<string, unknown>
+      const view = entry.view ? `,"view":${JSON.stringify({...entry.view, status: changed.status, name: changed.name, exitCode: changed.exitCode})}` : ''
+      entries.push(`{"id":${entry.id},"recordLength":${record.length},"record":${record}${view}}`)
+    }
+  } catch {
+    return null // truncated by an earlier fault, or not drover's shape
+  }
+  if (entries.length === 0) return null
+  const text = [JSON.stringify({...header, seq, highWater: high, count: entries.length}), ...entries, JSON.stringify({end: entries.length})].join('\n') + '\n'
+  return {text, of: name, count: entries.length}
 }
 
 /**
@@ -202,5 +249,9 @@ export async function injectSummaryFault(world: World, rng: Rng, round: number, 
     }
     case 'kill-list':
       return killList(world, rng, round, quiet)
+    case 'fold': {
+      const r = await world.drover(round, 'fault', ['list'])
+      return `fold: drover list → ${r.signal ?? `exit ${r.exitCode}`}`
+    }
   }
 }
