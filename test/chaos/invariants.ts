@@ -278,7 +278,7 @@ const FIELDS_SHOWN = 6
  * disk may show `lost` for the same run: reconcile's verdict when it could
  * not take the task lock to write it.
  */
-export function checkListMatchesRecords(world: World, before: RecordTexts, listed: unknown[], after: RecordTexts, label: string): string[] {
+export function checkListMatchesRecords(world: World, before: RecordTexts, listed: unknown[], after: RecordTexts, label: string, summarised = new Set<number>()): string[] {
   const violations: string[] = []
   const seen = new Set<number>()
   let previous = 0
@@ -304,6 +304,7 @@ export function checkListMatchesRecords(world: World, before: RecordTexts, liste
       continue
     }
     world.listCompared++
+    if (summarised.has(id)) world.listSummarised++
     const expected = expectedJson(world.stateDir, id, text)
     const shown = byId.get(id)
     if (!shown) {

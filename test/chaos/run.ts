@@ -20,7 +20,7 @@ import {processStartTime} from '../../src/platform/platform.js'
 import {DELAY_WEIGHTS, FAULT_WEIGHTS, injectFault, reboot, type Fault, type FaultContext} from './faults.js'
 import {clockShifter} from './clock.js'
 import {checkDependenciesObserved, checkInvariants, checkListMatchesRecords, readRecordTexts, type ListedTask} from './invariants.js'
-import {injectSummaryFault, SUMMARY_WEIGHTS} from './summary-faults.js'
+import {injectSummaryFault, SUMMARY_WEIGHTS, summarisedIds} from './summary-faults.js'
 import {OP_WEIGHTS, runOp} from './ops.js'
 import {kill, processesByPrefix} from './procs.js'
 import {Rng} from './rng.js'
@@ -89,8 +89,9 @@ async function list(round: number): Promise<ListedTask[]> {
 /** The checker's list, and how it differs from every task.json read just before and just after it. */
 async function listChecked(round: number, label: string): Promise<{listed: ListedTask[]; violations: string[]}> {
   const before = readRecordTexts(stateDir)
+  const summarised = summarisedIds(stateDir)
   const listed = await list(round)
-  return {listed, violations: checkListMatchesRecords(world, before, listed, readRecordTexts(stateDir), label)}
+  return {listed, violations: checkListMatchesRecords(world, before, listed, readRecordTexts(stateDir), label, summarised)}
 }
 
 function fail(round: number, violations: string[]): never {
@@ -236,7 +237,7 @@ try {
   const violations = [...checkInvariants(world, checked.listed, {final: true}), ...checked.violations]
   if (violations.length > 0) fail(rounds + 1, violations)
   console.log(`chaos: passed — seed ${seed}, ${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-  console.log(`chaos: list --json matched ${world.listCompared} records field by field (${world.listMoved} rewritten while listed, skipped)`)
+  console.log(`chaos: list --json matched ${world.listCompared} records field by field, ${world.listSummarised} of them with a summary entry and no hint (${world.listMoved} rewritten while listed, skipped)`)
   cleanupAll()
   if (!values.keep) {
     rmSync(stateDir, {recursive: true, force: true})

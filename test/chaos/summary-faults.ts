@@ -136,6 +136,28 @@ function writeFutureSegment(world: World, rng: Rng): string | null {
 }
 
 /**
+ * Ids a summary reader may take from a segment now: an entry line names them
+ * and no live hint does (an upper bound: a damaged segment puts all aside).
+ * Only counted, to show the `list` invariant compares what the summary says.
+ */
+export function summarisedIds(stateDir: string): Set<number> {
+  const ids = new Set<number>()
+  for (const {name} of segments(stateDir)) {
+    try {
+      for (const m of readFileSync(path.join(summaryDir(stateDir), name), 'utf8').matchAll(/^\{"id":(\d+),/gm)) ids.add(Number(m[1]))
+    } catch {
+      // compacted away meanwhile
+    }
+  }
+  try {
+    for (const name of readdirSync(path.join(stateDir, 'live'))) ids.delete(Number(name))
+  } catch {
+    // no index
+  }
+  return ids
+}
+
+/**
  * An existing segment with every entry altered — its record, and its stored
  * `list --json` view to match when it has one — written back in drover's own
  * line shape under a new seq and a high water the ids will not reach.
