@@ -4,7 +4,7 @@
 // newest ended ones, a count of the rest on stderr, everything for -q and --json.
 
 import {execa} from 'execa'
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {ensureStateDir} from '../../src/state/statedir.js'
@@ -154,7 +154,42 @@ describe('list at scale', () => {
     expect(existsSync(path.join(dir, 'live', String(old)))).toBe(true)
     expect((await drover(dir, ['stop', String(old)])).exitCode).toBe(0)
     expect(await shownIds()).toEqual(ended.slice(-20))
-    // That list saw it done with and dropped its hint: the index holds what runs.
+    // That list saw it done with and folded its hint into the summary: the index holds what runs.
     expect(readdirSync(path.join(dir, 'live'))).toEqual([])
+  })
+
+  it('list --json through the summary says what every record says: after folds, builds, a restart of a summarised task, and a damaged segment', async () => {
+    const dir = makeStateDir()
+    ensureStateDir(dir)
+    const ran = [await startOk(dir, ['--name', 'first', '--', node, '-e', 'process.exit(3)']), await startOk(dir, ['--', node, '-e', '0'])]
+    for (const id of ran) await waitFinal(dir, id)
+    const ended = Array.from({length: 8}, (_, i) => makeTask(dir, {status: i % 2 ? 'failed' : 'stopped'}))
+    // Every task as its own record says, by `status --json` (which never reads the summary).
+    const truth = async () => {
+      const all = [...ran, ...ended]
+      const tasks = []
+      for (const id of all) tasks.push(json(await drover(dir, ['status', String(id), '--json'])))
+      return tasks.map((t: any) => ({id: t.id, status: t.status, exitCode: t.exitCode, run: t.run, runtimeMs: t.runtimeMs, name: t.name}))
+    }
+    const listed = async () => json(await drover(dir, ['list', '--json'])).map((t: any) => ({id: t.id, status: t.status, exitCode: t.exitCode, run: t.run, runtimeMs: t.runtimeMs, name: t.name}))
+    expect((await drover(dir, ['list'])).exitCode).toBe(0) // folds every hint of a task done with
+    expect(readdirSync(path.join(dir, 'live'))).toEqual([])
+    expect(readdirSync(path.join(dir, 'summary'))).toEqual(['seg-000000000001.ndjson'])
+    expect(await listed()).toEqual(await truth())
+    // Started again: its record changes after it was summarised (a second run, another exit).
+    expect((await drover(dir, ['start', String(ran[0])])).exitCode).toBe(0)
+    await waitFor(() => readTask(dir, ran[0]).runs.length === 2 && readTask(dir, ran[0]).status === 'failed', {timeout: 30_000, message: 'the second run to end'})
+    const again = await listed()
+    expect(again.find((t: any) => t.id === ran[0]).run).toBe(2)
+    expect(again).toEqual(await truth())
+    expect((await drover(dir, ['list', '-q'])).stdout.split('\n').map(Number)).toEqual([...ran, ...ended])
+    expect((await drover(dir, ['status', 'first', '--json'])).exitCode).toBe(0)
+    // A segment cut short: put aside, every record read, the summary rebuilt by that reader.
+    const segment = path.join(dir, 'summary', 'seg-000000000001.ndjson')
+    writeFileSync(segment, readFileSync(segment, 'utf8').slice(0, 500))
+    expect(await listed()).toEqual(await truth())
+    expect(readdirSync(path.join(dir, 'summary')).length).toBe(1)
+    expect(readdirSync(path.join(dir, 'summary'))).not.toContain('seg-000000000001.ndjson')
+    expect(await listed()).toEqual(await truth())
   })
 })
