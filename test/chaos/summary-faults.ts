@@ -4,7 +4,7 @@
 // handed out: copied in, or left by a state dir restored from an older
 // backup), the summary deleted whole, and drover commands SIGKILLed — or
 // frozen, then killed — while they fold hints into a new segment, build one
-// or compact (a prune's end).
+// or compact (a prune's end), and starts killed before their first record.
 // None of these may change what `list --json` shows (invariants.ts, `list`).
 
 import type {ChildProcess} from 'node:child_process'
@@ -12,9 +12,9 @@ import {existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, w
 import path from 'node:path'
 import {FINAL} from './invariants.js'
 import type {Rng} from './rng.js'
-import type {World} from './world.js'
+import type {CliRun, World} from './world.js'
 
-export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list' | 'fold'
+export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list' | 'kill-start' | 'fold'
 
 /**
  * `fold` is no fault: a default `list` run to its end, the view that folds
@@ -26,6 +26,7 @@ export const SUMMARY_WEIGHTS: Record<SummaryFault, number> = {
   'future-summary': 2,
   'delete-summary': 1,
   'kill-list': 4,
+  'kill-start': 2,
   fold: 3,
 }
 
@@ -199,6 +200,39 @@ async function killList(world: World, rng: Rng, round: number, quiet: boolean): 
   // removals a killed prune would leave unaccounted into the next round
   const choices = [['list'], ['list'], ['list', '--json'], ['list', '-q'], ['list', '--all'], ...(quiet ? [] : [['prune', '--json', '--keep', String(rng.int(3, 10))]])]
   const args = rng.pick(choices)
+  // the state dir itself only until summary/ exists: its own changes are other commands'
+  const dirs = [existsSync(summaryDir(world.stateDir)) ? summaryDir(world.stateDir) : world.stateDir, path.join(world.stateDir, 'live')]
+  const {r, when} = await killMidWrite(world, rng, round, args, dirs)
+  if (args[0] === 'prune') {
+    try {
+      for (const task of (JSON.parse(r.stdout) as {removed: {id: number}[]}).removed ?? []) world.removed.add(task.id)
+    } catch {
+      // killed before its report
+    }
+    if (r.signal) world.uncertainRemoval = true
+  }
+  return `kill-list drover ${args.join(' ')} ${when} → ${r.signal ?? `exit ${r.exitCode}`}`
+}
+
+/**
+ * A start SIGKILLed on its first change in tasks/ (the new task's folder,
+ * before its record and so before its hint), or later: the folder a killed
+ * start leaves must not be listed from a summary entry for its id.
+ */
+async function killStart(world: World, rng: Rng, round: number): Promise<string> {
+  const args = ['start', '--json', '--shell', `sleep 0.${rng.int(1, 9)}`]
+  const {r, when} = await killMidWrite(world, rng, round, args, [path.join(world.stateDir, 'tasks')])
+  try {
+    const task = JSON.parse(r.stdout) as {id?: number}
+    if (typeof task.id === 'number') world.markers.set(task.id, null)
+  } catch {
+    // killed before it answered: the task, if any, is found by the checker
+  }
+  return `kill-start drover ${args.join(' ')} ${when} → ${r.signal ?? `exit ${r.exitCode}`}`
+}
+
+/** Runs a drover command and SIGKILLs it on its first change in `dirs` (+ a few ms), or frozen there first, or at a random moment. */
+async function killMidWrite(world: World, rng: Rng, round: number, args: string[], dirs: string[]): Promise<{r: CliRun; when: string}> {
   const how = rng.weighted({'on-change': 3, 'stop-on-change': 1, random: 2})
   const extraMs = rng.chance(0.5) ? 0 : rng.int(1, 15)
   const randomMs = rng.int(50, 800)
@@ -220,8 +254,6 @@ async function killList(world: World, rng: Rng, round: number, quiet: boolean): 
   }
   if (how === 'random') setTimeout(hit, randomMs)
   else {
-    // the state dir itself only until summary/ exists: its own changes are other commands'
-    const dirs = [existsSync(summaryDir(world.stateDir)) ? summaryDir(world.stateDir) : world.stateDir, path.join(world.stateDir, 'live')]
     for (const dir of dirs) {
       try {
         watchers.push(watch(dir, hit))
@@ -233,16 +265,8 @@ async function killList(world: World, rng: Rng, round: number, quiet: boolean): 
   const r = await run
   fired = true
   for (const w of watchers) w.close()
-  if (args[0] === 'prune') {
-    try {
-      for (const task of (JSON.parse(r.stdout) as {removed: {id: number}[]}).removed ?? []) world.removed.add(task.id)
-    } catch {
-      // killed before its report
-    }
-    if (r.signal) world.uncertainRemoval = true
-  }
   const when = how === 'random' ? `after ${randomMs} ms` : `on its first change${extraMs ? ` + ${extraMs} ms` : ''}${how === 'stop-on-change' ? `, frozen ${stopMs} ms` : ''}`
-  return `kill-list drover ${args.join(' ')} ${when} → ${r.signal ?? `exit ${r.exitCode}`}`
+  return {r, when}
 }
 
 /** `quiet`: at the round's quiet point, where the checker lists again right after. */
@@ -271,6 +295,8 @@ export async function injectSummaryFault(world: World, rng: Rng, round: number, 
     }
     case 'kill-list':
       return killList(world, rng, round, quiet)
+    case 'kill-start':
+      return killStart(world, rng, round)
     case 'fold': {
       const r = await world.drover(round, 'fault', ['list'])
       return `fold: drover list → ${r.signal ?? `exit ${r.exitCode}`}`
