@@ -4,7 +4,7 @@
 // actors issue random drover commands at once while faults are injected
 // (SIGKILL of runners, workers and commands; frozen runners and stalled
 // commands; steps of the wall clock; a full disk; the ended-task summary
-// truncated, from the future, deleted, or its writers killed mid-fold);
+// truncated, from the future, deleted, or its writers killed mid-write);
 // every K rounds a reboot kills everything and `resume --interrupted` runs.
 // After each round the invariants (invariants.ts) are checked; a violation
 // stops the run with the seed, the round, the recent history and the state
