@@ -179,7 +179,7 @@ function copiedSegment(world: World, rng: Rng, name: string, seq: number, high: 
       const record = JSON.stringify(altered(rng, entry.record))
       const changed = JSON.parse(record) as Record<string, unknown>
       const view = entry.view ? `,"view":${JSON.stringify({...entry.view, status: changed.status, name: changed.name, exitCode: changed.exitCode})}` : ''
-      entries.push(`{"id":${entry.id},"recordLength":${record.length},"record":${record}${view}}`)
+      entries.push(`{"id":${entry.id},"recordLength":${Buffer.byteLength(record)},"record":${record}${view}}`)
     }
   } catch {
     return null // truncated by an earlier fault, or not drover's shape
