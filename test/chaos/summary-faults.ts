@@ -4,17 +4,19 @@
 // handed out: copied in, or left by a state dir restored from an older
 // backup), the summary deleted whole, and drover commands SIGKILLed — or
 // frozen, then killed — while they fold hints into a new segment, build one
-// or compact (a prune's end), and starts killed before their first record.
+// or compact (a prune's end), and starts killed before their first record
+// (or just after taking their id).
 // None of these may change what `list --json` shows (invariants.ts, `list`).
 
 import type {ChildProcess} from 'node:child_process'
 import {existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, watch, writeFileSync, type FSWatcher} from 'node:fs'
 import path from 'node:path'
+import {allocateTaskId} from '../../src/state/store.js'
 import {FINAL} from './invariants.js'
 import type {Rng} from './rng.js'
 import type {CliRun, World} from './world.js'
 
-export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list' | 'kill-start' | 'fold'
+export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list' | 'kill-start' | 'crash-after-id' | 'fold'
 
 /**
  * `fold` is no fault: a default `list` run to its end, the view that folds
@@ -27,6 +29,7 @@ export const SUMMARY_WEIGHTS: Record<SummaryFault, number> = {
   'delete-summary': 1,
   'kill-list': 4,
   'kill-start': 2,
+  'crash-after-id': 1,
   fold: 3,
 }
 
@@ -297,6 +300,16 @@ export async function injectSummaryFault(world: World, rng: Rng, round: number, 
       return killList(world, rng, round, quiet)
     case 'kill-start':
       return killStart(world, rng, round)
+    case 'crash-after-id': {
+      // what a start killed right after taking its id leaves (drover's own
+      // allocation: the folder made, the mark raised; no record, no hint) —
+      // a moment a kill from outside rarely lands in
+      try {
+        return `crash-after-id: id ${allocateTaskId(world.stateDir)} taken, its folder left empty`
+      } catch {
+        return null // a full disk
+      }
+    }
     case 'fold': {
       const r = await world.drover(round, 'fault', ['list'])
       return `fold: drover list → ${r.signal ?? `exit ${r.exitCode}`}`
