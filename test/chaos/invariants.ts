@@ -15,9 +15,15 @@
 //              events hold no such end), and from the recorded times while every
 //              process has kept the one clock (no clock step yet in the run)
 //   hooks      an --on-exit hook ran at most once per run (and, at the end, at least once)
+//   list       `list --json --all` equals what reading every task.json says, field by field
+//              (the ended-task summary is a cache: it may make list faster, never different);
+//              checked on records that stayed the same from before the list to after it
 
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
+import {isDeepStrictEqual} from 'node:util'
+import {taskJson} from '../../src/api/task-json.js'
+import {decodeRecord} from '../../src/state/record-codec.js'
 import {alive, processesByPrefix, state} from './procs.js'
 import {runnerOf, workerOf} from './faults.js'
 import {MARKER_PREFIX, type World} from './world.js'
@@ -92,7 +98,7 @@ export function hookCounts(file: string): Map<number, number> {
   return counts
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped'])
+export const FINAL = new Set(['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped'])
 
 /**
  * The sampler's half of `after`: a task's child is alive now, so each of its
@@ -205,6 +211,119 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
   for (const stranger of world.strangers) {
     if (stranger.exited) violations.push(`strangers: pid ${stranger.identity.pid} planted in a record was ended (${stranger.exited})`)
     else if (state(stranger.identity.pid) === 'T') violations.push(`strangers: pid ${stranger.identity.pid} planted in a record was stopped`)
+  }
+  return violations
+}
+
+/** Every tasks/<id>/task.json as text (null: a folder without one), read directly. */
+export type RecordTexts = Map<number, string | null>
+
+export function readRecordTexts(stateDir: string): RecordTexts {
+  const texts: RecordTexts = new Map()
+  let names: string[] = []
+  try {
+    names = readdirSync(path.join(stateDir, 'tasks'))
+  } catch {
+    return texts
+  }
+  for (const name of names) {
+    if (!/^[1-9]\d*$/.test(name)) continue
+    let text: string | null = null
+    try {
+      text = readFileSync(path.join(stateDir, 'tasks', name, 'task.json'), 'utf8')
+    } catch {
+      // a folder without a record: one being created, or left empty by a killed start
+    }
+    texts.set(Number(name), text)
+  }
+  return texts
+}
+
+/**
+ * What `list --json` must show for a record, by the project's own JSON view
+ * of it: the decoder is the record's reading, whatever list read it through.
+ */
+function expectedJson(stateDir: string, id: number, text: string): Record<string, unknown> {
+  try {
+    const record = decodeRecord(text)
+    if (record.id !== id) return {id, status: 'corrupt'}
+    // as list prints it: through JSON, where undefined fields vanish
+    return JSON.parse(JSON.stringify(taskJson(record, {stateDir}))) as Record<string, unknown>
+  } catch {
+    return {id, status: 'corrupt'}
+  }
+}
+
+/**
+ * Fields computed from the clock or from other records rather than from this
+ * one: a queued task's reason (a retry's time to come) and place in line, the
+ * runtime of a run still going, and the engine's reason while starting.
+ */
+function volatileFields(expected: Record<string, unknown>): string[] {
+  const fields: string[] = []
+  if (expected.status === 'queued') fields.push('reason', 'position', 'queuePaused')
+  if (expected.status === 'starting') fields.push('reason')
+  if (expected.endedAt === null) fields.push('runtimeMs')
+  return fields
+}
+
+const FIELDS_SHOWN = 6
+
+/**
+ * `list` invariant: the listing equals the records read before and after it.
+ * A record that changed meanwhile (a runner recording a step, a queue
+ * starting a task, list's own reconcile) is skipped: what the list saw of it
+ * in between cannot be known — and such a record carries a live hint, so
+ * list reads it rather than the summary anyway. A task still non-final on
+ * disk may show `lost` for the same run: reconcile's verdict when it could
+ * not take the task lock to write it.
+ */
+export function checkListMatchesRecords(world: World, before: RecordTexts, listed: unknown[], after: RecordTexts, label: string, summarised = new Set<number>()): string[] {
+  const violations: string[] = []
+  const seen = new Set<number>()
+  let previous = 0
+  for (const entry of listed as Record<string, unknown>[]) {
+    const id = entry.id as number
+    if (seen.has(id)) violations.push(`list: ${label} shows task ${id} twice`)
+    if (id <= previous) violations.push(`list: ${label} is not in id order (${id} after ${previous})`)
+    seen.add(id)
+    previous = Math.max(previous, id)
+    if (!before.has(id) && !after.has(id)) violations.push(`list: ${label} shows task ${id}, which has no folder in tasks/`)
+  }
+  const byId = new Map((listed as Record<string, unknown>[]).map((entry) => [entry.id as number, entry]))
+  for (const [id, text] of after) {
+    if (text === null && before.get(id) === null) {
+      // no record: list omits the folder (being created, or left empty) or shows it corrupt
+      const shown = byId.get(id)
+      if (shown && shown.status !== 'corrupt') violations.push(`list: ${label} shows task ${id} as ${shown.status}, and it has no task.json`)
+      continue
+    }
+    if (text === null) continue
+    if (before.get(id) !== text) {
+      world.listMoved++
+      continue
+    }
+    world.listCompared++
+    if (summarised.has(id)) world.listSummarised++
+    const expected = expectedJson(world.stateDir, id, text)
+    const shown = byId.get(id)
+    if (!shown) {
+      violations.push(`list: ${label} leaves out task ${id}, whose task.json says ${expected.status}`)
+      continue
+    }
+    if (expected.status === 'corrupt' || shown.status === 'corrupt') {
+      if (expected.status !== shown.status) violations.push(`list: ${label} shows task ${id} as ${shown.status}, its task.json says ${expected.status}`)
+      continue
+    }
+    if (shown.status === 'lost' && !FINAL.has(expected.status as string) && shown.run === expected.run) continue
+    const skip = new Set(volatileFields(expected))
+    const differ = [...new Set([...Object.keys(expected), ...Object.keys(shown)])].filter((key) => !skip.has(key) && !isDeepStrictEqual(expected[key], shown[key]))
+    if (differ.length === 0) continue
+    const shownFields = differ
+      .slice(0, FIELDS_SHOWN)
+      .map((key) => `${key}: listed ${JSON.stringify(shown[key])}, record ${JSON.stringify(expected[key])}`)
+      .join('; ')
+    violations.push(`list: ${label} shows task ${id} unlike its task.json (${shownFields}${differ.length > FIELDS_SHOWN ? '; …' : ''})`)
   }
   return violations
 }

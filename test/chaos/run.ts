@@ -3,7 +3,8 @@
 // A seeded chaos run against the real CLI and real processes: each round, P
 // actors issue random drover commands at once while faults are injected
 // (SIGKILL of runners, workers and commands; frozen runners and stalled
-// commands; steps of the wall clock; a full disk);
+// commands; steps of the wall clock; a full disk; the ended-task summary
+// truncated, from the future, deleted, or its writers killed mid-write);
 // every K rounds a reboot kills everything and `resume --interrupted` runs.
 // After each round the invariants (invariants.ts) are checked; a violation
 // stops the run with the seed, the round, the recent history and the state
@@ -18,7 +19,8 @@ import {parseArgs} from 'node:util'
 import {processStartTime} from '../../src/platform/platform.js'
 import {DELAY_WEIGHTS, FAULT_WEIGHTS, injectFault, reboot, type Fault, type FaultContext} from './faults.js'
 import {clockShifter} from './clock.js'
-import {checkDependenciesObserved, checkInvariants, type ListedTask} from './invariants.js'
+import {checkDependenciesObserved, checkInvariants, checkListMatchesRecords, readRecordTexts, type ListedTask} from './invariants.js'
+import {injectSummaryFault, SUMMARY_WEIGHTS, summarisedIds} from './summary-faults.js'
 import {OP_WEIGHTS, runOp} from './ops.js'
 import {kill, processesByPrefix} from './procs.js'
 import {Rng} from './rng.js'
@@ -84,6 +86,14 @@ async function list(round: number): Promise<ListedTask[]> {
   return JSON.parse(r.stdout) as ListedTask[]
 }
 
+/** The checker's list, and how it differs from every task.json read just before and just after it. */
+async function listChecked(round: number, label: string): Promise<{listed: ListedTask[]; violations: string[]}> {
+  const before = readRecordTexts(stateDir)
+  const summarised = summarisedIds(stateDir)
+  const listed = await list(round)
+  return {listed, violations: checkListMatchesRecords(world, before, listed, readRecordTexts(stateDir), label, summarised)}
+}
+
 function fail(round: number, violations: string[]): never {
   console.error(`\nchaos: VIOLATION in round ${round} (seed ${seed}; replay: npm run chaos -- --seed ${seed} --rounds ${round})`)
   for (const v of violations) console.error(`  ${v}`)
@@ -118,9 +128,19 @@ async function round(n: number): Promise<void> {
       }
     })()
   const delays: FaultContext = {...ctx, rng: Rng.derive(seed, n, 998)}
+  // the summary's faults: a stream of their own too, so older seeds replay as they did
+  const summaryRng = Rng.derive(seed, n, 997)
+  const summaryFaults = (async () => {
+    while (faulting) {
+      await new Promise((r) => setTimeout(r, summaryRng.int(300, 1500)))
+      if (!faulting) break
+      record(n, await injectSummaryFault(world, summaryRng, n, summaryRng.weighted(SUMMARY_WEIGHTS)))
+    }
+  })()
   const faults = Promise.all([
     injector(ctx, () => ctx.rng.weighted(FAULT_WEIGHTS), [100, 600]),
     injector(delays, () => delays.rng.weighted(DELAY_WEIGHTS), [300, 1500]),
+    summaryFaults,
   ])
   // The queues' limits, watched in the process table while the round runs.
   let sampling = true
@@ -146,8 +166,27 @@ async function round(n: number): Promise<void> {
     world.faults++
     await world.drover(n, 'boot', ['resume', '--interrupted', '-q'], {HOME: home})
   }
-  const violations = checkInvariants(world, await list(n), {afterReboot})
+  // the view a person types folds the hints of ended tasks into the summary,
+  // so the listing checked next reads them from it
+  const folded = await world.drover(n, 'checker', ['list'])
+  const checked = await listChecked(n, 'list --json --all')
+  const violations = [...checkInvariants(world, checked.listed, {afterReboot}), ...checked.violations]
+  if (folded.exitCode !== 0) violations.push(`list: the default view failed (${folded.exitCode ?? folded.signal}): ${folded.stderr.trim()}`)
   if (violations.length > 0) fail(n, violations)
+
+  // At this quiet point (no actor, no other fault), one summary fault, and
+  // `list --json` must still say what the records say.
+  const quietRng = Rng.derive(seed, n, 996)
+  const done = await injectSummaryFault(world, quietRng, n, quietRng.weighted(SUMMARY_WEIGHTS), true)
+  record(n, done)
+  const again = await listChecked(n, `list --json --all after ${done ?? 'no summary fault'}`)
+  if (again.violations.length > 0) fail(n, again.violations)
+}
+
+function record(n: number, fault: string | null): void {
+  if (!fault) return
+  if (!fault.startsWith('fold')) world.faults++
+  world.history.push({round: n, actor: 'fault', op: fault.split(' ')[0], args: [fault], outcome: 'injected'})
 }
 
 /** Live marker processes: per queue against the highest limit the queue was ever given, and against their tasks' dependencies. */
@@ -194,9 +233,11 @@ try {
   // unclaimed; exit hooks run detached, so wait for their supervisors to end.
   await list(rounds + 1)
   await hooksSettled(30_000)
-  const violations = checkInvariants(world, await list(rounds + 1), {final: true})
+  const checked = await listChecked(rounds + 1, 'list --json --all')
+  const violations = [...checkInvariants(world, checked.listed, {final: true}), ...checked.violations]
   if (violations.length > 0) fail(rounds + 1, violations)
   console.log(`chaos: passed — seed ${seed}, ${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  console.log(`chaos: list --json matched ${world.listCompared} records field by field, ${world.listSummarised} of them with a summary entry and no hint (${world.listMoved} rewritten while listed, skipped)`)
   cleanupAll()
   if (!values.keep) {
     rmSync(stateDir, {recursive: true, force: true})

@@ -67,6 +67,11 @@ export class World {
   clockSteps = 0
   /** minutes the wall clock of commands started now is off by (0: the real clock). */
   clockShift = 0
+  /** records the `list` invariant compared with the listing, and those it skipped as rewritten while listed. */
+  listCompared = 0
+  /** of those, the ones a segment held an entry for, with no live hint: what the summary could say. */
+  listSummarised = 0
+  listMoved = 0
   operations = 0
   faults = 0
   private markerSeq = 0
@@ -84,7 +89,7 @@ export class World {
   }
 
   /** Runs one drover command as a child process, recorded in the history. */
-  drover(round: number, actor: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliRun> {
+  drover(round: number, actor: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000, onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<CliRun> {
     const shift = this.clockShift !== 0 && clockShifter ? clockShifter(this.clockShift) : {}
     const entry: HistoryEntry = {round, actor, op: args[0], args, clock: shift.FAKETIME}
     this.history.push(entry)
@@ -96,6 +101,7 @@ export class World {
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       this.inFlight.add(child)
+      onSpawn?.(child)
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (chunk) => (stdout += chunk))
