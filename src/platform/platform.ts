@@ -181,7 +181,8 @@ export function pidExists(pid: number, ctx: PlatformContext = currentPlatform())
 }
 
 // This process's own start time never changes: on Windows it is learnt from
-// a process table read for another reason (processTable), never asked alone.
+// a process table read for another reason (processTable), never asked alone;
+// on Linux it is kept from its first read.
 let selfStart: string | null = null
 
 /** This process's start time if a process table read for another reason named it (Windows), else null. */
@@ -219,7 +220,10 @@ export function processStartTime(pid: number, ctx: PlatformContext = currentPlat
   try {
     if (ctx.os === 'linux') {
       const stat = readLinuxStat(pid)
-      return stat && !isDeadState(stat.state) && /^\d+$/.test(stat.startTime) ? stat.startTime : null
+      const startTime = stat && !isDeadState(stat.state) && /^\d+$/.test(stat.startTime) ? stat.startTime : null
+      // Our own is read once: every lock taken writes it (prune takes one per task).
+      if (pid === process.pid && startTime !== null && isRealContext(ctx)) selfStart = startTime
+      return startTime
     }
     if (ctx.os === 'win32') {
       const out = powershell(ctx, winStartTimeScript(pid)).trim()
