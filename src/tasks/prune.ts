@@ -197,7 +197,7 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
         if ('trash' in claim) {
           const ended = record === null ? null : endedAtOf(record)
           const worktree = claim.worktree
-          // A dry run measures the tree; a removal learns its size from the deletion, on the thread pool.
+          // A dry run measures the tree; a removal learns its size from the deletion.
           const removed: PrunedTask = {id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: 0, ...(worktree ? {worktree} : {})}
           result.removed.push(removed)
           if (dryRun) removed.bytes = c.bytes ?? treeBytes(taskDirPath(stateDir, id))

@@ -10,26 +10,38 @@ import {retryOnBusySync} from '../platform/platform.js'
 /** What a claimed task's folder (or a trash folder of them) is renamed to start with: hidden, and debris to the next prune. */
 export const TRASH_PREFIX = '.trash-'
 
-/** Sum of the sizes of the files under target, by lstat (folders count nothing): a symlink counts as itself, never its target. */
+/**
+ * Sum of the sizes of the files under target, by lstat (folders count
+ * nothing): a symlink counts as itself, never its target. Folders are known
+ * by their entries' types, so only files are lstat()ed: a dry run measures
+ * every task it would remove.
+ */
 export function treeBytes(target: string): number {
   let total = 0
-  const stack = [target]
-  while (stack.length > 0) {
-    const current = stack.pop()!
-    let stats
+  const folders: string[] = []
+  const file = (at: string) => {
     try {
-      stats = lstatSync(current)
+      const stats = lstatSync(at)
+      if (stats.isDirectory()) folders.push(at)
+      else total += stats.size
     } catch {
-      continue // vanished while we looked
+      // vanished while we looked
     }
-    if (!stats.isDirectory()) {
-      total += stats.size
-      continue
-    }
+  }
+  file(target)
+  while (folders.length > 0) {
+    const dir = folders.pop()!
+    let entries
     try {
-      for (const name of readdirSync(current)) stack.push(path.join(current, name))
+      entries = readdirSync(dir, {withFileTypes: true})
     } catch {
-      // unreadable or vanished: counts as empty
+      continue // unreadable or vanished: counts as empty
+    }
+    for (const entry of entries) {
+      const inside = dir + path.sep + entry.name
+      // A type the file system did not report is lstat()ed like a file.
+      if (entry.isDirectory()) folders.push(inside)
+      else file(inside)
     }
   }
   return total
