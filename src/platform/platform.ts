@@ -69,8 +69,11 @@ interface LinuxStat {
 /** Parse /proc/<pid>/stat. comm (field 2) may contain spaces and ')', so split after the LAST ')'. */
 function readLinuxStat(pid: number): LinuxStat | null {
   let text: string
+  const file = `/proc/${pid}/stat`
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // A pid long gone (a lost task's worker, asked by prune for thousands): no exception to build.
+    if (statSync(file, {throwIfNoEntry: false}) === undefined) return null
+    text = readFileSync(file, 'utf8')
   } catch {
     return null // gone, or vanished between readdir and read
   }
