@@ -128,7 +128,13 @@ export function deleteJob(job: TrashJob, delays: readonly number[]): TrashDone {
   }
   if (job.grave !== null) {
     try {
-      deleteTreeSync(job.grave, {bytes: 0}, delays)
+      // A released lock holds owner.json alone: two calls where the walk takes eight. Anything else, the walk.
+      try {
+        unlinkSync(job.grave + path.sep + 'owner.json')
+        rmdirSync(job.grave)
+      } catch {
+        deleteTreeSync(job.grave, {bytes: 0}, delays)
+      }
     } catch (failure) {
       error ??= (failure as Error).message
     }

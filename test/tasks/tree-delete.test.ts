@@ -82,10 +82,14 @@ describe('deleteBatch', () => {
     const folder = join(tmp(), '.trash-batch')
     const trees = [1, 2, 3].map((id) => taskTree(join(folder, String(id)), id * 100))
     const sizes = trees.map(treeBytes)
-    const grave = join(folder, '2.lock')
-    mkdirSync(grave)
-    writeFileSync(join(grave, 'owner.json'), '{"pid": 1}')
-    const done = deleteBatch({folder, jobs: trees.map((trash, k) => ({seq: k, trash, grave: k === 1 ? grave : null})), delays: []})
+    const graves = [2, 3].map((id) => join(folder, `${id}.lock`))
+    for (const grave of graves) {
+      mkdirSync(grave)
+      writeFileSync(join(grave, 'owner.json'), '{"pid": 1}')
+    }
+    // Not what a lock holds: the walk takes it instead.
+    writeFileSync(join(graves[1], 'stray'), 'x')
+    const done = deleteBatch({folder, jobs: trees.map((trash, k) => ({seq: k, trash, grave: k === 0 ? null : graves[k - 1]})), delays: []})
     expect(done).toEqual(sizes.map((bytes, seq) => ({seq, bytes, error: null})))
     expect(existsSync(folder)).toBe(false)
   })
