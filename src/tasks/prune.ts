@@ -132,6 +132,16 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
   }
 }
 
+/**
+ * What the plan judges: the tasks named, or every task — the one read that
+ * covers every task, where a cheaper reader of ended tasks plugs in. Each
+ * task it picks is read again under its lock before it goes (claimTask).
+ */
+function selectionReads(stateDir: string, ids: readonly number[] | undefined): RecordRead[] {
+  if (ids === undefined) return readAllRecords(stateDir)
+  return ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
+}
+
 // Deletions in flight while the next tasks are claimed: deletion waits on the
 // disk, claiming mostly on the lock, so overlapping them roughly halves a big
 // prune. On threads of their own (trash-threads.ts) many more queue, so the
@@ -162,10 +172,7 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
   try {
     // Every record is read once, before the debris is cleared: the plan skips
     // a recordless folder anyway, so reads from before the clearing plan the same.
-    const reads: RecordRead[] =
-      options.ids !== undefined
-        ? options.ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
-        : readAllRecords(stateDir)
+    const reads = selectionReads(stateDir, options.ids)
     // `rm` removes what it names and nothing else; the sweep of leftovers is prune's.
     const debris = options.ids === undefined ? findDebris(stateDir, reads) : []
     const result: PruneResult = {dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris, corrupt: []}
