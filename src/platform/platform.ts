@@ -69,8 +69,11 @@ interface LinuxStat {
 /** Parse /proc/<pid>/stat. comm (field 2) may contain spaces and ')', so split after the LAST ')'. */
 function readLinuxStat(pid: number): LinuxStat | null {
   let text: string
+  const file = `/proc/${pid}/stat`
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // A pid long gone (a lost task's worker, asked by prune for thousands): no exception to build.
+    if (statSync(file, {throwIfNoEntry: false}) === undefined) return null
+    text = readFileSync(file, 'utf8')
   } catch {
     return null // gone, or vanished between readdir and read
   }
@@ -181,7 +184,8 @@ export function pidExists(pid: number, ctx: PlatformContext = currentPlatform())
 }
 
 // This process's own start time never changes: on Windows it is learnt from
-// a process table read for another reason (processTable), never asked alone.
+// a process table read for another reason (processTable), never asked alone;
+// on Linux it is kept from its first read.
 let selfStart: string | null = null
 
 /** This process's start time if a process table read for another reason named it (Windows), else null. */
@@ -219,7 +223,10 @@ export function processStartTime(pid: number, ctx: PlatformContext = currentPlat
   try {
     if (ctx.os === 'linux') {
       const stat = readLinuxStat(pid)
-      return stat && !isDeadState(stat.state) && /^\d+$/.test(stat.startTime) ? stat.startTime : null
+      const startTime = stat && !isDeadState(stat.state) && /^\d+$/.test(stat.startTime) ? stat.startTime : null
+      // Our own is read once: every lock taken writes it (prune takes one per task).
+      if (pid === process.pid && startTime !== null && isRealContext(ctx)) selfStart = startTime
+      return startTime
     }
     if (ctx.os === 'win32') {
       const out = powershell(ctx, winStartTimeScript(pid)).trim()

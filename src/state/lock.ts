@@ -31,7 +31,14 @@ export class LockBusyError extends Error {
   }
 }
 
-export type Release = () => void
+/**
+ * Frees the lock. `graveAt`: a path in a folder the caller deletes anyway
+ * (prune's trash beside a claimed task): the lock dir is renamed there, one
+ * step that frees it as surely as the ordinary release, and its removal is
+ * left to the caller — the rmdir of a lock dir is its costliest step, and
+ * prune releases one lock per task. If that rename fails, the ordinary release.
+ */
+export type Release = (graveAt?: string) => void
 
 // A lock dir without owner.json is one being created right now, unless it has
 // been like that for longer than a create can take (its holder died in between).
@@ -167,9 +174,17 @@ function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
     throw error
   }
   let released = false
-  return () => {
+  return (graveAt?: string) => {
     if (released) return
     released = true
+    if (graveAt !== undefined) {
+      try {
+        retryOnBusySync(() => renameSync(lockPath, graveAt), ctx)
+        return
+      } catch {
+        // another file system, or the place is taken: released here instead
+      }
+    }
     removeLockDir(lockPath)
   }
 }

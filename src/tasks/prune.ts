@@ -5,7 +5,7 @@
 
 import {conflictError} from '../base/errors.js'
 import {acquireLock, LockBusyError, stateLockPath, type Release} from '../state/lock.js'
-import {currentPlatform, type PlatformContext} from '../platform/platform.js'
+import {busyRetryDelays, currentPlatform, type PlatformContext} from '../platform/platform.js'
 import {reconcile, runnerState} from './reconcile.js'
 import {FINAL_STATUSES, isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import {
@@ -25,10 +25,11 @@ import {
 } from './removal.js'
 import {isAbandonedCreation, isRealTaskDir, listTaskIds, raiseHighWater, readAllRecords, readRecord, type RecordRead} from '../state/store.js'
 import {beingCreated} from './read.js'
+import {THREADS_FROM, TrashThreads} from './trash-threads.js'
 
 export {treeBytes, type RemovalIo}
 export {DEFAULT_LOCK_WAIT_MS, hasCriterion, parsePruneStatuses, type PruneCriteria, type PruneOptions, type PrunedTask, type PruneResult} from './prune-rules.js'
-import {DEFAULT_LOCK_WAIT_MS, type PruneOptions, type PruneResult} from './prune-rules.js'
+import {DEFAULT_LOCK_WAIT_MS, type PrunedTask, type PruneOptions, type PruneResult} from './prune-rules.js'
 
 const endedMs = (record: TaskRecord): number => Date.parse(endedAtOf(record)) || 0
 interface Candidate {
@@ -131,9 +132,22 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
   }
 }
 
+/**
+ * What the plan judges: the tasks named, or every task — the one read that
+ * covers every task, where a cheaper reader of ended tasks plugs in. Each
+ * task it picks is read again under its lock before it goes (claimTask).
+ */
+function selectionReads(stateDir: string, ids: readonly number[] | undefined): RecordRead[] {
+  if (ids === undefined) return readAllRecords(stateDir)
+  return ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
+}
+
 // Deletions in flight while the next tasks are claimed: deletion waits on the
-// disk, claiming mostly on the lock, so overlapping them roughly halves a big prune.
+// disk, claiming mostly on the lock, so overlapping them roughly halves a big
+// prune. On threads of their own (trash-threads.ts) many more queue, so the
+// claims never wait for them; the bound only keeps hidden trash from piling up.
 const DISCARDS_IN_FLIGHT = 8
+const THREAD_DISCARDS_IN_FLIGHT = 1024
 
 /**
  * Prunes under the state-wide prune lock, so two prunes at once (two cron
@@ -158,10 +172,7 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
   try {
     // Every record is read once, before the debris is cleared: the plan skips
     // a recordless folder anyway, so reads from before the clearing plan the same.
-    const reads: RecordRead[] =
-      options.ids !== undefined
-        ? options.ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
-        : readAllRecords(stateDir)
+    const reads = selectionReads(stateDir, options.ids)
     // `rm` removes what it names and nothing else; the sweep of leftovers is prune's.
     const debris = options.ids === undefined ? findDebris(stateDir, reads) : []
     const result: PruneResult = {dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris, corrupt: []}
@@ -173,6 +184,9 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
     result.corrupt = corrupt
     // Ids are never reused: allocation reads this mark after listing the folders.
     if (!dryRun && remove.length > 0) raiseHighWater(stateDir, Math.max(...remove.map((c) => c.id)))
+    // Many deletions go to threads of their own, unless a test injects how a tree is deleted.
+    const threads =
+      !dryRun && options.io?.removeTree === undefined && remove.length >= THREADS_FROM ? await TrashThreads.start(stateDir, remove.length, busyRetryDelays(ctx)) : null
     const removeAll = async (step: () => void) => {
       const inFlight = new Set<Promise<void>>()
       for (const c of remove) {
@@ -181,8 +195,8 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
         let claim: Claim
         try {
           claim = dryRun
-            ? {trash: '', bytes: c.bytes ?? treeBytes(taskDirPath(stateDir, id)), worktree: record && plannedWorktreeRemoval(record, includeWorktrees)}
-            : await claimTask(stateDir, c, io, ctx, includeWorktrees)
+            ? {trash: '', grave: null, worktree: record && plannedWorktreeRemoval(record, includeWorktrees)}
+            : await claimTask(stateDir, c, io, ctx, includeWorktrees, threads ? (id) => threads.trashFor(id) : undefined)
         } catch (error) {
           // Whatever goes wrong with one task, those removed before it are still reported.
           claim = {error: `cannot remove task ${id}: ${(error as Error).message}`}
@@ -190,15 +204,19 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
         if ('trash' in claim) {
           const ended = record === null ? null : endedAtOf(record)
           const worktree = claim.worktree
-          result.removed.push({id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: claim.bytes, ...(worktree ? {worktree} : {})})
-          result.bytesReclaimed += claim.bytes
-          if (!dryRun) {
-            const pending: Promise<void> = discard(id, claim.trash, io, ctx).then((error) => {
-              if (error) result.errors.push({id, error})
+          // A dry run measures the tree; a removal learns its size from the deletion.
+          const removed: PrunedTask = {id, name: record?.name ?? null, status: record?.status ?? 'corrupt', endedAt: ended, bytes: 0, ...(worktree ? {worktree} : {})}
+          result.removed.push(removed)
+          if (dryRun) removed.bytes = c.bytes ?? treeBytes(taskDirPath(stateDir, id))
+          else {
+            const deletion = threads ? threads.discard(claim.trash, claim.grave) : discard(claim, io, ctx)
+            const pending: Promise<void> = deletion.then(({bytes, error}) => {
+              removed.bytes = bytes
+              if (error) result.errors.push({id, error: `task ${id} removed from the list, but some files could not be deleted yet: ${error}`})
               inFlight.delete(pending)
             })
             inFlight.add(pending)
-            if (inFlight.size >= DISCARDS_IN_FLIGHT) await Promise.race(inFlight)
+            if (inFlight.size >= (threads ? THREAD_DISCARDS_IN_FLIGHT : DISCARDS_IN_FLIGHT)) await Promise.race(inFlight)
           }
         } else {
           if (claim.error) result.errors.push({id, error: claim.error})
@@ -207,9 +225,14 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
         step()
       }
       await Promise.all(inFlight)
+      for (const removed of result.removed) result.bytesReclaimed += removed.bytes
     }
-    if (options.around && remove.length > 0) await options.around(remove.length, removeAll)
-    else await removeAll(() => {})
+    try {
+      if (options.around && remove.length > 0) await options.around(remove.length, removeAll)
+      else await removeAll(() => {})
+    } finally {
+      await threads?.close()
+    }
     result.kept = taskCount - result.removed.length
     return result
   } finally {

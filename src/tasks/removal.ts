@@ -3,50 +3,31 @@
 // renamed out of sight in one step), deleting the renamed tree, and clearing
 // the leftovers of a crashed prune. Nothing here follows a symlink.
 
-import {lstatSync, readdirSync} from 'node:fs'
-import {lstat, readdir, rename, rm, rmdir, unlink} from 'node:fs/promises'
+import {lstatSync, readdirSync, renameSync} from 'node:fs'
+import {lstat, readdir, rm, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
-import {retryOnBusy, type PlatformContext} from '../platform/platform.js'
+import {retryOnBusy, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {isAbandonedCreation, readRecord, tasksDir, uniqueSuffix, type RecordRead} from '../state/store.js'
 import {runnerAlive as runnerLives, workerAliveHere} from '../runner/executors.js'
 import {beingCreated} from './read.js'
 import {removeWorktree, worktreeVerdict, type WorktreeRemoval, type WorktreeRule, type WorktreeVerdict} from '../process/worktree.js'
+import {TRASH_PREFIX, treeBytes} from './tree-delete.js'
 
-const TRASH_PREFIX = '.trash-'
 
 /** Removal steps, injectable so the Windows retry on open handles can be tested on any OS. */
 export interface RemovalIo {
-  rename: (from: string, to: string) => Promise<void>
-  removeTree: (target: string) => Promise<void>
+  /**
+   * Synchronous: a claim is a few quick metadata steps on the main thread;
+   * queued on the thread pool it waited behind the deletions in flight.
+   */
+  rename: (from: string, to: string) => void
+  /** Deletes a claimed tree, adding to `removed.bytes` the size of each file (as treeBytes counts it) once it is gone. */
+  removeTree: (target: string, removed: {bytes: number}) => Promise<void>
 }
 
-
-/** Sum of the sizes of everything under target, by lstat: a symlink counts as itself, never its target. */
-export function treeBytes(target: string): number {
-  let total = 0
-  const stack = [target]
-  while (stack.length > 0) {
-    const current = stack.pop()!
-    let stats
-    try {
-      stats = lstatSync(current)
-    } catch {
-      continue // vanished while we looked
-    }
-    if (!stats.isDirectory()) {
-      total += stats.size
-      continue
-    }
-    try {
-      for (const name of readdirSync(current)) stack.push(path.join(current, name))
-    } catch {
-      // unreadable or vanished: counts as empty
-    }
-  }
-  return total
-}
+export {treeBytes}
 
 export const endedAtOf = (record: TaskRecord): string => record.endedAt ?? record.createdAt
 
@@ -116,32 +97,51 @@ export function findDebris(stateDir: string, reads: readonly RecordRead[]): stri
 }
 
 /**
- * Deletes a claimed (renamed, so ours alone) tree. fs.rm tried an rmdir on
- * every folder before listing it (a failed, costly call per task folder) and
- * lstat()ed every entry; this lists each folder once, unlinks what is not a
- * directory by its dirent type (a symlink is unlinked, never followed) and
- * removes each folder once emptied. It stays asynchronous: a removal waits
- * on the disk, and deleting trees one after another on the main thread made
- * a 9,900-task prune four times slower in wall time on a loaded machine.
- * Anything unexpected (a type the file system does not report, a file
- * appearing) falls back to fs.rm for what is left, so it is never less
- * thorough than fs.rm.
+ * Deletes a claimed (renamed, so ours alone) tree on the thread pool — a
+ * prune of a few tasks; many go to trash-threads.ts — counting its bytes
+ * as tree-delete.ts's deleteTreeSync does: fs.rm tried an rmdir on every
+ * folder before listing it (a failed, costly call per task folder); this
+ * lists each folder once with its entries' types, lstat()s each file for its
+ * size (counted once it is gone, rather than by a treeBytes walk on the main
+ * thread), unlinks it (a symlink as itself, never followed) and removes
+ * each folder once emptied. It stays asynchronous: a removal waits on the
+ * disk, and the pool overlaps those waits. Anything unexpected (a file
+ * appearing, a permission) falls back to fs.rm for what is left, measured
+ * first, so it is never less thorough than fs.rm.
  */
-export async function removeClaimedTree(target: string): Promise<void> {
+export async function removeClaimedTree(target: string, removed: {bytes: number} = {bytes: 0}): Promise<void> {
   try {
-    if (!(await lstat(target).catch(() => null))?.isDirectory()) {
+    const stats = await lstat(target).catch(() => null)
+    if (stats === null) return
+    if (!stats.isDirectory()) {
       await rm(target, {force: true})
+      removed.bytes += stats.size
       return
     }
-    await emptyAndRemove(target)
+    await emptyAndRemove(target, removed)
   } catch {
-    await rm(target, {recursive: true, force: true})
+    const left = treeBytes(target)
+    try {
+      await rm(target, {recursive: true, force: true})
+    } finally {
+      removed.bytes += left - treeBytes(target)
+    }
   }
 }
 
-async function emptyAndRemove(dir: string): Promise<void> {
+async function emptyAndRemove(dir: string, removed: {bytes: number}): Promise<void> {
   const entries = await readdir(dir, {withFileTypes: true})
-  await Promise.all(entries.map((entry) => (entry.isDirectory() ? emptyAndRemove(dir + path.sep + entry.name) : unlink(dir + path.sep + entry.name))))
+  await Promise.all(
+    entries.map(async (entry) => {
+      const inside = dir + path.sep + entry.name
+      if (entry.isDirectory()) return emptyAndRemove(inside, removed)
+      // A type the file system did not report: lstat says.
+      const stats = await lstat(inside)
+      if (stats.isDirectory()) return emptyAndRemove(inside, removed)
+      await unlink(inside)
+      removed.bytes += stats.size
+    }),
+  )
   await rmdir(dir)
 }
 
@@ -149,19 +149,21 @@ async function emptyAndRemove(dir: string): Promise<void> {
 // retryOnBusy with the (injectable) platform, so the retry is what tests see.
 export function defaultIo(): RemovalIo {
   return {
-    rename: (from, to) => rename(from, to),
+    rename: (from, to) => renameSync(from, to),
     removeTree: removeClaimedTree,
   }
 }
 
-export type Claim = {trash: string; bytes: number; worktree: WorktreeRemoval | null} | {reason?: string; error?: string}
+/** A claimed task: its tree renamed to `trash`, and its released task lock moved to `grave` (null: released in place). */
+export type Claim = {trash: string; grave: string | null; worktree: WorktreeRemoval | null} | {reason?: string; error?: string}
 
 /**
  * Takes one task out of sight. Under the task lock (which `start <id>` and
  * `resume` also take) it re-reads the record, so a task restarted since the
  * plan is left alone; it then renames the folder to a dot-name — one atomic
- * step, after which `list` no longer sees it. Deleting the renamed tree is
- * the caller's (discard), so it can overlap with claiming the next task.
+ * step, after which `list` no longer sees it — and releases the lock by
+ * renaming it beside that trash. Deleting both is the caller's (discard), so
+ * it overlaps with claiming the next task.
  */
 export async function claimTask(
   stateDir: string,
@@ -169,21 +171,24 @@ export async function claimTask(
   io: RemovalIo,
   ctx: PlatformContext,
   includeWorktrees: WorktreeRule = false,
+  /** where the folder goes (a big prune's trash folder, trash-threads.ts); by default a `.trash-` name beside it. */
+  trashFor: (id: number) => string = (id) => path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${uniqueSuffix()}`),
 ): Promise<Claim> {
   const id = planned.id
   const dir = taskDirPath(stateDir, id)
   let release: Release
   try {
-    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 0})
+    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 0, platform: ctx})
   } catch (error) {
     if (error instanceof LockBusyError) return {reason: 'another drover command is changing it'}
     // A full disk (the lock file is written) must not lose the report of what was removed before: this one stays.
     return {error: `cannot remove task ${id}: ${(error as Error).message}`}
   }
+  let grave: string | undefined
   try {
     // Never read through a symlink planted in place of the folder: open() would follow it.
     if (!lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()) return {reason: 'its folder is gone or not a directory'}
-    const fresh = readRecord(stateDir, id)
+    const fresh = readRecord(stateDir, id, {dirChecked: true})
     const guard = planned.record === null ? corruptGuard(stateDir, fresh, ctx) : taskGuard(stateDir, fresh, planned.record, ctx, includeWorktrees)
     if (guard) return {reason: guard}
     // The worktree goes first: a task whose worktree cannot be removed stays,
@@ -198,15 +203,18 @@ export async function claimTask(
         return {error: `cannot remove task ${id}'s worktree: ${(error as Error).message}`}
       }
     }
-    const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${id}-${uniqueSuffix()}`)
+    let trash: string
     try {
-      await retryOnBusy(() => io.rename(dir, trash), ctx)
+      trash = trashFor(id)
+      retryOnBusySync(() => io.rename(dir, trash), ctx)
     } catch (error) {
       return {error: `cannot remove task ${id}: ${(error as Error).message}`}
     }
-    return {trash, bytes: treeBytes(trash), worktree}
+    // Beside the trash, so a crash before the deletion leaves debris the next prune clears.
+    grave = `${trash}.lock`
+    return {trash, grave, worktree}
   } finally {
-    release()
+    release(grave)
   }
 }
 
@@ -228,13 +236,22 @@ function corruptGuard(stateDir: string, fresh: RecordRead, ctx: PlatformContext)
   return null
 }
 
-/** Deletes a claimed tree; on failure it stays out of sight (a dot-name) and the next prune clears it. */
-export async function discard(id: number, trash: string, io: RemovalIo, ctx: PlatformContext): Promise<string | null> {
-  try {
-    await retryOnBusy(() => io.removeTree(trash), ctx)
-    return null
-  } catch (error) {
-    return `task ${id} removed from the list, but some files could not be deleted yet: ${(error as Error).message}`
+/**
+ * Deletes a claimed tree and its released lock on the thread pool, telling
+ * the bytes the tree held when claimed: what the deletion freed, plus what a
+ * failed one left. On failure the rest stays out of sight (dot-names) and
+ * the next prune clears it. (Many deletions go to trash-threads.ts instead.)
+ */
+export async function discard(claim: {trash: string; grave: string | null}, io: RemovalIo, ctx: PlatformContext): Promise<{bytes: number; error: string | null}> {
+  const removed = {bytes: 0}
+  const [tree, grave] = await Promise.allSettled([
+    retryOnBusy(() => io.removeTree(claim.trash, removed), ctx),
+    claim.grave === null ? Promise.resolve() : retryOnBusy(() => io.removeTree(claim.grave!, {bytes: 0}), ctx),
+  ])
+  const failed = tree.status === 'rejected' ? tree.reason : grave.status === 'rejected' ? grave.reason : null
+  return {
+    bytes: removed.bytes + (tree.status === 'rejected' ? treeBytes(claim.trash) : 0),
+    error: failed === null ? null : (failed as Error).message,
   }
 }
 
@@ -254,10 +271,10 @@ export async function clearDebris(
       // filling a folder half removed.
       if (/^[1-9][0-9]*$/.test(name) && !lstatSync(target).isSymbolicLink()) {
         const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${uniqueSuffix()}`)
-        await retryOnBusy(() => io.rename(target, trash), ctx)
+        retryOnBusySync(() => io.rename(target, trash), ctx)
         target = trash
       }
-      await retryOnBusy(() => io.removeTree(target), ctx)
+      await retryOnBusy(() => io.removeTree(target, {bytes: 0}), ctx)
     } catch (error) {
       errors.push({id: null, error: `cannot clear ${name}: ${(error as Error).message}`})
     }

@@ -169,6 +169,25 @@ describe('acquireLock', () => {
     second()
     expect(existsSync(lock)).toBe(false)
   })
+
+  it('a release into a grave frees the lock in one rename and leaves its dir there for the caller; an unusable grave releases in place', async () => {
+    const lock = lockPath()
+    const grave = path.join(path.dirname(path.dirname(lock)), 'grave')
+    const release = await acquireLock(lock)
+    release(grave)
+    expect(existsSync(lock)).toBe(false)
+    expect(readdirSync(grave)).toEqual(['owner.json'])
+    expect(JSON.parse(readFileSync(path.join(grave, 'owner.json'), 'utf8')).pid).toBe(process.pid)
+    // Free at once: a waiter-less acquire gets it; a second release of the first holder touches nothing.
+    const next = await acquireLock(lock, {waitMs: 0})
+    release(grave)
+    expect(existsSync(lock)).toBe(true)
+    // A grave already taken (a non-empty folder): the ordinary release, nothing left behind in locks/.
+    next(grave)
+    expect(existsSync(lock)).toBe(false)
+    expect(readdirSync(path.dirname(lock))).toEqual([])
+    expect(readdirSync(grave)).toEqual(['owner.json'])
+  })
 })
 
 // Windows, with the platform injected: PowerShell (the only way to read a
