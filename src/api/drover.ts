@@ -208,8 +208,14 @@ export class Drover {
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const keep = await this.listPredicate(filter)
-    const reads = (await loadTasks(this.stateDir)).filter((read) => keep?.(read) ?? true)
+    const reads = (await this.candidates(filter)).filter((read) => keep?.(read) ?? true)
     return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
+  }
+
+  /** What a filter can keep: a filter on live statuses alone reads only the live tasks (through the live index), however many ended. */
+  private async candidates(filter: ListFilter): Promise<RecordRead[]> {
+    const {loadLiveTasks, onlyLiveStatuses} = await import('../tasks/live-tasks.js')
+    return filter.status && onlyLiveStatuses(filter.status) ? loadLiveTasks(this.stateDir) : loadTasks(this.stateDir)
   }
 
   /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
@@ -229,7 +235,7 @@ export class Drover {
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
-    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir)).filter(keep), last) : await loadRecentTasks(this.stateDir, last)
+    const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last)
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 

@@ -11,7 +11,7 @@ import {closeSync, constants as fsc, existsSync, lstatSync, mkdirSync, openSync,
 import path from 'node:path'
 import {acquireLock, taskLockPath} from './lock.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
-import {DIR_MODE, FILE_MODE, isRealTaskDir, listTaskIds, readRecord, taskPaths, uniqueSuffix} from './store.js'
+import {DIR_MODE, FILE_MODE, isRealTaskDir, listTaskIds, readAllRecords, readRecord, taskPaths, uniqueSuffix, type RecordRead} from './store.js'
 
 const NOFOLLOW = fsc.O_NOFOLLOW ?? 0
 
@@ -71,6 +71,23 @@ export function liveHints(stateDir: string): number[] | null {
     if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return null
     throw error
   }
+}
+
+/**
+ * The records of every task that may be meant to run, ascending by id: every
+ * task not final is among them, since its hint was made before its record
+ * said `queued` or `starting` and is dropped only once the record shows it
+ * done with; a few that ended lately may be too (their hint not dropped yet).
+ * Reads as many records as there are hints, not as there are tasks; a state
+ * dir without an index reads them all.
+ */
+export function readHintedRecords(stateDir: string): RecordRead[] {
+  const hints = liveHints(stateDir)
+  if (hints === null) return readAllRecords(stateDir)
+  const reads: RecordRead[] = []
+  // Only real task folders, as readAllRecords lists them: one pruned meanwhile, a link or a stray file is no task.
+  for (const id of hints.sort((a, b) => a - b)) if (isRealTaskDir(stateDir, id)) reads.push(readRecord(stateDir, id, {dirChecked: true}))
+  return reads
 }
 
 /**
