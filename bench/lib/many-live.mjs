@@ -81,7 +81,8 @@ async function topRun(stateDir, ended, seconds) {
   try {
     const ready = (await pty.waitFor(new RegExp(`${LIVE} queued · ${ended} ended`), 300_000)) - began
     if (seconds === 0) return {ready, cpu: null}
-    await sleep(1000)
+    // Its watch waits four times as long as its last look took before the next: past that, it is idle as it stays.
+    await sleep(Math.max(1000, 5 * ready))
     const pid = pty.pid()
     const before = cpuSeconds(pid)
     await sleep(seconds * 1000)
@@ -156,7 +157,7 @@ export async function manyLive(ctx) {
     const first = (samples) => summary(samples.map((s) => s.ready)).median
     rows.push(
       row(label('`top` first frame'), first(topHuge), beside, first(topFew), 'ms', goal, `from spawning it in a pty to the header counting every task; ${sizes.hugeRuns} runs a side`),
-      row(label('`top` idle CPU'), topHuge[0].cpu, beside, topFew[0].cpu, '%', goal, `% of a core over ${seconds} s after its first frame`),
+      row(label('`top` idle CPU'), topHuge[0].cpu, beside, topFew[0].cpu, '%', null, `% of a core over ${seconds} s, from five times its first frame's time after it (its first look over, and the wait after it)`),
     )
 
     // queue hand-off: a queue of 1 running short tasks, beside the same in the small dir
