@@ -212,6 +212,17 @@ export class Drover {
     return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
   }
 
+  /**
+   * The newest `limit` tasks a filter keeps, oldest first, and how many it
+   * keeps in all: one page (MCP's list_tasks) without shaping every task.
+   */
+  async listNewest(filter: ListFilter & {limit: number}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; total: number}> {
+    const keep = await this.listPredicate(filter)
+    const reads = (await this.candidates(filter)).filter((read) => keep?.(read) ?? true)
+    const page = reads.slice(Math.max(0, reads.length - filter.limit))
+    return {tasks: page.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir})), total: reads.length}
+  }
+
   /** What a filter can keep: a filter on live statuses alone reads only the live tasks (through the live index), however many ended. */
   private async candidates(filter: ListFilter): Promise<RecordRead[]> {
     const {loadLiveTasks, onlyLiveStatuses} = await import('../tasks/live-tasks.js')
