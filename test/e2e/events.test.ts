@@ -28,7 +28,8 @@ async function collect(stateDir: string, opts: {initial?: boolean; updates?: boo
 describe('Drover.events', () => {
   it('among ended tasks left alone (their records not looked at again), reports one started again, a new one and one removed', async () => {
     const stateDir = makeStateDir()
-    const again = await startOk(stateDir, ['--', 'true'])
+    // long enough that its second run cannot begin and end between two passes (that would be one coalesced change)
+    const again = await startOk(stateDir, ['--', 'sleep', '2'])
     const gone = await startOk(stateDir, ['--', 'true'])
     await waitFor(() => readTask(stateDir, again).status === 'succeeded' && readTask(stateDir, gone).status === 'succeeded')
     // list drops their hints; tasks/ then looks long unchanged, so passes reuse its listing and skip the ended records
