@@ -5,8 +5,11 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {listView, roundTrip, scale, start, starts} from './lib/cli-cases.mjs'
+import {disk} from './lib/disk.mjs'
 import {drain} from './lib/drain.mjs'
 import {follow} from './lib/follow.mjs'
+import {many} from './lib/many.mjs'
+import {manyLive} from './lib/many-live.mjs'
 import {memory} from './lib/memory.mjs'
 import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
@@ -19,15 +22,18 @@ import {ui} from './lib/ui.mjs'
 import {winCost} from './lib/win-cost.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost}
+const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive}
+// Cases that take minutes of their own (a 100,000-task state dir): run only when named in BENCH_CASES.
+const ON_REQUEST = new Set(['many', 'manylive'])
+const DEFAULT_CASES = Object.keys(CASES).filter((name) => !ON_REQUEST.has(name))
 
 const quick = process.env.BENCH_QUICK === '1'
-const selected = (process.env.BENCH_CASES ?? Object.keys(CASES).join(','))
+const selected = (process.env.BENCH_CASES ?? DEFAULT_CASES.join(','))
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean)
 for (const name of selected) if (!(name in CASES)) throw new Error(`BENCH_CASES: unknown case '${name}' (one of ${Object.keys(CASES).join(', ')})`)
-const complete = !quick && selected.length === Object.keys(CASES).length
+const complete = !quick && DEFAULT_CASES.every((name) => selected.includes(name))
 // BENCH_UPDATE=1: the cases run replace their own rows in bench/RESULTS.md, the others stay.
 const update = process.env.BENCH_UPDATE === '1' && !quick && !complete
 const out = process.env.BENCH_OUT ?? (complete || update ? path.join(ROOT, 'bench', 'RESULTS.md') : path.join(TMP, 'RESULTS-partial.md'))
@@ -40,6 +46,8 @@ if (!existsSync(path.join(ROOT, 'dist', 'cli', 'commands'))) {
 const sizes = {
   small: 1000,
   big: intEnv('BENCH_SCALE_TASKS', quick ? 2000 : 10_000),
+  huge: intEnv('BENCH_HUGE_TASKS', quick ? 5000 : 100_000),
+  hugeRuns: intEnv('BENCH_HUGE_RUNS', 3),
   throughputMiB: intEnv('BENCH_THROUGHPUT_MB', quick ? 64 : 1024),
   throughputRuns: intEnv('BENCH_THROUGHPUT_RUNS', quick ? 1 : 5),
   followLines: intEnv('BENCH_FOLLOW_LINES', quick ? 60 : 200),
@@ -66,6 +74,7 @@ const ctx = {
     empty: () => (cached.empty ??= makeTempDir('state-empty')),
     small: () => (cached.small ??= populated('small', sizes.small)),
     big: () => (cached.big ??= populated('big', sizes.big)),
+    huge: () => (cached.huge ??= populated('huge', sizes.huge)),
   },
   /** A private peer sandbox, closed (daemons killed) when the run ends. */
   sandbox(kind) {
@@ -122,6 +131,9 @@ if (quick) notes.push('BENCH_QUICK=1: reduced sizes, so goals tied to a size (1,
 const settings = {
   'runs per CLI case (BENCH_RUNS)': `${runs} (list --json and list --all at ${sizes.big.toLocaleString('en-US')} tasks: ${Math.max(3, Math.ceil(runs / 2))}), after one warm-up`,
   'scale (BENCH_SCALE_TASKS)': `${sizes.big.toLocaleString('en-US')} tasks`,
+  ...(selected.some((name) => ON_REQUEST.has(name))
+    ? {'many, manylive (BENCH_HUGE_TASKS, BENCH_HUGE_RUNS)': `${sizes.huge.toLocaleString('en-US')} tasks; ${sizes.hugeRuns} runs of what reads every one of them`}
+    : {}),
   'throughput (BENCH_THROUGHPUT_MB, BENCH_THROUGHPUT_RUNS)': `${sizes.throughputMiB} MiB × ${sizes.throughputRuns} runs`,
   'follow latency (BENCH_FOLLOW_LINES)': `${sizes.followLines} lines`,
   'memory (BENCH_MEM_TASKS)': `${sizes.memTasks} live tasks per group`,

@@ -29,8 +29,8 @@ export async function interleaved(commands, runs, runsFor = () => runs) {
   return Object.fromEntries(names.map((n) => [n, summary(samples[n])]))
 }
 
-const timeDrover = (stateDir, args) => () => timeRunCpu(node, [BIN, ...args], {env: envFor(stateDir)})
-const timeNode = (args, env) => () => timeRunCpu(node, args, {env})
+export const timeDrover = (stateDir, args) => () => timeRunCpu(node, [BIN, ...args], {env: envFor(stateDir)})
+export const timeNode = (args, env) => () => timeRunCpu(node, args, {env})
 
 /** A PATH of one folder holding a link to node and nothing else (no agent, no Slurm). */
 function nodeOnlyPath(dir) {
@@ -58,7 +58,7 @@ export async function waitFinal(stateDir, id, timeout = 20_000, interval = 10) {
 }
 
 /** Starts `true` and returns its id (start prints only the id). */
-function startedId(result) {
+export function startedId(result) {
   const id = Number(result.stdout.trim())
   if (!Number.isSafeInteger(id) || id < 1) throw new Error(`start printed no id: ${result.stdout}${result.stderr}`)
   return id
@@ -68,11 +68,12 @@ function startedId(result) {
  * `drover start -- true`, timed, then waited to the end untimed. `runnerParts`
  * collects, per start, the runner's share: from the record's creation
  * (`created` in events.ndjson, written by start) to `started` (the runner
- * recorded the worker running).
+ * recorded the worker running). `options` gives each start's flags (e.g. a
+ * fresh `--name`).
  */
-function startTrue(stateDir, runnerParts = []) {
+export function startTrue(stateDir, runnerParts = [], options = () => []) {
   return async () => {
-    const result = timed(node, [BIN, 'start', '--', 'true'], {env: envFor(stateDir)})
+    const result = timed(node, [BIN, 'start', ...options(), '--', 'true'], {env: envFor(stateDir)})
     const id = startedId(result)
     await waitFinal(stateDir, id)
     const at = eventTimes(stateDir, id)
@@ -97,7 +98,7 @@ function eventTimes(stateDir, id) {
 }
 
 /** The generated records must read as valid tasks, or the list timings would measure error paths. */
-function checkGenerated(stateDir, count) {
+export function checkGenerated(stateDir, count) {
   const tasks = JSON.parse(drover(stateDir, ['list', '--json']).stdout)
   const corrupt = tasks.filter((t) => t.status === 'corrupt')
   if (tasks.length !== count || corrupt.length > 0) {

@@ -14,15 +14,17 @@ const events = (stateDir, id) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line))
 
-/** Slot freed → next task running: a queue of 1 runs short tasks one after another; gap = previous exit → next started. */
-async function handOff(ctx) {
-  const count = ctx.sizes.queueTasks
-  const stateDir = ctx.dirs.fresh('queue-handoff')
-  drover(stateDir, ['queue', 'set', 'h', '--parallel', '1'])
-  drover(stateDir, ['queue', 'pause', 'h'])
+/**
+ * Slot freed → next task running, `count - 1` times: a queue of 1 in the state
+ * dir runs `count` short tasks one after another; each gap is the previous
+ * task's exit event → the next one's started event. Ascending.
+ */
+export async function queueHandOffs(stateDir, queue, count) {
+  drover(stateDir, ['queue', 'set', queue, '--parallel', '1'])
+  drover(stateDir, ['queue', 'pause', queue])
   const ids = []
-  for (let i = 0; i < count; i++) ids.push(Number(drover(stateDir, ['start', '--queue', 'h', '--', 'sleep', '0.05']).stdout.trim()))
-  drover(stateDir, ['queue', 'resume', 'h'])
+  for (let i = 0; i < count; i++) ids.push(Number(drover(stateDir, ['start', '--queue', queue, '--', 'sleep', '0.05']).stdout.trim()))
+  drover(stateDir, ['queue', 'resume', queue])
   const last = ids.at(-1)
   await waitFor(() => events(stateDir, last).some((e) => e.event === 'exit'), {timeout: count * 5000, message: 'the queue to run through'})
   const gaps = []
@@ -31,7 +33,12 @@ async function handOff(ctx) {
     const started = events(stateDir, ids[i]).find((e) => e.event === 'started')
     gaps.push(Date.parse(started.ts) - Date.parse(exit.ts))
   }
-  gaps.sort((a, b) => a - b)
+  return gaps.sort((a, b) => a - b)
+}
+
+/** Slot freed → next task running, in a state dir of its own. */
+async function handOff(ctx) {
+  const gaps = await queueHandOffs(ctx.dirs.fresh('queue-handoff'), 'h', ctx.sizes.queueTasks)
   const note = `${gaps.length} hand-offs in a queue of 1 (previous task's exit → next task's worker started)`
   return [
     row('queue hand-off, slot freed → next running, p50', percentile(gaps, 50), '', null, 'ms', {maxValue: 300}, note),

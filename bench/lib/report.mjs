@@ -176,8 +176,12 @@ export function updatedResults(text, {rows, cases, date, durationMs, machine: m}
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.case}: ${r.note}`)
   if (notes.length > 0) {
     if (!out.includes('## Notes')) out.push('', '## Notes', '')
-    while (out.at(-1) === '') out.pop()
-    out.push(...notes, '')
+    // at the end of the Notes section, before any section written after it by hand
+    const notesAt = out.indexOf('## Notes')
+    let end = out.findIndex((line, i) => i > notesAt && line.startsWith('## '))
+    if (end === -1) end = out.length
+    while (end > notesAt + 1 && out[end - 1] === '') end--
+    out.splice(end, 0, ...notes, ...(end === out.length ? [''] : []))
   }
   const stamp = `Rows of ${cases.join(', ')}: measured again by \`BENCH_CASES=${cases.join(',')} BENCH_UPDATE=1 npm run bench\` on ${date} (${(durationMs / 1000).toFixed(0)} s; load average at start ${m.load}).`
   const header = out.findIndex((line) => line.startsWith('Do not edit by hand'))

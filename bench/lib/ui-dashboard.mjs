@@ -21,9 +21,8 @@ export function cpuSeconds(pid, {children = false} = {}) {
   }
 }
 
-/** A `drover ui` on a fresh state dir: its pid, the printed URL, the session cookie a client sends. */
-export async function startDashboard(ctx, prefix) {
-  const stateDir = ctx.dirs.fresh(prefix)
+/** A `drover ui` on a fresh state dir (or `stateDir`): its pid, the printed URL, the session cookie a client sends. */
+export async function startDashboard(ctx, prefix, stateDir = ctx.dirs.fresh(prefix)) {
   const server = spawn(process.execPath, [BIN, 'ui'], {env: envFor(stateDir), stdio: ['ignore', 'pipe', 'pipe']})
   let printed = ''
   server.stdout.on('data', (data) => (printed += data))

@@ -3,7 +3,7 @@
 // reading a process's memory from /proc.
 
 import {spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -52,11 +52,17 @@ function startTimeOf(pid) {
   }
 }
 
-/** SIGKILLs the runner and worker group of every task in a state dir whose recorded identity still matches. */
+/**
+ * SIGKILLs the runner and worker group of every task in a state dir whose
+ * recorded identity still matches. Every task drover started has a live hint
+ * until `list` finds it ended, so where there is an index only the hinted
+ * tasks are looked at (100,000 generated ended ones are not read twice).
+ */
 export function reapTasks(stateDir) {
   let ids
   try {
-    ids = readdirSync(path.join(stateDir, 'tasks')).filter((name) => /^\d+$/.test(name))
+    const live = path.join(stateDir, 'live')
+    ids = readdirSync(existsSync(live) ? live : path.join(stateDir, 'tasks')).filter((name) => /^\d+$/.test(name))
   } catch {
     return
   }

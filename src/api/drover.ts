@@ -99,11 +99,16 @@ export async function openStateDir(dir?: string, opts: {create?: boolean} = {}):
   return new Drover(stateDir)
 }
 
-/** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
 const COMMA = Buffer.from(',')
 
+/** A filter on live statuses alone: the live tasks (found through the live index) are all it can keep, however many ended. */
+async function liveStatusesOnly(filter: ListFilter): Promise<boolean> {
+  return filter.status !== undefined && (await import('../tasks/live-tasks.js')).onlyLiveStatuses(filter.status)
+}
+
+/** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
 export class Drover {
   /** @param stateDir an absolute path already checked by openStateDir */
   constructor(readonly stateDir: string) {}
@@ -212,9 +217,9 @@ export class Drover {
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
     const keep = await this.listPredicate(filter)
-    if (filter.showEnv) {
-      const reads = (await loadTasks(this.stateDir, {views: storedViews})).filter((read) => keep?.(read) ?? true)
-      return reads.map((read) => readJson(read, {showEnv: true, stateDir: this.stateDir}))
+    if (filter.showEnv || (await liveStatusesOnly(filter))) {
+      const reads = (await this.candidates(filter)).filter((read) => keep?.(read) ?? true)
+      return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
     }
     // An ended task's stored view parses to what taskJson makes of its record, without decoding the record.
     const tasks = (await loadTaskViews(this.stateDir, storedViews)).map((item) =>
@@ -266,6 +271,23 @@ export class Drover {
     return (await loadTaskViews(this.stateDir, storedViews)).map((item) => item.id)
   }
 
+  /**
+   * The newest `limit` tasks a filter keeps, oldest first, and how many it
+   * keeps in all: one page (MCP's list_tasks) without shaping every task.
+   */
+  async listNewest(filter: ListFilter & {limit: number}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; total: number}> {
+    const keep = await this.listPredicate(filter)
+    const reads = (await this.candidates(filter)).filter((read) => keep?.(read) ?? true)
+    const page = reads.slice(Math.max(0, reads.length - filter.limit))
+    return {tasks: page.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir})), total: reads.length}
+  }
+
+  /** What a filter can keep: a filter on live statuses alone reads only the live tasks (through the live index), however many ended. */
+  private async candidates(filter: ListFilter): Promise<RecordRead[]> {
+    if (await liveStatusesOnly(filter)) return (await import('../tasks/live-tasks.js')).loadLiveTasks(this.stateDir)
+    return loadTasks(this.stateDir, {views: storedViews})
+  }
+
   /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
   private async listPredicate(filter: ListFilter): Promise<((read: RecordRead) => boolean) | null> {
     const {status, queue} = filter
@@ -283,7 +305,7 @@ export class Drover {
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
-    const {reads, hidden} = keep ? newestEnded((await loadTasks(this.stateDir, {views: storedViews})).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews})
+    const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews})
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 
@@ -514,9 +536,12 @@ export class Drover {
    * (after its `created` events, with `initial`).
    */
   async *events(opts: {signal?: AbortSignal; pollMs?: number; initial?: boolean; updates?: boolean; onReady?: () => void} = {}): AsyncGenerator<TaskEvent> {
-    const {readdirSync, statSync} = await import('node:fs')
+    const {statSync} = await import('node:fs')
+    const {WatchLook} = await import('../state/watch-look.js')
     const tasks = path.join(this.stateDir, 'tasks')
     const wakeup = new Wakeup().watch([tasks])
+    // which folders and records each pass must look at: not the ended tasks that cannot have changed
+    const look = new WatchLook(this.stateDir)
     opts.signal?.addEventListener('abort', wakeup.wake)
     // Per task: its shown status, the record file's identity (inode, size,
     // mtime) when last read, the record of a live task as read, and with
@@ -529,20 +554,25 @@ export class Drover {
       const stat = statSync(taskPaths(this.stateDir, id).record, {throwIfNoEntry: false})
       return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : null
     }
+    // Ids present at the last pass, those not seen ended, and folders without a readable record (a start filling one).
+    let present = new Set<number>()
+    const open = new Set<number>()
+    const unread = new Set<number>()
     let first = true
     try {
       while (!opts.signal?.aborted) {
-        const ids = new Set<number>()
-        let names: string[] = []
-        try {
-          names = readdirSync(tasks)
-        } catch {
-          // no tasks yet
-        }
         const passBegan = performance.now()
+        const {names, hinted, relisted} = look.next()
+        // The same folders as before: only tasks not seen ended, hinted ones and unread folders can have changed.
+        const partial = hinted !== null && !relisted
+        // (a partial pass starts from the ids present last time; a full one finds them all again)
+        const ids = partial ? present : new Set<number>()
+        const dropped: number[] = []
+        if (!partial) unread.clear()
+        const candidates = partial ? new Set([...open, ...unread, ...[...hinted].filter((id) => present.has(id))]) : names
         let sinceYield = 0
-        for (const name of names) {
-          if (!/^[1-9]\d*$/.test(name)) continue
+        for (const name of candidates) {
+          if (typeof name === 'string' && !/^[1-9]\d*$/.test(name)) continue
           // The look is synchronous file work: at 10,000 tasks, let the caller's
           // other work (a key press, a redraw) in every few hundred tasks.
           if (++sinceYield === YIELD_EVERY) {
@@ -551,6 +581,11 @@ export class Drover {
           }
           const id = Number(name)
           const before = known.get(id)
+          // ended, and no run opened since (its hint comes first): unchanged
+          if (hinted && before && FINAL_STATUSES.includes(before.status) && !hinted.has(id)) {
+            ids.add(id)
+            continue
+          }
           const stamp = stampOf(id)
           if (before && stamp !== null && stamp === before.stamp && FINAL_STATUSES.includes(before.status)) {
             ids.add(id)
@@ -558,10 +593,17 @@ export class Drover {
           }
           const unchanged = before?.read && stamp !== null && stamp === before.stamp ? before.read : null
           const read = unchanged ? {ok: true as const, record: unchanged} : readRecord(this.stateDir, id)
-          if (!read.ok) continue
+          if (!read.ok) {
+            if (partial && ids.delete(id)) dropped.push(id)
+            unread.add(id)
+            continue
+          }
+          unread.delete(id)
           ids.add(id)
           const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
           const status = shownStatus(record)
+          if (FINAL_STATUSES.includes(status)) open.delete(id)
+          else open.add(id)
           const body = !opts.updates ? null : unchanged && record === unchanged ? before!.body : JSON.stringify(record)
           known.set(id, {status, stamp, read: isFinalStatus(read.record.status) ? null : read.record, body})
           if (first && !opts.initial) continue
@@ -571,11 +613,13 @@ export class Drover {
           // a task first seen already ended (created and over between two looks) ends too; one found there at the start does not
           if ((before === undefined ? !first : before.status !== status) && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: this.json(record)}
         }
-        for (const id of [...known.keys()]) {
-          if (ids.has(id)) continue
+        for (const id of partial ? dropped : [...known.keys()]) {
+          if (ids.has(id) || !known.has(id)) continue
           known.delete(id)
+          open.delete(id)
           yield {type: 'removed', id}
         }
+        present = ids
         if (first) opts.onReady?.()
         first = false
         // A look that took long (thousands of tasks, a slow disk) waits longer

@@ -63,10 +63,14 @@ export async function selectForWait(stateDir: string, sel: WaitSelection): Promi
     return ids
   }
   if (sel.queue !== undefined) (await import('../tasks/queues.js')).requireQueue(stateDir, sel.queue, 'nothing to wait for')
-  const {loadTasks} = await import('../tasks/read.js')
   const {isFinalStatus} = await import('../state/record.js')
-  const records = (await loadTasks(stateDir)).flatMap((read) => (read.ok ? [read.record] : []))
-  if (sel.queue !== undefined && sel.status === undefined) return queueBatch(records.filter((r) => r.queue === sel.queue), isFinalStatus)
+  // --queue alone takes its batch, ended tasks too; --all and live statuses take live tasks only, found without reading the ended ones.
+  const batch = sel.queue !== undefined && sel.status === undefined
+  const {loadLiveTasks, onlyLiveStatuses} = await import('../tasks/live-tasks.js')
+  const liveOnly = !batch && (sel.status === undefined || onlyLiveStatuses(sel.status))
+  const reads = liveOnly ? await loadLiveTasks(stateDir) : await (await import('../tasks/read.js')).loadTasks(stateDir)
+  const records = reads.flatMap((read) => (read.ok ? [read.record] : []))
+  if (batch) return queueBatch(records.filter((r) => r.queue === sel.queue), isFinalStatus)
   const ids: number[] = []
   for (const r of records) {
     if (sel.queue !== undefined && r.queue !== sel.queue) continue

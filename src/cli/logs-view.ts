@@ -5,7 +5,7 @@
 
 import {statSync} from 'node:fs'
 import type {Drover} from '../api/drover.js'
-import {parseSince, usageError} from '../api/values.js'
+import {parseSince, usageError, type TaskStatus} from '../api/values.js'
 import type {TaskDetailJson, TaskJson} from '../api/task-json.js'
 import {outputOffsetSince} from '../api/logs.js'
 import {followMany} from './render/follow-many.js'
@@ -25,7 +25,7 @@ export interface LogsViewFlags {
 
 // A queued task is live too: `logs -f --all` that left it out would end with
 // the running one and miss the queued one's run (as `stop --all` includes it).
-const LIVE = ['queued', 'starting', 'running', 'stopping', 'waiting']
+const LIVE: TaskStatus[] = ['queued', 'starting', 'running', 'stopping', 'waiting']
 
 /**
  * The stderr line for following a task that has not started (queued) or
@@ -75,7 +75,8 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
   if (flags.timestamps && !flags.follow) process.stderr.write('drover: note: --timestamps shows the time of lines that arrive while following (-f); the lines already written have none\n')
   let tasks: TaskDetailJson[]
   if (flags.all) {
-    const listed = (await drover.list()).filter((t): t is TaskJson => t.status !== 'corrupt')
+    // Without --since only live tasks are wanted: the API finds them without reading every ended one.
+    const listed = (await drover.list(sinceMs === null ? {status: LIVE} : {})).filter((t): t is TaskJson => t.status !== 'corrupt')
     const wanted = listed.filter((t) => LIVE.includes(t.status) || (sinceMs !== null && t.endedAt !== null && Date.parse(t.endedAt) >= sinceMs))
     tasks = await Promise.all(wanted.map((t) => drover.get(t.id)))
     if (tasks.length === 0 && !flags.follow) process.stderr.write('no running tasks\n')

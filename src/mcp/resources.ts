@@ -73,7 +73,7 @@ export function registerResources(server: Server, drover: Drover): {close: () =>
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     watch()
-    const tasks = (await drover.list()).slice(-LISTED)
+    const {tasks} = await drover.listNewest({limit: LISTED})
     return {
       resources: tasks.flatMap((task) => {
         const label = 'name' in task && task.name ? `task ${task.id} (${task.name})` : `task ${task.id}`

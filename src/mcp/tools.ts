@@ -81,8 +81,7 @@ export const TOOLS = [
     description:
       'List drover tasks, newest last: their ids, names, statuses ("starting", "running", "stopping" while live; "succeeded", "failed", "stopped", "cancelled", "drained", "lost" once ended), exit codes and commands. Filter with `status`, e.g. ["running"]. Returns {tasks, total}. Tasks started by anyone on this state dir (the drover CLI, other agents) are listed too.',
     async run(args, {drover}) {
-      const all = await drover.list(args.status ? {status: args.status} : {})
-      return {tasks: all.slice(-(args.limit ?? DEFAULT_LIST_LIMIT)), total: all.length}
+      return drover.listNewest({...(args.status ? {status: args.status} : {}), limit: args.limit ?? DEFAULT_LIST_LIMIT})
     },
   }),
   define({

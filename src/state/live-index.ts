@@ -14,6 +14,7 @@
 
 import {readdirSync} from 'node:fs'
 import {isFinalStatus, type TaskRecord} from './record.js'
+import {isRealTaskDir, readAllRecords, readRecord, type RecordRead} from './store.js'
 
 export {liveDir} from './layout.js'
 export {ensureLiveIndex, markLive} from './live-hint.js'
@@ -35,3 +36,22 @@ export function liveHints(stateDir: string): number[] | null {
     throw error
   }
 }
+
+/**
+ * The records of every task that may be meant to run, ascending by id: every
+ * task not final is among them, since its hint was made before its record
+ * said `queued` or `starting` and is dropped only once the record shows it
+ * done with; ended ones whose hint was not folded yet (an end, a rewrite) may be
+ * among them too.
+ * Reads as many records as there are hints, not as there are tasks; a state
+ * dir without an index reads them all.
+ */
+export function readHintedRecords(stateDir: string): RecordRead[] {
+  const hints = liveHints(stateDir)
+  if (hints === null) return readAllRecords(stateDir)
+  const reads: RecordRead[] = []
+  // Only real task folders, as readAllRecords lists them: one pruned meanwhile, a link or a stray file is no task.
+  for (const id of hints.sort((a, b) => a - b)) if (isRealTaskDir(stateDir, id)) reads.push(readRecord(stateDir, id, {dirChecked: true}))
+  return reads
+}
+

@@ -4,7 +4,7 @@
 
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
-import {markLive} from '../state/live-index.js'
+import {markLive, readHintedRecords} from '../state/live-index.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {createWorktree, planWorktree} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
@@ -31,7 +31,6 @@ import {
   allocateTaskId,
   appendEvent,
   createTaskLayout,
-  readAllRecords,
   readRecord,
   safeUnlink,
   taskPaths,
@@ -195,7 +194,8 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
   const release = await acquireLock(stateLockPath(stateDir, 'names'))
   try {
     const wanted = name.toLowerCase()
-    for (const read of readAllRecords(stateDir)) {
+    // Only a task not final can hold the name: the live index holds every one of them.
+    for (const read of readHintedRecords(stateDir)) {
       if (!read.ok || read.record.name?.toLowerCase() !== wanted || isFinalStatus(read.record.status)) continue
       const current = await reconcile(stateDir, read.record)
       if (!isFinalStatus(current.status)) {

@@ -11,6 +11,7 @@ import {advanceAll, type Advanced} from '../runner/advance.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {acquireLock, LockBusyError, taskLockPath, withLock} from '../state/lock.js'
 import {findTask} from '../state/lookup.js'
+import {readHintedRecords} from '../state/live-index.js'
 import {
   activeIds,
   AFTER_QUEUE,
@@ -28,7 +29,7 @@ import {
   type QueueConfig,
 } from '../state/queues.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readAllRecords, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
 import {executorOf, reconcile} from './reconcile.js'
 
 /** The queues people made (settings or members); the dependency queue is drover's own. */
@@ -189,7 +190,7 @@ export async function removeQueue(stateDir: string, name: string): Promise<Queue
   requireQueue(stateDir, name, 'nothing to remove')
   const info = (await listQueues(stateDir)).find((q) => q.name === name)!
   await withLock(queueLockPath(stateDir, name), () => {
-    const live = readAllRecords(stateDir).filter((read) => read.ok && read.record.queue === name && !isFinalStatus(read.record.status))
+    const live = readHintedRecords(stateDir).filter((read) => read.ok && read.record.queue === name && !isFinalStatus(read.record.status))
     const members = waitingKeys(stateDir, name).length + activeIds(stateDir, name).length
     if (live.length > 0 || members > 0) {
       const ids = live.map((read) => read.id)

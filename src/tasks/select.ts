@@ -7,6 +7,7 @@ import {parseTaskRef} from '../base/parse.js'
 import type {TaskRecord, TaskStatus} from '../state/record.js'
 import {findTask} from '../state/lookup.js'
 import {loadTasks} from './read.js'
+import {loadLiveTasks, onlyLiveStatuses} from './live-tasks.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus} from '../state/record.js'
 import {isEngineQueued} from '../runner/executor.js'
@@ -39,7 +40,9 @@ export async function selectTasks(
     // A job still waiting in Slurm's queue counts as queued, as it is shown.
     const chosen = (record: TaskRecord) =>
       statuses.includes(record.status) && !(opts.what === 'drain' && isEngineQueued(record)) && (opts.queue === undefined || record.queue === opts.queue)
-    const tasks = (await loadTasks(stateDir)).flatMap((read) => (read.ok && chosen(read.record) ? [read.record] : []))
+    // Live statuses only (stop, cancel, drain): the live tasks are all there is to read, however many ended beside them.
+    const reads = onlyLiveStatuses(statuses) ? await loadLiveTasks(stateDir) : await loadTasks(stateDir)
+    const tasks = reads.flatMap((read) => (read.ok && chosen(read.record) ? [read.record] : []))
     return {tasks, missing: []}
   }
   const tasks: TaskRecord[] = []

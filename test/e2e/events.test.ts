@@ -3,6 +3,8 @@
 // done), `updates` reports a record that changed without a status change —
 // a fake claude's turns as it works.
 
+import {existsSync, utimesSync} from 'node:fs'
+import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir, type TaskEvent} from '../../src/api/index.js'
 import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
@@ -24,6 +26,38 @@ async function collect(stateDir: string, opts: {initial?: boolean; updates?: boo
 }
 
 describe('Drover.events', () => {
+  it('among ended tasks left alone (their records not looked at again), reports one started again, a new one and one removed', async () => {
+    const stateDir = makeStateDir()
+    // long enough that its second run cannot begin and end between two passes (that would be one coalesced change)
+    const again = await startOk(stateDir, ['--', 'sleep', '2'])
+    const gone = await startOk(stateDir, ['--', 'true'])
+    await waitFor(() => readTask(stateDir, again).status === 'succeeded' && readTask(stateDir, gone).status === 'succeeded')
+    // list drops their hints; tasks/ then looks long unchanged, so passes reuse its listing and skip the ended records
+    await drover(stateDir, ['list'])
+    await waitFor(() => !existsSync(path.join(stateDir, 'live', String(again))) && !existsSync(path.join(stateDir, 'live', String(gone))))
+    const past = new Date(Date.now() - 60_000)
+    utimesSync(path.join(stateDir, 'tasks'), past, past)
+    const api = await openStateDir(stateDir)
+    const abort = new AbortController()
+    const seen: TaskEvent[] = []
+    let ready = false
+    const watching = (async () => {
+      for await (const event of api.events({signal: abort.signal, pollMs: 50, onReady: () => (ready = true)})) seen.push(event)
+    })()
+    await waitFor(() => ready)
+    await new Promise((resolve) => setTimeout(resolve, 300)) // a few passes with nothing changed
+    // a run opened inside its folder (tasks/ unchanged): found through its hint
+    await drover(stateDir, ['start', String(again)])
+    await waitFor(() => seen.some((e) => e.type === 'ended' && e.id === again), {message: 'the restarted task to be reported ending again'})
+    expect(seen.find((e) => e.type === 'status' && e.id === again)).toMatchObject({from: 'succeeded'})
+    await drover(stateDir, ['rm', String(gone)])
+    await waitFor(() => seen.some((e) => e.type === 'removed' && e.id === gone), {message: 'the removal'})
+    const added = await startOk(stateDir, ['--', 'true'])
+    await waitFor(() => seen.some((e) => e.type === 'created' && e.id === added), {message: 'the new task'})
+    abort.abort()
+    await watching
+  })
+
   it('with initial, reports every task already there as created, then says it is ready; no end for one that ended before', async () => {
     const stateDir = makeStateDir()
     const live = await startOk(stateDir, ['--', 'sleep', '300'])
