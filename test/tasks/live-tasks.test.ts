@@ -12,9 +12,9 @@ import {openStateDir} from '../../src/api/index.js'
 import {processStartTime} from '../../src/platform/platform.js'
 import {liveDir, markLive, readHintedRecords} from '../../src/state/live-index.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {taskPaths} from '../../src/state/store.js'
+import {readRecord, taskPaths} from '../../src/state/store.js'
 import {loadLiveTasks, onlyLiveStatuses} from '../../src/tasks/live-tasks.js'
-import {loadTasks} from '../../src/tasks/read.js'
+import {loadRecentTasks, loadTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
 import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
 
@@ -43,6 +43,9 @@ async function state() {
   const dir = makeStateDir()
   ensureStateDir(dir)
   const ended = Array.from({length: 10}, () => makeTask(dir, {status: 'succeeded'}))
+  // Every record write leaves a hint; the default list folds those of ended tasks into the summary.
+  await loadRecentTasks(dir, 0)
+  // Damage from outside drover makes no hint.
   writeFileSync(taskPaths(dir, ended[3]).record, '{')
   const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess()})
   const orphaned = makeTask(dir, {status: 'running', runnerPid: await deadPid()})
@@ -60,15 +63,15 @@ const summary = (reads: Awaited<ReturnType<typeof loadTasks>>) => reads.map((rea
 
 describe('loadLiveTasks', () => {
   it('finds every task not ended through the hints and reads no ended one', async () => {
-    const {dir, running, orphaned, queued} = await state()
+    const {dir, ended, running, orphaned, queued} = await state()
     expect(summary(await loadLiveTasks(dir))).toEqual([
       [running, 'running'],
       // reconciled as every reader does: its runner is gone
       [orphaned, 'lost'],
       [queued, 'queued'],
     ])
-    // loadTasks, reading every record, sees the corrupt ended one too: the live reader never opened it
-    expect(summary(await loadTasks(dir)).filter(([, status]) => status === 'corrupt')).toHaveLength(1)
+    // the corrupt ended one would show as such had the live reader opened it
+    expect(readRecord(dir, ended[3]).ok).toBe(false)
   })
 
   it('reads every task, as loadTasks does, in a state dir without an index', async () => {
