@@ -45,7 +45,11 @@ describe('drover mcp: tasks', () => {
     expect(waited.structuredContent).toMatchObject({ended: [id], pending: [], timedOut: false})
     expect(waited.structuredContent.tasks[0]).toMatchObject({id, status: 'succeeded', exitCode: 0})
     const record = (await mcp.call('get_task', {task: id})).structuredContent.task
-    expect(record).toMatchObject({id, name: 'lines', status: 'succeeded', runnerAlive: false, workerAlive: false})
+    // The worker is gone with the final record; the runner writes it and exits a moment later.
+    expect(record).toMatchObject({id, name: 'lines', status: 'succeeded', workerAlive: false})
+    let runnerAlive = record.runnerAlive
+    await waitFor(async () => !(runnerAlive = (await mcp.call('get_task', {task: id})).structuredContent.task.runnerAlive), {message: 'runner gone after the final record'})
+    expect(runnerAlive).toBe(false)
     // The cursor at the end reads nothing more; a tail reads the last lines.
     expect((await mcp.call('read_output', {task: id, cursor})).structuredContent).toMatchObject({text: '', complete: true, more: false})
     expect((await mcp.call('read_output', {task: id, tail: 2})).structuredContent.text).toBe('line 9999\nline 10000\n')
