@@ -4,19 +4,19 @@
 // unseen), a hint whose folder is gone or is a link names no task, and a state
 // dir without an index is read whole, as loadTasks reads it.
 
-import {spawn, type ChildProcess} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir} from '../../src/api/index.js'
-import {processStartTime} from '../../src/platform/platform.js'
 import {liveDir, markLive, readHintedRecords} from '../../src/state/live-index.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {readRecord, taskPaths} from '../../src/state/store.js'
 import {loadLiveTasks, onlyLiveStatuses} from '../../src/tasks/live-tasks.js'
 import {loadRecentTasks, loadTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
-import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
+import {deadPid, liveProcess} from '../helpers/sleepers.js'
+import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -24,19 +24,7 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-async function liveProcess(): Promise<number> {
-  const child = spawn(process.execPath, [fixture('sleeper.mjs'), '120'], {stdio: 'ignore'})
-  children.push(child)
-  await waitFor(() => processStartTime(child.pid!) !== null, {message: 'sleeper up'})
-  return child.pid!
-}
 
-/** A pid that no process has now: a child that has exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '0'], {stdio: 'ignore'})
-  await new Promise((resolve) => child.once('exit', resolve))
-  return child.pid!
-}
 
 /** Ten ended tasks (one of them corrupt), a running one, one whose runner died, and a queued one: the three live ones hinted. */
 async function state() {
@@ -47,7 +35,7 @@ async function state() {
   await loadRecentTasks(dir, 0)
   // Damage from outside drover makes no hint.
   writeFileSync(taskPaths(dir, ended[3]).record, '{')
-  const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess()})
+  const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess(children)})
   const orphaned = makeTask(dir, {status: 'running', runnerPid: await deadPid()})
   markLive(dir, running)
   markLive(dir, orphaned)
@@ -78,7 +66,7 @@ describe('loadLiveTasks', () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
     const ended = Array.from({length: 3}, () => makeTask(dir, {status: 'failed'}))
-    const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess()})
+    const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess(children)})
     expect(summary(await loadLiveTasks(dir))).toEqual([...ended.map((id) => [id, 'failed']), [running, 'running']])
     expect(summary(await loadLiveTasks(dir))).toEqual(summary(await loadTasks(dir)))
   })

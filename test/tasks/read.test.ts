@@ -4,18 +4,18 @@
 // and the index's hints folded into the summary once a record shows the task
 // is done with.
 
-import {spawn, type ChildProcess} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir, markLive} from '../../src/state/live-index.js'
-import {processStartTime} from '../../src/platform/platform.js'
 import {transition} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
 import {loadRecentTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
-import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
+import {liveProcess} from '../helpers/sleepers.js'
+import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 
 const children: ChildProcess[] = []
 afterEach(() => {
@@ -23,18 +23,12 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-async function liveProcess(): Promise<number> {
-  const child = spawn(process.execPath, [fixture('sleeper.mjs'), '120'], {stdio: 'ignore'})
-  children.push(child)
-  await waitFor(() => processStartTime(child.pid!) !== null, {message: 'sleeper up'})
-  return child.pid!
-}
 
 /** One running task (a live "runner") and one lost while running, then 25 ended ones. */
 async function state() {
   const dir = makeStateDir()
   ensureStateDir(dir)
-  const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess()})
+  const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess(children)})
   const lost = makeTask(dir, {status: 'lost'})
   const ended = Array.from({length: 25}, () => makeTask(dir, {status: 'failed'}))
   return {dir, running, lost, ended}
