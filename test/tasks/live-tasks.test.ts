@@ -24,8 +24,6 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-
-
 /** Ten ended tasks (one of them corrupt), a running one, one whose runner died, and a queued one: the three live ones hinted. */
 async function state() {
   const dir = makeStateDir()

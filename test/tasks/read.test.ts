@@ -23,7 +23,6 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-
 /** One running task (a live "runner") and one lost while running, then 25 ended ones. */
 async function state() {
   const dir = makeStateDir()

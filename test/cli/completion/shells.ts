@@ -5,8 +5,9 @@
 import {execFileSync} from 'node:child_process'
 import {symlinkSync} from 'node:fs'
 import path from 'node:path'
-import {BIN, cleanupStateDirs, drover, makeStateDir, makeTempDir, startOk, waitFor} from '../../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, makeStateDir, makeTempDir, startOk} from '../../helpers/cli.js'
 import {expect} from 'vitest'
+import {openPane, type Pane} from '../../helpers/tmux.js'
 
 /** A PATH with `drover` (the built CLI) and node first, then the system's. */
 export function pathWithDrover(): string {
@@ -55,42 +56,10 @@ export function installed(program: string): boolean {
   }
 }
 
-export interface Terminal {
-  screen(): string
-  /** text typed literally */
-  type(text: string): void
-  /** keys by tmux's names: Tab, Enter, C-u */
-  keys(...keys: string[]): void
-  /** waits until the screen matches; fails with the last screen */
-  waitFor(match: RegExp, timeout?: number): Promise<string>
-  kill(): void
-}
+export type Terminal = Pane
 
 /** A shell in a real terminal (tmux on a private socket), with only `env` in its environment. */
 export function openTerminal(argv: string[], env: Record<string, string>): Terminal {
-  const socket = path.join(makeTempDir('drover-tmux-'), 'tmux.sock')
-  const tmux = (...a: string[]) => execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...a], {encoding: 'utf8', env: {...process.env, TMUX: ''}})
   const exports = Object.entries({TERM: 'xterm', ...env}).map(([k, v]) => `${k}=${sq(v)}`)
-  tmux('new-session', '-d', '-s', 'sh', '-x', '160', '-y', '40', `env -i ${exports.join(' ')} ${argv.map(sq).join(' ')}`)
-  const terminal: Terminal = {
-    screen: () => tmux('capture-pane', '-p', '-t', 'sh'),
-    type: (text) => void tmux('send-keys', '-t', 'sh', '-l', text),
-    keys: (...keys) => void tmux('send-keys', '-t', 'sh', ...keys),
-    async waitFor(match, timeout = 15_000) {
-      let last = ''
-      try {
-        return await waitFor(() => ((last = terminal.screen()), match.test(last) ? last : null), {timeout, interval: 50})
-      } catch {
-        throw new Error(`the screen never matched ${String(match)}; it showed:\n${last}`)
-      }
-    },
-    kill: () => {
-      try {
-        tmux('kill-server')
-      } catch {
-        // gone already
-      }
-    },
-  }
-  return terminal
+  return openPane('sh', [`env -i ${exports.join(' ')} ${argv.map(sq).join(' ')}`], {width: 160, height: 40})
 }
