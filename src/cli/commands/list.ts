@@ -4,6 +4,7 @@ import {DEFAULT_RECENT} from '../../api/drover.js'
 import {usageError} from '../../api/values.js'
 import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
+import type {TaskRow} from '../../api/task-row.js'
 import {renderTaskTable} from '../render/list-view.js'
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
@@ -34,7 +35,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
 
-  async run(): Promise<ListResult | number[] | undefined> {
+  async run(): Promise<ListResult | (TaskRow | CorruptTaskJson)[] | number[] | undefined> {
     const {flags} = await this.parse(List)
     if (flags.all && flags.last !== undefined) throw usageError('give --all or --last N, not both')
     const wanted = parseStatusFilter(flags.status)
@@ -55,12 +56,13 @@ On a terminal the table fits its width: long names and commands are cut with …
       if (ids.length > 0) process.stdout.write(ids.join('\n') + '\n')
       return ids
     }
-    const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
-    if (this.jsonEnabled()) return tasks
-    if (flags.quiet) {
-      if (tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
+    if (this.jsonEnabled() || flags.quiet) {
+      const {tasks} = last === null ? {tasks: await drover.list(filter)} : await drover.recent({...filter, last})
+      if (flags.quiet && !this.jsonEnabled() && tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
       return tasks
     }
+    // The table shows a few fields of each task: rows, which the summary's views give without parsing them whole.
+    const {tasks, hidden} = last === null ? {tasks: await drover.listRows(filter), hidden: 0} : await drover.recentRows({...filter, last})
     if (tasks.length > 0) {
       const width = process.stdout.isTTY ? process.stdout.columns : undefined
       process.stdout.write(renderTaskTable(tasks, {color: this.color(flags.color), width}) + '\n')

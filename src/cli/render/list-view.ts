@@ -5,8 +5,9 @@
 import {formatDuration, isFinalStatus, outcomeLabel} from '../../api/values.js'
 import {painter, statusStyle} from './color.js'
 import {renderTable, type Column} from './table.js'
-import {commandLine, type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
-import {shortTime} from './time.js'
+import {commandLine, type CorruptTaskJson} from '../../api/task-json.js'
+import type {TaskRow} from '../../api/task-row.js'
+import {TimeCells} from './time.js'
 
 /**
  * The columns of `drover list`: which give way first on a narrow terminal.
@@ -31,38 +32,64 @@ export const LIST_COLUMNS: Column[] = [
 const OPTIONAL = new Set(['QUEUE', 'TURNS', 'COST'])
 
 /** The session's turns and cost so far (across resumes), or this run's before any total. */
-function usage(t: TaskJson): {turns: string; cost: string} {
+function usage(t: TaskRow): {turns: string; cost: string} {
   const u = t.agentInfo?.session ?? t.agentInfo
   return {turns: u && u.turns > 0 ? String(u.turns) : '', cost: u?.costUsd != null ? `$${u.costUsd.toFixed(2)}` : ''}
 }
 
-export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
+const NO_USAGE = {turns: '', cost: ''}
+
+/** Takes TaskJson objects, or the rows `listRows` gives (the fields shown). */
+export function renderTaskTable(tasks: (TaskRow | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
   const paint = painter(opts.color)
   const now = new Date()
-  const rows = tasks.map((task) => {
-    if (task.status === 'corrupt') {
-      return [String(task.id), '', paint('red', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error]
+  // A status cell as drawn, by its label: 100,000 rows have a few dozen.
+  const painted = new Map<string, string>()
+  const statusCell = (status: string, label: string) => {
+    let cell = painted.get(label)
+    if (cell === undefined) {
+      const style = statusStyle(status)
+      cell = style ? paint(style, label) : label
+      painted.set(label, cell)
     }
-    const t = task as TaskJson
+    return cell
+  }
+  const times = new TimeCells(now)
+  // an optional column shows only when some task has a value in it
+  let queues = false
+  let turnsSeen = false
+  let costs = false
+  const rows = new Array<string[]>(tasks.length)
+  for (let k = 0; k < tasks.length; k++) {
+    const task = tasks[k]
+    if (task.status === 'corrupt') {
+      rows[k] = [String(task.id), '', statusCell('corrupt', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error]
+      continue
+    }
+    const t = task as TaskRow
     const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
-    const style = statusStyle(t.status)
-    const {turns, cost} = usage(t)
-    return [
+    const {turns, cost} = t.agentInfo ? usage(t) : NO_USAGE
+    const queue = t.queue ?? ''
+    if (queue !== '') queues = true
+    if (turns !== '') turnsSeen = true
+    if (cost !== '') costs = true
+    rows[k] = [
       String(t.id),
       t.name ?? '',
-      style ? paint(style, label) : label,
-      t.queue ?? '',
+      statusCell(t.status, label),
+      queue,
       pidCell(t),
-      t.startedAt ? shortTime(t.startedAt, now) : '',
+      t.startedAt ? times.short(t.startedAt) : '',
       t.runtimeMs === null ? '' : formatDuration(t.runtimeMs),
       turns,
       cost,
       commandLine(t),
     ]
-  })
-  // an optional column shows only when some task has a value in it
-  const keep = LIST_COLUMNS.map((c, i) => !OPTIONAL.has(c.header) || rows.some((row) => row[i] !== ''))
-  const pick = <T>(list: T[]) => list.filter((_, i) => keep[i])
+  }
+  const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || (c.header === 'QUEUE' ? queues : c.header === 'TURNS' ? turnsSeen : costs))
+  if (keep.every(Boolean)) return renderTable(LIST_COLUMNS, rows, opts.width)
+  const kept = keep.flatMap((k, i) => (k ? [i] : []))
+  const pick = <T>(list: T[]) => kept.map((i) => list[i])
   return renderTable(pick(LIST_COLUMNS), rows.map(pick), opts.width)
 }
 
@@ -72,7 +99,7 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
  * its job (`job 4242`, also once ended: the id sacct knows it by), else
  * `slurm` (waiting in drover's own queue, no job yet).
  */
-export function pidCell(t: TaskJson): string {
+export function pidCell(t: Pick<TaskRow, 'executor' | 'pid' | 'status' | 'node' | 'jobId'>): string {
   if (t.executor === 'local') return t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : ''
   if (t.pid !== null && !isFinalStatus(t.status) && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
   return t.jobId ? `job ${t.jobId}` : t.executor
