@@ -267,12 +267,25 @@ export class Drover {
    * the view the summary stores instead of parsing all of it (task-row.ts).
    */
   async listRows(filter: ListFilter = {}): Promise<(TaskRow | CorruptTaskJson)[]> {
-    if (filter.showEnv) return this.list(filter)
+    const rows: (TaskRow | CorruptTaskJson)[] = []
+    await this.eachRow(filter, (row) => rows.push(row))
+    return rows
+  }
+
+  /**
+   * listRows one row at a time, oldest first: a caller that keeps less than
+   * the row (a table keeps its cells) lets 100,000 of them go as it goes.
+   */
+  async eachRow(filter: ListFilter, visit: (row: TaskRow | CorruptTaskJson) => void): Promise<void> {
+    if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(task))
     await this.listPredicate(filter) // refuses an unknown queue
-    const rows = (await loadTaskViews(this.stateDir, storedViews)).map((item) => (isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir})))
     const {status, queue} = filter
-    if (status === undefined && queue === undefined) return rows
-    return rows.filter((row) => (!status || status.includes(row.status)) && (queue === undefined || (row.status !== 'corrupt' && (row as TaskRow).queue === queue)))
+    const items = await loadTaskViews(this.stateDir, storedViews)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]
+      const row = isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir})
+      if ((!status || status.includes(row.status)) && (queue === undefined || (row.status !== 'corrupt' && (row as TaskRow).queue === queue))) visit(row)
+    }
   }
 
   /**

@@ -4,8 +4,7 @@ import {DEFAULT_RECENT} from '../../api/drover.js'
 import {usageError} from '../../api/values.js'
 import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
-import type {TaskRow} from '../../api/task-row.js'
-import {renderTaskTable} from '../render/list-view.js'
+import {TaskTable} from '../render/list-view.js'
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
 
@@ -35,7 +34,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     'show-env': Flags.boolean({description: 'show -e values and credentials in URLs of the command (masked as *** by default)'}),
   }
 
-  async run(): Promise<ListResult | (TaskRow | CorruptTaskJson)[] | number[] | undefined> {
+  async run(): Promise<ListResult | number[] | undefined> {
     const {flags} = await this.parse(List)
     if (flags.all && flags.last !== undefined) throw usageError('give --all or --last N, not both')
     const wanted = parseStatusFilter(flags.status)
@@ -62,16 +61,21 @@ On a terminal the table fits its width: long names and commands are cut with …
       return tasks
     }
     // The table shows a few fields of each task: rows, which the summary's views give without parsing them whole.
-    const {tasks, hidden} = last === null ? {tasks: await drover.listRows(filter), hidden: 0} : await drover.recentRows({...filter, last})
-    if (tasks.length > 0) {
-      const width = process.stdout.isTTY ? process.stdout.columns : undefined
-      process.stdout.write(renderTaskTable(tasks, {color: this.color(flags.color), width}) + '\n')
-    } else if (hidden === 0) {
+    const table = new TaskTable({color: this.color(flags.color), width: process.stdout.isTTY ? process.stdout.columns : undefined})
+    let hidden = 0
+    if (last === null) await drover.eachRow(filter, (row) => table.add(row))
+    else {
+      const recent = await drover.recentRows({...filter, last})
+      for (const task of recent.tasks) table.add(task)
+      hidden = recent.hidden
+    }
+    if (table.size > 0) process.stdout.write(table.render() + '\n')
+    else if (hidden === 0) {
       const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`].join('')
       this.note(`no tasks${what}`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)
-    return tasks
+    return undefined
   }
 }

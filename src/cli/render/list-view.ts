@@ -41,56 +41,78 @@ const NO_USAGE = {turns: '', cost: ''}
 
 /** Takes TaskJson objects, or the rows `listRows` gives (the fields shown). */
 export function renderTaskTable(tasks: (TaskRow | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
-  const paint = painter(opts.color)
-  const now = new Date()
+  const table = new TaskTable(opts)
+  for (const task of tasks) table.add(task)
+  return table.render()
+}
+
+/**
+ * The table built a task at a time: each task becomes its cells at once, so
+ * the task itself need not be kept (100,000 of them, by `list --all`).
+ */
+export class TaskTable {
+  private readonly rows: string[][] = []
+  private readonly paint: ReturnType<typeof painter>
   // A status cell as drawn, by its label: 100,000 rows have a few dozen.
-  const painted = new Map<string, string>()
-  const statusCell = (status: string, label: string) => {
-    let cell = painted.get(label)
+  private readonly painted = new Map<string, string>()
+  private readonly times = new TimeCells(new Date())
+  // an optional column shows only when some task has a value in it
+  private queues = false
+  private turns = false
+  private costs = false
+
+  constructor(private readonly opts: {color: boolean; width: number | undefined}) {
+    this.paint = painter(opts.color)
+  }
+
+  get size(): number {
+    return this.rows.length
+  }
+
+  private statusCell(status: string, label: string): string {
+    let cell = this.painted.get(label)
     if (cell === undefined) {
       const style = statusStyle(status)
-      cell = style ? paint(style, label) : label
-      painted.set(label, cell)
+      cell = style ? this.paint(style, label) : label
+      this.painted.set(label, cell)
     }
     return cell
   }
-  const times = new TimeCells(now)
-  // an optional column shows only when some task has a value in it
-  let queues = false
-  let turnsSeen = false
-  let costs = false
-  const rows = new Array<string[]>(tasks.length)
-  for (let k = 0; k < tasks.length; k++) {
-    const task = tasks[k]
+
+  add(task: TaskRow | CorruptTaskJson): void {
     if (task.status === 'corrupt') {
-      rows[k] = [String(task.id), '', statusCell('corrupt', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error]
-      continue
+      this.rows.push([String(task.id), '', this.statusCell('corrupt', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error])
+      return
     }
     const t = task as TaskRow
     const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
     const {turns, cost} = t.agentInfo ? usage(t) : NO_USAGE
     const queue = t.queue ?? ''
-    if (queue !== '') queues = true
-    if (turns !== '') turnsSeen = true
-    if (cost !== '') costs = true
-    rows[k] = [
+    if (queue !== '') this.queues = true
+    if (turns !== '') this.turns = true
+    if (cost !== '') this.costs = true
+    this.rows.push([
       String(t.id),
       t.name ?? '',
-      statusCell(t.status, label),
+      this.statusCell(t.status, label),
       queue,
       pidCell(t),
-      t.startedAt ? times.short(t.startedAt) : '',
+      t.startedAt ? this.times.short(t.startedAt) : '',
       t.runtimeMs === null ? '' : formatDuration(t.runtimeMs),
       turns,
       cost,
       commandLine(t),
-    ]
+    ])
   }
-  const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || (c.header === 'QUEUE' ? queues : c.header === 'TURNS' ? turnsSeen : costs))
-  if (keep.every(Boolean)) return renderTable(LIST_COLUMNS, rows, opts.width)
-  const kept = keep.flatMap((k, i) => (k ? [i] : []))
-  const pick = <T>(list: T[]) => kept.map((i) => list[i])
-  return renderTable(pick(LIST_COLUMNS), rows.map(pick), opts.width)
+
+  render(): string {
+    const {rows} = this
+    const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || (c.header === 'QUEUE' ? this.queues : c.header === 'TURNS' ? this.turns : this.costs))
+    if (keep.every(Boolean)) return renderTable(LIST_COLUMNS, rows, this.opts.width)
+    const kept = keep.flatMap((k, i) => (k ? [i] : []))
+    const pick = <T>(list: T[]) => kept.map((i) => list[i])
+    return renderTable(pick(LIST_COLUMNS), rows.map(pick), this.opts.width)
+  }
 }
 
 /**
