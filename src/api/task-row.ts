@@ -108,6 +108,16 @@ function stringEnd(b: Uint8Array, p: number, end: number): number {
   return -1
 }
 
+/** stringEnd for a string only skipped: the loop without the bookkeeping (most of a view's bytes are skipped). */
+function skipString(b: Uint8Array, p: number, end: number): number {
+  for (let i = p + 1; i < end; i++) {
+    const c = b[i]
+    if (c === QUOTE) return i + 1
+    if (c === BACKSLASH) i++
+  }
+  return -1
+}
+
 /** The index after the JSON value at `p` (compact JSON, as JSON.stringify writes it), or -1. */
 function valueEnd(b: Uint8Array, p: number, end: number): number {
   const first = b[p]
@@ -117,7 +127,7 @@ function valueEnd(b: Uint8Array, p: number, end: number): number {
     for (let i = p; i < end; i++) {
       const c = b[i]
       if (c === QUOTE) {
-        i = stringEnd(b, i, end) - 1
+        i = skipString(b, i, end) - 1
         if (i < 0) return -1
       } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++
       else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
@@ -135,6 +145,23 @@ function valueEnd(b: Uint8Array, p: number, end: number): number {
   return -1
 }
 
+const RUNS = VIEW_KEYS.indexOf('runs')
+const RUNS_END = Buffer.from('],"policies":{')
+
+/**
+ * The index after the `runs` array at `p` (a third of a view, and most of
+ * one with many runs), found without scanning it: `],"policies":{` cannot
+ * lie inside a string (a quote there is escaped), so its first match is a
+ * `policies` key after an array — and the only such key is the view's own,
+ * the member after `runs` (a run has no `policies`). -1 when not found.
+ */
+function runsEnd(b: Buffer, p: number, end: number): number {
+  if (b[p] !== OPEN_ARRAY) return -1
+  if (b[p + 1] === CLOSE_ARRAY) return p + 2
+  const at = b.indexOf(RUNS_END, p)
+  return at > p && at < end && b[at - 1] === CLOSE_OBJECT ? at + 1 : -1
+}
+
 /** Whether b holds `what` at `at` — byte by byte: for these few bytes a native compare costs more than the loop. */
 function bytesAt(b: Uint8Array, at: number, what: Uint8Array, limit: number): boolean {
   if (at + what.length > limit) return false
@@ -142,16 +169,64 @@ function bytesAt(b: Uint8Array, at: number, what: Uint8Array, limit: number): bo
   return true
 }
 
+// Buffer's own decoders, without toString's look-up of the encoding on every call (100,000 views make a million calls).
+type Decoders = Buffer & {latin1Slice?: (start: number, end: number) => string; utf8Slice?: (start: number, end: number) => string}
+const fastDecoders = typeof (Buffer.prototype as Decoders).latin1Slice === 'function' && typeof (Buffer.prototype as Decoders).utf8Slice === 'function'
+const latin1 = fastDecoders ? (b: Buffer, start: number, end: number) => (b as Decoders).latin1Slice!(start, end) : (b: Buffer, start: number, end: number) => b.toString('latin1', start, end)
+const utf8 = fastDecoders ? (b: Buffer, start: number, end: number) => (b as Decoders).utf8Slice!(start, end) : (b: Buffer, start: number, end: number) => b.toString('utf8', start, end)
+
+// Short strings seen before, by a hash of their bytes: a status, an executor,
+// a signal, `exit 0`, a program's name repeat across most rows, and reusing
+// them spares a decode and the garbage.
+const SHORT = 20
+const seen = new Map<number, string>()
+
+/** The plain ASCII bytes b[start..end) as a string, one seen before where it can. */
+function plainText(b: Buffer, start: number, end: number): string {
+  const length = end - start
+  if (length > SHORT) return latin1(b, start, end)
+  let hash = length
+  for (let i = start; i < end; i++) hash = (Math.imul(hash, 31) + b[i]) | 0
+  const known = seen.get(hash)
+  if (known !== undefined && known.length === length) {
+    let same = true
+    for (let i = 0; i < length; i++) {
+      if (known.charCodeAt(i) !== b[start + i]) {
+        same = false
+        break
+      }
+    }
+    if (same) return known
+  }
+  const text = latin1(b, start, end)
+  if (seen.size < 4096) seen.set(hash, text)
+  return text
+}
+
 /** The value at start..end as JSON.parse reads it, without its call for the common shapes. */
 function valueOf(b: Buffer, start: number, end: number, plain: boolean): unknown {
   const first = b[start]
-  if (first === QUOTE) return plain ? b.toString('latin1', start + 1, end - 1) : JSON.parse(b.toString('utf8', start, end))
+  if (first === QUOTE) return plain ? plainText(b, start + 1, end - 1) : JSON.parse(utf8(b, start, end))
   if (first === 0x6e && end - start === 4) return null // null
   if (first === 0x74 && end - start === 4) return true
   if (first === 0x66 && end - start === 5) return false
-  if (first === OPEN_ARRAY) return plainStrings(b, start, end) ?? JSON.parse(b.toString('utf8', start, end))
-  if (first === OPEN_OBJECT) return JSON.parse(b.toString('utf8', start, end))
-  return JSON.parse(b.toString('latin1', start, end)) // a number
+  if (first === OPEN_ARRAY) return plainStrings(b, start, end) ?? JSON.parse(utf8(b, start, end))
+  if (first === OPEN_OBJECT) return JSON.parse(utf8(b, start, end))
+  return integerAt(b, start, end) ?? JSON.parse(latin1(b, start, end)) // a number
+}
+
+/** A JSON integer of up to 15 digits (ids, pids, exit codes, milliseconds), or null for any other number. */
+function integerAt(b: Buffer, start: number, end: number): number | null {
+  const negative = b[start] === 0x2d
+  const from = negative ? start + 1 : start
+  if (end - from < 1 || end - from > 15 || (b[from] === 0x30 && end - from > 1)) return null
+  let value = 0
+  for (let i = from; i < end; i++) {
+    const digit = b[i] - 0x30
+    if (digit < 0 || digit > 9) return null
+    value = value * 10 + digit
+  }
+  return negative ? -value : value
 }
 
 /** An array of plain ASCII strings (a command line, mostly) read as JSON.parse would; null for any other array. */
@@ -163,7 +238,7 @@ function plainStrings(b: Buffer, start: number, end: number): string[] | null {
     if (b[p] !== QUOTE) return null
     const after = stringEnd(b, p, end)
     if (after < 0 || !plainString) return null
-    out.push(b.toString('latin1', p + 1, after - 1))
+    out.push(plainText(b, p + 1, after - 1))
     if (b[after] === COMMA) p = after + 1
     else return b[after] === CLOSE_ARRAY && after + 1 === end ? out : null
   }
@@ -184,7 +259,7 @@ export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null
       const key = KEY_BYTES[k]
       if (!bytesAt(b, p, key, end)) return null
       const valueStart = p + key.length
-      const after = valueEnd(b, valueStart, end)
+      const after = k === RUNS ? runsEnd(b, valueStart, end) : valueEnd(b, valueStart, end)
       if (after < 0) return null
       if (WANTED[k]) values[k] = valueOf(b, valueStart, after, plainString)
       if (b[after] !== COMMA) return null
@@ -223,7 +298,7 @@ export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null
 
 /** A summary entry's row: cut out of its stored view, or (a view of another shape) the view parsed whole. */
 export function viewRow(entry: SummaryEntry): TaskRow {
-  return rowOfView(entry.bytes, entry.viewStart, entry.viewEnd) ?? (JSON.parse(entry.bytes.toString('utf8', entry.viewStart, entry.viewEnd)) as TaskJson)
+  return rowOfView(entry.bytes, entry.viewStart, entry.viewEnd) ?? (JSON.parse(utf8(entry.bytes, entry.viewStart, entry.viewEnd)) as TaskJson)
 }
 
 /**

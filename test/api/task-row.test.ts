@@ -34,6 +34,7 @@ async function variants(): Promise<TaskRecord[]> {
     {...base, env: {'a"queue': 'x', runs: 'y', status: 'z'}, cwd: '/p/"status":1'},
     {...base, agentInfo: {sessionId: 's', lastEvent: null, session: usage, error: null, ...usage, limit: {message: 'm', resetAt: null}}},
     {...base, status: 'drained', checkpoint: {profile: 'generic', sessionId: null, sessionDir: '/x', forced: true, mode: 'forced', tookMs: 5, at: base.endedAt!}},
+    {...base, status: 'failed', exitCode: -1, worker: {pid: 0, startTime: '1'}},
     {...base, queue: 'gpu', priority: -3, after: [1, 2], afterEnded: [3], attempt: 2, retryMax: 4, retryDelayMs: 1500},
     {...base, executor: 'slurm', host: 'node7', slurm: {jobId: '4242', partition: null, time: null, cpus: 2, mem: '1G', drainBeforeLimitS: null, opts: []}},
     {...base, runs: [...base.runs, {...base.runs[0], run: 2, command: ['x', 'y]"policies":{']}], startedAt: null, worker: null},
