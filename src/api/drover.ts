@@ -28,6 +28,7 @@ import type {Budget} from './budget.js'
 import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
+import {newestEndedRows, viewRow, type TaskRow} from './task-row.js'
 import {readJson, shownStatus, storedViews, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
@@ -263,6 +264,43 @@ export class Drover {
     }
     put(CLOSE_BRACKET)
     write(chunk.subarray(0, used))
+  }
+
+  /**
+   * `list(filter)` with only what a table row shows of each task (TaskRow; a
+   * TaskJson for a task not summarised): an ended task's row is cut out of
+   * the view the summary stores instead of parsing all of it (task-row.ts).
+   */
+  async listRows(filter: ListFilter = {}): Promise<(TaskRow | CorruptTaskJson)[]> {
+    const rows: (TaskRow | CorruptTaskJson)[] = []
+    await this.eachRow(filter, (row) => rows.push(row))
+    return rows
+  }
+
+  /**
+   * listRows one row at a time, oldest first: a caller that keeps less than
+   * the row (a table keeps its cells) lets 100,000 of them go as it goes.
+   */
+  async eachRow(filter: ListFilter, visit: (row: TaskRow | CorruptTaskJson) => void): Promise<void> {
+    if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(task))
+    await this.listPredicate(filter) // refuses an unknown queue
+    const {status, queue} = filter
+    const items = await loadTaskViews(this.stateDir, storedViews)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]
+      const row = isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir})
+      if ((!status || status.includes(row.status)) && (queue === undefined || (row.status !== 'corrupt' && (row as TaskRow).queue === queue))) visit(row)
+    }
+  }
+
+  /**
+   * `recent(opts)` as rows: with a status or queue filter every task is
+   * looked at, so they come from the stored views as in listRows rather
+   * than from every record decoded.
+   */
+  async recentRows(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskRow | CorruptTaskJson)[]; hidden: number}> {
+    if (opts.showEnv || (opts.status === undefined && opts.queue === undefined)) return this.recent(opts)
+    return newestEndedRows(await this.listRows(opts), opts.last ?? DEFAULT_RECENT)
   }
 
   /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */

@@ -21,6 +21,7 @@ export type {OutputPage, PageOptions} from './output-page.js'
 export type {UsagePoint} from './usage.js'
 export {commandLine, escapeControls, exitCodeOf, quoteArg} from './task-json.js'
 export type {CorruptTaskJson, HookFailureJson, TaskDetailJson, TaskJson} from './task-json.js'
+export type {TaskRow} from './task-row.js'
 export * from './values.js'
 export {doctor, DEFAULT_DOCTOR_TIMEOUT_MS, problemLine} from './doctor.js'
 export type {

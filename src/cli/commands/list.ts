@@ -4,7 +4,7 @@ import {DEFAULT_RECENT} from '../../api/drover.js'
 import {usageError} from '../../api/values.js'
 import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
-import {renderTaskTable} from '../render/list-view.js'
+import {TaskTable} from '../render/list-view.js'
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
 
@@ -55,21 +55,27 @@ On a terminal the table fits its width: long names and commands are cut with …
       if (ids.length > 0) process.stdout.write(ids.join('\n') + '\n')
       return ids
     }
-    const {tasks, hidden} = last === null ? {tasks: await drover.list(filter), hidden: 0} : await drover.recent({...filter, last})
-    if (this.jsonEnabled()) return tasks
-    if (flags.quiet) {
-      if (tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
+    if (this.jsonEnabled() || flags.quiet) {
+      const {tasks} = last === null ? {tasks: await drover.list(filter)} : await drover.recent({...filter, last})
+      if (flags.quiet && !this.jsonEnabled() && tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
       return tasks
     }
-    if (tasks.length > 0) {
-      const width = process.stdout.isTTY ? process.stdout.columns : undefined
-      process.stdout.write(renderTaskTable(tasks, {color: this.color(flags.color), width}) + '\n')
-    } else if (hidden === 0) {
+    // The table shows a few fields of each task: rows, which the summary's views give without parsing them whole.
+    const table = new TaskTable({color: this.color(flags.color), width: process.stdout.isTTY ? process.stdout.columns : undefined})
+    let hidden = 0
+    if (last === null) await drover.eachRow(filter, (row) => table.add(row))
+    else {
+      const recent = await drover.recentRows({...filter, last})
+      for (const task of recent.tasks) table.add(task)
+      hidden = recent.hidden
+    }
+    if (table.size > 0) process.stdout.write(table.render() + '\n')
+    else if (hidden === 0) {
       const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`].join('')
       this.note(`no tasks${what}`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)
-    return tasks
+    return undefined
   }
 }

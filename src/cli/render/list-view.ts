@@ -5,8 +5,9 @@
 import {formatDuration, isFinalStatus, outcomeLabel} from '../../api/values.js'
 import {painter, statusStyle} from './color.js'
 import {renderTable, type Column} from './table.js'
-import {commandLine, type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
-import {shortTime} from './time.js'
+import {commandLine, type CorruptTaskJson} from '../../api/task-json.js'
+import type {TaskRow} from '../../api/task-row.js'
+import {TimeCells} from './time.js'
 
 /**
  * The columns of `drover list`: which give way first on a narrow terminal.
@@ -31,39 +32,87 @@ export const LIST_COLUMNS: Column[] = [
 const OPTIONAL = new Set(['QUEUE', 'TURNS', 'COST'])
 
 /** The session's turns and cost so far (across resumes), or this run's before any total. */
-function usage(t: TaskJson): {turns: string; cost: string} {
+function usage(t: TaskRow): {turns: string; cost: string} {
   const u = t.agentInfo?.session ?? t.agentInfo
   return {turns: u && u.turns > 0 ? String(u.turns) : '', cost: u?.costUsd != null ? `$${u.costUsd.toFixed(2)}` : ''}
 }
 
-export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
-  const paint = painter(opts.color)
-  const now = new Date()
-  const rows = tasks.map((task) => {
-    if (task.status === 'corrupt') {
-      return [String(task.id), '', paint('red', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error]
+const NO_USAGE = {turns: '', cost: ''}
+
+/** Takes TaskJson objects, or the rows `listRows` gives (the fields shown). */
+export function renderTaskTable(tasks: (TaskRow | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
+  const table = new TaskTable(opts)
+  for (const task of tasks) table.add(task)
+  return table.render()
+}
+
+/**
+ * The table built a task at a time: each task becomes its cells at once, so
+ * the task itself need not be kept (100,000 of them, by `list --all`).
+ */
+export class TaskTable {
+  private readonly rows: string[][] = []
+  private readonly paint: ReturnType<typeof painter>
+  // A status cell as drawn, by its label: 100,000 rows have a few dozen.
+  private readonly painted = new Map<string, string>()
+  private readonly times = new TimeCells(new Date())
+  // an optional column shows only when some task has a value in it
+  private queues = false
+  private turns = false
+  private costs = false
+
+  constructor(private readonly opts: {color: boolean; width: number | undefined}) {
+    this.paint = painter(opts.color)
+  }
+
+  get size(): number {
+    return this.rows.length
+  }
+
+  private statusCell(status: string, label: string): string {
+    let cell = this.painted.get(label)
+    if (cell === undefined) {
+      const style = statusStyle(status)
+      cell = style ? this.paint(style, label) : label
+      this.painted.set(label, cell)
     }
-    const t = task as TaskJson
+    return cell
+  }
+
+  add(task: TaskRow | CorruptTaskJson): void {
+    if (task.status === 'corrupt') {
+      this.rows.push([String(task.id), '', this.statusCell('corrupt', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error])
+      return
+    }
+    const t = task as TaskRow
     const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
-    const style = statusStyle(t.status)
-    const {turns, cost} = usage(t)
-    return [
+    const {turns, cost} = t.agentInfo ? usage(t) : NO_USAGE
+    const queue = t.queue ?? ''
+    if (queue !== '') this.queues = true
+    if (turns !== '') this.turns = true
+    if (cost !== '') this.costs = true
+    this.rows.push([
       String(t.id),
       t.name ?? '',
-      style ? paint(style, label) : label,
-      t.queue ?? '',
+      this.statusCell(t.status, label),
+      queue,
       pidCell(t),
-      t.startedAt ? shortTime(t.startedAt, now) : '',
+      t.startedAt ? this.times.short(t.startedAt) : '',
       t.runtimeMs === null ? '' : formatDuration(t.runtimeMs),
       turns,
       cost,
       commandLine(t),
-    ]
-  })
-  // an optional column shows only when some task has a value in it
-  const keep = LIST_COLUMNS.map((c, i) => !OPTIONAL.has(c.header) || rows.some((row) => row[i] !== ''))
-  const pick = <T>(list: T[]) => list.filter((_, i) => keep[i])
-  return renderTable(pick(LIST_COLUMNS), rows.map(pick), opts.width)
+    ])
+  }
+
+  render(): string {
+    const {rows} = this
+    const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || (c.header === 'QUEUE' ? this.queues : c.header === 'TURNS' ? this.turns : this.costs))
+    if (keep.every(Boolean)) return renderTable(LIST_COLUMNS, rows, this.opts.width)
+    const kept = keep.flatMap((k, i) => (k ? [i] : []))
+    const pick = <T>(list: T[]) => kept.map((i) => list[i])
+    return renderTable(pick(LIST_COLUMNS), rows.map(pick), this.opts.width)
+  }
 }
 
 /**
@@ -72,7 +121,7 @@ export function renderTaskTable(tasks: (TaskJson | CorruptTaskJson)[], opts: {co
  * its job (`job 4242`, also once ended: the id sacct knows it by), else
  * `slurm` (waiting in drover's own queue, no job yet).
  */
-export function pidCell(t: TaskJson): string {
+export function pidCell(t: Pick<TaskRow, 'executor' | 'pid' | 'status' | 'node' | 'jobId'>): string {
   if (t.executor === 'local') return t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : ''
   if (t.pid !== null && !isFinalStatus(t.status) && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
   return t.jobId ? `job ${t.jobId}` : t.executor

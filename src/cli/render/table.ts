@@ -17,11 +17,19 @@ const ESC = '\u001B'
 const ANSI = /\u001B\[[0-9;]*m/y
 const DEFAULT_MIN_WIDTH = 8
 
-/** Characters that show, not UTF-16 units and not ANSI escapes (the fast path is plain ASCII). */
+// What makes a cell's shown length differ from its UTF-16 length: an escape or half of a surrogate pair.
+const SPECIAL = /[\u001B\uD800-\uDFFF]/
+
+/** Characters that show, not UTF-16 units and not ANSI escapes (the fast path: one test, then the length). */
 export function visibleLength(text: string): number {
+  if (!SPECIAL.test(text)) return text.length
   const plain = text.includes(ESC) ? text.replace(/\u001B\[[0-9;]*m/g, '') : text
   return /[\uD800-\uDFFF]/.test(plain) ? [...plain].length : plain.length
 }
+
+// Padding by count, made once: a 100,000-row table pads a million cells.
+const SPACES: string[] = []
+const spaces = (n: number) => SPACES[n] ?? (SPACES[n] = ' '.repeat(n))
 
 /**
  * Cuts text to `width` visible characters, the last one `…`. ANSI escapes are
@@ -96,26 +104,41 @@ function fit(columns: Column[], natural: number[], limit: number): Layout {
  * droppable columns go, and as a last resort each line is cut.
  */
 export function renderTable(columns: Column[], rows: string[][], width: number | undefined): string {
-  const lengths = rows.map((row) => columns.map((_, i) => visibleLength(row[i] ?? '')))
-  const natural = columns.map((c, i) => lengths.reduce((max, l) => (l[i] > max ? l[i] : max), visibleLength(c.header)))
+  const count = columns.length
+  // Every cell's shown length, row after row in one flat array (no array per row).
+  const lengths = new Array<number>(rows.length * count)
+  const natural = columns.map((c) => visibleLength(c.header))
+  for (let r = 0, at = 0; r < rows.length; r++) {
+    const row = rows[r]
+    for (let i = 0; i < count; i++, at++) {
+      const length = visibleLength(row[i] ?? '')
+      lengths[at] = length
+      if (length > natural[i]) natural[i] = length
+    }
+  }
   const limit = width === undefined ? Infinity : Math.max(1, width - 1)
   const {shown, widths} = width === undefined ? {shown: columns.map((_, i) => i), widths: natural} : fit(columns, natural, limit)
   const last = shown.at(-1)
-  const line = (cells: string[], cellLengths: number[]) => {
+  const line = (cells: string[], cellLengths: number[], at: number) => {
     let text = ''
     for (const i of shown) {
       let cell = cells[i] ?? ''
-      let length = cellLengths[i]
+      let length = cellLengths[at + i]
       if (length > widths[i]) {
         cell = truncate(cell, widths[i])
         length = widths[i]
       }
-      text += i === last ? cell : cell + ' '.repeat(widths[i] - length) + GAP
+      text += i === last ? cell : cell + spaces(widths[i] - length) + GAP
     }
     text = text.trimEnd()
     return limit !== Infinity && visibleLength(text) > limit ? truncate(text, limit) : text
   }
-  const out = [line(columns.map((c) => c.header), columns.map((c) => visibleLength(c.header)))]
-  for (let r = 0; r < rows.length; r++) out.push(line(rows[r], lengths[r]))
+  const out = new Array<string>(rows.length + 1)
+  out[0] = line(
+    columns.map((c) => c.header),
+    columns.map((c) => visibleLength(c.header)),
+    0,
+  )
+  for (let r = 0; r < rows.length; r++) out[r + 1] = line(rows[r], lengths, r * count)
   return out.join('\n')
 }
