@@ -109,6 +109,12 @@ async function liveStatusesOnly(filter: ListFilter): Promise<boolean> {
   return filter.status !== undefined && (await import('../tasks/live-tasks.js')).onlyLiveStatuses(filter.status)
 }
 
+/** listPredicate's test for a task already shown (a view or a row): its status, its queue. */
+function viewKept(filter: ListFilter): (task: TaskRow | CorruptTaskJson) => boolean {
+  const {status, queue} = filter
+  return (task) => (!status || status.includes(task.status)) && (queue === undefined || (task.status !== 'corrupt' && (task as TaskRow).queue === queue))
+}
+
 /** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
 export class Drover {
   /** @param stateDir an absolute path already checked by openStateDir */
@@ -226,9 +232,7 @@ export class Drover {
     const tasks = (await loadTaskViews(this.stateDir, storedViews)).map((item) =>
       isEntry(item) ? (JSON.parse(item.bytes.toString('utf8', item.viewStart, item.viewEnd)) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
     )
-    const {status, queue} = filter
-    if (status === undefined && queue === undefined) return tasks
-    return tasks.filter((task) => (!status || status.includes(task.status)) && (queue === undefined || (task.status !== 'corrupt' && (task as TaskJson).queue === queue)))
+    return filter.status === undefined && filter.queue === undefined ? tasks : tasks.filter(viewKept(filter))
   }
 
   /**
@@ -284,12 +288,12 @@ export class Drover {
   async eachRow(filter: ListFilter, visit: (row: TaskRow | CorruptTaskJson) => void): Promise<void> {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(task))
     await this.listPredicate(filter) // refuses an unknown queue
-    const {status, queue} = filter
+    const kept = viewKept(filter)
     const items = await loadTaskViews(this.stateDir, storedViews)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
       const row = isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir})
-      if ((!status || status.includes(row.status)) && (queue === undefined || (row.status !== 'corrupt' && (row as TaskRow).queue === queue))) visit(row)
+      if (kept(row)) visit(row)
     }
   }
 
