@@ -79,9 +79,19 @@ export interface OutputPage {
   reset: boolean
 }
 
+/** A refused request, with its HTTP status: a page tells a task removed under it (404) from other failures. */
+export class HttpError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message)
+  }
+}
+
 async function answer<T>(response: Response): Promise<T> {
   const body = (await response.json().catch(() => ({error: response.statusText}))) as T & {error?: string}
-  if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`)
+  if (!response.ok) throw new HttpError(body.error ?? `HTTP ${response.status}`, response.status)
   return body
 }
 

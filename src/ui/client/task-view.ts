@@ -8,7 +8,7 @@ import {JournalView} from './journal-view.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
 import {usageChart, type UsagePoint} from './usage-chart.js'
-import {getJson, isFinal, post, readOnly, type Task, type TaskDetail} from './net.js'
+import {getJson, HttpError, isFinal, post, readOnly, type Task, type TaskDetail} from './net.js'
 
 interface Action {
   name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'rm'
@@ -150,7 +150,9 @@ export function showTask(main: HTMLElement, id: number): void {
       await journal.refresh()
       if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
     } catch (error) {
-      message.textContent = (error as Error).message
+      // A refresh racing the feed's "removed" (or arriving after it) finds the task gone: say so, not a bare 404.
+      if (detail && error instanceof HttpError && error.status === 404) removed()
+      else message.textContent = (error as Error).message
     }
   }
 
