@@ -4,20 +4,17 @@
 // DroverError carrying the documented exit code. Modules that only some calls
 // need are imported in those calls, so opening a state dir stays cheap.
 
-import path from 'node:path'
 import {DroverError, ExitCode} from '../base/errors.js'
 import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
-import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
-import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
+import {fileSize, listTaskIds, readEvents, taskPaths, type RecordRead} from '../state/store.js'
 import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {reconcile} from '../tasks/reconcile.js'
 import {DEFAULT_LAST, isEntry, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
-import {Wakeup} from '../state/wakeup.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
@@ -47,14 +44,8 @@ export interface OutputChunk {
   text: string
 }
 
-/** A change seen in the state dir: a task appeared, changed status, or went away. */
-export type TaskEvent =
-  | {type: 'created'; id: number; task: TaskJson}
-  | {type: 'status'; id: number; from: TaskStatus; to: TaskStatus; task: TaskJson}
-  | {type: 'ended'; id: number; task: TaskJson}
-  /** only with `events({updates: true})`: the record changed, its status did not. */
-  | {type: 'updated'; id: number; task: TaskJson}
-  | {type: 'removed'; id: number}
+export type {EventOptions, TaskEvent} from './events.js'
+import type {EventOptions, TaskEvent} from './events.js'
 
 /**
  * One line of a task's events journal (events.ndjson): when, which run, what
@@ -78,9 +69,6 @@ export interface ListFilter {
 
 /** `drover rm`'s --json shape: prune's, plus the refs that named no task. */
 export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
-
-/** Tasks events() looks at between two turns of the event loop. */
-const YIELD_EVERY = 64
 
 /** How many ended tasks `recent` shows by default (the `list` table's default). */
 export const DEFAULT_RECENT = DEFAULT_LAST
@@ -577,100 +565,9 @@ export class Drover {
    * reported as `updated`. `onReady` is called once the first look is done
    * (after its `created` events, with `initial`).
    */
-  async *events(opts: {signal?: AbortSignal; pollMs?: number; initial?: boolean; updates?: boolean; onReady?: () => void} = {}): AsyncGenerator<TaskEvent> {
-    const {statSync} = await import('node:fs')
-    const {WatchLook} = await import('../state/watch-look.js')
-    const tasks = path.join(this.stateDir, 'tasks')
-    const wakeup = new Wakeup().watch([tasks])
-    // which folders and records each pass must look at: not the ended tasks that cannot have changed
-    const look = new WatchLook(this.stateDir)
-    opts.signal?.addEventListener('abort', wakeup.wake)
-    // Per task: its shown status, the record file's identity (inode, size,
-    // mtime) when last read, the record of a live task as read, and with
-    // `updates` the record as reconciled. A file unchanged is not read again:
-    // an ended task is skipped (at 10,000 tasks a stat each is a small part of
-    // reading and checking each record every wake-up), a live one is checked
-    // from the record read before (its runner may have died meanwhile).
-    const known = new Map<number, {status: TaskStatus; stamp: string | null; read: TaskRecord | null; body: string | null}>()
-    const stampOf = (id: number) => {
-      const stat = statSync(taskPaths(this.stateDir, id).record, {throwIfNoEntry: false})
-      return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : null
-    }
-    // Ids present at the last pass, those not seen ended, and folders without a readable record (a start filling one).
-    let present = new Set<number>()
-    const open = new Set<number>()
-    const unread = new Set<number>()
-    let first = true
-    try {
-      while (!opts.signal?.aborted) {
-        const passBegan = performance.now()
-        const {names, hinted, relisted} = look.next()
-        // The same folders as before: only tasks not seen ended, hinted ones and unread folders can have changed.
-        const partial = hinted !== null && !relisted
-        // (a partial pass starts from the ids present last time; a full one finds them all again)
-        const ids = partial ? present : new Set<number>()
-        const dropped: number[] = []
-        if (!partial) unread.clear()
-        const candidates = partial ? new Set([...open, ...unread, ...[...hinted].filter((id) => present.has(id))]) : names
-        let sinceYield = 0
-        for (const name of candidates) {
-          if (typeof name === 'string' && !/^[1-9]\d*$/.test(name)) continue
-          // The look is synchronous file work: at 10,000 tasks, let the caller's
-          // other work (a key press, a redraw) in every few hundred tasks.
-          if (++sinceYield === YIELD_EVERY) {
-            sinceYield = 0
-            await new Promise((resolve) => setImmediate(resolve))
-          }
-          const id = Number(name)
-          const before = known.get(id)
-          // ended, and no run opened since (its hint comes first): unchanged
-          if (hinted && before && FINAL_STATUSES.includes(before.status) && !hinted.has(id)) {
-            ids.add(id)
-            continue
-          }
-          const stamp = stampOf(id)
-          if (before && stamp !== null && stamp === before.stamp && FINAL_STATUSES.includes(before.status)) {
-            ids.add(id)
-            continue
-          }
-          const unchanged = before?.read && stamp !== null && stamp === before.stamp ? before.read : null
-          const read = unchanged ? {ok: true as const, record: unchanged} : readRecord(this.stateDir, id)
-          if (!read.ok) {
-            if (partial && ids.delete(id)) dropped.push(id)
-            unread.add(id)
-            continue
-          }
-          unread.delete(id)
-          ids.add(id)
-          const record = isFinalStatus(read.record.status) ? read.record : await reconcile(this.stateDir, read.record)
-          const status = shownStatus(record)
-          if (FINAL_STATUSES.includes(status)) open.delete(id)
-          else open.add(id)
-          const body = !opts.updates ? null : unchanged && record === unchanged ? before!.body : JSON.stringify(record)
-          known.set(id, {status, stamp, read: isFinalStatus(read.record.status) ? null : read.record, body})
-          if (first && !opts.initial) continue
-          if (before === undefined) yield {type: 'created', id, task: this.json(record)}
-          else if (before.status !== status) yield {type: 'status', id, from: before.status, to: status, task: this.json(record)}
-          else if (opts.updates && body !== before.body) yield {type: 'updated', id, task: this.json(record)}
-          // a task first seen already ended (created and over between two looks) ends too; one found there at the start does not
-          if ((before === undefined ? !first : before.status !== status) && FINAL_STATUSES.includes(status)) yield {type: 'ended', id, task: this.json(record)}
-        }
-        for (const id of partial ? dropped : [...known.keys()]) {
-          if (ids.has(id) || !known.has(id)) continue
-          known.delete(id)
-          open.delete(id)
-          yield {type: 'removed', id}
-        }
-        present = ids
-        if (first) opts.onReady?.()
-        first = false
-        // A look that took long (thousands of tasks, a slow disk) waits longer
-        // for the next, so watching costs at most about a fifth of a core.
-        await wakeup.sleep(Math.max(opts.pollMs ?? 250, 4 * (performance.now() - passBegan)))
-      }
-    } finally {
-      wakeup.close()
-    }
+  async *events(opts: EventOptions = {}): AsyncGenerator<TaskEvent> {
+    const {watchEvents} = await import('./events.js')
+    yield* watchEvents(this.stateDir, opts)
   }
 
   /** The --json shape, with what only the state dir knows (a queued task's place in line). */

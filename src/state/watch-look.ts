@@ -27,6 +27,8 @@ export interface Look {
   names: string[]
   /** ids that must be looked at even when seen ended before; null: every one. */
   hinted: ReadonlySet<number> | null
+  /** the live hints read for this pass, sweep or not (empty without an index). */
+  hints: ReadonlySet<number>
   /** whether tasks/ was listed again (false: the same names as the last pass, the same folders). */
   relisted: boolean
 }
@@ -45,7 +47,8 @@ export class WatchLook {
     const hints = liveHints(this.stateDir)
     const sweep = hints === null || now - this.lastSweep >= this.sweepMs
     if (sweep) this.lastSweep = now
-    return {...this.list(sweep), hinted: sweep ? null : new Set(hints)}
+    const hintSet = new Set(hints)
+    return {...this.list(sweep), hinted: sweep ? null : hintSet, hints: hintSet}
   }
 
   private list(sweep: boolean): {names: string[]; relisted: boolean} {

@@ -3,7 +3,7 @@
 // done), `updates` reports a record that changed without a status change —
 // a fake claude's turns as it works.
 
-import {existsSync, utimesSync} from 'node:fs'
+import {existsSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir, type TaskEvent} from '../../src/api/index.js'
@@ -100,5 +100,28 @@ describe('Drover.events', () => {
     const without = await collect(stateDir, {}, () => false, 1500)
     expect(without.seen.filter((e) => (e.type as string) === 'updated')).toEqual([])
     await drover(stateDir, ['cancel', String(id)])
+  })
+
+  it("takes the ended tasks the summary holds from their stored views on the first look, not from their records; a run opened later is read", async () => {
+    const stateDir = makeStateDir()
+    const kept = await startOk(stateDir, ['--', 'true'])
+    const other = await startOk(stateDir, ['--', 'false'])
+    await waitFor(() => readTask(stateDir, kept).status === 'succeeded' && readTask(stateDir, other).status === 'failed')
+    // list folds the ended tasks into the summary and drops their hints
+    await drover(stateDir, ['list'])
+    await waitFor(() => !existsSync(path.join(stateDir, 'live', String(kept))) && !existsSync(path.join(stateDir, 'live', String(other))))
+    // A record spoilt behind drover's back (no hint, as no drover write would): a first look that read it would call the task corrupt.
+    writeFileSync(path.join(stateDir, 'tasks', String(kept), 'task.json'), 'not json')
+    const first = await collect(stateDir, {initial: true, updates: true}, () => false, 800)
+    expect(first.seen.slice(0, first.readyAfter).map((e) => [e.type, e.id, (e as {task: {status: string}}).task.status])).toEqual([
+      ['created', kept, 'succeeded'],
+      ['created', other, 'failed'],
+    ])
+    expect(first.seen.slice(first.readyAfter)).toEqual([])
+    // a drover write hints the task first, so the next watcher reads that record
+    await drover(stateDir, ['start', String(other)])
+    await waitFor(() => readTask(stateDir, other).runs.length === 2 && readTask(stateDir, other).status === 'failed')
+    const again = await collect(stateDir, {initial: true}, () => false, 800)
+    expect(again.seen.find((e) => e.id === other)).toMatchObject({type: 'created', task: {runs: [{}, {}]}})
   })
 })
