@@ -14,7 +14,8 @@ import {fileSize, listTaskIds, readEvents, taskPaths, type RecordRead} from '../
 import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {DEFAULT_LAST, isEntry, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
+import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
+import {TasksListing} from '../state/tasks-listing.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
@@ -105,8 +106,16 @@ function viewKept(filter: ListFilter): (task: TaskRow | CorruptTaskJson) => bool
 
 /** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
 export class Drover {
+  /**
+   * tasks/ as last listed: a long-lived Drover (the dashboard's server, MCP's)
+   * lists 100,000 folders again only when tasks/ changed (tasks-listing.ts).
+   */
+  private readonly listing: TasksListing
+
   /** @param stateDir an absolute path already checked by openStateDir */
-  constructor(readonly stateDir: string) {}
+  constructor(readonly stateDir: string) {
+    this.listing = new TasksListing(stateDir)
+  }
 
   /**
    * Why Slurm's compute nodes may not see this state dir, when that shows
@@ -307,7 +316,12 @@ export class Drover {
    */
   async listNewest(filter: ListFilter & {limit: number}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; total: number}> {
     const keep = await this.listPredicate(filter)
-    const reads = (await this.candidates(filter)).filter((read) => keep?.(read) ?? true)
+    if (!keep) {
+      // every task: only the page's records are read
+      const {reads, total} = await loadNewestTasks(this.stateDir, filter.limit, {ids: this.listing.ids().ids})
+      return {tasks: reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir})), total}
+    }
+    const reads = (await this.candidates(filter)).filter(keep)
     const page = reads.slice(Math.max(0, reads.length - filter.limit))
     return {tasks: page.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir})), total: reads.length}
   }
@@ -335,7 +349,7 @@ export class Drover {
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
-    const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews})
+    const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews, ids: this.listing.ids().ids})
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 

@@ -64,26 +64,24 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
   try {
     while (!opts.signal?.aborted) {
       const passBegan = performance.now()
-      const {names, hinted, hints, relisted} = look.next()
+      const {ids: listed, hinted, hints, relisted} = look.next()
       // The first pass takes the ended tasks the summary holds from it (in tasks/, no hint: its rules, summary.ts).
-      const plan = first ? summaryPlan(stateDir, names) : null
+      const plan = first ? summaryPlan(stateDir, listed) : null
       // The same folders as before: only tasks not seen ended, hinted ones and unread folders can have changed.
       const partial = hinted !== null && !relisted
       // (a partial pass starts from the ids present last time; a full one finds them all again)
       const ids = partial ? present : new Set<number>()
       const dropped: number[] = []
       if (!partial) unread.clear()
-      const candidates = partial ? new Set([...open, ...unread, ...[...hinted].filter((id) => present.has(id))]) : names
+      const candidates = partial ? new Set([...open, ...unread, ...[...hinted].filter((id) => present.has(id))]) : listed
       let sinceYield = 0
-      for (const name of candidates) {
-        if (typeof name === 'string' && !/^[1-9]\d*$/.test(name)) continue
+      for (const id of candidates) {
         // The look is synchronous file work: at 10,000 tasks, let the caller's
         // other work (a key press, a redraw) in every few hundred tasks.
         if (++sinceYield === YIELD_EVERY) {
           sinceYield = 0
           await new Promise((resolve) => setImmediate(resolve))
         }
-        const id = Number(name)
         const before = known.get(id)
         // ended, and no run opened since (its hint comes first): unchanged
         if (hinted && before && FINAL_STATUSES.includes(before.status) && !hinted.has(id)) {
@@ -153,10 +151,7 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
 }
 
 /** The summary's plan for the first pass, or null when it holds nothing to use. */
-function summaryPlan(stateDir: string, names: string[]): TaskPlan | null {
-  const ids = new Float64Array(names.length)
-  let n = 0
-  for (const name of names) if (/^[1-9][0-9]*$/.test(name)) ids[n++] = Number(name)
-  const plan = planTaskReads(stateDir, ids.subarray(0, n).sort())
+function summaryPlan(stateDir: string, ids: Float64Array): TaskPlan | null {
+  const plan = planTaskReads(stateDir, ids)
   return plan.used > 0 ? plan : null
 }

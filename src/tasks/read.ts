@@ -137,6 +137,11 @@ export {isEntry}
 /** How many ended tasks the table a person types shows beside the live ones. */
 export const DEFAULT_LAST = 20
 
+/** The ids in tasks/ when the caller has them listed already (tasks-listing.ts). */
+export interface ListingOptions {
+  ids?: Float64Array
+}
+
 export interface RecentTasks {
   /** the live tasks and the newest ended ones, ascending by id; corrupt ones count as ended. */
   reads: RecordRead[]
@@ -155,8 +160,8 @@ export interface RecentTasks {
  * (none started by this drover) has each older folder checked for the
  * runner.json a live runner keeps instead — read-only, as list must be.
  */
-export async function loadRecentTasks(stateDir: string, last: number, opts: SummaryOptions = {}): Promise<RecentTasks> {
-  const ids = taskIdsFast(stateDir)
+export async function loadRecentTasks(stateDir: string, last: number, opts: SummaryOptions & ListingOptions = {}): Promise<RecentTasks> {
+  const ids = opts.ids ?? taskIdsFast(stateDir)
   const hints = liveHints(stateDir)
   const hinted = new Set(hints ?? [])
   const shown: RecordRead[] = []
@@ -164,15 +169,11 @@ export async function loadRecentTasks(stateDir: string, last: number, opts: Summ
   let skipped = 0
   // Reads and reconciles one task; shows it unless `liveOnly` and it is done with.
   const take = async (id: number, liveOnly = false): Promise<RecordRead | null> => {
-    // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
-    const read = readRecord(stateDir, id)
-    // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is filling or left empty: not a task.
-    if ((!read.ok && !isRealTaskDir(stateDir, id)) || notATask(stateDir, read)) {
+    const read = await readShown(stateDir, id, hinted)
+    if (!read) {
       skipped++
       return null
     }
-    if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
-    settleHooks(stateDir, read, hinted)
     if (read.ok && !meantToRun(read.record)) doneIds.add(id)
     if (!liveOnly || !doneIds.has(id)) shown.push(read)
     return read
@@ -197,6 +198,35 @@ export async function loadRecentTasks(stateDir: string, last: number, opts: Summ
   await foldHints(stateDir, foldable, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), views: opts.views})
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
+}
+
+/**
+ * The `limit` newest tasks by id, oldest first, and how many tasks there are
+ * (folders not looked at count as tasks, as `list`'s hidden ones do): one page
+ * of every task (MCP's list_tasks) reading only the records it shows.
+ */
+export async function loadNewestTasks(stateDir: string, limit: number, opts: ListingOptions = {}): Promise<{reads: RecordRead[]; total: number}> {
+  const ids = opts.ids ?? taskIdsFast(stateDir)
+  const hinted = new Set(liveHints(stateDir) ?? [])
+  const reads: RecordRead[] = []
+  let skipped = 0
+  for (let k = ids.length - 1; k >= 0 && reads.length < limit; k--) {
+    const read = await readShown(stateDir, ids[k], hinted)
+    if (read) reads.push(read)
+    else skipped++
+  }
+  return {reads: reads.reverse(), total: ids.length - skipped}
+}
+
+/** One task's record as a view shows it (reconciled when live, exit hooks settled), or null for a folder that is no task. */
+async function readShown(stateDir: string, id: number, hinted: ReadonlySet<number>): Promise<RecordRead | null> {
+  // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
+  const read = readRecord(stateDir, id)
+  // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is filling or left empty: not a task.
+  if ((!read.ok && !isRealTaskDir(stateDir, id)) || notATask(stateDir, read)) return null
+  if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
+  settleHooks(stateDir, read, hinted)
+  return read
 }
 
 /** The same window over reads already loaded (a --status filter needs them all read anyway). */

@@ -29,6 +29,8 @@ export interface TopOptions {
 const OUTPUT_FRAME_MS = 40
 /** A newly selected task's output is followed once the selection rests this long (not for every row passed). */
 const SELECT_SETTLE_MS = 60
+/** Ended tasks the early look shows at least (more on a taller terminal). */
+const EARLY_ENDED = 50
 /** The footer's message gives way to the keys after this long. */
 const MESSAGE_MS = 8000
 
@@ -46,6 +48,8 @@ export class TopApp {
   private ticker: NodeJS.Timeout | null = null
   private readonly aborter = new AbortController()
   private ready = false
+  /** the header's counts from the early look, until the first look over every task is done. */
+  private early: {live: number; queued: number; ended: number} | null = null
   /** the layout of the rows last drawn, and the rows it was measured on. */
   private measured: {rows: readonly Row[]; width: number; layout: Layout} | null = null
   /** actions sent, whose outcome the footer reports when the task's status changes. */
@@ -89,11 +93,44 @@ export class TopApp {
 
   private async watch(): Promise<void> {
     try {
-      const events = this.drover.events({signal: this.aborter.signal, initial: true, updates: true, onReady: () => ((this.ready = true), this.draw())})
-      for await (const event of events) this.onEvent(event)
+      // Until the first look over every task is done (seconds at 100,000), the frame shows `list`'s own view.
+      const shownEarly = this.options.statuses === null && this.options.queue === null ? await this.earlyLook() : []
+      const reported = new Set<number>()
+      const onReady = () => {
+        // what the early look showed and the watch did not find is gone
+        for (const id of shownEarly) if (!reported.has(id)) this.table.remove(id)
+        this.early = null
+        this.ready = true
+        this.draw()
+      }
+      const events = this.drover.events({signal: this.aborter.signal, initial: true, updates: true, onReady})
+      for await (const event of events) {
+        if (!this.ready) reported.add(event.id)
+        this.onEvent(event)
+      }
     } catch (error) {
       if (!this.aborter.signal.aborted) this.say(`watching the state dir failed: ${(error as Error).message}`, 'error')
     }
+  }
+
+  /**
+   * The live tasks and the newest ended ones that fill the list, with how
+   * many tasks there are in all, drawn at once; the ids it showed.
+   */
+  private async earlyLook(): Promise<number[]> {
+    let recent: Awaited<ReturnType<Drover['recent']>>
+    try {
+      recent = await this.drover.recent({last: Math.max(EARLY_ENDED, listHeightFor(this.terminal.height))})
+    } catch {
+      return [] // the watch's own first look says what is wrong
+    }
+    const {tasks, hidden} = recent
+    if (this.aborter.signal.aborted) return []
+    for (const task of tasks) this.table.put(task)
+    const counts = this.headerCounts()
+    this.early = {...counts, ended: counts.ended + hidden}
+    this.draw()
+    return tasks.map((task) => task.id)
   }
 
   private onEvent(event: TaskEvent): void {
@@ -320,15 +357,20 @@ export class TopApp {
     if (!this.drawTimer) this.drawTimer = setTimeout(() => this.draw(), OUTPUT_FRAME_MS)
   }
 
-  private title(): string {
+  private headerCounts(): {live: number; queued: number; ended: number} {
     const counts = this.table.counts()
     const live = ['starting', 'running', 'stopping', 'waiting'].reduce((n, s) => n + (counts.get(s) ?? 0), 0)
     const queued = counts.get('queued') ?? 0
-    const ended = this.table.size - live - queued
+    return {live, queued, ended: this.table.size - live - queued}
+  }
+
+  private title(): string {
+    const {live, queued, ended} = this.ready || !this.early ? this.headerCounts() : this.early
     const scope = [this.options.queue !== null ? `queue ${this.options.queue}` : '', this.options.statuses ? `status ${this.options.statuses.join(',')}` : '', this.options.readOnly ? 'read-only' : '']
       .filter(Boolean)
       .join(' · ')
-    const facts = this.ready ? `${live} live · ${queued} queued · ${ended} ended` : 'reading tasks…'
+    const counted = `${live} live · ${queued} queued · ${ended} ended`
+    const facts = this.ready ? counted : this.early ? `${counted} · reading older tasks…` : 'reading tasks…'
     return `drover top · ${facts}${scope ? ` · ${scope}` : ''} · ${this.drover.stateDir}`
   }
 

@@ -4,8 +4,13 @@
 // terminal given back on q and on a hang-up, and a narrow window.
 
 import {execa} from 'execa'
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
+// @ts-expect-error -- a plain ES module of the benchmarks, without types
+import {makeEndedTasks} from '../../bench/lib/make-tasks.mjs'
+// @ts-expect-error -- a plain ES module of the benchmarks, without types
+import {openPty} from '../../bench/lib/pty.mjs'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
 import {cleanupRepos, GIT_IDENTITY, gitIn, makeRepo} from '../helpers/git.js'
@@ -309,6 +314,20 @@ describe('drover top: agents and worktrees', () => {
     expect(screen).toMatch(/\n\+two\n/)
     t.keys('q')
     await t.waitFor(/ID +NAME +STATUS/)
+  })
+
+  it('draws the newest tasks and the count of all at once, before its look over every task is done', {timeout: 60_000}, async () => {
+    // Not a makeStateDir: its cleanup SIGKILLs the process groups of the pids records name, and these records' pids are made up.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-top-many-'))
+    makeEndedTasks(dir, 3000, {outputBytes: 10})
+    const pty = openPty([process.execPath, BIN, 'top'], {env: {...process.env, DROVER_STATE_DIR: dir, NO_COLOR: '1'}, cols: 160, rows: 30})
+    try {
+      // every frame as drawn (a pty, not a screen read now and then): the early header comes first, then the whole count
+      await pty.waitFor(/drover top · 0 live · 0 queued · 3000 ended · reading older tasks…[\s\S]*drover top · 0 live · 0 queued · 3000 ended · \//, 45_000)
+    } finally {
+      pty.close()
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('quits on Ctrl-C with the terminal given back', async () => {

@@ -12,7 +12,7 @@ import {liveDir, markLive} from '../../src/state/live-index.js'
 import {transition} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
-import {loadRecentTasks} from '../../src/tasks/read.js'
+import {loadNewestTasks, loadRecentTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
 import {liveProcess} from '../helpers/sleepers.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
@@ -82,3 +82,23 @@ describe('loadRecentTasks', () => {
     expect(await ids(dir, 100)).toEqual({ids: [running, lost, ...ended], hidden: 0})
   })
 })
+
+describe('loadNewestTasks', () => {
+  it('reads the newest tasks by id, live or not, and counts every folder but those it found no task in', async () => {
+    const {dir, running, lost, ended} = await state()
+    // a folder `start` is filling (no record yet, just made): no task, and not counted once looked at
+    const filling = ended[24] + 1
+    mkdirSync(taskPaths(dir, filling).dir, {recursive: true})
+    const page = await loadNewestTasks(dir, 3)
+    expect(page.reads.map((r) => r.id)).toEqual(ended.slice(-3))
+    expect(page.total).toBe(27)
+    // the page reaches back to the oldest, the live one reconciled with its runner alive
+    const all = await loadNewestTasks(dir, 100)
+    expect(all.reads.map((r) => r.id)).toEqual([running, lost, ...ended])
+    expect(all.reads[0]).toMatchObject({ok: true, record: {status: 'running'}})
+    expect(all.total).toBe(27)
+    // the ids a caller listed already are the ones looked at
+    expect((await loadNewestTasks(dir, 2, {ids: new Float64Array([running, lost])})).reads.map((r) => r.id)).toEqual([running, lost])
+  })
+})
+
