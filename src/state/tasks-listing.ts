@@ -9,7 +9,8 @@
 // tick of a coarse clock could hide behind the same time. A reader that must
 // see every change at once anyway (a watch's sweep) asks for a fresh listing.
 
-import {statSync} from 'node:fs'
+import {statSync, type Stats} from 'node:fs'
+import {listTasksKept} from './kept-listing.js'
 import {idsIn, tasksDir} from './layout.js'
 
 const RACY_MS = 2000
@@ -19,15 +20,34 @@ export class TasksListing {
 
   constructor(private readonly stateDir: string) {}
 
-  /** The ids of the entries of tasks/ named like ids, ascending; `relisted` false when they are the last listing's. */
+  /**
+   * The ids of the entries of tasks/ named like ids, ascending; `relisted`
+   * false when they are the last listing's. `fresh` lists the folder itself
+   * (not the listing kept on disk, kept-listing.ts).
+   */
   ids(fresh = false): {ids: Float64Array; relisted: boolean} {
     const dir = tasksDir(this.stateDir)
-    const stat = statSync(dir, {throwIfNoEntry: false})
-    const stamp = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : null
-    if (!fresh && stamp !== null && this.listing?.trusted && this.listing.stamp === stamp) return {ids: this.listing.ids, relisted: false}
-    const ids = idsIn(dir)
-    // Listed well after the folder's last change: a later change gives it a later time.
-    this.listing = stat && stamp !== null ? {ids, stamp, trusted: Date.now() - stat.mtimeMs >= RACY_MS} : null
+    if (!fresh && this.listing?.trusted) {
+      const stat = statSync(dir, {throwIfNoEntry: false})
+      if (stat && this.listing.stamp === stampOf(stat)) return {ids: this.listing.ids, relisted: false}
+    }
+    if (fresh) {
+      const stat = statSync(dir, {throwIfNoEntry: false})
+      const ids = idsIn(dir)
+      // Listed well after the folder's last change: a later change gives it a later time.
+      this.listing = stat ? {ids, stamp: stampOf(stat), trusted: Date.now() - stat.mtimeMs >= RACY_MS} : null
+      return {ids, relisted: true}
+    }
+    const {ids, stamp, settled} = listTasksKept(this.stateDir)
+    this.listing = stamp === null ? null : {ids, stamp, trusted: settled || this.clockSays(dir)}
     return {ids, relisted: true}
   }
+
+  /** By this process's clock, tasks/ last changed RACY_MS ago or more. */
+  private clockSays(dir: string): boolean {
+    const stat = statSync(dir, {throwIfNoEntry: false})
+    return stat !== undefined && Date.now() - stat.mtimeMs >= RACY_MS
+  }
 }
+
+const stampOf = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`

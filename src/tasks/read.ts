@@ -4,6 +4,7 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {listed, taskIdsFast} from '../state/layout.js'
+import {taskIdsKept} from '../state/kept-listing.js'
 import {liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
@@ -161,7 +162,7 @@ export interface RecentTasks {
  * runner.json a live runner keeps instead — read-only, as list must be.
  */
 export async function loadRecentTasks(stateDir: string, last: number, opts: SummaryOptions & ListingOptions = {}): Promise<RecentTasks> {
-  const ids = opts.ids ?? taskIdsFast(stateDir)
+  const ids = opts.ids ?? taskIdsKept(stateDir)
   const hints = liveHints(stateDir)
   const hinted = new Set(hints ?? [])
   const shown: RecordRead[] = []
@@ -206,7 +207,7 @@ export async function loadRecentTasks(stateDir: string, last: number, opts: Summ
  * of every task (MCP's list_tasks) reading only the records it shows.
  */
 export async function loadNewestTasks(stateDir: string, limit: number, opts: ListingOptions = {}): Promise<{reads: RecordRead[]; total: number}> {
-  const ids = opts.ids ?? taskIdsFast(stateDir)
+  const ids = opts.ids ?? taskIdsKept(stateDir)
   const hinted = new Set(liveHints(stateDir) ?? [])
   const reads: RecordRead[] = []
   let skipped = 0
