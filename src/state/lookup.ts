@@ -3,8 +3,11 @@
 import {DroverError, ExitCode, notFoundError} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
-import {taskIdsFast} from './layout.js'
-import {listTaskIds, readRecord, type RecordRead} from './store.js'
+import {listed} from './layout.js'
+import {taskIdsKept} from './kept-listing.js'
+import {liveHints} from './live-index.js'
+import {summaryNames} from './name-index.js'
+import {isRealTaskDir, readRecord, type RecordRead} from './store.js'
 import {decodeEntry, planTaskReads, recordMayHold} from './summary.js'
 
 /**
@@ -17,10 +20,10 @@ export function findTask(stateDir: string, ref: string): RecordRead {
   if (parsed.kind === 'latest') {
     // the highest id there is: the task started last (ids only grow, never reused); a folder
     // whose record is not written yet (a start in progress) is not a task yet
-    const ids = listTaskIds(stateDir)
+    const ids = taskIdsKept(stateDir)
     for (let i = ids.length - 1; i >= 0; i--) {
       const read = readRecord(stateDir, ids[i])
-      if (read.ok || !read.missing) return read
+      if (read.ok || (!read.missing && isRealTaskDir(stateDir, ids[i]))) return read
     }
     throw new DroverError(`no such task: ${ref} (there are no tasks)`, ExitCode.notFound, {id: ref, found: false})
   }
@@ -41,7 +44,21 @@ export function findTask(stateDir: string, ref: string): RecordRead {
  * looked into only when its line holds the name at all.
  */
 function namedTasks(stateDir: string, name: string): {ok: true; id: number; record: TaskRecord}[] {
-  const ids = taskIdsFast(stateDir)
+  const ids = taskIdsKept(stateDir)
+  const hints = liveHints(stateDir)
+  // Through the names of the summarised tasks where the summary may be used (name-index.ts): only the records that bear the name, or that it does not speak for, are read.
+  const index = hints === null ? null : summaryNames(stateDir, ids)
+  if (index) {
+    const hinted = new Set(hints)
+    const matches: {ok: true; id: number; record: TaskRecord}[] = []
+    const take = (id: number) => {
+      const read = readRecord(stateDir, id)
+      if (read.ok && read.record.name === name) matches.push(read)
+    }
+    for (const id of ids) if (hinted.has(id) || !index.holds(id)) take(id)
+    for (const id of index.named(name)) if (!hinted.has(id) && listed(ids, id)) take(id)
+    return matches.sort((a, b) => a.id - b.id)
+  }
   const plan = planTaskReads(stateDir, ids)
   const needle = Buffer.from(JSON.stringify(name))
   const matches: {ok: true; id: number; record: TaskRecord}[] = []

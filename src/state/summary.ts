@@ -43,7 +43,7 @@ export interface ViewRenderer {
 }
 
 const SEGMENT = /^seg-(\d{12})\.ndjson$/
-const segmentName = (seq: number) => `seg-${String(seq).padStart(12, '0')}.ndjson`
+export const segmentName = (seq: number) => `seg-${String(seq).padStart(12, '0')}.ndjson`
 /** More segments than this (or more superseded entries than current ones) and a full reader compacts. */
 export const COMPACT_ABOVE = 16
 /** A full reader that had to read at least this many unsummarised, unhinted records writes them into a segment. */
@@ -121,7 +121,7 @@ export function currentHighWater(stateDir: string, ids: ArrayLike<number>): numb
 }
 
 /** A segment's bytes: never decoded whole — entries are cut out of them (summary-codec.ts). */
-function readSegmentBytes(file: string): Buffer {
+export function readSegmentBytes(file: string): Buffer {
   return retryOnBusySync(() => readFileSync(file, {flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
 }
 
