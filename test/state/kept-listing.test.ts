@@ -10,6 +10,7 @@ import {listTasksKept, taskIdsKept} from '../../src/state/kept-listing.js'
 import {summaryDir} from '../../src/state/layout.js'
 import {tasksDir} from '../../src/state/store.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {ageTasksDir} from '../helpers/tasks-dir.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -25,10 +26,7 @@ function state(n: number, opts: {summary?: boolean} = {}) {
   return dir
 }
 
-const age = (dir: string) => {
-  const past = new Date(Date.now() - 60_000)
-  utimesSync(tasksDir(dir), past, past)
-}
+const age = ageTasksDir
 
 const range = (from: number, to: number) => Array.from({length: to - from + 1}, (_, k) => from + k)
 

@@ -2,20 +2,18 @@
 // real folders, a change coming or going, one too recent to trust its time,
 // and a fresh listing asked for.
 
-import {mkdirSync, rmSync, utimesSync} from 'node:fs'
+import {mkdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {tasksDir} from '../../src/state/store.js'
 import {TasksListing} from '../../src/state/tasks-listing.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {ageTasksDir} from '../helpers/tasks-dir.js'
 
 afterEach(() => cleanupStateDirs())
 
-const age = (dir: string) => {
-  const past = new Date(Date.now() - 60_000)
-  utimesSync(tasksDir(dir), past, past)
-}
+const age = ageTasksDir
 
 describe('TasksListing', () => {
   it('lists ids ascending, skips other names, and reuses the listing while tasks/ is long unchanged', () => {

@@ -3,7 +3,7 @@
 // could share its time), the hints name the tasks to look at beside those not
 // ended, a sweep looks at everything, and a state dir without an index always.
 
-import {mkdirSync, utimesSync, writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir} from '../../src/state/live-index.js'
@@ -11,6 +11,7 @@ import {ensureStateDir} from '../../src/state/statedir.js'
 import {tasksDir} from '../../src/state/store.js'
 import {WatchLook} from '../../src/state/watch-look.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {ageTasksDir} from '../helpers/tasks-dir.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -25,10 +26,7 @@ function state() {
   return dir
 }
 
-const age = (dir: string) => {
-  const past = new Date(Date.now() - 60_000)
-  utimesSync(tasksDir(dir), past, past)
-}
+const age = ageTasksDir
 
 describe('WatchLook', () => {
   it('sweeps first, then reuses the listing of an unchanged tasks/ and names the hinted tasks', () => {
