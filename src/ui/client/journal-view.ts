@@ -22,10 +22,12 @@ export class JournalView {
 
   constructor(private readonly id: number) {}
 
-  async refresh(): Promise<void> {
+  private awaiting: number | null = null
+
+  async refresh(): Promise<JournalEntry[]> {
     const entries = await getJson<JournalEntry[]>(`/api/tasks/${this.id}/journal`)
     // the journal only grows: redraw when it did (or when it was cut to its newest entries)
-    if (entries.length === this.shown && this.shown < 500) return
+    if (entries.length === this.shown && this.shown < 500) return entries
     this.shown = entries.length
     this.root.replaceChildren(
       el('tbody', {},
@@ -41,6 +43,27 @@ export class JournalView {
         ),
       ),
     )
+    return entries
+  }
+
+  /**
+   * Once the task shows ended: a run's end is written to its record first and
+   * to the journal just after, so a refresh at the end may come between the
+   * two, and no later change of the task would bring another. Looks again for
+   * a few seconds until the journal says how `run` ended.
+   */
+  awaitEnd(run: number): void {
+    if (this.awaiting !== null && this.awaiting >= run) return
+    this.awaiting = run
+    const ended = (entries: JournalEntry[]) => entries.some((e) => e.event === 'exit' && (e.run === undefined || e.run >= run))
+    let tries = 0
+    const look = () =>
+      void this.refresh()
+        .then((entries) => {
+          if (!ended(entries) && ++tries < 30 && this.awaiting === run) setTimeout(look, 300)
+        })
+        .catch(() => {})
+    look()
   }
 }
 

@@ -148,6 +148,7 @@ export function showTask(main: HTMLElement, id: number): void {
       const task = await getJson<TaskDetail>(`/api/tasks/${id}`)
       render(task)
       await journal.refresh()
+      if (isFinal(task.status)) journal.awaitEnd(task.runs.length)
       if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
     } catch (error) {
       // A refresh racing the feed's "removed" (or arriving after it) finds the task gone: say so, not a bare 404.
