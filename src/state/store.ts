@@ -191,33 +191,23 @@ export function readAllRecords(stateDir: string): RecordRead[] {
 // was created, ended and pruned.
 const highWaterFile = (stateDir: string) => path.join(stateDir, 'last-id')
 
-function readMarks(stateDir: string): number[] {
-  let text: string
+/** The bytes of last-id, or null when there is none. */
+function markBytes(stateDir: string): Buffer | null {
   try {
-    text = readFileSync(highWaterFile(stateDir), 'utf8')
+    return readFileSync(highWaterFile(stateDir))
   } catch {
-    return []
+    return null
   }
-  const marks: number[] = []
-  for (const line of text.split('\n')) {
-    const n = Number(line.trim())
-    if (line.trim() !== '' && Number.isSafeInteger(n) && n > 0) marks.push(n)
-  }
-  return marks
 }
 
-export function readHighWater(stateDir: string): number {
-  let bytes: Buffer
-  try {
-    bytes = readFileSync(highWaterFile(stateDir))
-  } catch {
-    return 0
-  }
-  // One pass over the bytes, no string per line: at 100,000 tasks the mark has
-  // 100,000 lines, and splitting them cost a fresh process (a start, a Tab of
-  // shell completion) tens of milliseconds. A line of anything but digits is
-  // read as readMarks reads it.
-  let high = 0
+/**
+ * Each id in the mark's lines, in one pass over the bytes with no string per
+ * line: at 100,000 tasks the mark has 100,000 lines, and splitting them cost
+ * a fresh process (a start, a Tab of shell completion) tens of milliseconds.
+ * A line of anything but digits is read as a string: trimmed, a safe positive
+ * integer or nothing.
+ */
+function eachMark(bytes: Buffer, visit: (id: number) => void): void {
   let lineStart = 0
   let value = 0
   for (let i = 0; i <= bytes.length; i++) {
@@ -232,18 +222,37 @@ export function readHighWater(stateDir: string): number {
       if (end === -1) end = bytes.length
       const text = bytes.toString('utf8', lineStart, end).trim()
       const n = Number(text)
-      if (text !== '' && Number.isSafeInteger(n) && n > 0 && n > high) high = n
+      if (text !== '' && Number.isSafeInteger(n) && n > 0) visit(n)
       i = end
-    } else if (i > lineStart && i - lineStart <= 15 && value > high) {
-      high = value // at most 15 digits: exact, a safe integer
+    } else if (i > lineStart && i - lineStart <= 15) {
+      if (value > 0) visit(value) // at most 15 digits: exact, a safe integer
     } else if (i - lineStart > 15) {
       const n = Number(bytes.toString('utf8', lineStart, i))
-      if (Number.isSafeInteger(n) && n > high) high = n
+      if (Number.isSafeInteger(n) && n > 0) visit(n)
     }
     lineStart = i + 1
     value = 0
   }
+}
+
+export function readHighWater(stateDir: string): number {
+  const bytes = markBytes(stateDir)
+  let high = 0
+  if (bytes) eachMark(bytes, (id) => (high = id > high ? id : high))
   return high
+}
+
+/** Whether the mark holds `id`, and its highest id. */
+function markHolds(stateDir: string, id: number): {holds: boolean; high: number} {
+  const bytes = markBytes(stateDir)
+  let holds = false
+  let high = 0
+  if (bytes)
+    eachMark(bytes, (mark) => {
+      if (mark === id) holds = true
+      if (mark > high) high = mark
+    })
+  return {holds, high}
 }
 
 // The mark is the largest of the lines in last-id, and raising it appends a line
@@ -287,11 +296,11 @@ export function allocateTaskId(stateDir: string, stalled?: () => void): number {
       candidate += 1
       continue
     }
-    const marks = readMarks(stateDir)
-    if (!marks.includes(candidate)) break
+    const {holds, high} = markHolds(stateDir, candidate)
+    if (!holds) break
     // Handed out (and pruned) while this allocator stalled: never used twice.
     rmdirSync(dir)
-    candidate = Math.max(candidate, ...marks) + 1
+    candidate = Math.max(candidate, high) + 1
   }
   // Every id, even one below the mark (a racing allocator went past it): the
   // check above needs each id handed out to be there. Recorded at once, so the
