@@ -16,6 +16,7 @@ import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
 import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
 import {TasksListing} from '../state/tasks-listing.js'
+import type {EventOptions, TaskEvent} from './events.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
@@ -46,7 +47,6 @@ export interface OutputChunk {
 }
 
 export type {EventOptions, TaskEvent} from './events.js'
-import type {EventOptions, TaskEvent} from './events.js'
 
 /**
  * One line of a task's events journal (events.ndjson): when, which run, what

@@ -96,16 +96,13 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
           if (task) yield {type: 'created', id, task}
           continue
         }
-        // A sweep comes to a task taken from the summary: still without a hint, its record is the one summarised, so only its stamp is new.
-        if (before?.stamp === FROM_SUMMARY && !hints.has(id)) {
-          const stamp = stampOf(id)
-          if (stamp !== null) {
-            before.stamp = stamp
-            ids.add(id)
-            continue
-          }
-        }
         const stamp = stampOf(id)
+        // A sweep comes to a task taken from the summary: still without a hint, its record is the one summarised, so only its stamp is new.
+        if (before?.stamp === FROM_SUMMARY && !hints.has(id) && stamp !== null) {
+          before.stamp = stamp
+          ids.add(id)
+          continue
+        }
         if (before && stamp !== null && stamp === before.stamp && FINAL_STATUSES.includes(before.status)) {
           ids.add(id)
           continue

@@ -38,7 +38,8 @@ const VERSION = 1
 /** A temp file older than this was left by a writer killed before its rename. */
 const STALE_TEMP_MS = 10 * 60_000
 
-const stampOf = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`
+/** What a listing of tasks/ goes with: the folder's identity, modification time and size. */
+export const stampOf = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`
 
 /** The stamp of tasks/, from the folder opened where a folder can be (not on Windows). */
 function folderStat(dir: string): Stats | null {
@@ -62,17 +63,25 @@ export function taskIdsKept(stateDir: string): Float64Array {
   return listTasksKept(stateDir).ids
 }
 
-/**
- * taskIdsKept, with the stamp of tasks/ the ids go with and whether they are
- * known to hold for as long as it does (kept, or listed under the kept rule).
- */
-export function listTasksKept(stateDir: string): {ids: Float64Array; stamp: string | null; settled: boolean} {
+export interface KeptListing {
+  ids: Float64Array
+  /** the stamp of tasks/ the ids go with; null: no tasks/. */
+  stamp: string | null
+  /** tasks/'s modification time as seen before the listing. */
+  changedMs: number
+  /** whether the ids are known to hold for as long as the stamp does (kept, or listed under the kept rule). */
+  settled: boolean
+}
+
+/** taskIdsKept with what the ids go with; `fresh` lists tasks/ whatever is kept (and keeps that listing when it may). */
+export function listTasksKept(stateDir: string, opts: {fresh?: boolean} = {}): KeptListing {
   const dir = tasksDir(stateDir)
-  const stat = folderStat(dir)
-  if (stat === null) return {ids: new Float64Array(0), stamp: null, settled: false}
-  const stamp = stampOf(stat)
-  const kept = readKept(stateDir, stamp)
-  if (kept) return {ids: kept, stamp, settled: true}
+  if (!opts.fresh) {
+    const stat = folderStat(dir)
+    if (stat === null) return {ids: new Float64Array(0), stamp: null, changedMs: 0, settled: false}
+    const kept = readKept(stateDir, stampOf(stat))
+    if (kept) return {ids: kept, stamp: stampOf(stat), changedMs: stat.mtimeMs, settled: true}
+  }
   return listAndKeep(stateDir, dir)
 }
 
@@ -96,7 +105,7 @@ function readKept(stateDir: string, stamp: string): Float64Array | null {
   return at % 8 === 0 ? new Float64Array(bytes.buffer, at, header.count) : new Float64Array(bytes.buffer.slice(at, at + header.count * 8))
 }
 
-function listAndKeep(stateDir: string, dir: string): {ids: Float64Array; stamp: string | null; settled: boolean} {
+function listAndKeep(stateDir: string, dir: string): KeptListing {
   // The probe comes first: the file system's time now, before the listing begins.
   const temp = path.join(summaryDir(stateDir), `${TEMP}${uniqueSuffix()}`)
   let fd: number | null = null
@@ -107,12 +116,13 @@ function listAndKeep(stateDir: string, dir: string): {ids: Float64Array; stamp: 
   } catch {
     fd = null // no summary/ yet, or a read-only state dir: listed, not kept
   }
-  const stat = statSync(dir, {throwIfNoEntry: false})
+  const stat = folderStat(dir)
   const ids = idsIn(dir)
   const stamp = stat ? stampOf(stat) : null
+  const changedMs = stat?.mtimeMs ?? 0
   // Nothing changed in tasks/ for RACY_MS before the listing began: these ids hold while the stamp does.
-  const settled = stat !== undefined && began - stat.mtimeMs >= RACY_MS
-  if (fd === null) return {ids, stamp, settled}
+  const settled = stat !== null && began - changedMs >= RACY_MS
+  if (fd === null) return {ids, stamp, changedMs, settled}
   let renamed = false
   try {
     const text = JSON.stringify({v: VERSION, stamp, count: ids.length})
@@ -134,7 +144,7 @@ function listAndKeep(stateDir: string, dir: string): {ids: Float64Array; stamp: 
     if (fd !== null) closeSync(fd)
     if (!renamed) unlinkQuietly(temp)
   }
-  return {ids, stamp, settled}
+  return {ids, stamp, changedMs, settled}
 }
 
 /** Temp files of writers killed before their rename (`now` by the file system's clock). */

@@ -118,14 +118,10 @@ export class TopApp {
    * many tasks there are in all, drawn at once; the ids it showed.
    */
   private async earlyLook(): Promise<number[]> {
-    let recent: Awaited<ReturnType<Drover['recent']>>
-    try {
-      recent = await this.drover.recent({last: Math.max(EARLY_ENDED, listHeightFor(this.terminal.height))})
-    } catch {
-      return [] // the watch's own first look says what is wrong
-    }
+    // a failure here is the watch's own first look's to report
+    const recent = await this.drover.recent({last: Math.max(EARLY_ENDED, listHeightFor(this.terminal.height))}).catch(() => null)
+    if (!recent || this.aborter.signal.aborted) return []
     const {tasks, hidden} = recent
-    if (this.aborter.signal.aborted) return []
     for (const task of tasks) this.table.put(task)
     const counts = this.headerCounts()
     this.early = {...counts, ended: counts.ended + hidden}

@@ -3,7 +3,7 @@
 // prunes at once, prune racing starts and `logs -f`, and symlinks planted inside.
 
 import {execa} from 'execa'
-import {spawn, type ChildProcess} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -13,16 +13,14 @@ import {ensureStateDir} from '../../src/state/statedir.js'
 import {taskPaths} from '../../src/state/store.js'
 import {makeTask, snapshot} from '../fixtures/prune-state.js'
 import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {childrenKilledAfterEach} from '../helpers/sleepers.js'
 
 const node = process.execPath
 const ESC = '\u001B'
 const FINAL = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
-const children: ChildProcess[] = []
-
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  cleanupStateDirs()
-})
+afterEach(() => cleanupStateDirs())
+// registered after the clean-up, so run before it, as the kill came first
+const children = childrenKilledAfterEach()
 
 async function startOk(stateDir: string, args: string[]): Promise<number> {
   const result = await drover(stateDir, ['start', ...args])

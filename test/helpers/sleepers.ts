@@ -3,8 +3,18 @@
 // process (a child that has exited).
 
 import {spawn, type ChildProcess} from 'node:child_process'
+import {afterEach} from 'vitest'
 import {processStartTime} from '../../src/platform/platform.js'
 import {fixture, waitFor} from './cli.js'
+
+/** The processes a test file starts (sleepers, stand-ins): each SIGKILLed after every test. */
+export function childrenKilledAfterEach(): ChildProcess[] {
+  const children: ChildProcess[] = []
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL')
+  })
+  return children
+}
 
 /** Starts a sleeper and keeps it in `children` (the caller kills them after each test); its pid. */
 export async function liveProcess(children: ChildProcess[]): Promise<number> {

@@ -13,13 +13,12 @@ import {readFileSync} from 'node:fs'
 import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {cleanupStateDirs, fixture, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+import {childrenKilledAfterEach} from '../helpers/sleepers.js'
 import {fakeWindows} from '../helpers/fake-windows.js'
 
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  cleanupStateDirs()
-})
+afterEach(() => cleanupStateDirs())
+// registered after the clean-up, so run before it, as the kill came first
+const children = childrenKilledAfterEach()
 
 function lockPath(): string {
   const dir = makeStateDir()

@@ -4,7 +4,7 @@
 // hint only after its record is in a renamed segment, builders that never
 // remove one, and a whole summary put aside when any segment fails a check.
 
-import {spawn, type ChildProcess} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,15 +22,14 @@ import {decodeEntry, encodeEntry, encodeSegment, entryLine, entryView, parseSegm
 import {loadRecentTasks, loadTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
 import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
+import {childrenKilledAfterEach} from '../helpers/sleepers.js'
 import {underWine} from '../helpers/skips.js'
 // @ts-expect-error -- a plain ES module of the benchmarks, without types
 import {makeEndedTasks} from '../../bench/lib/make-tasks.mjs'
 
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  cleanupStateDirs()
-})
+afterEach(() => cleanupStateDirs())
+// registered after the clean-up, so run before it, as the kill came first
+const children = childrenKilledAfterEach()
 
 function record(dir: string, id: number): TaskRecord {
   const read = readRecord(dir, id)

@@ -4,7 +4,6 @@
 // unseen), a hint whose folder is gone or is a link names no task, and a state
 // dir without an index is read whole, as loadTasks reads it.
 
-import type {ChildProcess} from 'node:child_process'
 import {mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -15,14 +14,12 @@ import {readRecord, taskPaths} from '../../src/state/store.js'
 import {loadLiveTasks, onlyLiveStatuses} from '../../src/tasks/live-tasks.js'
 import {loadRecentTasks, loadTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
-import {deadPid, liveProcess} from '../helpers/sleepers.js'
+import {childrenKilledAfterEach, deadPid, liveProcess} from '../helpers/sleepers.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  cleanupStateDirs()
-})
+afterEach(() => cleanupStateDirs())
+// registered after the clean-up, so run before it, as the kill came first
+const children = childrenKilledAfterEach()
 
 /** Ten ended tasks (one of them corrupt), a running one, one whose runner died, and a queued one: the three live ones hinted. */
 async function state() {

@@ -16,14 +16,13 @@ import {ensureStateDir} from '../../src/state/statedir.js'
 import {allocateTaskId, listTaskIds, readRecord, taskPaths, writeFileAtomic} from '../../src/state/store.js'
 import {makeTask as makeStateTask, snapshot, type TaskSetup} from '../fixtures/prune-state.js'
 import {cleanupStateDirs, fixture, makeStateDir, waitFor} from '../helpers/cli.js'
+import {childrenKilledAfterEach} from '../helpers/sleepers.js'
 import {posixOnly} from '../helpers/skips.js'
 import {canMountTmpfs, freshDir, mountTmpfs, unmountAll} from '../fixtures/rel-state.js'
 
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  cleanupStateDirs()
-})
+afterEach(() => cleanupStateDirs())
+// registered after the clean-up, so run before it, as the kill came first
+const children = childrenKilledAfterEach()
 
 const NOW = Date.parse('2030-06-15T12:00:00Z')
 const DAY = 86_400_000

@@ -4,7 +4,6 @@
 // and the index's hints folded into the summary once a record shows the task
 // is done with.
 
-import type {ChildProcess} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -14,14 +13,12 @@ import {ensureStateDir} from '../../src/state/statedir.js'
 import {readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
 import {loadNewestTasks, loadRecentTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
-import {liveProcess} from '../helpers/sleepers.js'
+import {childrenKilledAfterEach, liveProcess} from '../helpers/sleepers.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  cleanupStateDirs()
-})
+afterEach(() => cleanupStateDirs())
+// registered after the clean-up, so run before it, as the kill came first
+const children = childrenKilledAfterEach()
 
 /** One running task (a live "runner") and one lost while running, then 25 ended ones. */
 async function state() {

@@ -19,10 +19,10 @@ const LEFT_OUT = new Set(['ts', 'event', 'run', 'requestId', 'by'])
 export class JournalView {
   readonly root = el('table', {className: 'journal', attrs: {id: 'journal'}})
   private shown = 0
+  /** the run whose end awaitEnd looks for. */
+  private awaiting: number | null = null
 
   constructor(private readonly id: number) {}
-
-  private awaiting: number | null = null
 
   async refresh(): Promise<JournalEntry[]> {
     const entries = await getJson<JournalEntry[]>(`/api/tasks/${this.id}/journal`)
