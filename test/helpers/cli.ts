@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {expect} from 'vitest'
 import {fileURLToPath} from 'node:url'
+import {processStartTime} from '../../src/platform/platform.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -129,24 +130,32 @@ export function killLeftovers(pids: number[], groups: number[] = []): void {
   for (const pid of pids.splice(0)) killQuietly(pid, false)
 }
 
-/** Kills every runner and worker group recorded in the state dirs this test file made, then removes them. */
+/**
+ * The pid a file names, only while that very process lives: its start time
+ * read now equals the one recorded. Records a test made up (the benchmarks'
+ * task maker numbers pids 20000 and up) and pids reused since must never be
+ * signalled: a process group of that number may be the test run's own.
+ */
+function readIdentity(file: string, pick: (json: any) => {pid?: unknown; startTime?: unknown} | undefined): number | null {
+  try {
+    const found = pick(JSON.parse(readFileSync(file, 'utf8')))
+    if (typeof found?.pid !== 'number' || typeof found.startTime !== 'string') return null
+    return processStartTime(found.pid) === found.startTime ? found.pid : null
+  } catch {
+    return null // no such file, corrupt or partial: nothing of ours to kill
+  }
+}
+
+/** Kills every live runner and worker group recorded in the state dirs this test file made, then removes them. */
 export function cleanupStateDirs(): void {
   for (const dir of made.splice(0)) {
     const tasks = path.join(dir, 'tasks')
     if (existsSync(tasks)) {
       for (const entry of readdirSync(tasks)) {
-        try {
-          const record = JSON.parse(readFileSync(path.join(tasks, entry, 'task.json'), 'utf8'))
-          if (record.worker?.pid) killQuietly(record.worker.pid, true)
-        } catch {
-          // corrupt or partial: nothing to kill
-        }
-        try {
-          const runner = JSON.parse(readFileSync(path.join(tasks, entry, 'runner.json'), 'utf8'))
-          if (runner.pid) killQuietly(runner.pid, false)
-        } catch {
-          // no live runner
-        }
+        const worker = readIdentity(path.join(tasks, entry, 'task.json'), (record) => record.worker)
+        if (worker) killQuietly(worker, true)
+        const runner = readIdentity(path.join(tasks, entry, 'runner.json'), (file) => file)
+        if (runner) killQuietly(runner, false)
       }
     }
     // A killed worker may still be flushing into its folder: retry ENOTEMPTY.

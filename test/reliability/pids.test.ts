@@ -94,6 +94,19 @@ describe('a live stranger behind a recorded pid', () => {
   })
 })
 
+describe("the tests' own cleanup of a state dir", () => {
+  it('signals no process, nor process group, that a record names with another start time', async () => {
+    // A made-up record (the benchmarks' task maker numbers pids from 20000) could
+    // name the group of the test run itself: cleanup must check identity as drover does.
+    const stranger = await spawnStranger()
+    const dir = makeStateDir()
+    fabricateTask(dir, {status: 'lost', worker: impostor(stranger), runner: impostor(stranger)})
+    cleanupStateDirs()
+    expectUntouched(stranger, 'the cleanup of a made-up record')
+    expect(existsSync(dir)).toBe(false)
+  })
+})
+
 describe("a Slurm task's recorded pids, matched by a live local process (pid and start time alike)", () => {
   it('make no runner or worker alive: prune and rm remove it, stop says nothing of the pid, list drops its live hint — a local task with them is kept', {timeout: 60_000}, async () => {
     const stranger = await spawnStranger()
