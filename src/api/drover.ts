@@ -28,6 +28,7 @@ import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {newestEndedRows, viewRow, type TaskRow} from './task-row.js'
+import {ChunkedWriter} from './chunked-writer.js'
 import {readJson, shownStatus, storedViews, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
@@ -237,34 +238,31 @@ export class Drover {
    * — handed to `write` in pieces of about a megabyte: without a filter, an
    * ended task is the view the summary stores, copied as it is, so 100,000 of
    * them are neither parsed nor rendered again (nor held whole in memory twice).
+   * Tasks whose views lie side by side, comma between, in one views sidecar
+   * (view-index.ts) go out as one slice of it, without a copy.
    */
   async listJson(filter: ListFilter, write: (chunk: Buffer) => void): Promise<void> {
     if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return write(Buffer.from(JSON.stringify(await this.list(filter))))
     const items = await loadTaskViews(this.stateDir, storedViews)
-    const CHUNK = 1 << 20
-    let chunk = Buffer.allocUnsafe(CHUNK)
-    let used = 0
-    const put = (bytes: Buffer, start = 0, end = bytes.length) => {
-      if (used + end - start > CHUNK && used > 0) {
-        write(chunk.subarray(0, used))
-        chunk = Buffer.allocUnsafe(CHUNK)
-        used = 0
+    const out = new ChunkedWriter(write)
+    out.put(OPEN_BRACKET)
+    for (let k = 0; k < items.length; ) {
+      if (k > 0) out.put(COMMA)
+      const item = items[k++]
+      if (!isEntry(item)) {
+        out.put(Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
+        continue
       }
-      if (end - start > CHUNK) return write(bytes.subarray(start, end))
-      used += bytes.copy(chunk, used, start, end)
-    }
-    put(OPEN_BRACKET)
-    for (let k = 0; k < items.length; k++) {
-      const item = items[k]
-      if (k > 0) {
-        if (used === CHUNK) put(COMMA)
-        else chunk[used++] = 0x2c // a comma, without a copy's call
+      let end = item.viewEnd
+      for (; k < items.length; k++) {
+        const next = items[k]
+        if (!isEntry(next) || next.bytes !== item.bytes || next.viewStart !== end + 1) break
+        end = next.viewEnd
       }
-      if (isEntry(item)) put(item.bytes, item.viewStart, item.viewEnd)
-      else put(Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
+      out.put(item.bytes, item.viewStart, end)
     }
-    put(CLOSE_BRACKET)
-    write(chunk.subarray(0, used))
+    out.put(CLOSE_BRACKET)
+    out.flush()
   }
 
   /**

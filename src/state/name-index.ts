@@ -16,15 +16,13 @@
 // - as everywhere, the newest segment holding an id speaks for it, and only
 //   for an id in tasks/ without a live hint.
 
-import {statSync, unlinkSync, readdirSync} from 'node:fs'
-import path from 'node:path'
-import {summaryDir} from './layout.js'
 import {writeFileAtomic} from './store.js'
-import {currentHighWater, listSegments, readSegmentBytes, segmentName} from './summary.js'
+import {currentHighWater, listSegments} from './summary.js'
+import {readSegmentStamped, readSidecar, removeOrphanSidecars, segmentStamp, sidecarPath} from './segment-sidecar.js'
 import {decodeEntry, parseSegment} from './summary-codec.js'
 
 const VERSION = 1
-const SIDECAR = /^seg-(\d{12})\.names$/
+const EXT = 'names'
 
 /**
  * A segment's index as kept: a line of JSON with all but the names, then a
@@ -49,8 +47,6 @@ export interface SummaryNames {
   named(name: string): number[]
 }
 
-const sidecarName = (seq: number) => segmentName(seq).replace(/\.ndjson$/, '.names')
-
 /** The summary's names, or null when there is no summary to use (none, or one that fails a check). */
 export function summaryNames(stateDir: string, ids: ArrayLike<number>): SummaryNames | null {
   const highWater = currentHighWater(stateDir, ids)
@@ -69,7 +65,7 @@ export function summaryNames(stateDir: string, ids: ArrayLike<number>): SummaryN
       segments.push(got)
     }
     if (vanished) continue // a compaction finished meanwhile: its entries are in a newer segment
-    removeOrphans(stateDir, seqs)
+    removeOrphanSidecars(stateDir, seqs, EXT)
     return combine(segments)
   }
   return null
@@ -105,24 +101,14 @@ function inRanges(ranges: number[], id: number): boolean {
 
 /** One segment's names: its index while the segment keeps its stamp, else made from the segment (and kept); null when the segment fails a check. */
 function segmentNames(stateDir: string, seq: number): SegmentNames | null | 'vanished' {
-  const dir = summaryDir(stateDir)
-  const file = path.join(dir, segmentName(seq))
-  const stat = statSync(file, {throwIfNoEntry: false})
-  if (!stat) return 'vanished'
-  const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`
-  const sidecar = path.join(dir, sidecarName(seq))
-  try {
-    const kept = fromBytes(readSegmentBytes(sidecar))
-    if (kept && kept.stamp === stamp) return kept
-  } catch {
-    // none yet, or unreadable: made again below
-  }
-  let bytes: Buffer
-  try {
-    bytes = readSegmentBytes(file)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'vanished' : null
-  }
+  const stamp = segmentStamp(stateDir, seq)
+  if (stamp === null) return 'vanished'
+  const kept = readSidecar(stateDir, seq, EXT)
+  const parsedKept = kept ? fromBytes(kept) : null
+  if (parsedKept && parsedKept.stamp === stamp) return parsedKept
+  const read = readSegmentStamped(stateDir, seq)
+  if (read === 'vanished' || read === null) return read
+  const {bytes} = read
   const parsed = parseSegment(bytes, seq)
   if (!parsed.ok) return null
   // the last entry of an id in a segment is its entry there
@@ -146,9 +132,9 @@ function segmentNames(stateDir: string, seq: number): SegmentNames | null | 'van
     if (list) list.push(id)
     else byName.set(name, [id])
   }
-  const text = `${JSON.stringify({v: VERSION, stamp, highWater: parsed.header.highWater, ranges})}\n${JSON.stringify(Object.fromEntries(byName))}\n`
+  const text = `${JSON.stringify({v: VERSION, stamp: read.stamp, highWater: parsed.header.highWater, ranges})}\n${JSON.stringify(Object.fromEntries(byName))}\n`
   try {
-    writeFileAtomic(sidecar, text)
+    writeFileAtomic(sidecarPath(stateDir, seq, EXT), text)
   } catch {
     // a full or read-only disk: used this once, made again next time
   }
@@ -184,25 +170,5 @@ function fromBytes(b: Buffer): SegmentNames | null {
       }
       return []
     },
-  }
-}
-
-/** Indexes of segments gone (merged by a compaction): they would never be used again. */
-function removeOrphans(stateDir: string, seqs: number[]): void {
-  const present = new Set(seqs)
-  let names: string[]
-  try {
-    names = readdirSync(summaryDir(stateDir))
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const m = SIDECAR.exec(name)
-    if (!m || present.has(Number(m[1]))) continue
-    try {
-      unlinkSync(path.join(summaryDir(stateDir), name))
-    } catch {
-      // removed by another reader
-    }
   }
 }

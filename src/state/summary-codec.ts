@@ -35,7 +35,7 @@ export interface SegmentHeader {
 /**
  * One entry as found in a segment: where its line, record and view are in the
  * segment's bytes (recordStart -1: a line of another shape, parsed whole;
- * viewStart -1: no view).
+ * NO_RECORD: bytes holding views only, view-index.ts; viewStart -1: no view).
  */
 export interface SummaryEntry {
   id: number
@@ -49,6 +49,9 @@ export interface SummaryEntry {
   /** the header's views version of the segment it came from. */
   views: number | undefined
 }
+
+/** An entry whose bytes hold no record (a views sidecar's, view-index.ts): its record is read from its task.json. */
+export const NO_RECORD = -2
 
 export interface NewEntry {
   record: TaskRecord
@@ -200,6 +203,7 @@ export function parseSegment(b: Buffer, seq: number): SegmentParse {
 
 /** The entry's record, validated as a task.json is; null when it does not decode (the caller reads the record instead). */
 export function decodeEntry(entry: SummaryEntry): TaskRecord | null {
+  if (entry.recordStart === NO_RECORD) return null
   try {
     const value =
       entry.recordStart >= 0

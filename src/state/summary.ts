@@ -336,7 +336,8 @@ export function updateSummary(stateDir: string, update: SummaryUpdate): void {
 /**
  * How a full reader goes through every task: the ids in tasks/, the hints,
  * and the summary's entry for each id it may use (rule 2). `null` hints: the
- * state dir has no live index, so no entry is used.
+ * state dir has no live index, so no entry is used. `load` is how the
+ * summary is read: whole, or only its views (view-index.ts).
  */
 export interface TaskPlan {
   ids: Float64Array
@@ -352,13 +353,13 @@ export interface TaskPlan {
   indexed: boolean
 }
 
-export function planTaskReads(stateDir: string, ids: Float64Array): TaskPlan {
+export function planTaskReads(stateDir: string, ids: Float64Array, load: (stateDir: string, highWater: number) => LoadedSummary = loadSummary): TaskPlan {
   const hints = liveHints(stateDir)
   const hinted = new Set(hints ?? [])
   const summary: LoadedSummary =
     hints === null
       ? {ok: false, error: 'no live index', seqs: listSegments(stateDir).seqs, entries: new EntryTable(), lines: 0}
-      : loadSummary(stateDir, currentHighWater(stateDir, ids))
+      : load(stateDir, currentHighWater(stateDir, ids))
   const entries = summary.ok ? summary.entries : new EntryTable()
   let unsummarised = 0
   let used = 0

@@ -3,8 +3,9 @@
 
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {listed, taskIdsFast} from '../state/layout.js'
+import {listed} from '../state/layout.js'
 import {taskIdsKept} from '../state/kept-listing.js'
+import {loadSummaryViews} from '../state/view-index.js'
 import {liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
@@ -47,6 +48,8 @@ function settleHooks(stateDir: string, read: RecordRead, hinted: ReadonlySet<num
 /** What the summary-aware reads take: how the API renders the `list --json` view stored beside a record. */
 export interface SummaryOptions {
   views?: ViewRenderer
+  /** the caller uses an entry's view and nothing else of it: the summary is read through its views sidecars (view-index.ts). */
+  viewsOnly?: boolean
 }
 
 /** A task as a full read found it: its record read, or the summary's entry for it (not decoded yet). */
@@ -62,8 +65,9 @@ const isEntry = (source: TaskSource): source is SummaryEntry => 'bytes' in sourc
  * reader — holding the summary lock from before it reads them (rule 4).
  */
 export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {}): Promise<{sources: TaskSource[]; hinted: ReadonlySet<number>}> {
-  const ids = taskIdsFast(stateDir)
-  const plan = planTaskReads(stateDir, ids)
+  const ids = taskIdsKept(stateDir)
+  const views = opts.viewsOnly ? opts.views : undefined
+  const plan = planTaskReads(stateDir, ids, views ? (dir, highWater) => loadSummaryViews(dir, highWater, views) : undefined)
   const release = buildWanted(plan) ? await trySummaryLock(stateDir) : null
   try {
     const sources: TaskSource[] = []
@@ -125,7 +129,7 @@ export async function loadTasks(stateDir: string, opts: SummaryOptions = {}): Pr
  * parsing 100,000 records.
  */
 export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<(SummaryEntry | RecordRead)[]> {
-  const {sources, hinted} = await loadTaskSources(stateDir, {views})
+  const {sources, hinted} = await loadTaskSources(stateDir, {views, viewsOnly: true})
   for (let k = 0; k < sources.length; k++) {
     const source = sources[k]
     if (!isEntry(source) || !hasView(source, views.version)) sources[k] = await settled(stateDir, source, hinted)

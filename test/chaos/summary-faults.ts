@@ -5,7 +5,9 @@
 // backup), the summary deleted whole, and drover commands SIGKILLed — or
 // frozen, then killed — while they fold hints into a new segment, build one
 // or compact (a prune's end), and starts killed before their first record
-// (or just after taking their id).
+// (or just after taking their id); and the caches made beside each segment
+// (seg-<seq>.views, .names) truncated, swapped for another segment's, or
+// made to claim a high water from the future.
 // None of these may change what `list --json` shows (invariants.ts, `list`).
 
 import type {ChildProcess} from 'node:child_process'
@@ -16,7 +18,7 @@ import {FINAL} from './invariants.js'
 import type {Rng} from './rng.js'
 import type {CliRun, World} from './world.js'
 
-export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'kill-list' | 'kill-start' | 'crash-after-id' | 'fold'
+export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'damage-sidecar' | 'kill-list' | 'kill-start' | 'crash-after-id' | 'fold'
 
 /**
  * `fold` is no fault: a default `list` run to its end, the view that folds
@@ -27,6 +29,7 @@ export const SUMMARY_WEIGHTS: Record<SummaryFault, number> = {
   'truncate-summary': 3,
   'future-summary': 2,
   'delete-summary': 1,
+  'damage-sidecar': 2,
   'kill-list': 4,
   'kill-start': 2,
   'crash-after-id': 1,
@@ -272,6 +275,55 @@ async function killMidWrite(world: World, rng: Rng, round: number, args: string[
   return {r, when}
 }
 
+/**
+ * A cache beside a segment (its views or its names) damaged: cut at a random
+ * length, replaced by another segment's (a stamp and entries not its own),
+ * or its high water raised beyond the ids handed out (the views' padded
+ * header, the names' first line), as a copy from another state dir would be.
+ */
+function damageSidecar(world: World, rng: Rng): string | null {
+  const dir = summaryDir(world.stateDir)
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((name) => /^seg-\d{12}\.(views|names)$/.test(name))
+  } catch {
+    return null
+  }
+  if (names.length === 0) return null
+  const name = rng.pick(names)
+  const file = path.join(dir, name)
+  const how = rng.weighted({truncate: 2, swap: 1, future: 1})
+  try {
+    const bytes = readFileSync(file)
+    if (how === 'truncate') {
+      const length = rng.int(0, Math.max(0, bytes.length - 1))
+      truncateSync(file, length)
+      return `damage-sidecar ${name}: cut to ${length} of ${bytes.length} bytes`
+    }
+    if (how === 'swap') {
+      const others = names.filter((other) => other !== name && path.extname(other) === path.extname(name))
+      if (others.length === 0) return null
+      const other = rng.pick(others)
+      writeFileSync(file, readFileSync(path.join(dir, other)))
+      return `damage-sidecar ${name}: replaced by ${other}`
+    }
+    const high = highWater(world.stateDir) + 1_000_000 + rng.int(0, 1000)
+    const headerEnd = bytes.indexOf(0x0a)
+    if (headerEnd < 0) return null
+    const header = JSON.parse(bytes.toString('utf8', 0, headerEnd)) as Record<string, unknown>
+    let line = JSON.stringify({...header, highWater: high})
+    // the views' header is padded to a fixed length: kept so
+    if (name.endsWith('.views')) {
+      if (line.length > headerEnd) return null
+      line = line.padEnd(headerEnd, ' ')
+    }
+    writeFileSync(file, Buffer.concat([Buffer.from(line), bytes.subarray(headerEnd)]))
+    return `damage-sidecar ${name}: high water ${high} (ids up to ${highWater(world.stateDir)})`
+  } catch {
+    return null // merged away meanwhile
+  }
+}
+
 /** `quiet`: at the round's quiet point, where the checker lists again right after. */
 export async function injectSummaryFault(world: World, rng: Rng, round: number, fault: SummaryFault, quiet = false): Promise<string | null> {
   switch (fault) {
@@ -296,6 +348,8 @@ export async function injectSummaryFault(world: World, rng: Rng, round: number, 
       rmSync(summaryDir(world.stateDir), {recursive: true, force: true})
       return 'delete-summary'
     }
+    case 'damage-sidecar':
+      return damageSidecar(world, rng)
     case 'kill-list':
       return killList(world, rng, round, quiet)
     case 'kill-start':
