@@ -9,6 +9,7 @@ import path from 'node:path'
 import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
 import {hasView, planTaskReads, type TaskPlan} from '../state/summary.js'
+import {loadSummaryViews} from '../state/view-index.js'
 import {Wakeup} from '../state/wakeup.js'
 import {WatchLook} from '../state/watch-look.js'
 import {reconcile} from '../tasks/reconcile.js'
@@ -147,8 +148,8 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
   }
 }
 
-/** The summary's plan for the first pass, or null when it holds nothing to use. */
+/** The summary's plan for the first pass, or null when it holds nothing to use: its views only (view-index.ts), all the pass takes of an entry. */
 function summaryPlan(stateDir: string, ids: Float64Array): TaskPlan | null {
-  const plan = planTaskReads(stateDir, ids)
+  const plan = planTaskReads(stateDir, ids, (dir, highWater) => loadSummaryViews(dir, highWater, storedViews))
   return plan.used > 0 ? plan : null
 }

@@ -3,7 +3,7 @@
 // done), `updates` reports a record that changed without a status change —
 // a fake claude's turns as it works.
 
-import {existsSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir, type TaskEvent} from '../../src/api/index.js'
@@ -118,6 +118,8 @@ describe('Drover.events', () => {
       ['created', other, 'failed'],
     ])
     expect(first.seen.slice(first.readyAfter)).toEqual([])
+    // the views were read from the sidecar the first look made beside the segment (view-index.ts), not the segment's records
+    expect(readdirSync(path.join(stateDir, 'summary')).filter((name) => name.endsWith('.views'))).toEqual(['seg-000000000001.views'])
     // a drover write hints the task first, so the next watcher reads that record
     await drover(stateDir, ['start', String(other)])
     await waitFor(() => readTask(stateDir, other).runs.length === 2 && readTask(stateDir, other).status === 'failed')
