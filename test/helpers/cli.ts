@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {expect} from 'vitest'
 import {fileURLToPath} from 'node:url'
-import {processStartTime} from '../../src/platform/platform.js'
+import {identityState} from '../../src/platform/platform.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -140,7 +140,8 @@ function readIdentity(file: string, pick: (json: any) => {pid?: unknown; startTi
   try {
     const found = pick(JSON.parse(readFileSync(file, 'utf8')))
     if (typeof found?.pid !== 'number' || typeof found.startTime !== 'string') return null
-    return processStartTime(found.pid) === found.startTime ? found.pid : null
+    // identityState, not a start time read outright: on Windows it finds a pid gone without starting PowerShell (hundreds of made-up records)
+    return identityState({pid: found.pid, startTime: found.startTime}) === 'same' ? found.pid : null
   } catch {
     return null // no such file, corrupt or partial: nothing of ours to kill
   }
