@@ -10,7 +10,7 @@ import {closeSync, constants as fsc, fstatSync, openSync, readdirSync, readFileS
 import path from 'node:path'
 import {NOFOLLOW, summaryDir} from './layout.js'
 import {retryOnBusySync} from '../platform/platform.js'
-import {segmentName} from './summary.js'
+import {readSegmentBytes, segmentName} from './summary.js'
 
 export const fileStamp = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`
 
@@ -55,7 +55,7 @@ export function readSegmentStamped(stateDir: string, seq: number): {bytes: Buffe
 /** A sidecar's bytes, or null (none yet, or unreadable: made again by the caller). */
 export function readSidecar(stateDir: string, seq: number, ext: string): Buffer | null {
   try {
-    return retryOnBusySync(() => readFileSync(sidecarPath(stateDir, seq, ext), {flag: (fsc.O_RDONLY | NOFOLLOW) as unknown as string}))
+    return readSegmentBytes(sidecarPath(stateDir, seq, ext))
   } catch {
     return null
   }

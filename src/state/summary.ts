@@ -336,8 +336,7 @@ export function updateSummary(stateDir: string, update: SummaryUpdate): void {
 /**
  * How a full reader goes through every task: the ids in tasks/, the hints,
  * and the summary's entry for each id it may use (rule 2). `null` hints: the
- * state dir has no live index, so no entry is used. `load` is how the
- * summary is read: whole, or only its views (view-index.ts).
+ * state dir has no live index, so no entry is used.
  */
 export interface TaskPlan {
   ids: Float64Array
@@ -353,6 +352,7 @@ export interface TaskPlan {
   indexed: boolean
 }
 
+/** The plan of a full read; `load` is how the summary is read: whole, or only its views (view-index.ts). */
 export function planTaskReads(stateDir: string, ids: Float64Array, load: (stateDir: string, highWater: number) => LoadedSummary = loadSummary): TaskPlan {
   const hints = liveHints(stateDir)
   const hinted = new Set(hints ?? [])
