@@ -4,8 +4,10 @@
 // millisecond. Like the summary beside it, it is a cache and never the truth:
 //
 // - it names the stamp of tasks/ it was listed at (identity, modification
-//   time, size), and is used only while tasks/ still has that stamp: a task
-//   folder made, renamed or removed changes the folder's modification time;
+//   and change times, size), and is used only while tasks/ still has that
+//   stamp — a task folder made, renamed or removed changes the folder's
+//   modification time — or while the starts noted in its journal since lead
+//   from that stamp to the stamp of now (listing-journal.ts);
 // - it is kept only when the listing began at least RACY_MS after the
 //   folder's last change, measured by the file system's own clock (the time
 //   it gave a probe file made before the listing began), never by this
@@ -24,9 +26,10 @@
 // the newest page, and the full listings (list --json, -q, --all), whose
 // summary entries for 100,000 tasks come from sidecars read in one go.
 
-import {closeSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type Stats} from 'node:fs'
+import {closeSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
 import path from 'node:path'
-import {FILE_MODE, idsIn, summaryDir, tasksDir, uniqueSuffix} from './layout.js'
+import {FILE_MODE, idsIn, listed, lowerBound, summaryDir, tasksDir, uniqueSuffix} from './layout.js'
+import {freshJournal, journalledIds, stampOf, tasksDirStat} from './listing-journal.js'
 
 const FILE = 'listing.bin'
 const TEMP = '.listing-'
@@ -34,30 +37,10 @@ const RACY_MS = 2000
 /** Below this many tasks a listing is cheaper than keeping it up to date. */
 const KEEP_MIN = 1000
 /** The header: a line of JSON padded to this length, so the ids after it are aligned for a Float64Array. */
-const HEADER = 128
-const VERSION = 1
+const HEADER = 256
+const VERSION = 2
 /** A temp file older than this was left by a writer killed before its rename. */
 const STALE_TEMP_MS = 10 * 60_000
-
-/** What a listing of tasks/ goes with: the folder's identity, modification time and size. */
-export const stampOf = (stat: Stats) => `${stat.ino}:${stat.mtimeMs}:${stat.size}`
-
-/** The stamp of tasks/, from the folder opened where a folder can be (not on Windows). */
-function folderStat(dir: string): Stats | null {
-  let fd: number
-  try {
-    fd = openSync(dir, 'r')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return null
-    return statSync(dir, {throwIfNoEntry: false}) ?? null
-  }
-  try {
-    return fstatSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /** The ids in tasks/, ascending: the kept listing while tasks/ is unchanged since it, else listed now (and kept when it may be). */
 export function taskIdsKept(stateDir: string): Float64Array {
@@ -72,21 +55,44 @@ export interface KeptListing {
   changedMs: number
   /** whether the ids are known to hold for as long as the stamp does (kept, or listed under the kept rule). */
   settled: boolean
+  /** where the ids came from: the kept file alone, the kept file and its journal (listing-journal.ts), or a listing now. */
+  source: 'kept' | 'journal' | 'listed'
 }
 
 /** taskIdsKept with what the ids go with; `fresh` lists tasks/ whatever is kept (and keeps that listing when it may). */
 export function listTasksKept(stateDir: string, opts: {fresh?: boolean} = {}): KeptListing {
-  const dir = tasksDir(stateDir)
   if (!opts.fresh) {
-    const stat = folderStat(dir)
-    if (stat === null) return {ids: new Float64Array(0), stamp: null, changedMs: 0, settled: false}
-    const kept = readKept(stateDir, stampOf(stat))
-    if (kept) return {ids: kept, stamp: stampOf(stat), changedMs: stat.mtimeMs, settled: true}
+    const stat = tasksDirStat(stateDir)
+    if (stat === null) return {ids: new Float64Array(0), stamp: null, changedMs: 0, settled: false, source: 'listed'}
+    const now = stampOf(stat)
+    const kept = readKept(stateDir)
+    if (kept && kept.stamp === now) return {ids: kept.ids, stamp: now, changedMs: msOf(stat.mtimeNs), settled: true, source: 'kept'}
+    // tasks/ changed since: by the starts the journal names, and nothing else?
+    const added = kept?.journal ? journalledIds(stateDir, kept.journal, kept.stamp, now) : null
+    if (added) return {ids: withIds(kept!.ids, added), stamp: now, changedMs: msOf(stat.mtimeNs), settled: true, source: 'journal'}
   }
-  return listAndKeep(stateDir, dir)
+  return listAndKeep(stateDir, tasksDir(stateDir))
 }
 
-function readKept(stateDir: string, stamp: string): Float64Array | null {
+const msOf = (ns: bigint) => Number(ns) / 1e6
+
+/** `ids` (ascending) with `added` in their places, once each: copied in runs, not id by id (100,000 of them). */
+function withIds(ids: Float64Array, added: number[]): Float64Array {
+  const extra = [...new Set(added)].filter((id) => !listed(ids, id)).sort((a, b) => a - b)
+  if (extra.length === 0) return ids
+  const all = new Float64Array(ids.length + extra.length)
+  let from = 0
+  extra.forEach((id, k) => {
+    const at = lowerBound(ids, id)
+    all.set(ids.subarray(from, at), from + k)
+    all[at + k] = id
+    from = at
+  })
+  all.set(ids.subarray(from), from + extra.length)
+  return all
+}
+
+function readKept(stateDir: string): {ids: Float64Array; stamp: string; journal: string | null} | null {
   let bytes: Buffer
   try {
     bytes = readFileSync(path.join(summaryDir(stateDir), FILE))
@@ -94,16 +100,18 @@ function readKept(stateDir: string, stamp: string): Float64Array | null {
     return null
   }
   if (bytes.length < HEADER) return null
-  let header: {v?: unknown; stamp?: unknown; count?: unknown}
+  let header: {v?: unknown; stamp?: unknown; count?: unknown; journal?: unknown}
   try {
     header = JSON.parse(bytes.toString('utf8', 0, HEADER))
   } catch {
     return null
   }
-  if (header.v !== VERSION || header.stamp !== stamp || typeof header.count !== 'number' || bytes.length !== HEADER + header.count * 8) return null
+  const {stamp, count, journal} = header
+  if (header.v !== VERSION || typeof stamp !== 'string' || typeof count !== 'number' || bytes.length !== HEADER + count * 8) return null
   // aligned where the read gave the file its own memory; else a copy
   const at = bytes.byteOffset + HEADER
-  return at % 8 === 0 ? new Float64Array(bytes.buffer, at, header.count) : new Float64Array(bytes.buffer.slice(at, at + header.count * 8))
+  const ids = at % 8 === 0 ? new Float64Array(bytes.buffer, at, count) : new Float64Array(bytes.buffer.slice(at, at + count * 8))
+  return {ids, stamp, journal: typeof journal === 'string' ? journal : null}
 }
 
 function listAndKeep(stateDir: string, dir: string): KeptListing {
@@ -117,17 +125,20 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
   } catch {
     fd = null // no summary/ yet, or a read-only state dir: listed, not kept
   }
-  const stat = folderStat(dir)
+  const stat = tasksDirStat(stateDir)
   const ids = idsIn(dir)
   const stamp = stat ? stampOf(stat) : null
-  const changedMs = stat?.mtimeMs ?? 0
+  const changedMs = stat ? msOf(stat.mtimeNs) : 0
   // Nothing changed in tasks/ for RACY_MS before the listing began: these ids hold while the stamp does.
   const settled = stat !== null && began - changedMs >= RACY_MS
-  if (fd === null) return {ids, stamp, changedMs, settled}
+  const listing = {ids, stamp, changedMs, settled, source: 'listed' as const}
+  if (fd === null) return listing
   let renamed = false
   try {
-    const text = JSON.stringify({v: VERSION, stamp, count: ids.length})
-    if (settled && ids.length >= KEEP_MIN && text.length < HEADER) {
+    // The journal the starts after this listing note themselves in: a new one, so no line of an older listing's is taken for this one's.
+    const journal = settled && ids.length >= KEEP_MIN ? freshJournal(stateDir, TEMP) : null
+    const text = JSON.stringify({v: VERSION, stamp, count: ids.length, journal})
+    if (journal !== null && text.length < HEADER) {
       const header = Buffer.alloc(HEADER, 0x20)
       header.write(text)
       header[HEADER - 1] = 0x0a
@@ -145,7 +156,7 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
     if (fd !== null) closeSync(fd)
     if (!renamed) unlinkQuietly(temp)
   }
-  return {ids, stamp, changedMs, settled}
+  return listing
 }
 
 /** Temp files of writers killed before their rename (`now` by the file system's clock). */

@@ -121,6 +121,18 @@ export function idsIn(dir: string): Float64Array {
   return ids.subarray(0, n).sort()
 }
 
+/** Where `id` is, or would go, in a sorted id list: the count of ids below it. */
+export function lowerBound(ids: ArrayLike<number>, id: number): number {
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (ids[mid] < id) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** Whether a sorted id list holds id (binary search: the list may hold 100,000). */
 export function listed(ids: Float64Array, id: number): boolean {
   let lo = 0

@@ -55,7 +55,8 @@ function namedTasks(stateDir: string, name: string): {ok: true; id: number; reco
       const read = readRecord(stateDir, id)
       if (read.ok && read.record.name === name) matches.push(read)
     }
-    for (const id of ids) if (hinted.has(id) || !index.holds(id)) take(id)
+    for (const id of hinted) if (listed(ids, id)) take(id)
+    for (const id of index.unheld(ids)) if (!hinted.has(id)) take(id)
     for (const id of index.named(name)) if (!hinted.has(id) && listed(ids, id)) take(id)
     return matches.sort((a, b) => a.id - b.id)
   }

@@ -16,6 +16,7 @@
 // - as everywhere, the newest segment holding an id speaks for it, and only
 //   for an id in tasks/ without a live hint.
 
+import {lowerBound} from './layout.js'
 import {writeFileAtomic} from './store.js'
 import {currentHighWater, listSegments} from './summary.js'
 import {readSegmentStamped, readSidecar, removeOrphanSidecars, segmentStamp, sidecarPath} from './segment-sidecar.js'
@@ -43,6 +44,8 @@ interface SegmentNames {
 export interface SummaryNames {
   /** whether some segment holds an entry for `id`. */
   holds(id: number): boolean
+  /** those of `ids` (ascending) no segment holds an entry for, ascending: one pass, for 100,000 ids. */
+  unheld(ids: ArrayLike<number>): number[]
   /** the ids whose newest entry bears `name`, ascending. */
   named(name: string): number[]
 }
@@ -77,6 +80,23 @@ function combine(segments: SegmentNames[]): SummaryNames {
   const holder = (id: number) => newestFirst.findIndex((s) => inRanges(s.ranges, id))
   return {
     holds: (id) => holder(id) >= 0,
+    unheld(ids) {
+      // the union of the segments' ranges, then the ids in the gaps between its spans, found by binary search
+      const spans: [number, number][] = []
+      for (const {ranges} of segments) for (let k = 0; k < ranges.length; k += 2) spans.push([ranges[k], ranges[k + 1]])
+      spans.sort((a, b) => a[0] - b[0])
+      const out: number[] = []
+      let next = Number.NEGATIVE_INFINITY // the lowest id no span so far holds
+      const gap = (below: number) => {
+        for (let k = lowerBound(ids, next); k < ids.length && ids[k] < below; k++) out.push(ids[k])
+      }
+      for (const [from, to] of spans) {
+        if (from > next) gap(from)
+        if (to + 1 > next) next = to + 1
+      }
+      gap(Number.POSITIVE_INFINITY)
+      return out
+    },
     named(name) {
       const found = new Set<number>()
       newestFirst.forEach((segment, k) => {

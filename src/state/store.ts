@@ -20,6 +20,7 @@ import {
 import path from 'node:path'
 import {retryOnBusySync} from '../platform/platform.js'
 import {DIR_MODE, FILE_MODE, listTaskIds, NOFOLLOW, taskDir, tasksDir, taskPaths, uniqueSuffix, type TaskPaths} from './layout.js'
+import {noteFolderMade} from './listing-journal.js'
 import {markLive} from './live-hint.js'
 import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
 import type {ProcessIdentity, TaskRecord} from './record.js'
@@ -290,7 +291,8 @@ export function allocateTaskId(stateDir: string, stalled?: () => void): number {
     // folder without a hint would let a reader take that entry for the task.
     markLive(stateDir, candidate)
     try {
-      mkdirSync(dir, {mode: DIR_MODE})
+      // noted for the kept listing of tasks/, so the next look need not list 100,000 folders again
+      noteFolderMade(stateDir, candidate, () => mkdirSync(dir, {mode: DIR_MODE}))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       candidate += 1

@@ -11,9 +11,8 @@
 // A reader that must see every change at once anyway (a watch's sweep) asks
 // for a fresh listing.
 
-import {statSync} from 'node:fs'
-import {listTasksKept, stampOf} from './kept-listing.js'
-import {tasksDir} from './layout.js'
+import {listTasksKept} from './kept-listing.js'
+import {tasksStamp} from './listing-journal.js'
 
 const RACY_MS = 2000
 
@@ -29,8 +28,7 @@ export class TasksListing {
    */
   ids(fresh = false): {ids: Float64Array; relisted: boolean} {
     if (!fresh && this.listing?.trusted) {
-      const stat = statSync(tasksDir(this.stateDir), {throwIfNoEntry: false})
-      if (stat && this.listing.stamp === stampOf(stat)) return {ids: this.listing.ids, relisted: false}
+      if (this.listing.stamp === tasksStamp(this.stateDir)) return {ids: this.listing.ids, relisted: false}
     }
     const {ids, stamp, changedMs, settled} = listTasksKept(this.stateDir, {fresh})
     // Kept under the file system's clock, or listed well after the folder's last change by this process's clock.

@@ -15,6 +15,8 @@ import {ageTasksDir} from '../helpers/tasks-dir.js'
 afterEach(() => cleanupStateDirs())
 
 const kept = (dir: string) => path.join(summaryDir(dir), 'listing.bin')
+/** The kept file's header length: its ids follow, 8-byte aligned. */
+const HEADER = 256
 
 /** A state dir with task folders 1..n (and summary/), tasks/ last changed a minute ago. */
 function state(n: number, opts: {summary?: boolean} = {}) {
@@ -37,7 +39,7 @@ describe('the kept listing of tasks/', () => {
     expect(existsSync(kept(dir))).toBe(true)
     // The file is what is read: an id changed in it shows (no drover writer would do this).
     const bytes = readFileSync(kept(dir))
-    bytes.writeDoubleLE(7777, 128)
+    bytes.writeDoubleLE(7777, HEADER)
     writeFileSync(kept(dir), bytes)
     expect(listTasksKept(dir)).toMatchObject({settled: true})
     expect(taskIdsKept(dir)[0]).toBe(7777)
@@ -45,12 +47,12 @@ describe('the kept listing of tasks/', () => {
     mkdirSync(path.join(tasksDir(dir), '1201'))
     expect([...taskIdsKept(dir)]).toEqual(range(1, 1201))
     // ...and, changed just now, not kept for that stamp: the old file stays, unused
-    expect(readFileSync(kept(dir)).readDoubleLE(128)).toBe(7777)
+    expect(readFileSync(kept(dir)).readDoubleLE(HEADER)).toBe(7777)
     // a folder removed, long ago by its time: listed, and kept again
     rmSync(path.join(tasksDir(dir), '1'), {recursive: true})
     age(dir)
     expect([...taskIdsKept(dir)]).toEqual(range(2, 1201))
-    expect(readFileSync(kept(dir)).readDoubleLE(128)).toBe(2)
+    expect(readFileSync(kept(dir)).readDoubleLE(HEADER)).toBe(2)
     expect([...taskIdsKept(dir)]).toEqual(range(2, 1201))
   })
 
@@ -81,12 +83,12 @@ describe('the kept listing of tasks/', () => {
     taskIdsKept(dir)
     truncateSync(kept(dir), 1000)
     expect([...taskIdsKept(dir)]).toEqual(range(1, 1200))
-    expect(readFileSync(kept(dir)).length).toBe(128 + 1200 * 8)
+    expect(readFileSync(kept(dir)).length).toBe(HEADER + 1200 * 8)
     const bytes = readFileSync(kept(dir))
-    bytes.write('{"v":2', 0)
+    bytes.write('{"v":3', 0)
     writeFileSync(kept(dir), bytes)
     expect([...taskIdsKept(dir)]).toEqual(range(1, 1200))
-    expect(JSON.parse(readFileSync(kept(dir)).toString('utf8', 0, 128))).toMatchObject({v: 1, count: 1200})
+    expect(JSON.parse(readFileSync(kept(dir)).toString('utf8', 0, HEADER))).toMatchObject({v: 2, count: 1200})
   })
 
   it('has no ids for a state dir without tasks/, and removes temp files writers killed long ago left', () => {
@@ -99,6 +101,6 @@ describe('the kept listing of tasks/', () => {
     const past = new Date(Date.now() - 3_600_000)
     utimesSync(stale, past, past)
     taskIdsKept(dir)
-    expect(readdirSync(summaryDir(dir)).sort()).toEqual(['.listing-2-new', 'listing.bin'])
+    expect(readdirSync(summaryDir(dir)).sort()).toEqual(['.listing-2-new', 'listing.bin', 'listing.journal'])
   })
 })

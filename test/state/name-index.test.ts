@@ -4,7 +4,7 @@
 // is read from its record; names that are keys of the index itself find only
 // their own tasks; indexes of merged segments go.
 
-import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {cpSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir, summaryDir} from '../../src/state/layout.js'
@@ -12,7 +12,7 @@ import {markLive} from '../../src/state/live-index.js'
 import {findTask} from '../../src/state/lookup.js'
 import {summaryNames} from '../../src/state/name-index.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {readRecord, writeRecord} from '../../src/state/store.js'
+import {readRecord, tasksDir, writeRecord} from '../../src/state/store.js'
 import {listSegments} from '../../src/state/summary.js'
 import {loadRecentTasks} from '../../src/tasks/read.js'
 import {makeTask} from '../fixtures/prune-state.js'
@@ -83,6 +83,30 @@ describe('the name index of the summary', () => {
     expect(found(dir, 'job-10')).toBe(ids[4])
     expect(found(dir, 'highWater')).toBe(null)
     expect(found(dir, 'job')).toBe(null)
+  })
+
+  it('tells which ids no segment speaks for, across segments and the gaps between them, so their records are read', async () => {
+    const {dir, ids} = await named(['a', 'b', 'c'])
+    // the second task written again: the next segment holds it too, inside the first one's range
+    markLive(dir, ids[1])
+    const again = readRecord(dir, ids[1])
+    if (!again.ok) throw new Error(again.error)
+    writeRecord(dir, {...again.record, name: 'b2'})
+    const more = await named(['d', 'e'], dir)
+    expect(listSegments(dir).seqs.length).toBe(2)
+    const [first, second, third] = ids
+    const [fourth, fifth] = more.ids
+    const index = summaryNames(dir, [...ids, ...more.ids])!
+    expect(index.unheld([first, second, third, fourth, fifth])).toEqual([])
+    // ids beyond every segment, and below
+    expect(index.unheld([first, fifth + 1, fifth + 7])).toEqual([fifth + 1, fifth + 7])
+    // a task no segment holds, without a hint (its record copied in by hand): found by name from its record
+    const hand = fifth + 3
+    cpSync(path.join(tasksDir(dir), String(fifth)), path.join(tasksDir(dir), String(hand)), {recursive: true})
+    const read = readRecord(dir, fifth)
+    if (!read.ok) throw new Error(read.error)
+    writeFileSync(path.join(tasksDir(dir), String(hand), 'task.json'), JSON.stringify({...read.record, id: hand, name: 'by-hand'}))
+    expect(found(dir, 'by-hand')).toBe(hand)
   })
 
   it('is not used, nor the summary, when its high water is above the ids handed out (a summary from the future)', async () => {
