@@ -7,18 +7,22 @@
 // or compact (a prune's end), and starts killed before their first record
 // (or just after taking their id); and the caches made beside each segment
 // (seg-<seq>.views, .names) truncated, swapped for another segment's, or
-// made to claim a high water from the future.
+// made to claim a high water from the future; the journal of the kept
+// listing of tasks/ (summary/listing.journal) cut short, its lines swapped or
+// repeated, or copied to another file, and starts killed between their folder
+// and its line there.
 // None of these may change what `list --json` shows (invariants.ts, `list`).
 
 import type {ChildProcess} from 'node:child_process'
-import {existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, watch, writeFileSync, type FSWatcher} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, watch, writeFileSync, type FSWatcher} from 'node:fs'
 import path from 'node:path'
+import {markLive} from '../../src/state/live-index.js'
 import {allocateTaskId} from '../../src/state/store.js'
 import {FINAL} from './invariants.js'
 import type {Rng} from './rng.js'
 import type {CliRun, World} from './world.js'
 
-export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'damage-sidecar' | 'kill-list' | 'kill-start' | 'crash-after-id' | 'fold'
+export type SummaryFault = 'truncate-summary' | 'future-summary' | 'delete-summary' | 'damage-sidecar' | 'damage-journal' | 'kill-list' | 'kill-start' | 'crash-after-id' | 'crash-before-note' | 'fold'
 
 /**
  * `fold` is no fault: a default `list` run to its end, the view that folds
@@ -30,9 +34,11 @@ export const SUMMARY_WEIGHTS: Record<SummaryFault, number> = {
   'future-summary': 2,
   'delete-summary': 1,
   'damage-sidecar': 2,
+  'damage-journal': 2,
   'kill-list': 4,
   'kill-start': 2,
   'crash-after-id': 1,
+  'crash-before-note': 1,
   fold: 3,
 }
 
@@ -324,6 +330,36 @@ function damageSidecar(world: World, rng: Rng): string | null {
   }
 }
 
+/** The kept listing's journal of starts damaged: every damage must read as a break in its chain. */
+function damageJournal(world: World, rng: Rng): string | null {
+  const file = path.join(summaryDir(world.stateDir), 'listing.journal')
+  try {
+    const text = readFileSync(file, 'utf8')
+    const lines = text.split('\n').filter(Boolean)
+    const how = rng.weighted({cut: 2, swap: 1, repeat: 1, copy: 1})
+    if (how === 'cut') {
+      if (text.length === 0) return null
+      const length = rng.int(0, text.length - 1)
+      truncateSync(file, length)
+      return `damage-journal: cut to ${length} of ${text.length} bytes`
+    }
+    if (how === 'copy') {
+      // the same lines in another file (another identity): not the journal the kept listing names
+      copyFileSync(file, `${file}.copy`)
+      renameSync(`${file}.copy`, file)
+      return `damage-journal: copied to a new file (${lines.length} lines)`
+    }
+    if (lines.length < (how === 'swap' ? 2 : 1)) return null
+    const k = rng.int(0, lines.length - (how === 'swap' ? 2 : 1))
+    if (how === 'swap') [lines[k], lines[k + 1]] = [lines[k + 1], lines[k]]
+    else lines.splice(k + 1, 0, lines[k])
+    writeFileSync(file, lines.map((line) => `${line}\n`).join(''))
+    return `damage-journal: line ${k + 1} of ${lines.length} ${how === 'swap' ? 'swapped with the next' : 'repeated'}`
+  } catch {
+    return null // no kept listing yet, or replaced meanwhile
+  }
+}
+
 /** `quiet`: at the round's quiet point, where the checker lists again right after. */
 export async function injectSummaryFault(world: World, rng: Rng, round: number, fault: SummaryFault, quiet = false): Promise<string | null> {
   switch (fault) {
@@ -363,6 +399,20 @@ export async function injectSummaryFault(world: World, rng: Rng, round: number, 
       } catch {
         return null // a full disk
       }
+    }
+    case 'damage-journal':
+      return damageJournal(world, rng)
+    case 'crash-before-note': {
+      // what a start killed between its folder and its line in the kept
+      // listing's journal leaves: the hint and the folder, no line, no mark
+      const id = highWater(world.stateDir) + 1
+      try {
+        markLive(world.stateDir, id)
+        mkdirSync(path.join(world.stateDir, 'tasks', String(id)), {mode: 0o700})
+      } catch {
+        return null // taken by a start meanwhile, or a full disk
+      }
+      return `crash-before-note: folder ${id} made, no journal line`
     }
     case 'fold': {
       const r = await world.drover(round, 'fault', ['list'])

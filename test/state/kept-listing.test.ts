@@ -64,10 +64,13 @@ describe('the kept listing of tasks/', () => {
     expect(readdirSync(summaryDir(dir))).toEqual([]) // its probe removed
   })
 
-  it('is not kept for a few tasks, nor without summary/, nor where it cannot be written', () => {
-    const few = state(50)
-    expect([...taskIdsKept(few)]).toEqual(range(1, 50))
-    expect(readdirSync(summaryDir(few))).toEqual([])
+  it('is not kept for no tasks, nor without summary/, nor where it cannot be written', () => {
+    const few = state(3)
+    expect([...taskIdsKept(few)]).toEqual(range(1, 3))
+    expect(readdirSync(summaryDir(few)).sort()).toEqual(['listing.bin', 'listing.journal'])
+    const none = state(0)
+    expect([...taskIdsKept(none)]).toEqual([])
+    expect(readdirSync(summaryDir(none))).toEqual([])
     const bare = state(1200, {summary: false})
     expect(taskIdsKept(bare).length).toBe(1200)
     expect(existsSync(summaryDir(bare))).toBe(false)
