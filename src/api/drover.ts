@@ -10,11 +10,12 @@ import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.j
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
-import {fileSize, listTaskIds, readEvents, taskPaths, type RecordRead} from '../state/store.js'
+import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
+import {isRowLine, rowCells} from '../state/row-index.js'
 import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
+import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskRows, loadTaskViews, newestEnded} from '../tasks/read.js'
 import {TasksListing} from '../state/tasks-listing.js'
 import type {EventOptions, TaskEvent} from './events.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -28,6 +29,7 @@ import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {newestEndedRows, viewRow, type TaskRow} from './task-row.js'
+import {CELL, CELL_COUNT, cellsOf, storedRows} from './row-cells.js'
 import {ChunkedWriter} from './chunked-writer.js'
 import {readJson, shownStatus, storedViews, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
@@ -289,6 +291,30 @@ export class Drover {
       const item = items[k]
       const row = isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir})
       if (kept(row)) visit(row)
+    }
+  }
+
+  /**
+   * eachRow as the cells of a table row (row-cells.ts), oldest first: an
+   * ended task's come from the rows the summary keeps (state/row-index.ts),
+   * made once from the views, so `list --all` at 100,000 tasks cuts no row
+   * out of a view.
+   */
+  async eachRowCells(filter: ListFilter, visit: (cells: string[]) => void): Promise<void> {
+    if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(cellsOf(task)))
+    await this.listPredicate(filter) // refuses an unknown queue
+    const {status, queue} = filter
+    const items = await loadTaskRows(this.stateDir, storedRows)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]
+      let cells = isEntry(item) && isRowLine(item) ? rowCells(item) : null
+      // a line that does not split into this task's row: the record says
+      if (cells !== null && (cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id))) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
+      cells ??= cellsOf(isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir}))
+      const taskStatus = cells[CELL.status]
+      if (status && !status.includes(taskStatus as TaskStatus | 'corrupt')) continue
+      if (queue !== undefined && (taskStatus === 'corrupt' || cells[CELL.queue] !== queue)) continue
+      visit(cells)
     }
   }
 

@@ -1,6 +1,7 @@
-// What the caches made beside a summary segment (name-index.ts, view-index.ts)
-// share: the segment read together with the stamp it had when read, the
-// sidecar's file name, and the removal of sidecars whose segment is gone.
+// What the caches made beside a summary segment (name-index.ts, view-index.ts,
+// row-index.ts) share: the segment read together with the stamp it had when
+// read, the sidecar's file name, the removal of sidecars whose segment is
+// gone, and the layout of a sidecar of one text per task (packed, unpacked).
 //
 // A segment is never written twice: while its stamp (identity, size,
 // modification time) holds, what was read out of it holds too. The stamp is
@@ -80,4 +81,86 @@ export function removeOrphanSidecars(stateDir: string, seqs: number[], ext: stri
       // removed by another reader
     }
   }
+}
+
+/** A packed sidecar's header: a line of JSON padded to this many bytes, so the numbers after it are aligned. */
+const HEADER = 256
+
+export interface PackedHeader {
+  v: number
+  stamp: string
+  highWater: number
+  count: number
+  blob: number
+  [field: string]: unknown
+}
+
+/**
+ * One text per task, packed: the header, `count` ids ascending as float64,
+ * `count` ends as float64 (where each id's text ends in the blob), then the
+ * blob — the texts in the same order, one `separator` byte between two. An
+ * empty text means none for that id.
+ */
+export function packSidecar(head: Omit<PackedHeader, 'count' | 'blob'>, ids: number[], texts: (Buffer | null)[], separator: number): Buffer {
+  const parts: Buffer[] = []
+  const ends = new Float64Array(ids.length)
+  const between = Buffer.from([separator])
+  let at = 0
+  ids.forEach((_, k) => {
+    if (k > 0) {
+      parts.push(between)
+      at++
+    }
+    const text = texts[k]
+    if (text) {
+      parts.push(text)
+      at += text.length
+    }
+    ends[k] = at
+  })
+  const json = JSON.stringify({...head, count: ids.length, blob: at})
+  const header = Buffer.alloc(HEADER, 0x20)
+  header.write(json)
+  header[HEADER - 1] = 0x0a
+  return Buffer.concat([header, Buffer.from(Float64Array.from(ids).buffer), Buffer.from(ends.buffer), ...parts])
+}
+
+/**
+ * A packed sidecar taken apart, or null when it does not hold together: a
+ * header that is no JSON or runs past HEADER, counts that are no whole
+ * numbers, a length that disagrees, ids out of order or above the high
+ * water, ends out of order or past the blob, or no separator between two
+ * texts. What the texts must be is the caller's to check.
+ */
+export function unpackSidecar(b: Buffer, separator: number): {header: PackedHeader; ids: Float64Array; ends: Float64Array; blob: Buffer} | null {
+  if (b.length < HEADER || b[HEADER - 1] !== 0x0a) return null
+  let header: PackedHeader
+  try {
+    header = JSON.parse(b.toString('utf8', 0, HEADER)) as PackedHeader
+  } catch {
+    return null
+  }
+  if (typeof header.stamp !== 'string' || ![header.highWater, header.count, header.blob].every((n) => Number.isSafeInteger(n) && n >= 0)) return null
+  const {count} = header
+  if (b.length !== HEADER + count * 16 + header.blob) return null
+  const numbers = float64s(b, HEADER, count * 2)
+  const ids = numbers.subarray(0, count)
+  const ends = numbers.subarray(count)
+  const blob = b.subarray(HEADER + count * 16)
+  let start = 0
+  for (let k = 0; k < count; k++) {
+    const id = ids[k]
+    const end = ends[k]
+    if (!Number.isSafeInteger(id) || id < 1 || (k > 0 && id <= ids[k - 1]) || id > header.highWater) return null
+    if (!Number.isSafeInteger(end) || end < start || end > blob.length || (k + 1 < count && blob[end] !== separator)) return null
+    start = end + 1
+  }
+  if (count > 0 && ends[count - 1] !== blob.length) return null
+  return {header, ids, ends, blob}
+}
+
+/** `n` float64s at `at`: a view of the bytes when aligned, else a copy. */
+function float64s(b: Buffer, at: number, n: number): Float64Array {
+  const offset = b.byteOffset + at
+  return offset % 8 === 0 ? new Float64Array(b.buffer, offset, n) : new Float64Array(b.buffer.slice(offset, offset + n * 8))
 }

@@ -32,11 +32,10 @@
 import {writeFileAtomic} from './store.js'
 import {EntryTable, listSegments, type LoadedSummary, type ViewRenderer} from './summary.js'
 import {decodeEntry, entryView, NO_RECORD, parseSegment, type SummaryEntry} from './summary-codec.js'
-import {readSegmentStamped, readSidecar, removeOrphanSidecars, segmentStamp, sidecarPath} from './segment-sidecar.js'
+import {packSidecar, readSegmentStamped, readSidecar, removeOrphanSidecars, segmentStamp, sidecarPath, unpackSidecar} from './segment-sidecar.js'
 
 const VERSION = 1
 const EXT = 'views'
-const HEADER = 256
 
 interface ViewsHeader {
   v: number
@@ -81,7 +80,7 @@ export function loadSummaryViews(stateDir: string, highWater: number, views: Vie
 }
 
 /** One segment's views: its sidecar while the segment keeps its stamp, else made from the segment (and kept); a string says why the segment fails. */
-function segmentViews(stateDir: string, seq: number, views: ViewRenderer): {header: ViewsHeader; entries: SummaryEntry[]} | string | 'vanished' {
+export function segmentViews(stateDir: string, seq: number, views: ViewRenderer): {header: ViewsHeader; entries: SummaryEntry[]} | string | 'vanished' {
   const stamp = segmentStamp(stateDir, seq)
   if (stamp === null) return 'vanished'
   const kept = readSidecar(stateDir, seq, EXT)
@@ -106,29 +105,8 @@ export function encodeViews(stamp: string, highWater: number, lines: SummaryEntr
   const last = new Map<number, SummaryEntry>()
   for (const entry of lines) last.set(entry.id, entry)
   const ids = [...last.keys()].sort((a, b) => a - b)
-  const parts: Buffer[] = []
-  const ends = new Float64Array(ids.length)
-  let at = 0
-  ids.forEach((id, k) => {
-    if (k > 0) {
-      parts.push(COMMA_BYTES)
-      at++
-    }
-    const view = viewOf(last.get(id)!, views)
-    if (view) {
-      parts.push(view)
-      at += view.length
-    }
-    ends[k] = at
-  })
-  const text = JSON.stringify({v: VERSION, stamp, highWater, lines: lines.length, views: views.version, count: ids.length, blob: at})
-  const header = Buffer.alloc(HEADER, 0x20)
-  header.write(text)
-  header[HEADER - 1] = 0x0a
-  return Buffer.concat([header, Buffer.from(Float64Array.from(ids).buffer), Buffer.from(ends.buffer), ...parts])
+  return packSidecar({v: VERSION, stamp, highWater, lines: lines.length, views: views.version}, ids, ids.map((id) => viewOf(last.get(id)!, views)), COMMA)
 }
-
-const COMMA_BYTES = Buffer.from(',')
 
 /** The entry's view of the renderer's version: stored in the segment, or rendered from its record; null when it has none. */
 function viewOf(entry: SummaryEntry, views: ViewRenderer): Buffer | null {
@@ -141,27 +119,16 @@ function viewOf(entry: SummaryEntry, views: ViewRenderer): Buffer | null {
 
 /** A kept sidecar's entries, or null when it is of another version or stamp, or does not hold together. */
 export function viewsOf(b: Buffer, stamp: string, version: number): {header: ViewsHeader; entries: SummaryEntry[]} | null {
-  if (b.length < HEADER || b[HEADER - 1] !== 0x0a) return null
-  let header: ViewsHeader
-  try {
-    header = JSON.parse(b.toString('utf8', 0, HEADER)) as ViewsHeader
-  } catch {
-    return null
-  }
-  const counts = [header.highWater, header.lines, header.count, header.blob]
-  if (header.v !== VERSION || header.stamp !== stamp || header.views !== version || !counts.every((n) => Number.isSafeInteger(n) && n >= 0)) return null
-  const {count} = header
-  if (b.length !== HEADER + count * 16 + header.blob) return null
-  const numbers = float64s(b, HEADER, count * 2)
-  const blobStart = HEADER + count * 16
-  const blob = b.subarray(blobStart)
-  const entries: SummaryEntry[] = new Array(count)
+  const packed = unpackSidecar(b, COMMA)
+  if (!packed) return null
+  const header = packed.header as unknown as ViewsHeader
+  if (header.v !== VERSION || header.stamp !== stamp || header.views !== version || !Number.isSafeInteger(header.lines) || header.lines < 0) return null
+  const {ids, ends, blob} = packed
+  const entries: SummaryEntry[] = new Array(ids.length)
   let start = 0
-  for (let k = 0; k < count; k++) {
-    const id = numbers[k]
-    const end = numbers[count + k]
-    if (!Number.isSafeInteger(id) || id < 1 || (k > 0 && id <= numbers[k - 1]) || id > header.highWater) return null
-    if (!Number.isSafeInteger(end) || end < start || end > blob.length || (k + 1 < count && blob[end] !== COMMA)) return null
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]
+    const end = ends[k]
     if (end > start && !opensAs(blob, start, end, id)) return null
     entries[k] =
       end > start
@@ -169,7 +136,6 @@ export function viewsOf(b: Buffer, stamp: string, version: number): {header: Vie
         : {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: -1, viewEnd: -1, views: version}
     start = end + 1
   }
-  if (count > 0 && numbers[2 * count - 1] !== blob.length) return null
   return {header, entries}
 }
 
@@ -182,10 +148,4 @@ function opensAs(blob: Buffer, start: number, end: number, id: number): boolean 
   if (end - start < prefix.length) return false
   for (let i = 0; i < prefix.length; i++) if (blob[start + i] !== prefix.charCodeAt(i)) return false
   return true
-}
-
-/** `n` float64s at `at`: a view of the bytes when aligned, else a copy. */
-function float64s(b: Buffer, at: number, n: number): Float64Array {
-  const offset = b.byteOffset + at
-  return offset % 8 === 0 ? new Float64Array(b.buffer, offset, n) : new Float64Array(b.buffer.slice(offset, offset + n * 8))
 }

@@ -6,6 +6,7 @@ import path from 'node:path'
 import {listed} from '../state/layout.js'
 import {taskIdsKept} from '../state/kept-listing.js'
 import {loadSummaryViews} from '../state/view-index.js'
+import {isRowLine, loadSummaryRows, type RowRenderer} from '../state/row-index.js'
 import {liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
@@ -50,6 +51,8 @@ export interface SummaryOptions {
   views?: ViewRenderer
   /** the caller uses an entry's view and nothing else of it: the summary is read through its views sidecars (view-index.ts). */
   viewsOnly?: boolean
+  /** the caller draws an entry's row and nothing else of it: the summary is read through its rows sidecars (row-index.ts), else its views. */
+  rows?: RowRenderer
 }
 
 /** A task as a full read found it: its record read, or the summary's entry for it (not decoded yet). */
@@ -67,7 +70,8 @@ const isEntry = (source: TaskSource): source is SummaryEntry => 'bytes' in sourc
 export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {}): Promise<{sources: TaskSource[]; hinted: ReadonlySet<number>}> {
   const ids = taskIdsKept(stateDir)
   const views = opts.viewsOnly ? opts.views : undefined
-  const plan = planTaskReads(stateDir, ids, views ? (dir, highWater) => loadSummaryViews(dir, highWater, views) : undefined)
+  const {rows} = opts
+  const plan = planTaskReads(stateDir, ids, rows ? (dir, highWater) => loadSummaryRows(dir, highWater, rows) : views ? (dir, highWater) => loadSummaryViews(dir, highWater, views) : undefined)
   const release = buildWanted(plan) ? await trySummaryLock(stateDir) : null
   try {
     const sources: TaskSource[] = []
@@ -133,6 +137,20 @@ export async function loadTaskViews(stateDir: string, views: ViewRenderer): Prom
   for (let k = 0; k < sources.length; k++) {
     const source = sources[k]
     if (!isEntry(source) || !hasView(source, views.version)) sources[k] = await settled(stateDir, source, hinted)
+  }
+  return sources
+}
+
+/**
+ * loadTaskViews for a table: every task as the summary's row line where a
+ * rows sidecar has one (isRowLine), else as its entry with a stored view,
+ * else as a record read.
+ */
+export async function loadTaskRows(stateDir: string, rows: RowRenderer): Promise<(SummaryEntry | RecordRead)[]> {
+  const {sources, hinted} = await loadTaskSources(stateDir, {views: rows.views, rows})
+  for (let k = 0; k < sources.length; k++) {
+    const source = sources[k]
+    if (!isEntry(source) || !(isRowLine(source) || hasView(source, rows.views.version))) sources[k] = await settled(stateDir, source, hinted)
   }
   return sources
 }

@@ -63,7 +63,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     // The table shows a few fields of each task: rows, which the summary's views give without parsing them whole.
     const table = new TaskTable({color: this.color(flags.color), width: process.stdout.isTTY ? process.stdout.columns : undefined})
     let hidden = 0
-    if (last === null) await drover.eachRow(filter, (row) => table.add(row))
+    if (last === null) await drover.eachRowCells(filter, (cells) => table.addCells(cells))
     else {
       const recent = await drover.recentRows({...filter, last})
       for (const task of recent.tasks) table.add(task)

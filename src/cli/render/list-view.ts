@@ -2,11 +2,11 @@
 // column, fitted to the terminal (names and commands cut first, then the
 // columns that matter least), whole values when piped.
 
-import {formatDuration, isFinalStatus, outcomeLabel} from '../../api/values.js'
 import {painter, statusStyle} from './color.js'
-import {renderTable, type Column} from './table.js'
-import {commandLine, type CorruptTaskJson} from '../../api/task-json.js'
+import {isPlain, TableCells, type Column} from './table.js'
+import type {CorruptTaskJson} from '../../api/task-json.js'
 import type {TaskRow} from '../../api/task-row.js'
+import {CELL, CELL_COUNT, cellsOf} from '../../api/row-cells.js'
 import {TimeCells} from './time.js'
 
 /**
@@ -31,13 +31,11 @@ export const LIST_COLUMNS: Column[] = [
 
 const OPTIONAL = new Set(['QUEUE', 'TURNS', 'COST'])
 
-/** The session's turns and cost so far (across resumes), or this run's before any total. */
-function usage(t: TaskRow): {turns: string; cost: string} {
-  const u = t.agentInfo?.session ?? t.agentInfo
-  return {turns: u && u.turns > 0 ? String(u.turns) : '', cost: u?.costUsd != null ? `$${u.costUsd.toFixed(2)}` : ''}
-}
+/** Between a kept row's cells: no cell holds it (a command's controls are written as escapes). */
+const JOIN = '\u0000'
 
-const NO_USAGE = {turns: '', cost: ''}
+/** Which of a row's cells each of LIST_COLUMNS shows (STATUS: the label, painted). */
+const COLUMN_CELLS = [CELL.id, CELL.name, CELL.label, CELL.queue, CELL.pid, CELL.startedAt, CELL.runtime, CELL.turns, CELL.cost, CELL.command]
 
 /** Takes TaskJson objects, or the rows `listRows` gives (the fields shown). */
 export function renderTaskTable(tasks: (TaskRow | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
@@ -51,7 +49,10 @@ export function renderTaskTable(tasks: (TaskRow | CorruptTaskJson)[], opts: {col
  * the task itself need not be kept (100,000 of them, by `list --all`).
  */
 export class TaskTable {
-  private readonly rows: string[][] = []
+  // Each row as one string, its cells joined by JOIN (a row with JOIN in a cell: its cells): 100,000 rows of
+  // ten strings each kept to the end cost more in garbage collection than in drawing.
+  private readonly rows: (string | string[])[] = []
+  private readonly cells = new TableCells(CELL_COUNT)
   private readonly paint: ReturnType<typeof painter>
   // A status cell as drawn, by its label: 100,000 rows have a few dozen.
   private readonly painted = new Map<string, string>()
@@ -80,49 +81,39 @@ export class TaskTable {
   }
 
   add(task: TaskRow | CorruptTaskJson): void {
-    if (task.status === 'corrupt') {
-      this.rows.push([String(task.id), '', this.statusCell('corrupt', 'corrupt'), '', '', '', '', '', '', (task as CorruptTaskJson).error])
-      return
-    }
-    const t = task as TaskRow
-    const label = outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
-    const {turns, cost} = t.agentInfo ? usage(t) : NO_USAGE
-    const queue = t.queue ?? ''
-    if (queue !== '') this.queues = true
-    if (turns !== '') this.turns = true
-    if (cost !== '') this.costs = true
-    this.rows.push([
-      String(t.id),
-      t.name ?? '',
-      this.statusCell(t.status, label),
-      queue,
-      pidCell(t),
-      t.startedAt ? this.times.short(t.startedAt) : '',
-      t.runtimeMs === null ? '' : formatDuration(t.runtimeMs),
-      turns,
-      cost,
-      commandLine(t),
-    ])
+    this.addCells(cellsOf(task))
+  }
+
+  /** A row from its cells (row-cells.ts): the label painted, the start written in local time. */
+  addCells(cells: string[]): void {
+    if (cells[CELL.queue] !== '') this.queues = true
+    if (cells[CELL.turns] !== '') this.turns = true
+    if (cells[CELL.cost] !== '') this.costs = true
+    cells[CELL.label] = this.statusCell(cells[CELL.status], cells[CELL.label])
+    const started = cells[CELL.startedAt]
+    if (started !== '') cells[CELL.startedAt] = this.times.short(started)
+    // the status kept raw in a row's cells is no column: its painted label is
+    cells[CELL.status] = ''
+    const joined = cells.join(JOIN)
+    // one look at the whole row instead of one per cell
+    this.cells.add(cells, isPlain(joined))
+    // a cell with JOIN in it (a record written by hand) keeps its row as cells
+    this.rows.push(cells.some((cell) => cell.includes(JOIN)) ? cells : joined)
   }
 
   render(): string {
-    const {rows} = this
     const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || (c.header === 'QUEUE' ? this.queues : c.header === 'TURNS' ? this.turns : this.costs))
-    if (keep.every(Boolean)) return renderTable(LIST_COLUMNS, rows, this.opts.width)
     const kept = keep.flatMap((k, i) => (k ? [i] : []))
-    const pick = <T>(list: T[]) => kept.map((i) => list[i])
-    return renderTable(pick(LIST_COLUMNS), rows.map(pick), this.opts.width)
+    const {rows} = this
+    return this.cells.render(
+      kept.map((i) => LIST_COLUMNS[i]),
+      this.opts.width,
+      (r) => {
+        const row = rows[r]
+        return typeof row === 'string' ? row.split(JOIN) : row
+      },
+      kept.map((i) => COLUMN_CELLS[i]),
+    )
   }
 }
 
-/**
- * The worker's pid while it matters. A Slurm task is never blank here, so it
- * is known at a glance without another column: `pid@node` while it runs, else
- * its job (`job 4242`, also once ended: the id sacct knows it by), else
- * `slurm` (waiting in drover's own queue, no job yet).
- */
-export function pidCell(t: Pick<TaskRow, 'executor' | 'pid' | 'status' | 'node' | 'jobId'>): string {
-  if (t.executor === 'local') return t.pid !== null && (t.status === 'lost' || !isFinalStatus(t.status)) ? String(t.pid) : ''
-  if (t.pid !== null && !isFinalStatus(t.status) && t.status !== 'starting' && t.status !== 'queued') return `${t.pid}@${t.node ?? '?'}`
-  return t.jobId ? `job ${t.jobId}` : t.executor
-}

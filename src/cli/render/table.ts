@@ -20,6 +20,9 @@ const DEFAULT_MIN_WIDTH = 8
 // What makes a cell's shown length differ from its UTF-16 length: an escape or half of a surrogate pair.
 const SPECIAL = /[\u001B\uD800-\uDFFF]/
 
+/** Whether text (a row's cells joined, say) has nothing that makes a shown length differ from its length. */
+export const isPlain = (text: string) => !SPECIAL.test(text)
+
 /** Characters that show, not UTF-16 units and not ANSI escapes (the fast path: one test, then the length). */
 export function visibleLength(text: string): number {
   if (!SPECIAL.test(text)) return text.length
@@ -104,41 +107,86 @@ function fit(columns: Column[], natural: number[], limit: number): Layout {
  * droppable columns go, and as a last resort each line is cut.
  */
 export function renderTable(columns: Column[], rows: string[][], width: number | undefined): string {
-  const count = columns.length
-  // Every cell's shown length, row after row in one flat array (no array per row).
-  const lengths = new Array<number>(rows.length * count)
-  const natural = columns.map((c) => visibleLength(c.header))
-  for (let r = 0, at = 0; r < rows.length; r++) {
-    const row = rows[r]
-    for (let i = 0; i < count; i++, at++) {
-      const length = visibleLength(row[i] ?? '')
-      lengths[at] = length
-      if (length > natural[i]) natural[i] = length
-    }
+  const measured = new TableCells(columns.length)
+  for (const row of rows) measured.add(row)
+  return measured.render(columns, width, (r) => rows[r])
+}
+
+/**
+ * The shown length of every cell of a table, kept as rows are added, so a
+ * caller with 100,000 rows can keep each row in whatever form is smallest
+ * (list-view.ts keeps one string) and give its cells back at render.
+ */
+export class TableCells {
+  // row after row, one per cell: typed, so 100,000 rows are no garbage to collect
+  private lengths = new Uint32Array(1024)
+  private rows = 0
+  private readonly natural: number[]
+
+  constructor(private readonly count: number) {
+    this.natural = new Array<number>(count).fill(0)
   }
-  const limit = width === undefined ? Infinity : Math.max(1, width - 1)
-  const {shown, widths} = width === undefined ? {shown: columns.map((_, i) => i), widths: natural} : fit(columns, natural, limit)
-  const last = shown.at(-1)
-  const line = (cells: string[], cellLengths: number[], at: number) => {
-    let text = ''
-    for (const i of shown) {
-      let cell = cells[i] ?? ''
-      let length = cellLengths[at + i]
-      if (length > widths[i]) {
-        cell = truncate(cell, widths[i])
-        length = widths[i]
+
+  /** Measures a row's `count` cells; `plain`: the caller knows none holds an escape or a surrogate (its length is its shown length). */
+  add(cells: readonly string[], plain = false): void {
+    const at = this.rows * this.count
+    if (at + this.count > this.lengths.length) {
+      const grown = new Uint32Array(this.lengths.length * 2)
+      grown.set(this.lengths)
+      this.lengths = grown
+    }
+    for (let i = 0; i < this.count; i++) {
+      const cell = cells[i] ?? ''
+      const length = plain ? cell.length : visibleLength(cell)
+      this.lengths[at + i] = length
+      if (length > this.natural[i]) this.natural[i] = length
+    }
+    this.rows++
+  }
+
+  get size(): number {
+    return this.rows
+  }
+
+  /**
+   * The table of the rows added: row r's cells given by `cellsAt`, as they
+   * were measured. `pick` says which measured cell each of `columns` shows
+   * (default: the column's own index), so columns can go unshown without a
+   * row being copied.
+   */
+  render(columns: Column[], width: number | undefined, cellsAt: (r: number) => readonly string[], pick: readonly number[] = columns.map((_, i) => i)): string {
+    const {count, lengths} = this
+    const natural = columns.map((c, i) => Math.max(visibleLength(c.header), this.natural[pick[i]]))
+    const limit = width === undefined ? Infinity : Math.max(1, width - 1)
+    const {shown, widths} = width === undefined ? {shown: columns.map((_, i) => i), widths: natural} : fit(columns, natural, limit)
+    const last = shown.at(-1)
+    const line = (cell: (i: number) => string, length: (i: number) => number) => {
+      let text = ''
+      for (const i of shown) {
+        let shownCell = cell(i)
+        let shownLength = length(i)
+        if (shownLength > widths[i]) {
+          shownCell = truncate(shownCell, widths[i])
+          shownLength = widths[i]
+        }
+        text += i === last ? shownCell : shownCell + spaces(widths[i] - shownLength) + GAP
       }
-      text += i === last ? cell : cell + spaces(widths[i] - length) + GAP
+      text = text.trimEnd()
+      return limit !== Infinity && visibleLength(text) > limit ? truncate(text, limit) : text
     }
-    text = text.trimEnd()
-    return limit !== Infinity && visibleLength(text) > limit ? truncate(text, limit) : text
+    const out = new Array<string>(this.rows + 1)
+    out[0] = line(
+      (i) => columns[i].header,
+      (i) => visibleLength(columns[i].header),
+    )
+    for (let r = 0; r < this.rows; r++) {
+      const at = r * count
+      const cells = cellsAt(r)
+      out[r + 1] = line(
+        (i) => cells[pick[i]] ?? '',
+        (i) => lengths[at + pick[i]],
+      )
+    }
+    return out.join('\n')
   }
-  const out = new Array<string>(rows.length + 1)
-  out[0] = line(
-    columns.map((c) => c.header),
-    columns.map((c) => visibleLength(c.header)),
-    0,
-  )
-  for (let r = 0; r < rows.length; r++) out[r + 1] = line(rows[r], lengths, r * count)
-  return out.join('\n')
 }

@@ -2,7 +2,7 @@
 // age beside it where it helps; never the record's UTC ISO string.
 
 import {describe, expect, it} from 'vitest'
-import {localTime, relativeTime, shortTime, timeWithAge} from '../../../src/cli/render/time.js'
+import {localTime, relativeTime, shortTime, TimeCells, timeWithAge} from '../../../src/cli/render/time.js'
 
 const local = (y: number, mo: number, d: number, h: number, mi: number, s: number) => new Date(y, mo - 1, d, h, mi, s)
 
@@ -30,8 +30,35 @@ describe('time', () => {
     expect(relativeTime(new Date(now - ms).toISOString(), now)).toBe(text)
   })
 
+  // TimeCells asks the zone's offset once a quarter hour and works the fields out itself: it must say
+  // what a Date's local fields say, cell after cell across offset changes, in zones of odd offsets too.
+  it.each(['America/New_York', 'Europe/Dublin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/St_Johns', 'UTC'])('TimeCells in %s: as a Date says, across two years of changes', (zone) => {
+    const saved = process.env.TZ
+    process.env.TZ = zone
+    try {
+      const pad = (n: number) => String(n).padStart(2, '0')
+      const now = new Date()
+      const expected = (ms: number) => {
+        const d = new Date(ms)
+        const today = d.getDate() === now.getDate() && d.getMonth() === now.getMonth() && d.getFullYear() === now.getFullYear()
+        return today ? `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}` : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+      }
+      const cells = new TimeCells(now)
+      const start = Date.parse('2024-01-01T00:00:00Z')
+      const times = [...Array.from({length: 40_000}, (_, k) => start + k * 29 * 60_000 + (k % 7) * 1013), ...Array.from({length: 500}, (_, k) => now.getTime() - k * 173_000)]
+      const wrong = times.filter((ms) => cells.short(new Date(ms).toISOString()) !== expected(ms))
+      expect(wrong.map((ms) => new Date(ms).toISOString()).slice(0, 3)).toEqual([])
+      // written otherwise than records write times: the general parser reads it
+      expect(cells.short('2024-02-29T12:00:00+01:00')).toBe(expected(Date.parse('2024-02-29T12:00:00+01:00')))
+    } finally {
+      if (saved === undefined) delete process.env.TZ
+      else process.env.TZ = saved
+    }
+  })
+
   it('leaves what is not a time as it is', () => {
     expect(localTime('soon')).toBe('soon')
+    expect(new TimeCells(new Date()).short('soon')).toBe('soon')
     expect(relativeTime('soon')).toBe('')
   })
 })

@@ -1,0 +1,162 @@
+// The rows sidecar beside each summary segment, on real state dirs: made by
+// the first reader of rows from the segment's views, then read in their place
+// only while the segment keeps its stamp, the versions agree and the sidecar
+// holds together; a segment with a row that cannot be made from a view alone
+// (or a cell with a tab) gets none; the table drawn from rows is the table
+// drawn from every record; sidecars of merged segments go.
+
+import {readdirSync, readFileSync, truncateSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {openStateDir} from '../../src/api/index.js'
+import {storedRows} from '../../src/api/row-cells.js'
+import {storedViews} from '../../src/api/task-json.js'
+import {renderTaskTable, TaskTable} from '../../src/cli/render/list-view.js'
+import {liveDir, summaryDir} from '../../src/state/layout.js'
+import {isRowLine, loadSummaryRows, rowCells, type RowRenderer} from '../../src/state/row-index.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {readRecord, writeRecord} from '../../src/state/store.js'
+import {currentHighWater, listSegments} from '../../src/state/summary.js'
+import {isEntry, loadRecentTasks, loadTaskRows} from '../../src/tasks/read.js'
+import {makeTask} from '../fixtures/prune-state.js'
+import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+
+afterEach(() => cleanupStateDirs())
+
+/** `count` ended tasks, folded into the summary as the default list does. */
+async function ended(count: number, dir = makeStateDir()): Promise<{dir: string; ids: number[]}> {
+  ensureStateDir(dir)
+  const ids = Array.from({length: count}, () => makeTask(dir, {status: 'failed'}))
+  await loadRecentTasks(dir, 0)
+  expect(readdirSync(liveDir(dir))).toEqual([])
+  return {dir, ids}
+}
+
+const sidecars = (dir: string) => readdirSync(summaryDir(dir)).filter((n) => n.endsWith('.rows')).sort()
+const sidecarFile = (dir: string, seq = 1) => path.join(summaryDir(dir), `seg-${String(seq).padStart(12, '0')}.rows`)
+
+/** `list --all` as the CLI draws it (rows), and the same table drawn from every task read from its record. */
+async function tablesBoth(dir: string): Promise<{drawn: string; fromRecords: string}> {
+  const drover = await openStateDir(dir)
+  const table = new TaskTable({color: false, width: undefined})
+  await drover.eachRowCells({}, (cells) => table.addCells(cells))
+  return {drawn: table.render(), fromRecords: renderTaskTable(await drover.list({showEnv: true}), {color: false, width: undefined})}
+}
+
+/** The rows the reader took from rows sidecars, by id. */
+async function rowsTaken(dir: string): Promise<Map<number, string[]>> {
+  const taken = new Map<number, string[]>()
+  for (const item of await loadTaskRows(dir, storedRows)) if (isEntry(item) && isRowLine(item)) taken.set(item.id, rowCells(item))
+  return taken
+}
+
+/** Rewrites the sidecar's header (a padded line of JSON) through `edit`, its length kept. */
+function editHeader(dir: string, edit: (header: Record<string, unknown>) => void): void {
+  const bytes = readFileSync(sidecarFile(dir))
+  const header = JSON.parse(bytes.toString('utf8', 0, 256)) as Record<string, unknown>
+  edit(header)
+  const line = Buffer.alloc(256, 0x20)
+  line.write(JSON.stringify(header))
+  line[255] = 0x0a
+  line.copy(bytes)
+  writeFileSync(sidecarFile(dir), bytes)
+}
+
+describe('the rows sidecar of the summary', () => {
+  it('is made beside a segment by the first reader of rows, then read in place of the views', async () => {
+    const {dir, ids} = await ended(5)
+    expect(sidecars(dir)).toEqual([])
+    const first = await tablesBoth(dir)
+    expect(sidecars(dir)).toEqual(['seg-000000000001.rows'])
+    expect(first.drawn).toBe(first.fromRecords)
+    expect(first.drawn.split('\n')).toHaveLength(6)
+    // What is read is the sidecar: a name changed in it (same length, no drover writer would) shows.
+    const file = sidecarFile(dir)
+    writeFileSync(file, readFileSync(file, 'latin1').replace(`\tjob${ids[2]}\t`, `\tJOB${ids[2]}\t`), 'latin1')
+    expect((await rowsTaken(dir)).get(ids[2])?.[1]).toBe(`JOB${ids[2]}`)
+    const summary = loadSummaryRows(dir, currentHighWater(dir, ids), storedRows)
+    expect(summary.ok).toBe(true)
+    expect([...summary.entries.values()].every(isRowLine)).toBe(true)
+  })
+
+  it('is made again when its segment changed stamp, or the rows or views are of another version', async () => {
+    const {dir, ids} = await ended(3)
+    await tablesBoth(dir)
+    const file = sidecarFile(dir)
+    const good = readFileSync(file)
+    for (const edit of [(h: Record<string, unknown>) => (h.stamp = '0:0:0'), (h: Record<string, unknown>) => (h.rows = storedRows.version + 1), (h: Record<string, unknown>) => (h.views = storedViews.version + 1)]) {
+      writeFileSync(file, readFileSync(file, 'latin1').replace(`\tjob${ids[0]}\t`, `\tJOB${ids[0]}\t`), 'latin1')
+      editHeader(dir, edit)
+      const again = await tablesBoth(dir)
+      expect(again.drawn).toBe(again.fromRecords)
+      expect(readFileSync(file)).toEqual(good)
+    }
+  })
+
+  it('is not used when it does not hold together, and a line of another task is not taken for this one', async () => {
+    const {dir, ids} = await ended(4)
+    await tablesBoth(dir)
+    const file = sidecarFile(dir)
+    const good = readFileSync(file)
+    const damage: [string, (b: Buffer) => Buffer, boolean][] = [
+      ['truncated', (b) => b.subarray(0, b.length - 10), true],
+      [
+        'ids out of order',
+        (b) => {
+          const copy = Buffer.from(b)
+          copy.writeDoubleLE(ids[1], 256)
+          copy.writeDoubleLE(ids[0], 264)
+          return copy
+        },
+        true,
+      ],
+      ['no newline between two', (b) => Buffer.from(b.toString('latin1').replace(`\n${ids[2]}\t`, ` ${ids[2]}\t`), 'latin1'), true],
+      // the sidecar holds together, but one line opens with another id: that task's record is read
+      ['another task', (b) => Buffer.from(b.toString('latin1').replace(`\n${ids[2]}\t`, `\n${ids[3]}\t`), 'latin1'), false],
+    ]
+    for (const [what, harm, remade] of damage) {
+      const harmed = harm(good)
+      expect(harmed.equals(good), what).toBe(false)
+      writeFileSync(file, harmed)
+      if (what === 'truncated') truncateSync(file, harmed.length)
+      const drawn = await tablesBoth(dir)
+      expect(drawn.drawn, what).toBe(drawn.fromRecords)
+      expect(readFileSync(file).equals(good), what).toBe(remade)
+      writeFileSync(file, good)
+    }
+  })
+
+  it('is not made for a segment with a row that cannot come from a view alone, or with a tab in a cell: its views are used', async () => {
+    const {dir, ids} = await ended(3)
+    const picky: RowRenderer = {...storedRows, render: (entry) => (entry.id === ids[1] ? null : storedRows.render(entry))}
+    const summary = loadSummaryRows(dir, currentHighWater(dir, ids), picky)
+    expect(summary.ok).toBe(true)
+    expect([...summary.entries.values()].some(isRowLine)).toBe(false)
+    expect(sidecars(dir)).toEqual([])
+    const tabbed: RowRenderer = {...storedRows, render: (entry) => storedRows.render(entry)?.map((cell, k) => (k === 1 && entry.id === ids[2] ? 'a\tb' : cell)) ?? null}
+    expect([...loadSummaryRows(dir, currentHighWater(dir, ids), tabbed).entries.values()].some(isRowLine)).toBe(false)
+    expect(sidecars(dir)).toEqual([])
+    // what the table draws is what the records say
+    const both = await tablesBoth(dir)
+    expect(both.drawn).toBe(both.fromRecords)
+  })
+
+  it('speaks for no hinted task, and of a segment merged away is removed', async () => {
+    const {dir, ids} = await ended(3)
+    await tablesBoth(dir)
+    const read = readRecord(dir, ids[1])
+    if (!read.ok) throw new Error(read.error)
+    const {markLive} = await import('../../src/state/live-index.js')
+    markLive(dir, ids[1])
+    writeRecord(dir, {...read.record, name: 'renamed'})
+    const both = await tablesBoth(dir)
+    expect(both.drawn).toBe(both.fromRecords)
+    expect(both.drawn).toContain('renamed')
+    expect((await rowsTaken(dir)).has(ids[1])).toBe(false)
+    await ended(2, dir)
+    expect(listSegments(dir).seqs.length).toBeGreaterThan(1)
+    writeFileSync(path.join(summaryDir(dir), 'seg-000000000009.rows'), 'left by a segment since merged\n')
+    await tablesBoth(dir)
+    expect(sidecars(dir)).toEqual(listSegments(dir).seqs.map((seq) => `seg-${String(seq).padStart(12, '0')}.rows`))
+  })
+})
