@@ -21,9 +21,9 @@
 
 import {isAscii} from 'node:buffer'
 import {writeFileAtomic} from './store.js'
-import {EntryTable, listSegments, type LoadedSummary, type ViewRenderer} from './summary.js'
+import type {LoadedSummary, ViewRenderer} from './summary.js'
 import {NO_RECORD, type SummaryEntry} from './summary-codec.js'
-import {packSidecar, readSidecar, removeOrphanSidecars, segmentStamp, sidecarPath, unpackSidecar} from './segment-sidecar.js'
+import {loadThroughSidecars, packSidecar, readSidecar, segmentStamp, sidecarPath, unpackSidecar, type SegmentTaken} from './segment-sidecar.js'
 import {segmentViews} from './view-index.js'
 
 const VERSION = 1
@@ -63,37 +63,11 @@ export function rowCells(entry: SummaryEntry): string[] {
  * reader that draws rows and nothing else.
  */
 export function loadSummaryRows(stateDir: string, highWater: number, rows: RowRenderer): LoadedSummary {
-  for (let attempt = 0; ; attempt++) {
-    const {seqs} = listSegments(stateDir)
-    const loaded: LoadedSummary = {ok: true, error: null, seqs, entries: new EntryTable(), lines: 0}
-    let vanished = false
-    for (const seq of seqs) {
-      const got = segmentRows(stateDir, seq, rows)
-      if (got === 'vanished') {
-        vanished = true
-        break
-      }
-      if (typeof got === 'string') return {...loaded, ok: false, error: `${seq}: ${got}`}
-      if (got.highWater > highWater) return {...loaded, ok: false, error: `segment ${seq} is from the future: high water ${got.highWater}, ids handed out ${highWater}`}
-      for (const entry of got.entries) loaded.entries.set(entry.id, entry)
-      loaded.lines += got.lines
-    }
-    if (!vanished) {
-      removeOrphanSidecars(stateDir, seqs, EXT)
-      return loaded
-    }
-    if (attempt >= 3) return {...loaded, ok: false, error: 'its segments kept changing while read'}
-  }
-}
-
-interface Got {
-  highWater: number
-  lines: number
-  entries: SummaryEntry[]
+  return loadThroughSidecars(stateDir, highWater, EXT, (seq) => segmentRows(stateDir, seq, rows))
 }
 
 /** One segment's rows: its sidecar while the segment keeps its stamp, else made from its views (and kept), else its views. */
-function segmentRows(stateDir: string, seq: number, rows: RowRenderer): Got | string | 'vanished' {
+function segmentRows(stateDir: string, seq: number, rows: RowRenderer): SegmentTaken | string | 'vanished' {
   const stamp = segmentStamp(stateDir, seq)
   if (stamp === null) return 'vanished'
   const kept = readSidecar(stateDir, seq, EXT)
@@ -121,7 +95,7 @@ function segmentRows(stateDir: string, seq: number, rows: RowRenderer): Got | st
 }
 
 /** A kept sidecar's row lines as entries, or null when it is of another version or stamp, or does not hold together. */
-function rowsOf(b: Buffer, stamp: string, rows: RowRenderer): Got | null {
+function rowsOf(b: Buffer, stamp: string, rows: RowRenderer): SegmentTaken | null {
   const packed = unpackSidecar(b, NEWLINE)
   if (!packed) return null
   const {header, ids, ends, blob} = packed

@@ -11,7 +11,8 @@ import {closeSync, constants as fsc, fstatSync, openSync, readdirSync, readFileS
 import path from 'node:path'
 import {NOFOLLOW, summaryDir} from './layout.js'
 import {retryOnBusySync} from '../platform/platform.js'
-import {readSegmentBytes, segmentName} from './summary.js'
+import {EntryTable, listSegments, readSegmentBytes, segmentName, type LoadedSummary} from './summary.js'
+import type {SummaryEntry} from './summary-codec.js'
 
 export const fileStamp = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`
 
@@ -163,4 +164,41 @@ export function unpackSidecar(b: Buffer, separator: number): {header: PackedHead
 function float64s(b: Buffer, at: number, n: number): Float64Array {
   const offset = b.byteOffset + at
   return offset % 8 === 0 ? new Float64Array(b.buffer, offset, n) : new Float64Array(b.buffer.slice(offset, offset + n * 8))
+}
+
+/** What a sidecar reader took of one segment: its high water, its line count, and an entry per task. */
+export interface SegmentTaken {
+  highWater: number
+  lines: number
+  entries: SummaryEntry[]
+}
+
+/**
+ * The summary as loadSummary gives it, each segment taken through `take` (its
+ * sidecar of kind `ext`, made where missing): a string says why a segment
+ * fails, and a segment gone meanwhile (merged by a compaction) sends the
+ * reader round again. Sidecars of this kind whose segment is gone are removed.
+ */
+export function loadThroughSidecars(stateDir: string, highWater: number, ext: string, take: (seq: number) => SegmentTaken | string | 'vanished'): LoadedSummary {
+  for (let attempt = 0; ; attempt++) {
+    const {seqs} = listSegments(stateDir)
+    const loaded: LoadedSummary = {ok: true, error: null, seqs, entries: new EntryTable(), lines: 0}
+    let vanished = false
+    for (const seq of seqs) {
+      const got = take(seq)
+      if (got === 'vanished') {
+        vanished = true
+        break
+      }
+      if (typeof got === 'string') return {...loaded, ok: false, error: `${seq}: ${got}`}
+      if (got.highWater > highWater) return {...loaded, ok: false, error: `segment ${seq} is from the future: high water ${got.highWater}, ids handed out ${highWater}`}
+      for (const entry of got.entries) loaded.entries.set(entry.id, entry)
+      loaded.lines += got.lines
+    }
+    if (!vanished) {
+      removeOrphanSidecars(stateDir, seqs, ext)
+      return loaded
+    }
+    if (attempt >= 3) return {...loaded, ok: false, error: 'its segments kept changing while read'}
+  }
 }

@@ -30,9 +30,9 @@
 //   without it.
 
 import {writeFileAtomic} from './store.js'
-import {EntryTable, listSegments, type LoadedSummary, type ViewRenderer} from './summary.js'
+import type {LoadedSummary, ViewRenderer} from './summary.js'
 import {decodeEntry, entryView, NO_RECORD, parseSegment, type SummaryEntry} from './summary-codec.js'
-import {packSidecar, readSegmentStamped, readSidecar, removeOrphanSidecars, segmentStamp, sidecarPath, unpackSidecar} from './segment-sidecar.js'
+import {loadThroughSidecars, packSidecar, readSegmentStamped, readSidecar, segmentStamp, sidecarPath, unpackSidecar} from './segment-sidecar.js'
 
 const VERSION = 1
 const EXT = 'views'
@@ -54,29 +54,10 @@ interface ViewsHeader {
  * else of an entry: the records are not there to decode.
  */
 export function loadSummaryViews(stateDir: string, highWater: number, views: ViewRenderer): LoadedSummary {
-  for (let attempt = 0; ; attempt++) {
-    const {seqs} = listSegments(stateDir)
-    const loaded: LoadedSummary = {ok: true, error: null, seqs, entries: new EntryTable(), lines: 0}
-    let vanished = false
-    for (const seq of seqs) {
-      const got = segmentViews(stateDir, seq, views)
-      if (got === 'vanished') {
-        vanished = true
-        break
-      }
-      if (typeof got === 'string') return {...loaded, ok: false, error: `${seq}: ${got}`}
-      if (got.header.highWater > highWater) {
-        return {...loaded, ok: false, error: `segment ${seq} is from the future: high water ${got.header.highWater}, ids handed out ${highWater}`}
-      }
-      for (const entry of got.entries) loaded.entries.set(entry.id, entry)
-      loaded.lines += got.header.lines
-    }
-    if (!vanished) {
-      removeOrphanSidecars(stateDir, seqs, EXT)
-      return loaded
-    }
-    if (attempt >= 3) return {...loaded, ok: false, error: 'its segments kept changing while read'}
-  }
+  return loadThroughSidecars(stateDir, highWater, EXT, (seq) => {
+    const got = segmentViews(stateDir, seq, views)
+    return typeof got === 'string' ? got : {highWater: got.header.highWater, lines: got.header.lines, entries: got.entries}
+  })
 }
 
 /** One segment's views: its sidecar while the segment keeps its stamp, else made from the segment (and kept); a string says why the segment fails. */

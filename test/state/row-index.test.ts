@@ -5,35 +5,26 @@
 // (or a cell with a tab) gets none; the table drawn from rows is the table
 // drawn from every record; sidecars of merged segments go.
 
-import {readdirSync, readFileSync, truncateSync, writeFileSync} from 'node:fs'
+import {readFileSync, truncateSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir} from '../../src/api/index.js'
 import {storedRows} from '../../src/api/row-cells.js'
 import {storedViews} from '../../src/api/task-json.js'
 import {renderTaskTable, TaskTable} from '../../src/cli/render/list-view.js'
-import {liveDir, summaryDir} from '../../src/state/layout.js'
+import {summaryDir} from '../../src/state/layout.js'
 import {isRowLine, loadSummaryRows, rowCells, type RowRenderer} from '../../src/state/row-index.js'
-import {ensureStateDir} from '../../src/state/statedir.js'
 import {readRecord, writeRecord} from '../../src/state/store.js'
 import {currentHighWater, listSegments} from '../../src/state/summary.js'
-import {isEntry, loadRecentTasks, loadTaskRows} from '../../src/tasks/read.js'
-import {makeTask} from '../fixtures/prune-state.js'
-import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {isEntry, loadTaskRows} from '../../src/tasks/read.js'
+import {cleanupStateDirs} from '../helpers/cli.js'
+import {editSidecarHeader, endedTasks, sidecarFileOf, sidecarsOf} from '../helpers/summary-state.js'
 
 afterEach(() => cleanupStateDirs())
 
-/** `count` ended tasks, folded into the summary as the default list does. */
-async function ended(count: number, dir = makeStateDir()): Promise<{dir: string; ids: number[]}> {
-  ensureStateDir(dir)
-  const ids = Array.from({length: count}, () => makeTask(dir, {status: 'failed'}))
-  await loadRecentTasks(dir, 0)
-  expect(readdirSync(liveDir(dir))).toEqual([])
-  return {dir, ids}
-}
-
-const sidecars = (dir: string) => readdirSync(summaryDir(dir)).filter((n) => n.endsWith('.rows')).sort()
-const sidecarFile = (dir: string, seq = 1) => path.join(summaryDir(dir), `seg-${String(seq).padStart(12, '0')}.rows`)
+const ended = endedTasks
+const sidecars = (dir: string) => sidecarsOf(dir, 'rows')
+const sidecarFile = (dir: string, seq = 1) => sidecarFileOf(dir, 'rows', seq)
 
 /** `list --all` as the CLI draws it (rows), and the same table drawn from every task read from its record. */
 async function tablesBoth(dir: string): Promise<{drawn: string; fromRecords: string}> {
@@ -50,17 +41,7 @@ async function rowsTaken(dir: string): Promise<Map<number, string[]>> {
   return taken
 }
 
-/** Rewrites the sidecar's header (a padded line of JSON) through `edit`, its length kept. */
-function editHeader(dir: string, edit: (header: Record<string, unknown>) => void): void {
-  const bytes = readFileSync(sidecarFile(dir))
-  const header = JSON.parse(bytes.toString('utf8', 0, 256)) as Record<string, unknown>
-  edit(header)
-  const line = Buffer.alloc(256, 0x20)
-  line.write(JSON.stringify(header))
-  line[255] = 0x0a
-  line.copy(bytes)
-  writeFileSync(sidecarFile(dir), bytes)
-}
+const editHeader = (dir: string, edit: (header: Record<string, unknown>) => void) => editSidecarHeader(sidecarFile(dir), edit)
 
 describe('the rows sidecar of the summary', () => {
   it('is made beside a segment by the first reader of rows, then read in place of the views', async () => {

@@ -4,35 +4,26 @@
 // written from it is the same bytes as every record rendered; a hinted task
 // is read from its record; sidecars of merged segments go.
 
-import {readdirSync, readFileSync, truncateSync, writeFileSync} from 'node:fs'
+import {readFileSync, truncateSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir} from '../../src/api/index.js'
 import {storedViews} from '../../src/api/task-json.js'
-import {liveDir, summaryDir} from '../../src/state/layout.js'
+import {summaryDir} from '../../src/state/layout.js'
 import {markLive} from '../../src/state/live-index.js'
-import {ensureStateDir} from '../../src/state/statedir.js'
 import {readRecord, writeRecord} from '../../src/state/store.js'
 import {currentHighWater, listSegments} from '../../src/state/summary.js'
 import {decodeEntry} from '../../src/state/summary-codec.js'
 import {loadSummaryViews} from '../../src/state/view-index.js'
-import {isEntry, loadRecentTasks, loadTaskViews} from '../../src/tasks/read.js'
-import {makeTask} from '../fixtures/prune-state.js'
-import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {isEntry, loadTaskViews} from '../../src/tasks/read.js'
+import {cleanupStateDirs} from '../helpers/cli.js'
+import {editSidecarHeader, endedTasks, sidecarFileOf, sidecarsOf} from '../helpers/summary-state.js'
 
 afterEach(() => cleanupStateDirs())
 
-/** `count` ended tasks, folded into the summary as the default list does. */
-async function ended(count: number, dir = makeStateDir()): Promise<{dir: string; ids: number[]}> {
-  ensureStateDir(dir)
-  const ids = Array.from({length: count}, () => makeTask(dir, {status: 'failed'}))
-  await loadRecentTasks(dir, 0)
-  expect(readdirSync(liveDir(dir))).toEqual([])
-  return {dir, ids}
-}
-
-const sidecars = (dir: string) => readdirSync(summaryDir(dir)).filter((n) => n.endsWith('.views')).sort()
-const sidecarFile = (dir: string, seq = 1) => path.join(summaryDir(dir), `seg-${String(seq).padStart(12, '0')}.views`)
+const ended = endedTasks
+const sidecars = (dir: string) => sidecarsOf(dir, 'views')
+const sidecarFile = (dir: string, seq = 1) => sidecarFileOf(dir, 'views', seq)
 
 /** `list --json` as the CLI writes it, and what JSON.stringify makes of every task read from its record. */
 async function listJsonBoth(dir: string): Promise<{written: string; fromRecords: string}> {
@@ -44,17 +35,7 @@ async function listJsonBoth(dir: string): Promise<{written: string; fromRecords:
   return {written: Buffer.concat(chunks).toString('utf8'), fromRecords}
 }
 
-/** Rewrites the sidecar's header (a padded line of JSON) through `edit`, its length kept. */
-function editHeader(dir: string, edit: (header: Record<string, unknown>) => void): void {
-  const bytes = readFileSync(sidecarFile(dir))
-  const header = JSON.parse(bytes.toString('utf8', 0, 256)) as Record<string, unknown>
-  edit(header)
-  const line = Buffer.alloc(256, 0x20)
-  line.write(JSON.stringify(header))
-  line[255] = 0x0a
-  line.copy(bytes)
-  writeFileSync(sidecarFile(dir), bytes)
-}
+const editHeader = (dir: string, edit: (header: Record<string, unknown>) => void) => editSidecarHeader(sidecarFile(dir), edit)
 
 /** The views the reader took from the summary, by id (a record read is not among them). */
 async function viewsTaken(dir: string): Promise<Map<number, string>> {
