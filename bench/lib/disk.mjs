@@ -56,8 +56,9 @@ export async function disk(ctx) {
     .join('; ')
   const block = lstatSync(stateDir).blksize
   // The summary beside the folders: the segment the list folded them into,
-  // and the caches a full listing and a name lookup make beside it.
+  // and the caches the full listings and a name lookup make beside it.
   drover(stateDir, ['list', '--json'])
+  drover(stateDir, ['list', '--all'])
   drover(stateDir, ['status', 'disk-first'])
   const summary = new Map()
   let summaryBytes = 0
@@ -72,6 +73,6 @@ export async function disk(ctx) {
     row('disk: bytes allocated per ended task', per(allocated), '', null, 'B', null, `${TASKS} real \`start -- true\` tasks, ended, after \`list\` (${hints} live hints left); file system block ${block} B; by entry: ${breakdown}`),
     row('disk: bytes written per ended task', per(bytes), '', null, 'B', null, 'the files\' sizes: record, events journal, runner log, process tree; output.log empty'),
     row('disk: inodes per ended task', inodes / TASKS, '', null, 'inodes', null, 'the task folder, its requests/ and session/ folders and every file in them'),
-    row('disk: summary bytes per ended task', per(summaryBytes), '', null, 'B', null, `summary/ after \`list\`, \`list --json\` and a name lookup, over the ${TASKS} tasks: ${summaryParts}`),
+    row('disk: summary bytes per ended task', per(summaryBytes), '', null, 'B', null, `summary/ after \`list\`, \`list --json\`, \`list --all\` and a name lookup, over the ${TASKS} tasks: ${summaryParts}`),
   ]
 }
