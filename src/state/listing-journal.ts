@@ -27,8 +27,9 @@
 // the stamp. Where its clock is coarse, one noted change and a change by hand
 // inside the same tick of that clock, with tasks/ keeping its size, would
 // look like the noted one alone: the window is the few microseconds between a
-// writer's change and its second stat. The journal is bounded (MAX_BYTES), so
-// such a miss lasts until the listing is made again.
+// writer's change and its second stat. The journal is bounded (MAX_BYTES:
+// readers follow no further, and starts write no more), so such a miss lasts
+// until the listing is made again.
 //
 // The journal belongs to one kept listing: the writer of a new listing puts
 // an empty journal in place (a new file, renamed in) and names its identity
@@ -87,7 +88,9 @@ export function noteFolderMade(stateDir: string, id: number, make: () => void): 
     return
   }
   try {
-    writeSync(fd, `${before} ${after} +${id}\n`)
+    // past the bound no reader follows it: a state dir whose tasks/ never stands still long enough for
+    // a listing to be kept anew (which starts an empty journal) would otherwise grow it without end
+    if (fstatSync(fd).size <= MAX_BYTES) writeSync(fd, `${before} ${after} +${id}\n`)
   } catch {
     // a full disk: the line is missing, so the chain breaks there and readers list tasks/
   } finally {

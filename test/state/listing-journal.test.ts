@@ -105,6 +105,10 @@ describe('the journal of the kept listing', () => {
     appendFileSync(journal(long), `${stamp} ${stamp} +1200\n`.repeat(3000))
     allocateTaskId(long)
     expect(listTasksKept(long).source).toBe('listed')
+    // and a start writes no more to a journal past its bound
+    const size = statSync(journal(long)).size
+    allocateTaskId(long)
+    expect(statSync(journal(long)).size).toBe(size)
     // the same chain under the bound is followed
     const short = keptState(1200)
     appendFileSync(journal(short), `${tasksStamp(short)!} ${tasksStamp(short)!} +1200\n`.repeat(10))
