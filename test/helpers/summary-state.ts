@@ -37,3 +37,28 @@ export function editSidecarHeader(file: string, edit: (header: Record<string, un
   line.copy(bytes)
   writeFileSync(file, bytes)
 }
+
+/** A packed sidecar with its first two ids swapped (out of order), or cut short by `cut` bytes. */
+export const damaged = {
+  idsSwapped(b: Buffer, first: number, second: number): Buffer {
+    const copy = Buffer.from(b)
+    copy.writeDoubleLE(second, 256)
+    copy.writeDoubleLE(first, 264)
+    return copy
+  },
+  cut: (b: Buffer, bytes = 10) => b.subarray(0, b.length - bytes),
+}
+
+/**
+ * Writes each harmed copy of a sidecar in its place (each harm must change
+ * it), then lets `check` look at what readers make of it.
+ */
+export async function eachDamage(file: string, good: Buffer, harms: [string, (b: Buffer) => Buffer][], check: (what: string) => Promise<void>): Promise<void> {
+  for (const [what, harm] of harms) {
+    const harmed = harm(good)
+    expect(harmed.equals(good), what).toBe(false)
+    writeFileSync(file, harmed)
+    await check(what)
+    writeFileSync(file, good)
+  }
+}

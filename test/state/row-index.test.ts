@@ -5,7 +5,7 @@
 // (or a cell with a tab) gets none; the table drawn from rows is the table
 // drawn from every record; sidecars of merged segments go.
 
-import {readFileSync, truncateSync, writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir} from '../../src/api/index.js'
@@ -18,7 +18,7 @@ import {readRecord, writeRecord} from '../../src/state/store.js'
 import {currentHighWater, listSegments} from '../../src/state/summary.js'
 import {isEntry, loadTaskRows} from '../../src/tasks/read.js'
 import {cleanupStateDirs} from '../helpers/cli.js'
-import {editSidecarHeader, endedTasks, sidecarFileOf, sidecarsOf} from '../helpers/summary-state.js'
+import {damaged, eachDamage, editSidecarHeader, endedTasks, sidecarFileOf, sidecarsOf} from '../helpers/summary-state.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -79,32 +79,18 @@ describe('the rows sidecar of the summary', () => {
     await tablesBoth(dir)
     const file = sidecarFile(dir)
     const good = readFileSync(file)
-    const damage: [string, (b: Buffer) => Buffer, boolean][] = [
-      ['truncated', (b) => b.subarray(0, b.length - 10), true],
-      [
-        'ids out of order',
-        (b) => {
-          const copy = Buffer.from(b)
-          copy.writeDoubleLE(ids[1], 256)
-          copy.writeDoubleLE(ids[0], 264)
-          return copy
-        },
-        true,
-      ],
-      ['no newline between two', (b) => Buffer.from(b.toString('latin1').replace(`\n${ids[2]}\t`, ` ${ids[2]}\t`), 'latin1'), true],
-      // the sidecar holds together, but one line opens with another id: that task's record is read
-      ['another task', (b) => Buffer.from(b.toString('latin1').replace(`\n${ids[2]}\t`, `\n${ids[3]}\t`), 'latin1'), false],
+    // made again from the views, but for a sidecar that holds together with a line of another task in it: that task's record is read
+    const damage: [string, (b: Buffer) => Buffer][] = [
+      ['truncated', (b) => damaged.cut(b)],
+      ['ids out of order', (b) => damaged.idsSwapped(b, ids[0], ids[1])],
+      ['no newline between two', (b) => Buffer.from(b.toString('latin1').replace(`\n${ids[2]}\t`, ` ${ids[2]}\t`), 'latin1')],
+      ['another task', (b) => Buffer.from(b.toString('latin1').replace(`\n${ids[2]}\t`, `\n${ids[3]}\t`), 'latin1')],
     ]
-    for (const [what, harm, remade] of damage) {
-      const harmed = harm(good)
-      expect(harmed.equals(good), what).toBe(false)
-      writeFileSync(file, harmed)
-      if (what === 'truncated') truncateSync(file, harmed.length)
+    await eachDamage(file, good, damage, async (what) => {
       const drawn = await tablesBoth(dir)
       expect(drawn.drawn, what).toBe(drawn.fromRecords)
-      expect(readFileSync(file).equals(good), what).toBe(remade)
-      writeFileSync(file, good)
-    }
+      expect(readFileSync(file).equals(good), what).toBe(what !== 'another task')
+    })
   })
 
   it('is not made for a segment with a row that cannot come from a view alone, or with a tab in a cell: its views are used', async () => {

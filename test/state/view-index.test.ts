@@ -4,7 +4,7 @@
 // written from it is the same bytes as every record rendered; a hinted task
 // is read from its record; sidecars of merged segments go.
 
-import {readFileSync, truncateSync, writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir} from '../../src/api/index.js'
@@ -17,7 +17,7 @@ import {decodeEntry} from '../../src/state/summary-codec.js'
 import {loadSummaryViews} from '../../src/state/view-index.js'
 import {isEntry, loadTaskViews} from '../../src/tasks/read.js'
 import {cleanupStateDirs} from '../helpers/cli.js'
-import {editSidecarHeader, endedTasks, sidecarFileOf, sidecarsOf} from '../helpers/summary-state.js'
+import {damaged, eachDamage, editSidecarHeader, endedTasks, sidecarFileOf, sidecarsOf} from '../helpers/summary-state.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -84,29 +84,17 @@ describe('the views sidecar of the summary', () => {
     const file = sidecarFile(dir)
     const good = readFileSync(file)
     const damage: [string, (b: Buffer) => Buffer][] = [
-      ['truncated', (b) => b.subarray(0, b.length - 10)],
+      ['truncated', (b) => damaged.cut(b)],
       ['another task', (b) => Buffer.from(b.toString('latin1').replace(`{"id":${ids[1]},`, `{"id":${ids[3]},`), 'latin1')],
       ['no comma', (b) => Buffer.from(b.toString('latin1').replace(`},{"id":${ids[2]},`, `} {"id":${ids[2]},`), 'latin1')],
-      [
-        'ids out of order',
-        (b) => {
-          const copy = Buffer.from(b)
-          copy.writeDoubleLE(ids[1], 256)
-          copy.writeDoubleLE(ids[0], 264)
-          return copy
-        },
-      ],
+      ['ids out of order', (b) => damaged.idsSwapped(b, ids[0], ids[1])],
     ]
-    for (const [what, harm] of damage) {
-      const harmed = harm(good)
-      expect(harmed.equals(good), what).toBe(false)
-      writeFileSync(file, harmed)
-      if (what === 'truncated') truncateSync(file, harmed.length)
+    await eachDamage(file, good, damage, async (what) => {
       const listed = await listJsonBoth(dir)
       expect(listed.written, what).toBe(listed.fromRecords)
       expect(JSON.parse(listed.written).map((task: {id: number}) => task.id), what).toEqual(ids)
       expect(readFileSync(file).equals(good), what).toBe(true) // made again from the segment
-    }
+    })
   })
 
   it('from the future (a high water above the ids handed out) puts the summary aside: every record is read', async () => {
