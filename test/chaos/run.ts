@@ -99,6 +99,12 @@ function fail(round: number, violations: string[]): never {
   for (const v of violations) console.error(`  ${v}`)
   console.error('recent history:')
   for (const line of world.recent(40)) console.error(`  ${line}`)
+  // the tasks the violations name, followed through the whole run (a marker is `sleep 7777.…` in a start's command)
+  const ids = [...new Set(violations.flatMap((v) => [...v.matchAll(/\b\d{1,7}\b/g)].map((m) => Number(m[0]))))].filter((id) => world.markers.has(id) || world.firstSeen.has(id))
+  if (ids.length > 0) {
+    console.error(`history of tasks ${ids.join(', ')} (their markers: ${ids.map((id) => world.markers.get(id) ?? '-').join(', ')}):`)
+    for (const line of world.naming(ids, 200)) console.error(`  ${line}`)
+  }
   cleanupAll()
   console.error(`state dir kept: ${stateDir}${disk ? ' (a tmpfs: unmount it when done)' : ''}`)
   process.exit(1)

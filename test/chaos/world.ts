@@ -28,6 +28,8 @@ export interface HistoryEntry {
   clock?: string
 }
 
+const line = (e: HistoryEntry) => `round ${e.round} ${e.actor}: ${e.clock ? `[clock ${e.clock}] ` : ''}drover ${e.args.join(' ')} → ${e.outcome ?? 'in flight'}${e.ms === undefined ? '' : ` (${e.ms} ms)`}`
+
 export interface CliRun {
   exitCode: number | null
   signal: NodeJS.Signals | null
@@ -119,8 +121,21 @@ export class World {
 
   /** The last `count` history entries, one line each. */
   recent(count: number): string[] {
-    return this.history
-      .slice(-count)
-      .map((e) => `round ${e.round} ${e.actor}: ${e.clock ? `[clock ${e.clock}] ` : ''}drover ${e.args.join(' ')} → ${e.outcome ?? 'in flight'}${e.ms === undefined ? '' : ` (${e.ms} ms)`}`)
+    return this.history.slice(-count).map(line)
+  }
+
+  /**
+   * Every entry of the whole run naming one of `ids` — as an argument, or by
+   * the marker its start planted — at most `count` of them, newest last: a
+   * violation about a task started 700 rounds ago is then followed from its start.
+   */
+  naming(ids: number[], count: number): string[] {
+    const words = new Set(ids.map(String))
+    for (const id of ids) {
+      const marker = this.markers.get(id)
+      if (marker) words.add(marker)
+    }
+    const names = (e: HistoryEntry) => e.args.some((arg) => arg.split(/[\s,]+/).some((word) => words.has(word)))
+    return this.history.filter(names).slice(-count).map(line)
   }
 }
