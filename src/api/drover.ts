@@ -102,9 +102,15 @@ async function liveStatusesOnly(filter: ListFilter): Promise<boolean> {
 }
 
 /** listPredicate's test for a task already shown (a view or a row): its status, its queue. */
+/** Whether a task of this status and queue (null: none, or corrupt) passes the filter's --status and --queue. */
+function passes(filter: ListFilter): (status: TaskStatus | 'corrupt', queue: string | null) => boolean {
+  const wanted = filter.status
+  return (status, queue) => (!wanted || wanted.includes(status)) && (filter.queue === undefined || (status !== 'corrupt' && queue === filter.queue))
+}
+
 function viewKept(filter: ListFilter): (task: TaskRow | CorruptTaskJson) => boolean {
-  const {status, queue} = filter
-  return (task) => (!status || status.includes(task.status)) && (queue === undefined || (task.status !== 'corrupt' && (task as TaskRow).queue === queue))
+  const pass = passes(filter)
+  return (task) => pass(task.status, task.status === 'corrupt' ? null : (task as TaskRow).queue)
 }
 
 /** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
@@ -303,7 +309,7 @@ export class Drover {
   async eachRowCells(filter: ListFilter, visit: (cells: string[]) => void): Promise<void> {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(cellsOf(task)))
     await this.listPredicate(filter) // refuses an unknown queue
-    const {status, queue} = filter
+    const pass = passes(filter)
     const items = await loadTaskRows(this.stateDir, storedRows)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
@@ -311,10 +317,7 @@ export class Drover {
       // a line that does not split into this task's row: the record says
       if (cells !== null && (cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id))) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
       cells ??= cellsOf(isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir}))
-      const taskStatus = cells[CELL.status]
-      if (status && !status.includes(taskStatus as TaskStatus | 'corrupt')) continue
-      if (queue !== undefined && (taskStatus === 'corrupt' || cells[CELL.queue] !== queue)) continue
-      visit(cells)
+      if (pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null)) visit(cells)
     }
   }
 
