@@ -576,7 +576,11 @@ export class Runner {
     try {
       size = statSync(this.paths.output).size
     } catch {
-      // output.log removed under us: nothing to measure this tick
+      // output.log removed under us: nothing to measure this tick. With the
+      // whole task folder gone (its state dir deleted), no request can reach
+      // this run and no end can be recorded: failing stops the worker's tree
+      // and ends this runner, rather than leaving both behind unmanaged.
+      if (!existsSync(this.paths.dir)) throw new Error(`task folder ${this.paths.dir} was removed while the task ran`)
     }
     const now = Date.now()
     const growth = size - this.lastSize

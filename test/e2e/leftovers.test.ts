@@ -5,7 +5,7 @@
 // daemonize. And the output cap is a bound: a worker that ignores SIGTERM and
 // writes at disk speed is held to the cap plus a bounded overshoot.
 
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, isAlive, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
@@ -110,6 +110,28 @@ describe('leftover processes', () => {
     const listed = await drover(dir, ['list', '--json'])
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({id, status: 'lost', reason: 'runner vanished without recording an end; 2 leftover processes stopped'})
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  })
+
+  it('and the runner itself end when the state dir is deleted under a live task (no request could reach it, no end be recorded)', async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, '..', `${path.basename(dir)}-pids`)
+    const id = await started(dir, ['--shell', LEAVER(pidsFile, 300)])
+    const pids = await leftoverPids(pidsFile)
+    const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
+    const worker = readTask(dir, id).worker.pid
+    strays.push(runner, worker)
+    // the runner may write a file into the folder meanwhile: as rm -rf run again would
+    await waitFor(() => {
+      try {
+        rmSync(dir, {recursive: true, force: true})
+        return true
+      } catch {
+        return false
+      }
+    }, {message: 'the state dir removed'})
+    rmSync(pidsFile, {force: true})
+    await waitFor(() => !isAlive(runner), {message: 'runner gone', timeout: 10_000})
+    for (const pid of [worker, ...pids]) expect(isAlive(pid), `pid ${pid}`).toBe(false)
   })
 
   it('include a setsid child whose parent was killed before the runner ever saw it (found by the task mark in its environment)', async () => {
