@@ -12,7 +12,7 @@ import type {ProcessIdentity} from '../../src/platform/platform.js'
 import {clockShifter} from './clock.js'
 import {alive, kill, processesByPrefix} from './procs.js'
 import type {Rng} from './rng.js'
-import {MARKER_PREFIX, type World} from './world.js'
+import type {World} from './world.js'
 
 export type Fault = 'kill-runner' | 'kill-worker' | 'kill-command' | 'freeze-runner' | 'fill-disk' | Delay
 export type Delay = 'stall-command' | 'step-clock'
@@ -168,7 +168,7 @@ export function reboot(world: World): number {
   const victims = [...live(world.stateDir, runnerOf), ...live(world.stateDir, workerOf)]
   for (const victim of victims) kill(victim.pid, 'SIGKILL')
   for (const worker of live(world.stateDir, workerOf)) kill(-worker.pid, 'SIGKILL')
-  const markers = processesByPrefix(MARKER_PREFIX)
+  const markers = processesByPrefix(world.markerPrefix)
   for (const marker of markers) kill(marker.pid, 'SIGKILL')
   // the fake agents' own children (tool calls) die with the machine too
   return victims.length + markers.length

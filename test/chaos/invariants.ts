@@ -26,7 +26,7 @@ import {taskJson} from '../../src/api/task-json.js'
 import {decodeRecord} from '../../src/state/record-codec.js'
 import {alive, processesByPrefix, state} from './procs.js'
 import {runnerOf, workerOf} from './faults.js'
-import {MARKER_PREFIX, type World} from './world.js'
+import type {World} from './world.js'
 
 export interface ListedTask {
   id: number
@@ -142,7 +142,7 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
   }
 
   const markersAlive = new Map<string, number[]>()
-  for (const {pid, arg} of processesByPrefix(MARKER_PREFIX)) markersAlive.set(arg, [...(markersAlive.get(arg) ?? []), pid])
+  for (const {pid, arg} of processesByPrefix(world.markerPrefix)) markersAlive.set(arg, [...(markersAlive.get(arg) ?? []), pid])
   for (const task of listed) {
     if (task.status === 'corrupt') continue
     if (FINAL.has(task.status)) {

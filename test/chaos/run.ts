@@ -25,7 +25,7 @@ import {OP_WEIGHTS, runOp} from './ops.js'
 import {kill, processesByPrefix} from './procs.js'
 import {Rng} from './rng.js'
 import {canMountTmpfs, fabricateTask, mountTmpfs, unmountAll} from '../fixtures/rel-state.js'
-import {MARKER_PREFIX, World} from './world.js'
+import {World} from './world.js'
 
 // Its faults and checks are Linux's: /proc, SIGSTOP stalls, a tmpfs to fill, libfaketime.
 if (process.platform !== 'linux') {
@@ -200,7 +200,7 @@ function sampleQueues(): void {
   const taskOfMarker = new Map([...world.markers].flatMap(([id, marker]) => (marker ? [[marker, id] as const] : [])))
   const running = new Map<string, Set<number>>()
   const alive = new Set<number>()
-  for (const {arg} of processesByPrefix(MARKER_PREFIX)) {
+  for (const {arg} of processesByPrefix(world.markerPrefix)) {
     const id = taskOfMarker.get(arg)
     if (id !== undefined) alive.add(id)
     const queue = id === undefined ? undefined : world.queueOf.get(id)
@@ -223,7 +223,7 @@ async function hooksSettled(ms: number): Promise<void> {
 function cleanupAll(): void {
   for (const stranger of world.strangers) kill(stranger.identity.pid, 'SIGKILL')
   reboot(world)
-  for (const marker of processesByPrefix(MARKER_PREFIX)) kill(marker.pid, 'SIGKILL')
+  for (const marker of processesByPrefix(world.markerPrefix)) kill(marker.pid, 'SIGKILL')
 }
 
 const started = Date.now()

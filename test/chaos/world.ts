@@ -13,7 +13,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 export const BIN = path.join(ROOT, 'bin', 'run.js')
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 
-/** The first argument of every marker process: `sleep 7777.<n>` is task n's, found by its command line. */
+/** The first argument of every marker process: `sleep 7777.<run><n>`, found by its command line. */
 export const MARKER_PREFIX = '7777.'
 
 export interface HistoryEntry {
@@ -77,6 +77,13 @@ export class World {
   operations = 0
   faults = 0
   private markerSeq = 0
+  /**
+   * This run's markers: the family's prefix and this process's pid. Two runs
+   * on one machine (a long one beside `npm test`'s own) must never take each
+   * other's markers for their own tasks' children: once they did, and a
+   * queue seemed to run tasks that had been pruned an hour before.
+   */
+  readonly markerPrefix = `${MARKER_PREFIX}${String(process.pid).padStart(7, '0')}`
 
   constructor(
     readonly stateDir: string,
@@ -87,7 +94,7 @@ export class World {
 
   nextMarker(): string {
     this.markerSeq++
-    return `${MARKER_PREFIX}${String(this.markerSeq).padStart(6, '0')}1`
+    return `${this.markerPrefix}${String(this.markerSeq).padStart(6, '0')}1`
   }
 
   /** Runs one drover command as a child process, recorded in the history. */
