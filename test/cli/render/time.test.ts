@@ -45,11 +45,39 @@ describe('time', () => {
       }
       const cells = new TimeCells(now)
       const start = Date.parse('2024-01-01T00:00:00Z')
-      const times = [...Array.from({length: 40_000}, (_, k) => start + k * 29 * 60_000 + (k % 7) * 1013), ...Array.from({length: 500}, (_, k) => now.getTime() - k * 173_000)]
+      const times = [
+        ...Array.from({length: 40_000}, (_, k) => start + k * 29 * 60_000 + (k % 7) * 1013),
+        // cell after cell within the same quarter hours and minutes, as tasks started a minute apart
+        ...Array.from({length: 40_000}, (_, k) => start + k * 47_000 + (k % 3) * 7),
+        // the same quarter of the hour, cell after cell, an hour and a day apart
+        ...Array.from({length: 2000}, (_, k) => start + k * 62 * 60_000),
+        ...Array.from({length: 2000}, (_, k) => start + k * (86_400_000 + 60_000)),
+        ...Array.from({length: 500}, (_, k) => now.getTime() - k * 173_000),
+        ...Array.from({length: 500}, (_, k) => now.getTime() - k * 13_000),
+      ]
       const wrong = times.filter((ms) => cells.short(new Date(ms).toISOString()) !== expected(ms))
       expect(wrong.map((ms) => new Date(ms).toISOString()).slice(0, 3)).toEqual([])
       // written otherwise than records write times: the general parser reads it
       expect(cells.short('2024-02-29T12:00:00+01:00')).toBe(expected(Date.parse('2024-02-29T12:00:00+01:00')))
+    } finally {
+      if (saved === undefined) delete process.env.TZ
+      else process.env.TZ = saved
+    }
+  })
+
+  it('TimeCells in a zone whose offset was then no whole number of quarter hours (Kolkata, 1900: +5:21:10)', () => {
+    const saved = process.env.TZ
+    process.env.TZ = 'Asia/Kolkata'
+    try {
+      const pad = (n: number) => String(n).padStart(2, '0')
+      const cells = new TimeCells(new Date())
+      // whole minutes of UTC: the local seconds (10) never carry into the minute
+      const times = Array.from({length: 300}, (_, k) => Date.parse('1900-06-01T12:00:00.000Z') + k * 60_000)
+      const wrong = times.filter((ms) => {
+        const d = new Date(ms)
+        return cells.short(d.toISOString()) !== `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+      })
+      expect(wrong.map((ms) => new Date(ms).toISOString()).slice(0, 3)).toEqual([])
     } finally {
       if (saved === undefined) delete process.env.TZ
       else process.env.TZ = saved
