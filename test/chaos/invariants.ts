@@ -5,7 +5,7 @@
 //   liveness   every task is final, or starting within its grace, or has a live runner
 //              (the grace measured by the checker's own clock: a task seen starting
 //              with no runner for longer than STUCK_STARTING_MS is stuck)
-//   leftovers  no process of a task is alive once its status is final
+//   leftovers  no process of a task is alive once its status is final (or it was removed)
 //   intent     a task the run stopped or cancelled is not brought back by resume --interrupted
 //   strangers  the live processes planted in fabricated records were never signalled
 //   accounted  every task a start made still exists unless a prune or rm reported it removed
@@ -163,6 +163,12 @@ export function checkInvariants(world: World, listed: ListedTask[], opts: {after
     } else {
       world.startingSince.delete(task.id)
     }
+  }
+
+  // a task is removed only once final, so nothing of it may live on either
+  for (const id of world.removed) {
+    const marker = world.markers.get(id)
+    if (marker && markersAlive.has(marker)) violations.push(`leftovers: task ${id} was removed but its child ${marker} (pid ${markersAlive.get(marker)!.join(',')}) lives`)
   }
 
   for (const id of world.markers.keys()) {
