@@ -76,7 +76,20 @@ if (answer === null) {
 
 // Written, not followed by process.exit(): a pipe may take the text after this returns.
 if (answer !== null) process.stdout.write(answer)
-else await runOclif()
+else {
+  await runOclif()
+  // `list` ends holding every task's row or view (100,000 of them): a natural
+  // exit tears that heap down first, which cost it 3% of its instructions at
+  // 10,000 tasks. It has nothing left to do once its output is out, so it
+  // exits as soon as stdout and stderr have taken everything written to them
+  // (a pipe on Windows writes asynchronously).
+  if (argv[0] === 'list') {
+    const flushed = (stream) => new Promise((resolve) => stream.write('', resolve))
+    await flushed(process.stdout)
+    await flushed(process.stderr)
+    process.exit()
+  }
+}
 
 async function runOclif() {
   // This is the built CLI: oclif must not look for TypeScript sources of the
