@@ -101,7 +101,6 @@ async function liveStatusesOnly(filter: ListFilter): Promise<boolean> {
   return filter.status !== undefined && (await import('../tasks/live-tasks.js')).onlyLiveStatuses(filter.status)
 }
 
-/** listPredicate's test for a task already shown (a view or a row): its status, its queue. */
 /** Whether a task of this status and queue (null: none, or corrupt) passes the filter's --status and --queue. */
 function passes(filter: ListFilter): (status: TaskStatus | 'corrupt', queue: string | null) => boolean {
   const wanted = filter.status
@@ -309,7 +308,8 @@ export class Drover {
   async eachRowCells(filter: ListFilter, visit: (cells: string[]) => void): Promise<void> {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(cellsOf(task)))
     await this.listPredicate(filter) // refuses an unknown queue
-    const pass = passes(filter)
+    // no filter: no test a row (of 100,000) need pass
+    const pass = filter.status === undefined && filter.queue === undefined ? null : passes(filter)
     const items = await loadTaskRows(this.stateDir, storedRows)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
@@ -317,7 +317,7 @@ export class Drover {
       // a line that does not split into this task's row: the record says
       if (cells !== null && (cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id))) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
       cells ??= cellsOf(isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir}))
-      if (pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null)) visit(cells)
+      if (pass === null || pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null)) visit(cells)
     }
   }
 

@@ -34,6 +34,12 @@ const OPTIONAL = new Set(['QUEUE', 'TURNS', 'COST'])
 /** Between a kept row's cells: no cell holds it (a command's controls are written as escapes). */
 const JOIN = '\u0000'
 
+/** Whether a cell holds JOIN: a plain loop, not some() and a closure, run 100,000 times cold. */
+function hasJoin(cells: readonly string[]): boolean {
+  for (let i = 0; i < cells.length; i++) if (cells[i].includes(JOIN)) return true
+  return false
+}
+
 /** Which of a row's cells each of LIST_COLUMNS shows (STATUS: the label, painted). */
 const COLUMN_CELLS = [CELL.id, CELL.name, CELL.label, CELL.queue, CELL.pid, CELL.startedAt, CELL.runtime, CELL.turns, CELL.cost, CELL.command]
 
@@ -98,7 +104,7 @@ export class TaskTable {
     // one look at the whole row instead of one per cell
     this.cells.add(cells, isPlain(joined))
     // a cell with JOIN in it (a record written by hand) keeps its row as cells
-    this.rows.push(cells.some((cell) => cell.includes(JOIN)) ? cells : joined)
+    this.rows.push(hasJoin(cells) ? cells : joined)
   }
 
   render(): string {
