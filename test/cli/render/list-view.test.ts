@@ -4,8 +4,8 @@
 import {describe, expect, it} from 'vitest'
 import {prepareStart} from '../../../src/api/start-options.js'
 import {taskJson} from '../../../src/api/task-json.js'
-import {renderTaskTable} from '../../../src/cli/render/list-view.js'
-import {pidCell} from '../../../src/api/row-cells.js'
+import {renderTaskTable, TaskTable} from '../../../src/cli/render/list-view.js'
+import {CELL, CELL_COUNT, pidCell} from '../../../src/api/row-cells.js'
 import {transition, type TaskRecord} from '../../../src/state/record.js'
 import {newRecord} from '../../../src/tasks/launch.js'
 import {posixOnly} from '../../helpers/skips.js'
@@ -63,5 +63,24 @@ describe('list: QUEUE, TURNS and COST where a task has them; budget drains; loca
     const at = new Date(2026, 0, 2, 23, 4, 5)
     const waiting: TaskRecord = {...record('local'), status: 'queued', retryMax: 2, attempt: 2, retryAt: at.toISOString()}
     expect(renderTaskTable([taskJson(waiting)], {color: false, width: undefined})).toContain('queued (retry 2/3 at 23:04:05)')
+  })
+})
+
+describe('the table of list', () => {
+  it('draws rows whose cells hold the NUL it joins a row with, or a surrogate pair, whole and aligned', () => {
+    const row = (id: string, name: string, command: string) => {
+      const cells = new Array<string>(CELL_COUNT).fill('')
+      Object.assign(cells, {[CELL.id]: id, [CELL.name]: name, [CELL.status]: 'succeeded', [CELL.label]: 'succeeded', [CELL.runtime]: '1s', [CELL.command]: command})
+      return cells
+    }
+    const table = new TaskTable({color: false, width: undefined})
+    table.addCells(row('1', 'a\u0000b', 'x\u0000y'))
+    table.addCells(row('2', '\u{1F642}x', 'plain'))
+    table.addCells(row('3', 'abc', 'z'))
+    const lines = table.render().split('\n').map((line) => [...line].join('\u0001'))
+    expect(lines.slice(1).map((line) => line.split('\u0001').filter((c) => c !== ' ').join(''))).toEqual(['1a\u0000bsucceeded1sx\u0000y', '2\u{1F642}xsucceeded1splain', '3abcsucceeded1sz'])
+    // the status begins at the same shown column on every line: a code point is one column
+    const at = (line: string) => line.split('\u0001').indexOf('s')
+    expect(new Set(lines.slice(1).map(at)).size).toBe(1)
   })
 })
