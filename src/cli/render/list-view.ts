@@ -95,7 +95,8 @@ export class TaskTable {
     if (cells[CELL.queue] !== '') this.queues = true
     if (cells[CELL.turns] !== '') this.turns = true
     if (cells[CELL.cost] !== '') this.costs = true
-    cells[CELL.label] = this.statusCell(cells[CELL.status], cells[CELL.label])
+    // uncoloured, a label is drawn as it is
+    if (this.opts.color) cells[CELL.label] = this.statusCell(cells[CELL.status], cells[CELL.label])
     const started = cells[CELL.startedAt]
     if (started !== '') cells[CELL.startedAt] = this.times.short(started)
     // the status kept raw in a row's cells is no column: its painted label is
