@@ -418,6 +418,24 @@ export async function stopLeftovers(tree: ProcessTree, event: (name: string, ext
   return left.length
 }
 
+/**
+ * The whole tree killed at once, without waiting: its group, the processes
+ * seen in it, and whatever carries the task's mark — a child that left the
+ * group and session before anyone looked is found only by that. Two passes,
+ * so that what a member forked while the first ran is reached too. For a
+ * runner about to exit on an error: it cannot wait out a grace, and once it
+ * is gone nobody would stop what it left (found by chaos, seed 28013543: a
+ * full disk refused the record of `running` a millisecond after the spawn).
+ */
+export function killTreeNow(tree: ProcessTree): void {
+  for (let pass = 0; pass < 2; pass++) {
+    tree.snapshot()
+    // joins the group's members and the marked processes to the tree
+    tree.leftovers()
+    tree.signal('SIGKILL')
+  }
+}
+
 /** A live worker nobody can watch any more: SIGTERM to its tree, SIGKILL after the grace `cancel` gives. */
 const UNWATCHED_PLAN: StopPlan = {
   cause: 'cancel',

@@ -11,7 +11,7 @@
 
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
 import {currentPlatform, exitShowsSignal, isSameProcess, knownSelfStartTime, processStartTime, type ProcessIdentity} from '../platform/platform.js'
-import {executeStopPlan, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
+import {executeStopPlan, killTreeNow, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
 import {runEnd} from './run-outcome.js'
 import {beat, heartbeatMs} from './heartbeat.js'
 import {hostname} from 'node:os'
@@ -780,7 +780,7 @@ export class Runner {
         tree.remember(readTreeFile(this.paths))
       }
       try {
-        tree.signal('SIGKILL')
+        killTreeNow(tree)
       } catch {
         // best effort
       }

@@ -196,6 +196,25 @@ describe('leftover processes', () => {
     expect(survivors).toEqual([])
   })
 
+  it('are stopped when the runner fails right after spawning, a setsid child among them', async () => {
+    // found by chaos (seed 28013543): a full disk refused the record of `running`, and the runner's
+    // own SIGKILL of the tree it knew missed a child that had left the group before its first look
+    const dir = makeStateDir()
+    const mark = `34${process.pid % 1000}${Date.now() % 1000}`
+    const r = await drover(dir, ['start', '--shell', `setsid sleep ${mark} & sleep 30`], {
+      env: {NODE_OPTIONS: `--require ${fixture('runner-record-disk-full.cjs')}`},
+    })
+    // the worker did start: start says which task, as for any run that ends at once
+    expect(r.stdout.trim(), r.stderr).toBe('1')
+    const record = readTask(dir, 1)
+    expect(record.status).toBe('failed')
+    expect(record.reason).toMatch(/^runner error: ENOSPC/)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const survivors = sleepsWith(mark)
+    strays.push(...survivors)
+    expect(survivors).toEqual([])
+  })
+
   it('are left running with --keep-children', async () => {
     const dir = makeStateDir()
     const pidsFile = path.join(dir, 'pids')
