@@ -44,22 +44,19 @@ export const ROW_LINE = -1
 
 export const isRowLine = (entry: SummaryEntry) => entry.views === ROW_LINE
 
-// Each sidecar's text decoded once, when it is ASCII (then its byte offsets are the text's): 100,000 decodings of a line each cost more.
-const texts = new WeakMap<Buffer, string | null>()
-
-// the last sidecar's, as its entries come one after another
+// A sidecar's text decoded once, when it is ASCII (then its byte offsets are
+// the text's): 100,000 decodings of a line each cost more. Its entries come
+// one after another, so the last sidecar's text is the one kept.
 let lastBytes: Buffer | null = null
 let lastText: string | null = null
 
 /** A row line's cells, as the renderer made them (the caller checks the first is the entry's id). */
 export function rowCells(entry: SummaryEntry): string[] {
-  let text = entry.bytes === lastBytes ? lastText : texts.get(entry.bytes)
-  if (text === undefined) {
-    text = isAscii(entry.bytes) ? entry.bytes.toString('latin1') : null
-    texts.set(entry.bytes, text)
+  if (entry.bytes !== lastBytes) {
+    lastBytes = entry.bytes
+    lastText = isAscii(entry.bytes) ? entry.bytes.toString('latin1') : null
   }
-  lastBytes = entry.bytes
-  lastText = text
+  const text = lastText
   return (text === null ? entry.bytes.toString('utf8', entry.start, entry.end) : text.slice(entry.start, entry.end)).split('\t')
 }
 
