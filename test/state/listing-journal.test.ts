@@ -39,70 +39,70 @@ const top = (dir: string, k: number) => idsOf(dir).slice(-k)
 
 describe('the journal of the kept listing', () => {
   it('gives the starts since the listing without listing tasks/ again', () => {
-    const dir = keptState(1200)
+    const dir = keptState(60)
     const a = allocateTaskId(dir)
     const b = allocateTaskId(dir)
-    expect([a, b]).toEqual([1201, 1202])
+    expect([a, b]).toEqual([61, 62])
     expect(lines(dir)).toHaveLength(2)
     const got = listTasksKept(dir)
     expect(got).toMatchObject({source: 'journal', settled: true, stamp: tasksStamp(dir)})
-    expect(got.ids.length).toBe(1202)
-    expect([...got.ids.slice(-3)]).toEqual([1200, 1201, 1202])
+    expect(got.ids.length).toBe(62)
+    expect([...got.ids.slice(-3)]).toEqual([60, 61, 62])
     // what the journal said is what a listing says
     expect([...listTasksKept(dir, {fresh: true}).ids]).toEqual([...got.ids])
   })
 
   it('is not followed past a folder made or removed by hand, before or after a start', () => {
-    const made = keptState(1200)
+    const made = keptState(60)
     allocateTaskId(made)
     mkdirSync(path.join(tasksDir(made), '5000'))
     expect(listTasksKept(made).source).toBe('listed')
-    expect(top(made, 2)).toEqual([1201, 5000])
+    expect(top(made, 2)).toEqual([61, 5000])
 
-    const removed = keptState(1200)
+    const removed = keptState(60)
     rmSync(path.join(tasksDir(removed), '7'), {recursive: true})
     allocateTaskId(removed)
     expect(listTasksKept(removed).source).toBe('listed')
     expect(idsOf(removed)).not.toContain(7)
-    expect(idsOf(removed).length).toBe(1200)
+    expect(idsOf(removed).length).toBe(60)
   })
 
   it('is not followed past a start killed between its folder and its line, nor past lines out of order', () => {
-    const killed = keptState(1200)
+    const killed = keptState(60)
     // what allocateTaskId leaves when killed right after its mkdir: a folder, no line
-    mkdirSync(path.join(tasksDir(killed), '1201'))
+    mkdirSync(path.join(tasksDir(killed), '61'))
     allocateTaskId(killed)
     expect(lines(killed)).toHaveLength(1)
     expect(listTasksKept(killed).source).toBe('listed')
-    expect(top(killed, 2)).toEqual([1201, 1202])
+    expect(top(killed, 2)).toEqual([61, 62])
 
-    const swapped = keptState(1200)
+    const swapped = keptState(60)
     allocateTaskId(swapped)
     allocateTaskId(swapped)
     const [first, second] = lines(swapped)
     writeFileSync(journal(swapped), `${second}\n${first}\n`)
     expect(listTasksKept(swapped).source).toBe('listed')
-    expect(top(swapped, 2)).toEqual([1201, 1202])
+    expect(top(swapped, 2)).toEqual([61, 62])
   })
 
   it('is not followed when cut short, replaced by another file, or grown past its bound', () => {
-    const cut = keptState(1200)
+    const cut = keptState(60)
     allocateTaskId(cut)
     truncateSync(journal(cut), statSync(journal(cut)).size - 1) // the newline gone: a line still being written
     expect(listTasksKept(cut).source).toBe('listed')
-    expect(top(cut, 1)).toEqual([1201])
+    expect(top(cut, 1)).toEqual([61])
 
     // the same lines in another file: not the journal the kept listing names
-    const other = keptState(1200)
+    const other = keptState(60)
     allocateTaskId(other)
     copyFileSync(journal(other), `${journal(other)}.copy`)
     renameSync(`${journal(other)}.copy`, journal(other))
     expect(listTasksKept(other).source).toBe('listed')
 
     // a chain that holds, but longer than a reader follows
-    const long = keptState(1200)
+    const long = keptState(60)
     const stamp = tasksStamp(long)!
-    appendFileSync(journal(long), `${stamp} ${stamp} +1200\n`.repeat(3000))
+    appendFileSync(journal(long), `${stamp} ${stamp} +60\n`.repeat(3000))
     allocateTaskId(long)
     expect(listTasksKept(long).source).toBe('listed')
     // and a start writes no more to a journal past its bound
@@ -110,14 +110,14 @@ describe('the journal of the kept listing', () => {
     allocateTaskId(long)
     expect(statSync(journal(long)).size).toBe(size)
     // the same chain under the bound is followed
-    const short = keptState(1200)
-    appendFileSync(journal(short), `${tasksStamp(short)!} ${tasksStamp(short)!} +1200\n`.repeat(10))
+    const short = keptState(60)
+    appendFileSync(journal(short), `${tasksStamp(short)!} ${tasksStamp(short)!} +60\n`.repeat(10))
     allocateTaskId(short)
     expect(listTasksKept(short).source).toBe('journal')
   })
 
   it('starts empty with each listing kept, so no line of an older one is taken', () => {
-    const dir = keptState(1200)
+    const dir = keptState(60)
     allocateTaskId(dir)
     const before = statSync(journal(dir)).ino
     rmSync(path.join(tasksDir(dir), '1'), {recursive: true})
@@ -128,7 +128,7 @@ describe('the journal of the kept listing', () => {
     expect(listTasksKept(dir).source).toBe('kept')
     allocateTaskId(dir)
     expect(listTasksKept(dir).source).toBe('journal')
-    expect(idsOf(dir).length).toBe(1201) // 1,200 and a start, one removed, a start
+    expect(idsOf(dir).length).toBe(61) // 60 and a start, one removed, a start
   })
 
   it('is not written without a kept listing, and a start never makes one', () => {
