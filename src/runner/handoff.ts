@@ -59,9 +59,29 @@ async function moveQueuesOn(stateDir: string, id: number, remote: boolean): Prom
   if (record?.status === 'drained' || record?.status === 'lost') return
   await advanceAndLaunch(stateDir, remote)
   // A retry's delay: this runner waits it out (holding no slot) and then moves the queue on, so the attempt starts on time.
-  if (record?.status === 'queued' && record.retryAt !== null) {
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(record.retryAt!) - Date.now()) + 20))
-    await advanceAndLaunch(stateDir, remote)
+  if (record?.status === 'queued' && record.retryAt !== null && (await retryDue(stateDir, id, record.retryAt))) await advanceAndLaunch(stateDir, remote)
+}
+
+/** How often a runner waiting out a retry's delay looks at the record. */
+const RETRY_LOOK_MS = 500
+/** Past the retry's time, so the advancer finds it due. */
+const RETRY_MARGIN_MS = 20
+
+/**
+ * Waits until the retry at `retryAt` is due, true then; false as soon as the
+ * task no longer waits for it — stopped or cancelled (a final status: no
+ * process of the task may outlive it), started by `start ID`, removed, or its
+ * state dir deleted. The delay may be hours, and no file names this runner
+ * meanwhile (runner.json went with the run), so nothing else would end it.
+ */
+async function retryDue(stateDir: string, id: number, retryAt: string): Promise<boolean> {
+  const due = Date.parse(retryAt) + RETRY_MARGIN_MS
+  for (;;) {
+    const read = readRecord(stateDir, id)
+    if (!read.ok || read.record.status !== 'queued' || read.record.retryAt !== retryAt) return false
+    const left = due - Date.now()
+    if (left <= 0) return true
+    await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_LOOK_MS, left)))
   }
 }
 

@@ -3,16 +3,37 @@
 // are never retried (a timeout only with --retry-on timeout); the delay holds
 // no queue slot; hooks fire once, at the real end.
 
-import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {startOk, taskEvents, cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {startOk, taskEvents, cleanupStateDirs, drover, isAlive, json, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
-afterEach(() => cleanupStateDirs())
+const leftovers: number[] = []
+afterEach(() => {
+  cleanupStateDirs()
+  killLeftovers(leftovers)
+})
 
 const isFinal = (s: string) => !['queued', 'starting', 'running', 'stopping'].includes(s)
+
+/** The runner of a task's run, read from runner.json while the run lasts (it waits out the retry's delay after, named nowhere). */
+async function runnerOf(dir: string, id: number): Promise<number> {
+  const file = path.join(dir, 'tasks', String(id), 'runner.json')
+  const pid = await waitFor(() => existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as {pid: number}).pid, {message: 'runner.json'})
+  leftovers.push(pid)
+  return pid
+}
+
+/** A task whose first run fails after 1.5 s, then waits an hour to retry; its runner's pid. */
+async function waitingToRetry(dir: string): Promise<{id: number; runner: number}> {
+  const id = await startOk(dir, ['--name', 'rw', '--retry', '1', '--retry-delay', '1h', '--', 'sh', '-c', 'sleep 1.5; exit 1'])
+  const runner = await runnerOf(dir, id)
+  await waitFor(() => readTask(dir, id).status === 'queued' && readTask(dir, id).retryAt !== null, {message: 'waiting to retry'})
+  expect(isAlive(runner)).toBe(true) // it waits out the delay, to start the attempt on time
+  return {id, runner}
+}
 
 describe('retries', () => {
   it('a failing task runs 1 + N times with a doubling delay, shows its attempt, and ends with the last exit code; hooks fire once', async () => {
@@ -116,6 +137,19 @@ describe('retries', () => {
     expect(task.attempt).toBe(2)
     expect((await drover(dir, ['cancel', 'rr'])).exitCode).toBe(0)
     expect(readTask(dir, id).reason).toBe('cancelled while waiting to retry: attempt 2 of 4 never started (run 3 failed, exit 1)')
+  })
+
+  it('the runner waiting out a retry ends once the task is stopped or cancelled (final: none of its processes may outlive that), or its state dir is gone', async () => {
+    for (const end of ['stop', 'cancel'] as const) {
+      const dir = makeStateDir()
+      const {runner} = await waitingToRetry(dir)
+      expect((await drover(dir, [end, 'rw'])).exitCode).toBe(0)
+      await waitFor(() => !isAlive(runner), {timeout: 5000, message: `the waiting runner gone after ${end}`})
+    }
+    const dir = makeStateDir()
+    const {runner} = await waitingToRetry(dir)
+    rmSync(dir, {recursive: true, force: true, maxRetries: 5, retryDelay: 100})
+    await waitFor(() => !isAlive(runner), {timeout: 5000, message: 'the waiting runner gone with its state dir'})
   })
 
   it('waiting to retry holds no queue slot', async () => {
