@@ -134,7 +134,7 @@ try {
 
 if (quick) notes.push('BENCH_QUICK=1: reduced sizes, so goals tied to a size (1,000 / 10,000 tasks) apply only where the size matches.')
 const settings = {
-  'runs per CLI case (BENCH_RUNS)': `${runs} (list --json and list --all at ${sizes.big.toLocaleString('en-US')} tasks: ${Math.max(3, Math.ceil(runs / 2))}), after one warm-up`,
+  'runs per CLI case (BENCH_RUNS)': `${runs} (list --json and list --all at ${sizes.big.toLocaleString('en-US')} tasks in round trip and scale: ${Math.max(3, Math.ceil(runs / 2))}; in many: all), after one warm-up`,
   'scale (BENCH_SCALE_TASKS)': `${sizes.big.toLocaleString('en-US')} tasks`,
   ...(selected.some((name) => ON_REQUEST.has(name))
     ? {'many, manylive (BENCH_HUGE_TASKS, BENCH_HUGE_RUNS)': `${sizes.huge.toLocaleString('en-US')} tasks; ${sizes.hugeRuns} runs of what reads every one of them`}

@@ -16,15 +16,19 @@ const FLOOR = '`node -e 0`'
 
 /**
  * Times each named command once as a warm-up, then `runsFor(name)` times,
- * one sample of each per round. Returns the summary per name.
+ * one sample of each per round, every other round in reverse order: what a
+ * command leaves behind (a started task's runner exiting, written-back pages)
+ * then falls on the command after it in one round and on the one before it
+ * in the next, not always on the same neighbour. Returns the summary per name.
  */
 export async function interleaved(commands, runs, runsFor = () => runs) {
   const names = Object.keys(commands)
   for (const name of names) await commands[name]()
   const samples = Object.fromEntries(names.map((n) => [n, []]))
   const rounds = Math.max(...names.map((n) => runsFor(n)))
+  const reversed = [...names].reverse()
   for (let round = 0; round < rounds; round++) {
-    for (const name of names) if (round < runsFor(name)) samples[name].push(await commands[name]())
+    for (const name of round % 2 === 0 ? names : reversed) if (round < runsFor(name)) samples[name].push(await commands[name]())
   }
   return Object.fromEntries(names.map((n) => [n, summary(samples[n])]))
 }
