@@ -104,7 +104,7 @@ export async function waitForMany(stateDir: string, ids: number[], opts: WaitMan
       const outcome = done ? 'ended' : opts.signal?.aborted ? 'interrupted' : Date.now() >= deadline ? 'timeout' : null
       if (outcome) {
         const records = ids.map((id) => latest.get(id)!).filter(Boolean)
-        const ended = records.filter((r) => isFinalStatus(r.status)).sort((a, b) => (a.endedAt ?? '').localeCompare(b.endedAt ?? '') || a.id - b.id)
+        const ended = records.filter((r) => isFinalStatus(r.status)).sort(byEnd)
         return {records, ended, outcome}
       }
       await wakeup.sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
@@ -132,4 +132,14 @@ export function waitExitCode(result: WaitManyResult): number {
   if (!failed) return 0
   const code = taskExitCode(failed, signalNumber)
   return code === 0 ? 1 : code
+}
+
+/**
+ * In the order they ended (ISO UTC times, so by code unit), then by id: not
+ * localeCompare, whose first call sets up ICU's collation, 10 ms of a `wait`.
+ */
+function byEnd(a: TaskRecord, b: TaskRecord): number {
+  const x = a.endedAt ?? ''
+  const y = b.endedAt ?? ''
+  return x < y ? -1 : x > y ? 1 : a.id - b.id
 }

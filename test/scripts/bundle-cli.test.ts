@@ -4,7 +4,7 @@
 // still works and prints the same. Checked on a copy of the built package.
 
 import {execa} from 'execa'
-import {cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -66,5 +66,17 @@ wineLacks('junctions (its node_modules is linked into the copy)').describe('the 
     for (const file of caches) rmSync(path.join(vendor(), file))
     expect(caches.every((file) => !existsSync(path.join(vendor(), file)))).toBe(true)
     expect(await outputs()).toEqual(cached)
+  })
+})
+
+describe('the bundle of oclif', () => {
+  // localeCompare's first call sets up ICU's collation: 10 ms of every command, for sorting ids that are ASCII.
+  it('sorts a plugin\'s commands by code unit, not with localeCompare, in the order localeCompare gives drover\'s', () => {
+    const bundle = readFileSync(path.join(ROOT, 'dist', 'cli-bundle', 'vendor', 'oclif.cjs'), 'utf8')
+    expect(bundle).not.toContain('localeCompare')
+    expect(bundle).toContain('a.id<b.id?-1:a.id>b.id?1:0')
+    const ids = Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: object}).commands)
+    expect(ids.length).toBeGreaterThan(10)
+    expect([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual([...ids].sort((a, b) => a.localeCompare(b)))
   })
 })
