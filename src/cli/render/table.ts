@@ -31,9 +31,9 @@ export function visibleLength(text: string): number {
   return /[\uD800-\uDFFF]/.test(plain) ? [...plain].length : plain.length
 }
 
-// Padding by count, made once: a 100,000-row table pads a million cells.
-const SPACES: string[] = []
-const spaces = (n: number) => SPACES[n] ?? (SPACES[n] = ' '.repeat(n))
+// A cell's padding and the gap after it, by the padding's count, made once: a 100,000-row table pads a million cells.
+const PADS: string[] = []
+const padAndGap = (n: number) => PADS[n] ?? (PADS[n] = ' '.repeat(n) + GAP)
 
 /**
  * Cuts text to `width` visible characters, the last one `…`. ANSI escapes are
@@ -118,7 +118,7 @@ function drawLine(cells: readonly string[], lengths: ArrayLike<number>, at: numb
       cell = truncate(cell, widths[i])
       length = widths[i]
     }
-    text += k === last ? cell : cell + spaces(widths[i] - length) + GAP
+    text += k === last ? cell : cell + padAndGap(widths[i] - length)
     tail = cell
   }
   // only a line whose last cell is blank or ends blank has padding to trim
@@ -186,10 +186,19 @@ export class TableCells {
     const natural = columns.map((c, i) => Math.max(visibleLength(c.header), this.natural[pick[i]]))
     const limit = width === undefined ? Infinity : Math.max(1, width - 1)
     const {shown, widths} = width === undefined ? {shown: columns.map((_, i) => i), widths: natural} : fit(columns, natural, limit)
-    const out = new Array<string>(this.rows + 1)
     const header = columns.map((c) => c.header)
-    out[0] = drawLine(header, header.map(visibleLength), 0, shown, widths, columns.map((_, i) => i), limit)
-    for (let r = 0; r < this.rows; r++) out[r + 1] = drawLine(cellsAt(r), lengths, r * count, shown, widths, pick, limit)
-    return out.join('\n')
+    // Lines joined a few hundred at a time: each line is a chain of a few dozen pieces until joined, and
+    // 10,000 chains kept to the end were copied from one young space to the next by every collection.
+    const chunks: string[] = []
+    let out: string[] = [drawLine(header, header.map(visibleLength), 0, shown, widths, columns.map((_, i) => i), limit)]
+    for (let r = 0; r < this.rows; r++) {
+      out.push(drawLine(cellsAt(r), lengths, r * count, shown, widths, pick, limit))
+      if (out.length === 256) {
+        chunks.push(out.join('\n'))
+        out = []
+      }
+    }
+    if (out.length > 0) chunks.push(out.join('\n'))
+    return chunks.join('\n')
   }
 }
