@@ -8,6 +8,7 @@
 import {writeFinalTasks} from './records.mjs'
 import {checkGenerated, interleaved, startTrue, timeDrover, timeNode} from './cli-cases.mjs'
 import {fmtCpu, row} from './report.mjs'
+import {pairedRatio} from './util.mjs'
 
 const FLOOR = '`node -e 0`'
 
@@ -30,7 +31,7 @@ async function everyTask(ctx, stateDir, count, runs, goal) {
     (name) => (name === 'floor' ? ctx.runs : runs),
   )
   const n = count.toLocaleString('en-US')
-  const vsFloor = (name, label) => row(`many: ${label}, ${n} tasks`, s[name].median, FLOOR, s.floor.median, 'ms', goal, fmtCpu(s[name].cpuMean, s.floor.cpuMean))
+  const vsFloor = (name, label) => row(`many: ${label}, ${n} tasks`, s[name].median, FLOOR, s.floor.median, 'ms', goal, fmtCpu(s[name].cpuMean, s.floor.cpuMean), pairedRatio(s[name], s.floor))
   return [vsFloor('json', '`list --json`'), vsFloor('quiet', '`list -q`'), vsFloor('all', '`list --all` (table, piped)')]
 }
 
@@ -68,7 +69,7 @@ export async function many(ctx) {
   )
   const n = sizes.huge.toLocaleString('en-US')
   const goal = sizes.huge === 100_000 ? {maxRatio: 1.1} : null
-  const vsHundred = (name, label, note = '') => row(`many: ${label}, ${n} tasks`, s[`${name}Huge`].median, 'the same, 100 tasks', s[`${name}100`].median, 'ms', goal, note)
+  const vsHundred = (name, label, note = '') => row(`many: ${label}, ${n} tasks`, s[`${name}Huge`].median, 'the same, 100 tasks', s[`${name}100`].median, 'ms', goal, note, pairedRatio(s[`${name}Huge`], s[`${name}100`]))
   rows.push(
     vsHundred('view', '`list` (default view)'),
     vsHundred('status', '`status ID`'),

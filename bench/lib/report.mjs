@@ -33,9 +33,11 @@ export function fmtCpu(cpuMean, floorCpuMean) {
  * A row comparing drover with what it is measured beside (named by besideLabel). `goal` is
  * {maxRatio} / {minRatio} (drover ÷ beside), {maxValue} (drover alone) or
  * {maxExtra} (drover − beside); without one the row is for information.
+ * `paired`: the ratio to show and hold to the goal instead of drover ÷ beside
+ * (pairedRatio in util.mjs: the median of each round's own ratio).
  */
-export function row(name, drover, besideLabel, beside, unit, goal = null, note = '') {
-  const ratio = drover !== null && beside !== null && beside > 0 ? drover / beside : null
+export function row(name, drover, besideLabel, beside, unit, goal = null, note = '', paired = null) {
+  const ratio = paired ?? (drover !== null && beside !== null && beside > 0 ? drover / beside : null)
   let goalText = '—'
   let met = null
   // Three decimals near 1, so a ratio just past its goal never prints as equal to it.
@@ -148,7 +150,7 @@ ${Object.entries(settings).map(([k, v]) => `- ${k}: ${v}`).join('\n')}
 
 ## Results
 
-Times are medians of the runs given above; "ratio" is drover ÷ beside from this same run.
+Times are medians of the runs given above; "ratio" is drover ÷ beside from this same run (in the many rows, the median of each round's own ratio: bench/README.md).
 
 ${markdownTable(rows)}
 

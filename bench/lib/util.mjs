@@ -187,6 +187,19 @@ export function percentile(sorted, p) {
 
 export const median = (values) => percentile([...values].sort((a, b) => a - b), 50)
 
+/**
+ * The median over rounds of a ÷ b, each round's sample of one command over
+ * the same round's sample of the other (summaries of interleaved(), samples
+ * in round order; rounds where both ran). The machine's speed drifting in a
+ * run (this 2-core VM's `node -e 0` moved 66–118 ms between the cases of one
+ * run) moves both samples of a round alike, where a ratio of two medians
+ * takes each side's median from different stretches of the run.
+ */
+export function pairedRatio(a, b) {
+  const n = Math.min(a.samples.length, b.samples.length)
+  return median(Array.from({length: n}, (_, i) => a.samples[i] / b.samples[i]))
+}
+
 /** kB from /proc/<pid>/status (VmRSS) and /proc/<pid>/smaps_rollup (Pss), or null when gone. */
 export function memoryOf(pid) {
   try {
