@@ -3,7 +3,15 @@
 // final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS and
 // DROVER_EXIT_CODE set. They run under a small supervisor process of their own
 // (this bundle with --hook), detached from the task's tree, so they never delay
-// or change the final record: the record is written before they are fired. The
+// or change the final record: the record is written before they are fired.
+//
+// The supervisor claims the run's hooks itself (a marker file created
+// exclusively) before it runs them: whoever fires them only starts a
+// supervisor while none has claimed them. A claim made by the firer instead
+// was lost with a firer killed between its claim and the spawn (a `list`
+// killed a millisecond after its first change): claimed, never run. The task's
+// live hint stays until the claim exists (hooksPending, taken by the fold in
+// summary.ts), so the next `list` fires hooks whose supervisor never came. The
 // supervisor stops a hook at its timeout (default 60 s), appends its output to
 // the task's hooks.log and records each outcome as an event (`hook`, or
 // `hook-failed`, which status shows).
@@ -11,7 +19,7 @@
 // The supervisor needs no disk to run a hook: the record reaches the hook
 // through a pipe, and a hooks.log or an event that cannot be written (a full
 // disk) is skipped, never the hook. A writer that dies between its final
-// record and the claim below leaves the hooks unclaimed: `list` fires them
+// record and the spawn leaves the hooks unclaimed: `list` fires them
 // (settleHooks in tasks/read.ts), since the task's live hint outlives that moment.
 
 import {runnerEnv} from '../process/boot-env.js'
@@ -42,20 +50,22 @@ function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: str
   return hooks
 }
 
+const firedMarker = (stateDir: string, id: number, run: number) => path.join(taskPaths(stateDir, id).dir, `.hooks-fired-${run}`)
+
+/** Whether a final record's exit hooks are still to be claimed by a supervisor (a hint must not go before they are). */
+export function hooksPending(stateDir: string, record: TaskRecord): boolean {
+  return isFinalStatus(record.status) && hooksOf(stateDir, record).length > 0 && !existsSync(firedMarker(stateDir, record.id, record.runs.length))
+}
+
 /**
- * Starts the supervisor for this run's hooks, unless there is none or they
- * were fired already: the marker file is created exclusively, so whichever
- * writer of a final status gets there first fires them, and only once.
+ * Starts a supervisor for this run's hooks, unless there is none or one has
+ * claimed them already. Two firers at once may start two: the supervisor's
+ * exclusive claim lets one run them, once.
  */
 export function fireExitHooks(stateDir: string, record: TaskRecord, entry: RunnerEntry): ChildProcess | null {
-  if (!isFinalStatus(record.status) || hooksOf(stateDir, record).length === 0) return null
+  if (!hooksPending(stateDir, record)) return null
   const paths = taskPaths(stateDir, record.id)
   const run = record.runs.length
-  try {
-    closeSync(openSync(path.join(paths.dir, `.hooks-fired-${run}`), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600))
-  } catch {
-    return null // fired by someone else, or the folder is gone
-  }
   try {
     const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
       detached: true,
@@ -74,6 +84,11 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
 
 /** The supervisor: runs each hook of the run in turn, each with its timeout. */
 export async function superviseExitHooks(stateDir: string, id: number, run: number): Promise<void> {
+  try {
+    closeSync(openSync(firedMarker(stateDir, id, run), fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600))
+  } catch {
+    return // claimed by another supervisor, or the folder is gone
+  }
   const read = readRecord(stateDir, id)
   if (!read.ok) return
   const record = read.record

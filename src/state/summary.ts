@@ -219,6 +219,13 @@ export async function trySummaryLock(stateDir: string): Promise<Release | null> 
   }
 }
 
+export interface FoldOptions {
+  runnerAlive: (record: TaskRecord) => boolean
+  /** what still waits on an ended record being read (its exit hooks, not yet claimed): its hint stays. */
+  pending?: (record: TaskRecord) => boolean
+  views?: ViewRenderer
+}
+
 /**
  * Rule 3: folds the hints of `ids` whose tasks are done with into a segment,
  * then removes those hints; the hint of a task whose folder is gone is just
@@ -228,7 +235,7 @@ export async function trySummaryLock(stateDir: string): Promise<Release | null> 
 export async function foldHints(
   stateDir: string,
   ids: number[],
-  opts: {runnerAlive: (record: TaskRecord) => boolean; views?: ViewRenderer},
+  opts: FoldOptions,
 ): Promise<number[]> {
   if (ids.length === 0) return []
   const releaseSummary = await trySummaryLock(stateDir)
@@ -244,7 +251,7 @@ export async function foldHints(
   return folded
 }
 
-async function foldBatch(stateDir: string, ids: number[], opts: {runnerAlive: (record: TaskRecord) => boolean; views?: ViewRenderer}): Promise<number[]> {
+async function foldBatch(stateDir: string, ids: number[], opts: FoldOptions): Promise<number[]> {
   const held: Release[] = []
   const records: TaskRecord[] = []
   const drop: number[] = []
@@ -259,7 +266,7 @@ async function foldBatch(stateDir: string, ids: number[], opts: {runnerAlive: (r
       const read = readRecord(stateDir, id)
       // Ids are never reused: a task folder gone is gone for good.
       const gone = !read.ok && read.missing && !isRealTaskDir(stateDir, id)
-      const done = read.ok && !meantToRun(read.record) && !opts.runnerAlive(read.record)
+      const done = read.ok && !meantToRun(read.record) && !opts.runnerAlive(read.record) && !(opts.pending?.(read.record) ?? false)
       if (!gone && !done) {
         release()
         continue

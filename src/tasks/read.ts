@@ -11,6 +11,7 @@ import {liveHints, meantToRun} from '../state/live-index.js'
 import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
+import {hooksPending} from '../runner/exit-hooks.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {isAbandonedCreation, isRealTaskDir, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
@@ -218,7 +219,7 @@ export async function loadRecentTasks(stateDir: string, last: number, opts: Summ
   // under its lock and the task's, best effort), so the index stays about as
   // small as what runs.
   const foldable = (hints ?? []).filter((id) => doneIds.has(id) || !listed(ids, id))
-  await foldHints(stateDir, foldable, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), views: opts.views})
+  await foldHints(stateDir, foldable, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record), views: opts.views})
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
 }
