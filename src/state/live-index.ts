@@ -7,7 +7,8 @@
 // (start, restart, resume) and before every record write (store.ts); it is
 // removed only by a fold (summary.ts), under the summary lock and the task
 // lock, after the record it re-read — done with: ended, not lost while running
-// (that one waits for `resume --interrupted`), its runner gone — is in a
+// (that one waits for `resume --interrupted`), its runner gone, its exit hooks
+// claimed (runner/exit-hooks.ts) — is in a
 // summary segment. A stale hint costs one record read; a missing one would
 // hide a live task from the default view or let the summary show an old
 // record — so hints are made eagerly and removed only on proof.
