@@ -23,8 +23,8 @@ import {
   type Claim,
   type RemovalIo,
 } from './removal.js'
-import {isAbandonedCreation, isRealTaskDir, listTaskIds, raiseHighWater, readAllRecords, readRecord, type RecordRead} from '../state/store.js'
-import {beingCreated} from './read.js'
+import {isAbandonedCreation, isRealTaskDir, listTaskIds, raiseHighWater, readRecord, type RecordRead} from '../state/store.js'
+import {beingCreated, readEveryRecord} from './read.js'
 import {THREADS_FROM, TrashThreads} from './trash-threads.js'
 
 export {treeBytes, type RemovalIo}
@@ -133,12 +133,13 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
 }
 
 /**
- * What the plan judges: the tasks named, or every task — the one read that
- * covers every task, where a cheaper reader of ended tasks plugs in. Each
- * task it picks is read again under its lock before it goes (claimTask).
+ * What the plan judges: the tasks named, or every task — through the
+ * summary's entries, which write nothing (a dry run's too). Each task it
+ * picks is read again under its lock before it goes (claimTask), so an entry
+ * behind its record decides nothing.
  */
 function selectionReads(stateDir: string, ids: readonly number[] | undefined): RecordRead[] {
-  if (ids === undefined) return readAllRecords(stateDir)
+  if (ids === undefined) return readEveryRecord(stateDir)
   return ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
 }
 

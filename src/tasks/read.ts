@@ -14,7 +14,7 @@ import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {isAbandonedCreation, isRealTaskDir, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, isRealTaskDir, listTaskIds, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 import {buildWanted, decodeEntry, foldHints, hasView, repairWanted, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
@@ -109,6 +109,27 @@ export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {
 function entryRead(stateDir: string, entry: SummaryEntry): RecordRead {
   const record = decodeEntry(entry)
   return record ? {ok: true, id: entry.id, record} : readRecord(stateDir, entry.id)
+}
+
+/**
+ * Every task's record read, ascending by id, as readAllRecords finds them but
+ * with the summary's entry standing in for an ended task's record where it
+ * may (planTaskReads): what prune plans from, 10,000 files fewer to open. It
+ * writes nothing, not even the summary a full read would leave behind, so a
+ * dry run can take it; nor does it reconcile or settle hooks: the caller
+ * judges live records. An entry that does not decode is read from its record.
+ */
+export function readEveryRecord(stateDir: string): RecordRead[] {
+  const ids = listTaskIds(stateDir)
+  const plan = planTaskReads(stateDir, Float64Array.from(ids))
+  const reads: RecordRead[] = []
+  for (const id of ids) {
+    const entry = plan.entryFor(id)
+    const read = entry ? entryRead(stateDir, entry) : readRecord(stateDir, id, {dirChecked: true})
+    // A folder pruned between the listing and the read is gone, not corrupt.
+    if (read.ok || !read.missing || isRealTaskDir(stateDir, id)) reads.push(read)
+  }
+  return reads
 }
 
 /** A source as a record read, reconciled when live (a summarised task never is), exit hooks settled. */

@@ -2,17 +2,20 @@
 // older tasks only while meant to run — found through the live index, or,
 // in a state dir without one, through the runner.json a live runner keeps —
 // and the index's hints folded into the summary once a record shows the task
-// is done with.
+// is done with. And the read prune plans from: every record, through the
+// summary's entries, writing nothing.
 
-import {existsSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir, markLive} from '../../src/state/live-index.js'
 import {transition} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
-import {loadNewestTasks, loadRecentTasks} from '../../src/tasks/read.js'
-import {makeTask} from '../fixtures/prune-state.js'
+import {summaryDir} from '../../src/state/layout.js'
+import {encodeRecord} from '../../src/state/record-codec.js'
+import {readAllRecords, readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
+import {loadNewestTasks, loadRecentTasks, loadTasks, readEveryRecord} from '../../src/tasks/read.js'
+import {makeTask, snapshot} from '../fixtures/prune-state.js'
 import {childrenKilledAfterEach, liveProcess} from '../helpers/sleepers.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 
@@ -99,3 +102,40 @@ describe('loadNewestTasks', () => {
   })
 })
 
+
+/** 60 ended tasks whose hints are folded away (as after a list): what a full read summarises. */
+function endedState(): {dir: string; ids: number[]} {
+  const dir = makeStateDir()
+  ensureStateDir(dir)
+  const ids = Array.from({length: 60}, (_, k) => makeTask(dir, {status: k % 2 ? 'failed' : 'succeeded'}))
+  rmSync(liveDir(dir), {recursive: true})
+  mkdirSync(liveDir(dir))
+  return {dir, ids}
+}
+
+describe('readEveryRecord', () => {
+  it('reads what readAllRecords reads, writing nothing where a full read would build the summary', async () => {
+    const {dir} = endedState()
+    const before = snapshot(dir)
+    expect(readEveryRecord(dir)).toEqual(readAllRecords(dir))
+    expect(snapshot(dir)).toEqual(before)
+    // a full read of the same state leaves a summary behind: there was one to write
+    await loadTasks(dir)
+    expect(readdirSync(summaryDir(dir)).some((name) => name.startsWith('seg-'))).toBe(true)
+    expect(readEveryRecord(dir)).toEqual(readAllRecords(dir))
+  })
+
+  it("takes an ended task's record from its summary entry, not its file", async () => {
+    const {dir, ids} = endedState()
+    await loadTasks(dir) // builds the summary
+    // A hand edit that bypasses drover's writes (no hint): only the file has it.
+    const edited = ids[3]
+    const read = readRecord(dir, edited)
+    if (!read.ok) throw new Error('unreadable')
+    writeFileSync(taskPaths(dir, edited).record, encodeRecord({...read.record, name: 'edited-by-hand'}))
+    const every = readEveryRecord(dir)
+    expect(every.find((r) => r.id === edited)).toMatchObject({ok: true, record: {name: `job${edited}`}})
+    expect(readAllRecords(dir).find((r) => r.id === edited)).toMatchObject({ok: true, record: {name: 'edited-by-hand'}})
+    expect(every.filter((r) => r.id !== edited)).toEqual(readAllRecords(dir).filter((r) => r.id !== edited))
+  })
+})
