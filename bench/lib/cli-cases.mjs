@@ -25,8 +25,9 @@ const FLOOR = '`node -e 0`'
 export async function interleaved(commands, runs, runsFor = () => runs) {
   const names = Object.keys(commands)
   for (const name of names) await commands[name]()
-  // What the warm-up wrote (a first list of 100,000 tasks writes the summary's 300 MB) is written out now:
-  // its writeback in the samples doubled the reads of every task beside an unchanged floor.
+  // What the warm-up wrote (a first list of 100,000 tasks writes the summary's 300 MB) is written out now,
+  // so its writeback cannot compete with the samples for the disk. Suspected, not proven, as the cause of one
+  // run's `list --json` at 100,000 tasks taking 1.10–1.35 s where a settled state dir took 540 ms by hand.
   spawnSync('sync', {stdio: 'ignore'})
   const samples = Object.fromEntries(names.map((n) => [n, []]))
   const rounds = Math.max(...names.map((n) => runsFor(n)))
