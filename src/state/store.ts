@@ -175,11 +175,13 @@ export function isAbandonedCreation(stateDir: string, id: number): boolean {
   }
 }
 
+/** Whether a read found a task: a folder pruned between the listing and the read is gone, not corrupt. */
+export const readFoundTask = (stateDir: string, read: RecordRead): boolean => read.ok || !read.missing || isRealTaskDir(stateDir, read.id)
+
 export function readAllRecords(stateDir: string): RecordRead[] {
-  // A folder pruned between the listing and the read is gone, not corrupt.
   return listTaskIds(stateDir)
     .map((id) => readRecord(stateDir, id, {dirChecked: true}))
-    .filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
+    .filter((read) => readFoundTask(stateDir, read))
 }
 
 // The high-water mark survives prune. Every allocation appends its id to it

@@ -23,7 +23,7 @@ import {
   type Claim,
   type RemovalIo,
 } from './removal.js'
-import {isAbandonedCreation, isRealTaskDir, listTaskIds, raiseHighWater, readRecord, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, listTaskIds, raiseHighWater, readFoundTask, readRecord, type RecordRead} from '../state/store.js'
 import {beingCreated, readEveryRecord} from './read.js'
 import {THREADS_FROM, TrashThreads} from './trash-threads.js'
 
@@ -140,7 +140,7 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
  */
 function selectionReads(stateDir: string, ids: readonly number[] | undefined): RecordRead[] {
   if (ids === undefined) return readEveryRecord(stateDir)
-  return ids.map((id) => readRecord(stateDir, id)).filter((read) => read.ok || !read.missing || isRealTaskDir(stateDir, read.id))
+  return ids.map((id) => readRecord(stateDir, id)).filter((read) => readFoundTask(stateDir, read))
 }
 
 // Deletions in flight while the next tasks are claimed: deletion waits on the

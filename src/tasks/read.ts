@@ -14,7 +14,7 @@ import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {isAbandonedCreation, isRealTaskDir, listTaskIds, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
+import {isAbandonedCreation, isRealTaskDir, listTaskIds, readFoundTask, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 import {buildWanted, decodeEntry, foldHints, hasView, repairWanted, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
@@ -126,8 +126,7 @@ export function readEveryRecord(stateDir: string): RecordRead[] {
   for (const id of ids) {
     const entry = plan.entryFor(id)
     const read = entry ? entryRead(stateDir, entry) : readRecord(stateDir, id, {dirChecked: true})
-    // A folder pruned between the listing and the read is gone, not corrupt.
-    if (read.ok || !read.missing || isRealTaskDir(stateDir, id)) reads.push(read)
+    if (readFoundTask(stateDir, read)) reads.push(read)
   }
   return reads
 }

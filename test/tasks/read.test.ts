@@ -102,7 +102,6 @@ describe('loadNewestTasks', () => {
   })
 })
 
-
 /** 60 ended tasks whose hints are folded away (as after a list): what a full read summarises. */
 function endedState(): {dir: string; ids: number[]} {
   const dir = makeStateDir()
