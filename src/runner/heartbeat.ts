@@ -9,6 +9,11 @@ import {readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {currentPlatform, identityState, isSameProcess, pidExists, type PlatformContext, type ProcessIdentity} from '../platform/platform.js'
 import {writeFileAtomic} from '../state/store.js'
+import {clockDir, fileSystemNow} from '../state/fs-clock.js'
+
+// A beat's age by the clock that stamped it (a remote runner's beat is stamped
+// by the file server): tasks/<id> is two levels below its state dir.
+const taskFolderNow = (taskDir: string) => fileSystemNow(clockDir(path.dirname(path.dirname(taskDir))))
 
 export const DEFAULT_HEARTBEAT_MS = 10_000
 // Missed beats before the heartbeat counts as stale: one slow write on a
@@ -32,7 +37,7 @@ export function beat(taskDir: string, info: {host: string; pid: number; everyMs:
 }
 
 /** ms since the last beat, or null when there has been none; and how stale is stale. */
-export function heartbeatAge(taskDir: string, now = Date.now()): {ageMs: number | null; staleMs: number} {
+export function heartbeatAge(taskDir: string, now = taskFolderNow(taskDir)): {ageMs: number | null; staleMs: number} {
   const file = heartbeatFile(taskDir)
   let everyMs = DEFAULT_HEARTBEAT_MS
   let mtime: number
@@ -52,7 +57,7 @@ export function heartbeatAge(taskDir: string, now = Date.now()): {ageMs: number 
 }
 
 /** The runner's last beat: whose (its pid) and how old; null when there is none. */
-export function readHeartbeat(taskDir: string, now = Date.now()): {pid: number | null; ageMs: number; staleMs: number} | null {
+export function readHeartbeat(taskDir: string, now = taskFolderNow(taskDir)): {pid: number | null; ageMs: number; staleMs: number} | null {
   const {ageMs, staleMs} = heartbeatAge(taskDir, now)
   if (ageMs === null) return null
   let pid: number | null = null

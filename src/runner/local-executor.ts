@@ -9,6 +9,7 @@ import {closeSync, statSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {signalIdentity, type ProcessSignal} from '../platform/platform.js'
 import {localRunnerAlive} from './heartbeat.js'
+import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
 import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
@@ -147,11 +148,13 @@ export const localExecutor: Executor = {
       // `starting` record after the run was opened, so the file's mtime is when
       // this run began: without it a second `resume` racing the first would take
       // the run still starting for abandoned and start another. The mtime, not
-      // createdAt: the kernel stamps it with the clock this process reads, while
-      // createdAt is whatever clock its writer had — one a step ahead kept a dead
-      // run `starting` for as long as the step (found by chaos, clock steps).
-      const opened = recordWrittenAt(stateDir, record.id) || Date.parse(record.createdAt) || 0
-      const age = Date.now() - opened
+      // createdAt, and its age by the clock that stamped it (fs-clock.ts), not
+      // this process's: createdAt is whatever clock its writer had — one a step
+      // ahead kept a dead run `starting` for as long as the step (found by
+      // chaos, clock steps) — and an observer a step ahead would take a run
+      // still starting for abandoned.
+      const written = recordWrittenAt(stateDir, record.id)
+      const age = written ? ageByFileSystem(written, clockDir(stateDir)) : Date.now() - (Date.parse(record.createdAt) || 0)
       // in the future beyond the grace: the clock stepped back since, and the
       // age is unknown; a runner still starting finds its run taken and stops
       if (age < STARTUP_GRACE_MS && age > -STARTUP_GRACE_MS) return 'starting'

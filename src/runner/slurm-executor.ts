@@ -15,6 +15,7 @@ import type {TaskRecord} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
 import {ENGINE_QUEUED_PREFIX, EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
 import {heartbeatAge} from './heartbeat.js'
+import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
 import {failSubmission, placeJob, slurm} from './slurm-submit.js'
 import {parseSacct, parseScontrolJob, parseSqueue, sacctAccountingArgs, sacctArgs, scancelArgs, scancelSignalArgs, squeueArgs, type JobView} from './slurm-commands.js'
 
@@ -124,7 +125,7 @@ function observe(stateDir: string, record: TaskRecord): RunnerPresence {
   const starting = record.status === 'starting'
   if (ageMs !== null && ageMs < staleMs) return starting ? 'starting' : 'alive'
   const jobId = record.slurm?.jobId ?? null
-  if (jobId === null) return starting && Date.now() - recordWrittenAt(stateDir, record.id) < STARTUP_GRACE_MS ? 'starting' : 'gone'
+  if (jobId === null) return starting && ageByFileSystem(recordWrittenAt(stateDir, record.id), clockDir(stateDir)) < STARTUP_GRACE_MS ? 'starting' : 'gone'
   const view = queryJob(jobId)
   // The scheduler cannot be asked: never call work lost on a controller's hiccup.
   if (view === 'unknown') return starting ? 'starting' : 'alive'

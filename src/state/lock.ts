@@ -10,6 +10,7 @@ import {hostname} from 'node:os'
 import path from 'node:path'
 import {currentPlatform, identityState, isSameProcess, knownSelfStartTime, pidExists, processStartTime, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
+import {ageByFileSystem} from './fs-clock.js'
 import type {ProcessIdentity} from './record.js'
 
 export interface LockOptions {
@@ -42,6 +43,8 @@ export type Release = (graveAt?: string) => void
 
 // A lock dir without owner.json is one being created right now, unless it has
 // been like that for longer than a create can take (its holder died in between).
+// Ages are by the file system's clock (fs-clock.ts): by a clock stepped ahead
+// every lock being created looked abandoned, and was taken from its holder.
 const OWNERLESS_GRACE_MS = 5000
 
 // A lock of another host's process cannot be checked: it is stale only when
@@ -110,7 +113,7 @@ function winOwnerStale(lockPath: string, owner: LockOwner, ctx: PlatformContext)
 
 function lockAge(lockPath: string): number | null {
   try {
-    return Date.now() - statSync(path.join(lockPath, 'owner.json')).mtimeMs
+    return ageByFileSystem(statSync(path.join(lockPath, 'owner.json')).mtimeMs, path.dirname(lockPath))
   } catch {
     return null // released meanwhile
   }
@@ -130,7 +133,7 @@ function isStale(lockPath: string, ctx: PlatformContext): boolean {
   // owner.json without a host: a drover from before hosts were written, on this host.
   if (owner && (owner.host === undefined || owner.host === thisHost())) return ctx.os === 'win32' ? winOwnerStale(lockPath, owner, ctx) : !isSameProcess(owner, ctx)
   try {
-    return Date.now() - statSync(lockPath).mtimeMs > (owner ? FOREIGN_STALE_MS : OWNERLESS_GRACE_MS)
+    return ageByFileSystem(statSync(lockPath).mtimeMs, path.dirname(lockPath)) > (owner ? FOREIGN_STALE_MS : OWNERLESS_GRACE_MS)
   } catch {
     return false // vanished: not stale, just free — the next mkdir will tell
   }
@@ -152,7 +155,7 @@ export function inspectLock(lockPath: string): LockState | null {
   } catch {
     return null
   }
-  return {holder: readOwner(lockPath), stale: isStale(lockPath, currentPlatform()), ageMs: Math.max(0, Date.now() - mtimeMs)}
+  return {holder: readOwner(lockPath), stale: isStale(lockPath, currentPlatform()), ageMs: Math.max(0, ageByFileSystem(mtimeMs, path.dirname(lockPath)))}
 }
 
 function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {

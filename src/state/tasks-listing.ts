@@ -13,6 +13,7 @@
 
 import {listTasksKept} from './kept-listing.js'
 import {tasksStamp} from './listing-journal.js'
+import {clockDir, fileSystemNow} from './fs-clock.js'
 
 const RACY_MS = 2000
 
@@ -31,8 +32,8 @@ export class TasksListing {
       if (this.listing.stamp === tasksStamp(this.stateDir)) return {ids: this.listing.ids, relisted: false}
     }
     const {ids, stamp, changedMs, settled} = listTasksKept(this.stateDir, {fresh})
-    // Kept under the file system's clock, or listed well after the folder's last change by this process's clock.
-    this.listing = stamp === null ? null : {ids, stamp, trusted: settled || Date.now() - changedMs >= RACY_MS}
+    // Kept under the file system's clock, or listed well after the folder's last change by that clock (fs-clock.ts).
+    this.listing = stamp === null ? null : {ids, stamp, trusted: settled || fileSystemNow(clockDir(this.stateDir)) - changedMs >= RACY_MS}
     return {ids, relisted: true}
   }
 }

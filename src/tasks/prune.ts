@@ -177,9 +177,10 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
     // `rm` removes what it names and nothing else; the sweep of leftovers is prune's.
     const debris = options.ids === undefined ? findDebris(stateDir, reads) : []
     const result: PruneResult = {dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris, corrupt: []}
-    if (!dryRun) await clearDebris(stateDir, result.debris, io, ctx, result.errors)
+    // What is reported is what went: a start that wrote its record meanwhile keeps its folder.
+    if (!dryRun) result.debris = await clearDebris(stateDir, debris, io, ctx, result.errors)
     // A folder just cleared as debris no longer counts among the tasks kept.
-    const cleared = new Set(dryRun ? [] : debris.map(Number))
+    const cleared = new Set(dryRun ? [] : result.debris.map(Number))
     const {remove, skipped, corrupt, taskCount} = await plan(stateDir, options, ctx, reads.filter((read) => !cleared.has(read.id)))
     result.skipped = skipped
     result.corrupt = corrupt

@@ -14,17 +14,20 @@ import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
 import {isAbandonedCreation, isRealTaskDir, listTaskIds, readFoundTask, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 import {buildWanted, decodeEntry, foldHints, hasView, repairWanted, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
+// Young by the file system's clock, which stamped the folder: by this
+// process's clock, stepped ahead, a start in progress looked abandoned.
 const CREATING_GRACE_MS = 5000
 
 export function beingCreated(stateDir: string, read: RecordRead): boolean {
   if (read.ok || !read.missing) return false
   try {
-    return Date.now() - statSync(taskPaths(stateDir, read.id).dir).mtimeMs < CREATING_GRACE_MS
+    return ageByFileSystem(statSync(taskPaths(stateDir, read.id).dir).mtimeMs, clockDir(stateDir)) < CREATING_GRACE_MS
   } catch {
     return true // removed meanwhile: not a task to show either
   }

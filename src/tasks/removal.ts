@@ -69,6 +69,10 @@ export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: Wor
 
 export const taskDirPath = (stateDir: string, id: number) => path.join(tasksDir(stateDir), String(id))
 
+/** A task folder without a record that no start is filling: one a start killed before its record left. */
+const leftByAStart = (stateDir: string, read: RecordRead): boolean =>
+  !read.ok && read.missing && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, read.id)
+
 /**
  * Entries of tasks/ that are not task folders but ours to clear: trash of a
  * crashed prune, symlinks named like ids, and folders a killed `start` left
@@ -88,7 +92,7 @@ export function findDebris(stateDir: string, reads: readonly RecordRead[]): stri
   for (const read of reads) if (!read.ok && read.missing) recordless.set(read.id, read)
   const abandoned = (id: number): boolean => {
     const read = recordless.get(id)
-    return read !== undefined && !beingCreated(stateDir, read) && isAbandonedCreation(stateDir, id)
+    return read !== undefined && leftByAStart(stateDir, read)
   }
   return entries
     .filter((e) => e.name.startsWith(TRASH_PREFIX) || (/^[1-9][0-9]*$/.test(e.name) && (e.isSymbolicLink() || (e.isDirectory() && abandoned(Number(e.name))))))
@@ -262,7 +266,8 @@ export async function clearDebris(
   io: RemovalIo,
   ctx: PlatformContext,
   errors: {id: number | null; error: string}[],
-) {
+): Promise<string[]> {
+  const cleared: string[] = []
   for (const name of names) {
     let target = path.join(tasksDir(stateDir), name)
     try {
@@ -270,13 +275,18 @@ export async function clearDebris(
       // only stalled, never killed, then fails on its next write instead of
       // filling a folder half removed.
       if (/^[1-9][0-9]*$/.test(name) && !lstatSync(target).isSymbolicLink()) {
+        // Judged again just before it goes: the removals before it took time,
+        // and a start only stalled may have written its record meanwhile.
+        if (!leftByAStart(stateDir, readRecord(stateDir, Number(name)))) continue
         const trash = path.join(tasksDir(stateDir), `${TRASH_PREFIX}${name}-${uniqueSuffix()}`)
         retryOnBusySync(() => io.rename(target, trash), ctx)
         target = trash
       }
       await retryOnBusy(() => io.removeTree(target, {bytes: 0}), ctx)
+      cleared.push(name)
     } catch (error) {
       errors.push({id: null, error: `cannot clear ${name}: ${(error as Error).message}`})
     }
   }
+  return cleared
 }

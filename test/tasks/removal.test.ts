@@ -1,12 +1,16 @@
 // The fast deletion of a claimed task tree (removal.ts removeClaimedTree): it
 // must be as thorough as fs.rm and, like it, never follow a symlink — not a
-// link inside the tree, not a link planted as the tree itself.
+// link inside the tree, not a link planted as the tree itself. And the sweep
+// of folders a killed start left: never one whose record came meanwhile.
 
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {removeClaimedTree} from '../../src/tasks/removal.js'
+import {clearDebris, defaultIo, findDebris, removeClaimedTree} from '../../src/tasks/removal.js'
+import {currentPlatform} from '../../src/platform/platform.js'
+import {ensureStateDir} from '../../src/state/statedir.js'
+import {readAllRecords} from '../../src/state/store.js'
 import {posixOnly} from '../helpers/skips.js'
 
 const dirs: string[] = []
@@ -57,5 +61,41 @@ describe('removeClaimedTree', () => {
     expect(existsSync(planted)).toBe(false)
     expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('keep')
     expect(readFileSync(join(outside, 'sub', 'keep.txt'), 'utf8')).toBe('keep')
+  })
+})
+
+describe('clearDebris', () => {
+  /** A state dir with tasks/3 as a start killed before its record leaves it, ten minutes ago. */
+  function leftEmpty(): string {
+    const stateDir = tmp()
+    ensureStateDir(stateDir)
+    const task = join(stateDir, 'tasks', '3')
+    for (const sub of ['requests', 'session']) mkdirSync(join(task, sub), {recursive: true})
+    for (const file of ['output.log', 'events.ndjson']) writeFileSync(join(task, file), '')
+    const tenMinutesAgo = new Date(Date.now() - 600_000)
+    utimesSync(task, tenMinutesAgo, tenMinutesAgo)
+    return stateDir
+  }
+
+  it('clears a folder a killed start left, and says so', async () => {
+    const stateDir = leftEmpty()
+    const debris = findDebris(stateDir, readAllRecords(stateDir))
+    expect(debris).toEqual(['3'])
+    const errors: {id: number | null; error: string}[] = []
+    expect(await clearDebris(stateDir, debris, defaultIo(), currentPlatform(), errors)).toEqual(['3'])
+    expect(errors).toEqual([])
+    expect(existsSync(join(stateDir, 'tasks', '3'))).toBe(false)
+  })
+
+  it('keeps a folder whose start wrote its record after the folder was found, and does not report it', async () => {
+    const stateDir = leftEmpty()
+    const debris = findDebris(stateDir, readAllRecords(stateDir))
+    expect(debris).toEqual(['3'])
+    // the start was only stalled: its record comes between the look and the sweep
+    writeFileSync(join(stateDir, 'tasks', '3', 'task.json'), '{"id":3}')
+    const errors: {id: number | null; error: string}[] = []
+    expect(await clearDebris(stateDir, debris, defaultIo(), currentPlatform(), errors)).toEqual([])
+    expect(errors).toEqual([])
+    expect(readFileSync(join(stateDir, 'tasks', '3', 'task.json'), 'utf8')).toBe('{"id":3}')
   })
 })

@@ -1,0 +1,92 @@
+// The time now by the clock that stamps a state dir's files. A file's age is
+// judged from its mtime, which the kernel — or a file server — writes with
+// its own clock; drover's Date.now() need not agree with it: a clock stepped
+// ahead (the chaos run steps the clock of chosen commands) took a task folder
+// made a moment ago for one left empty 90 minutes before, and a prune swept
+// away the task being created in it (seed 2016699043). So ages are measured
+// against a probe: a file made in the state dir's locks/ folder, its mtime
+// read and the file removed at once. Between probes the monotonic clock
+// carries the time on; a probe older than a few seconds is made again, so a
+// step of the system clock itself is followed soon after.
+
+import {closeSync, fstatSync, openSync, readdirSync, statSync, unlinkSync} from 'node:fs'
+import path from 'node:path'
+import {FILE_MODE, uniqueSuffix} from './layout.js'
+
+const PREFIX = '.clock-'
+const REPROBE_MS = 5000
+// A probe left by a process killed between its create and its unlink.
+const LEFTOVER_MS = 10 * 60_000
+
+const probes = new Map<string, {fsMs: number; at: number}>()
+
+/** The folder the probes of a state dir are made in: never tasks/, whose stamp the kept listing watches. */
+export const clockDir = (stateDir: string) => path.join(stateDir, 'locks')
+
+/**
+ * Now, in ms since the epoch, by the clock that stamps files made in `dir`
+ * (a state dir's locks/ folder, clockDir). Where no file can be made there (a
+ * read-only state dir, a folder not made yet), this process's clock: the
+ * best there is, and what every age was measured with before.
+ */
+export function fileSystemNow(dir: string): number {
+  const now = performance.now()
+  const known = probes.get(dir)
+  if (known && now - known.at < REPROBE_MS) return known.fsMs + (now - known.at)
+  const fsMs = probe(dir)
+  if (fsMs === null) return Date.now()
+  probes.set(dir, {fsMs, at: performance.now()})
+  return fsMs
+}
+
+/** The age of a file's mtime by the clock that wrote it; `dir` as for fileSystemNow. */
+export const ageByFileSystem = (mtimeMs: number, dir: string): number => fileSystemNow(dir) - mtimeMs
+
+function probe(dir: string): number | null {
+  const file = path.join(dir, `${PREFIX}${uniqueSuffix()}`)
+  let fd: number
+  try {
+    fd = openSync(file, 'wx', FILE_MODE)
+  } catch {
+    return null
+  }
+  let fsMs: number | null = null
+  try {
+    fsMs = fstatSync(fd).mtimeMs
+  } catch {
+    // a file made and not readable: no time from it
+  } finally {
+    closeSync(fd)
+    unlinkQuietly(file)
+  }
+  if (fsMs !== null) removeLeftovers(dir, fsMs)
+  return fsMs
+}
+
+function removeLeftovers(dir: string, now: number): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (!name.startsWith(PREFIX)) continue
+    const file = path.join(dir, name)
+    const stat = statSync(file, {throwIfNoEntry: false})
+    if (stat && now - stat.mtimeMs > LEFTOVER_MS) unlinkQuietly(file)
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file)
+  } catch {
+    // gone already, or another process's cleanup got it first
+  }
+}
+
+/** Tests: forget the probes, as a new process would. */
+export function forgetProbes(): void {
+  probes.clear()
+}
