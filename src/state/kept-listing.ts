@@ -26,9 +26,9 @@
 // the newest page, and the full listings (list --json, -q, --all), whose
 // summary entries for 100,000 tasks come from sidecars read in one go.
 
-import {closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
 import path from 'node:path'
-import {DIR_MODE, FILE_MODE, idsIn, listed, lowerBound, summaryDir, tasksDir, uniqueSuffix} from './layout.js'
+import {FILE_MODE, idsIn, listed, lowerBound, summaryDir, tasksDir, uniqueSuffix} from './layout.js'
 import {freshJournal, journalledIds, stampOf, tasksDirStat} from './listing-journal.js'
 
 const FILE = 'listing.bin'
@@ -125,12 +125,10 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
   const temp = path.join(summaryDir(stateDir), `${TEMP}${uniqueSuffix()}`)
   let fd: number | null = null
   let began = Number.NEGATIVE_INFINITY
-  let noSummaryDir = false
   try {
     fd = openSync(temp, 'wx', FILE_MODE)
     began = fstatSync(fd).mtimeMs
-  } catch (error) {
-    noSummaryDir = (error as NodeJS.ErrnoException).code === 'ENOENT'
+  } catch {
     fd = null // no summary/ yet, or a read-only state dir: listed, not kept
   }
   const stat = tasksDirStat(stateDir)
@@ -140,10 +138,7 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
   // Nothing changed in tasks/ for RACY_MS before the listing began: these ids hold while the stamp does.
   const settled = stat !== null && began - changedMs >= RACY_MS
   const listing = {ids, stamp, changedMs, settled, source: 'listed' as const}
-  if (fd === null) {
-    if (noSummaryDir && ids.length >= KEEP_MIN) makeSummaryDir(stateDir)
-    return listing
-  }
+  if (fd === null) return listing
   let renamed = false
   try {
     // The journal the starts after this listing note themselves in: a new one, so no line of an older listing's is taken for this one's.
@@ -168,22 +163,6 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
     if (!renamed) unlinkQuietly(temp)
   }
   return listing
-}
-
-/**
- * summary/ for the next look to keep its listing in, where tasks/ has tasks
- * and no full reader has summarised them yet (a state dir of an older
- * drover, or tasks written there by other means): without it every look
- * listed the 100,000 folders again — `top`'s first frame 1.3× the same
- * with 200 tasks in the bench. Only segment files make a summary
- * (live-hint.ts), so an empty summary/ changes nothing else.
- */
-function makeSummaryDir(stateDir: string): void {
-  try {
-    mkdirSync(summaryDir(stateDir), {mode: DIR_MODE})
-  } catch {
-    // made meanwhile, or a read-only state dir
-  }
 }
 
 /** Temp files of writers killed before their rename (`now` by the file system's clock). */

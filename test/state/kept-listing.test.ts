@@ -64,23 +64,16 @@ describe('the kept listing of tasks/', () => {
     expect(readdirSync(summaryDir(dir))).toEqual([]) // its probe removed
   })
 
-  it('is not kept for no tasks, nor where it cannot be written; without summary/, the first look makes it for the next', () => {
+  it('is not kept for no tasks, nor without summary/, nor where it cannot be written', () => {
     const few = state(3)
     expect([...taskIdsKept(few)]).toEqual(range(1, 3))
     expect(readdirSync(summaryDir(few)).sort()).toEqual(['listing.bin', 'listing.journal'])
     const none = state(0)
     expect([...taskIdsKept(none)]).toEqual([])
     expect(readdirSync(summaryDir(none))).toEqual([])
-    const noneBare = state(0, {summary: false})
-    expect([...taskIdsKept(noneBare)]).toEqual([])
-    expect(existsSync(summaryDir(noneBare))).toBe(false)
-    // tasks no full reader summarised yet: listed, and summary/ made (empty) for the next look, which keeps its listing
     const bare = state(60, {summary: false})
-    expect(listTasksKept(bare)).toMatchObject({source: 'listed', settled: false})
-    expect(readdirSync(summaryDir(bare))).toEqual([])
-    expect(listTasksKept(bare)).toMatchObject({source: 'listed', settled: true})
-    expect(listTasksKept(bare)).toMatchObject({source: 'kept'})
-    expect([...taskIdsKept(bare)]).toEqual(range(1, 60))
+    expect(taskIdsKept(bare).length).toBe(60)
+    expect(existsSync(summaryDir(bare))).toBe(false)
     // summary/ not a folder (no writer can make a file in it): listed, nothing written, no error
     const blocked = state(60, {summary: false})
     writeFileSync(summaryDir(blocked), '')

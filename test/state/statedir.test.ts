@@ -2,7 +2,7 @@
 // env-paths data dir (Linux, macOS and Windows injected through process.platform and the
 // environment), creation 0700 with parents, and refusal of unusable or unsafe dirs.
 
-import {chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest'
@@ -128,7 +128,7 @@ describe('ensureStateDir', () => {
     expect((caught as DroverError).message).not.toContain('\n')
   }
 
-  it('creates the dir and its missing parents 0700, with tasks/ and locks/ inside', () => {
+  it('creates the dir and its missing parents 0700, with tasks/, locks/ and summary/ inside', () => {
     const dir = path.join(root, 'a', 'b', 'state')
     ensureStateDir(dir)
     expect(statSync(dir).isDirectory()).toBe(true)
@@ -137,8 +137,18 @@ describe('ensureStateDir', () => {
       expect(mode(path.join(root, 'a'))).toBe(0o700)
       expect(mode(path.join(dir, 'tasks'))).toBe(0o700)
       expect(mode(path.join(dir, 'locks'))).toBe(0o700)
+      expect(mode(path.join(dir, 'summary'))).toBe(0o700)
     }
+    expect(statSync(path.join(dir, 'summary')).isDirectory()).toBe(true)
     ensureStateDir(dir) // a second time is a no-op
+  })
+
+  it('makes summary/ in a state dir of an older drover that has none, so the next look can keep its listing of tasks/', () => {
+    const dir = path.join(root, 'old')
+    mkdirSync(path.join(dir, 'tasks', '1'), {recursive: true, mode: 0o700})
+    chmodSync(dir, 0o700)
+    ensureStateDir(dir)
+    expect(readdirSync(path.join(dir, 'summary'))).toEqual([])
   })
 
   it('refuses a file in its place with exit code 5', () => {
