@@ -59,11 +59,16 @@ function probe(dir: string): number | null {
     closeSync(fd)
     unlinkQuietly(file)
   }
-  if (fsMs !== null) removeLeftovers(dir, fsMs)
+  if (fsMs !== null) removeLeftovers(dir, PREFIX, fsMs, LEFTOVER_MS)
   return fsMs
 }
 
-function removeLeftovers(dir: string, now: number): void {
+/**
+ * Removes the files in `dir` named `prefix…` older than `maxAgeMs` at `now`
+ * (the file system's time: a probe's mtime): what writers killed before
+ * their rename or unlink left behind.
+ */
+export function removeLeftovers(dir: string, prefix: string, now: number, maxAgeMs: number): void {
   let names: string[]
   try {
     names = readdirSync(dir)
@@ -71,14 +76,14 @@ function removeLeftovers(dir: string, now: number): void {
     return
   }
   for (const name of names) {
-    if (!name.startsWith(PREFIX)) continue
+    if (!name.startsWith(prefix)) continue
     const file = path.join(dir, name)
     const stat = statSync(file, {throwIfNoEntry: false})
-    if (stat && now - stat.mtimeMs > LEFTOVER_MS) unlinkQuietly(file)
+    if (stat && now - stat.mtimeMs > maxAgeMs) unlinkQuietly(file)
   }
 }
 
-function unlinkQuietly(file: string): void {
+export function unlinkQuietly(file: string): void {
   try {
     unlinkSync(file)
   } catch {

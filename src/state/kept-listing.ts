@@ -26,10 +26,11 @@
 // the newest page, and the full listings (list --json, -q, --all), whose
 // summary entries for 100,000 tasks come from sidecars read in one go.
 
-import {closeSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, fstatSync, openSync, readFileSync, renameSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import {FILE_MODE, idsIn, listed, lowerBound, summaryDir, tasksDir, uniqueSuffix} from './layout.js'
 import {freshJournal, journalledIds, stampOf, tasksDirStat} from './listing-journal.js'
+import {removeLeftovers, unlinkQuietly} from './fs-clock.js'
 
 const FILE = 'listing.bin'
 const TEMP = '.listing-'
@@ -154,7 +155,7 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
       fd = null
       renameSync(temp, path.join(summaryDir(stateDir), FILE))
       renamed = true
-      removeStaleTemps(stateDir, began)
+      removeLeftovers(summaryDir(stateDir), TEMP, began, STALE_TEMP_MS)
     }
   } catch {
     // a full disk: the listing was made, only not kept
@@ -165,21 +166,3 @@ function listAndKeep(stateDir: string, dir: string): KeptListing {
   return listing
 }
 
-/** Temp files of writers killed before their rename (`now` by the file system's clock). */
-function removeStaleTemps(stateDir: string, now: number): void {
-  const dir = summaryDir(stateDir)
-  for (const name of readdirSync(dir)) {
-    if (!name.startsWith(TEMP)) continue
-    const file = path.join(dir, name)
-    const stat = statSync(file, {throwIfNoEntry: false})
-    if (stat && now - stat.mtimeMs > STALE_TEMP_MS) unlinkQuietly(file)
-  }
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file)
-  } catch {
-    // gone already
-  }
-}
