@@ -13,7 +13,7 @@
 
 import {listTasksKept} from './kept-listing.js'
 import {tasksStamp} from './listing-journal.js'
-import {clockDir, fileSystemNow} from './fs-clock.js'
+import {ageByFileSystem, clockDir} from './fs-clock.js'
 
 const RACY_MS = 2000
 
@@ -33,7 +33,7 @@ export class TasksListing {
     }
     const {ids, stamp, changedMs, settled} = listTasksKept(this.stateDir, {fresh})
     // Kept under the file system's clock, or listed well after the folder's last change by that clock (fs-clock.ts).
-    this.listing = stamp === null ? null : {ids, stamp, trusted: settled || fileSystemNow(clockDir(this.stateDir)) - changedMs >= RACY_MS}
+    this.listing = stamp === null ? null : {ids, stamp, trusted: settled || ageByFileSystem(changedMs, clockDir(this.stateDir)) >= RACY_MS}
     return {ids, relisted: true}
   }
 }
