@@ -8,7 +8,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     projects: [
-      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', 'test/slurm/**', 'test/windows/**', '**/node_modules/**'], testTimeout: 20_000, hookTimeout: 30_000}},
+      {test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/reliability/**', 'test/real-agents/**', 'test/slurm/**', 'test/windows/**', '**/node_modules/**'], testTimeout: 20_000, hookTimeout: 30_000, setupFiles: ['test/helpers/property-seed.ts']}},
       {
         test: {
           name: 'e2e',
@@ -16,6 +16,7 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 30_000,
+          setupFiles: ['test/helpers/property-seed.ts'],
         },
       },
       {

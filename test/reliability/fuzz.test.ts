@@ -69,6 +69,7 @@ function paths(value: Json, prefix: (string | number)[] = []): (string | number)
 }
 
 const BASE = JSON.parse(encodeRecord(richRecord())) as Json
+const BASE_TEXT = JSON.stringify(BASE)
 const BASE_PATHS = paths(BASE)
 
 // Values of the wrong type and awkward values of the right one.
@@ -84,7 +85,16 @@ const mutation = fc.record({
   key: fc.constantFrom('extra', '__proto__', 'constructor', 'toString', 'status'),
 })
 
-function mutate(base: Json, mutations: {at: number; action: string; value: Json; key: string}[]): Json {
+type Mutation = {at: number; action: string; value: Json; key: string}
+
+/**
+ * BASE with the mutations applied, on a copy. Each inserted value is a copy of its own:
+ * generated values are shared (fc.constantFrom hands out the same `{}` to every run), so
+ * inserting one by reference let a later mutation write into it, and a later run inherit
+ * the change, until a value held itself (CI: seed -1540550678, "Converting circular
+ * structure to JSON").
+ */
+function mutate(base: Json, mutations: Mutation[]): Json {
   const copy = structuredClone(base) as any
   for (const m of mutations) {
     const where = BASE_PATHS[m.at]
@@ -98,8 +108,8 @@ function mutate(base: Json, mutations: {at: number; action: string; value: Json;
     if (m.action === 'delete') {
       if (Array.isArray(parent)) parent.splice(Number(last), 1)
       else delete parent[last]
-    } else if (m.action === 'replace') parent[last] = m.value
-    else if (!Array.isArray(parent)) Object.defineProperty(parent, m.key, {value: m.value, enumerable: true, writable: true, configurable: true})
+    } else if (m.action === 'replace') parent[last] = structuredClone(m.value)
+    else if (!Array.isArray(parent)) Object.defineProperty(parent, m.key, {value: structuredClone(m.value), enumerable: true, writable: true, configurable: true})
   }
   return copy
 }
@@ -118,6 +128,22 @@ function useRecord(record: TaskRecord): void {
   JSON.stringify(json)
   if (!isFinalStatus(record.status)) transition(record, {status: 'lost', reason: 'fuzz'})
   else if (record.status !== 'cancelled') beginRun(record, false)
+}
+
+/** Checks the mutants property; returns how many mutants decoded (it says nothing if none did). */
+function checkMutants(parameters: fc.Parameters<[Mutation[]]>): number {
+  let accepted = 0
+  fc.assert(
+    fc.property(fc.array(mutation, {minLength: 1, maxLength: 4}), (mutations) => {
+      const text = JSON.stringify(mutate(BASE, mutations))
+      const record = decodesOrRecordError(text)
+      if (!record) return
+      accepted++
+      useRecord(record)
+    }),
+    parameters,
+  )
+  return accepted
 }
 
 function decodesOrRecordError(text: string): TaskRecord | null {
@@ -141,19 +167,25 @@ describe('record decoding', () => {
   })
 
   it('mutations of a valid record at any depth: refused with a RecordError, or usable by list, status and the lifecycle', () => {
-    let accepted = 0
-    fc.assert(
-      fc.property(fc.array(mutation, {minLength: 1, maxLength: 4}), (mutations) => {
-        const text = JSON.stringify(mutate(BASE, mutations))
-        const record = decodesOrRecordError(text)
-        if (!record) return
-        accepted++
-        useRecord(record)
-      }),
-      {numRuns: 3000},
-    )
-    // The property says nothing if every mutant were refused.
-    expect(accepted).toBeGreaterThan(100)
+    expect(checkMutants({numRuns: 3000})).toBeGreaterThan(100)
+  })
+
+  it('regression: the seed that made a cyclic mutant in CI runs clean, and leaves the generator as it was', () => {
+    const before = JSON.stringify(fc.sample(fc.array(mutation, {minLength: 1, maxLength: 3}), {numRuns: 400, seed: 8}))
+    checkMutants({numRuns: 3000, seed: -1540550678})
+    expect(JSON.stringify(fc.sample(fc.array(mutation, {minLength: 1, maxLength: 3}), {numRuns: 400, seed: 8}))).toBe(before)
+  })
+
+  it('regression: a mutation that writes into an inserted value changes neither the generated value nor the base', () => {
+    const value: Json = {}
+    const objectAt = BASE_PATHS.findIndex((p) => p.length === 1 && p[0] === 'agentInfo')
+    const mutations: Mutation[] = [
+      {at: objectAt, action: 'replace', value, key: 'extra'},
+      {at: BASE_PATHS.findIndex((p) => p.length === 2 && p[0] === 'agentInfo'), action: 'add', value, key: 'status'},
+    ]
+    expect(() => JSON.stringify(mutate(BASE, mutations))).not.toThrow()
+    expect(value).toEqual({})
+    expect(JSON.stringify(BASE)).toBe(BASE_TEXT)
   })
 
   it('list and status through the CLI never crash on records that decode', {timeout: 60_000}, async () => {
