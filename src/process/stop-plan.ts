@@ -2,7 +2,7 @@
 // Pure data: the runner executes the steps; tests read them directly.
 
 import type {StopSignal} from '../platform/platform.js'
-import type {TaskStatus} from '../state/record.js'
+import type {EndCause, EndingStatus} from '../state/record.js'
 
 export type StopCause = 'stop' | 'cancel' | 'drain' | 'timeout' | 'idle' | 'output' | 'budget'
 
@@ -25,7 +25,7 @@ export interface StopPlan {
   cause: StopCause
   steps: StopStep[]
   /** final status when the tree is gone. */
-  status: TaskStatus
+  status: EndingStatus
   requestIds: string[]
   /** what the reason adds (a budget: which limit was reached). */
   detail?: string
@@ -100,6 +100,18 @@ export function planFor(
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`
 
 /** The reason recorded for the final status. */
+/** The cause a graded stop's end is recorded with: a stop whose grace ran out is `stop-killed` (its table label says so). */
+export function stopEndCause(plan: Pick<StopPlan, 'cause'>, killedAfterMs: number | null): EndCause {
+  switch (plan.cause) {
+    case 'stop':
+      return killedAfterMs === null ? 'stop' : 'stop-killed'
+    case 'output':
+      return 'output-limit'
+    default:
+      return plan.cause
+  }
+}
+
 export function stopReason(plan: StopPlan, killedAfterMs: number | null): string {
   const killed = killedAfterMs === null ? '' : `, killed after ${seconds(killedAfterMs)}`
   switch (plan.cause) {

@@ -42,7 +42,7 @@ export function workerEnv(stateDir: string, record: TaskRecord, run: RunEntry, p
   return env
 }
 
-export type Launch = {ok: true; child: ChildProcess; identity: ProcessIdentity} | {ok: false; reason: string}
+export type Launch = {ok: true; child: ChildProcess; identity: ProcessIdentity} | {ok: false; reason: string; cause: 'not-found' | 'not-started'}
 
 /** Resolves once the OS has started the worker (or refused to). */
 export function launchWorker(argv: string[], cwd: string, env: NodeJS.ProcessEnv, outFd: number): Promise<Launch> {
@@ -52,10 +52,10 @@ export function launchWorker(argv: string[], cwd: string, env: NodeJS.ProcessEnv
     try {
       child = spawn(file, args, {cwd, env, stdio: ['ignore', outFd, outFd], ...workerSpawnOptions()})
     } catch (error) {
-      resolve({ok: false, reason: spawnFailure(file, error)})
+      resolve({ok: false, ...spawnFailure(file, error)})
       return
     }
-    child.once('error', (error) => resolve({ok: false, reason: spawnFailure(file, error)}))
+    child.once('error', (error) => resolve({ok: false, ...spawnFailure(file, error)}))
     child.once('spawn', () => {
       const pid = child.pid!
       resolve({ok: true, child, identity: {pid, startTime: spawnedStartTime(pid) ?? 'unknown'}})
@@ -88,9 +88,9 @@ export function checkCwd(cwd: string): string | null {
   }
 }
 
-function spawnFailure(file: string, error: unknown): string {
+function spawnFailure(file: string, error: unknown): {reason: string; cause: 'not-found' | 'not-started'} {
   const code = (error as NodeJS.ErrnoException).code
-  if (code === 'ENOENT') return `command not found: ${file}`
-  if (code === 'EACCES') return `permission denied (not executable?): ${file}`
-  return `cannot start ${file}: ${(error as Error).message}`
+  if (code === 'ENOENT') return {reason: `command not found: ${file}`, cause: 'not-found'}
+  if (code === 'EACCES') return {reason: `permission denied (not executable?): ${file}`, cause: 'not-started'}
+  return {reason: `cannot start ${file}: ${(error as Error).message}`, cause: 'not-started'}
 }

@@ -29,6 +29,8 @@ import {
   waitingKeys,
 } from '../state/queues.js'
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
+import type {RunnerEntry} from './exit-hooks.js'
+import {settle} from './settle.js'
 import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
 
 export interface AdvanceOptions {
@@ -38,6 +40,8 @@ export interface AdvanceOptions {
   lockWaitMs?: number
   /** which tasks the caller can place (a runner on a cluster node cannot start a local one); the others stay queued for the next advance. */
   launchable?: (record: TaskRecord) => boolean
+  /** how the exit hooks of a task ended `skipped` are started (settle.ts). */
+  entry: RunnerEntry
 }
 
 export interface Advanced {
@@ -85,7 +89,7 @@ export function readiness(stateDir: string, record: TaskRecord): Readiness {
 }
 
 /** One pass over one queue. */
-export async function advanceQueue(stateDir: string, name: string, opts: AdvanceOptions = {}): Promise<Advanced> {
+export async function advanceQueue(stateDir: string, name: string, opts: AdvanceOptions): Promise<Advanced> {
   const done: Advanced = {started: [], skipped: []}
   // Reconciling (which may start a runner to adopt a worker) happens before
   // the lock, so the lock is held only for reads and a few small writes: many
@@ -128,7 +132,7 @@ export async function advanceQueue(stateDir: string, name: string, opts: Advance
       }
       const ready = readiness(stateDir, read.record)
       if (ready.kind === 'wait' || (ready.kind === 'ready' && opts.launchable?.(read.record) === false)) continue
-      const moved = await claim(stateDir, name, key, id, ready)
+      const moved = await claim(stateDir, name, key, id, ready, opts.entry)
       if (moved === 'started') {
         active++
         done.started.push(id)
@@ -144,7 +148,7 @@ const inLine = (record: TaskRecord, name: string, key: string) =>
   record.status === 'queued' && effectiveQueue(record) === name && waitingKey(record) === key
 
 /** Moves one queued task on, under its task lock (a cancel of a queued task takes it too). */
-async function claim(stateDir: string, name: string, key: string, id: number, ready: Readiness): Promise<'started' | 'skipped' | null> {
+async function claim(stateDir: string, name: string, key: string, id: number, ready: Readiness, entry: RunnerEntry): Promise<'started' | 'skipped' | null> {
   let release
   try {
     release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
@@ -162,9 +166,7 @@ async function claim(stateDir: string, name: string, key: string, id: number, re
     const paths = taskPaths(stateDir, id)
     const run = read.record.runs.length
     if (ready.kind === 'skip') {
-      writeRecord(stateDir, transition(read.record, {status: 'skipped', reason: ready.reason}))
-      appendEvent(paths, {event: 'exit', run, status: 'skipped', reason: ready.reason})
-      removeWaiting(stateDir, name, key)
+      settle(stateDir, read.record, {status: 'skipped', cause: 'dependency', reason: ready.reason}, {entry})
       return 'skipped'
     }
     // The slot is taken on disk before the record says so: a crash in between leaves a stale entry, never an uncounted task.
@@ -182,7 +184,7 @@ async function claim(stateDir: string, name: string, key: string, id: number, re
  * Every queue, again while a pass skipped something: a skipped task is a
  * failed dependency for tasks that wait on it, possibly in another queue.
  */
-export async function advanceAll(stateDir: string, opts: AdvanceOptions & {only?: string[]} = {}): Promise<Advanced> {
+export async function advanceAll(stateDir: string, opts: AdvanceOptions & {only?: string[]}): Promise<Advanced> {
   const all: Advanced = {started: [], skipped: []}
   for (let pass = 0; pass < 10; pass++) {
     let skipped = 0

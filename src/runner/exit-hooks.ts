@@ -42,6 +42,9 @@ export interface RunnerEntry {
   execArgv: string[]
 }
 
+/** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
+export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
+
 function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: string[]}[] {
   const hooks: {name: string; argv: string[]}[] = []
   if (record.onExit) hooks.push({name: 'on-exit', argv: shellCommand(record.onExit)})

@@ -10,24 +10,19 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, existsSync} from 'node:fs'
 import {advanceAll} from './advance.js'
-import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
-import {AFTER_QUEUE, effectiveQueue, queuesDir, removeActive} from '../state/queues.js'
-import {isFinalStatus} from '../state/record.js'
+import {selfEntry} from './exit-hooks.js'
+import {queuesDir} from '../state/queues.js'
 import {openAppend, readRecord, taskPaths} from '../state/store.js'
 import {placeJob} from './slurm-submit.js'
 
-/** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
-export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
+export {selfEntry}
 
-/** Fires this task's exit hooks if its record is final (they run once per final status whoever asks). */
-export function fireOwnHooks(stateDir: string, id: number): ChildProcess | null {
-  const ended = readRecord(stateDir, id)
-  return ended.ok ? fireExitHooks(stateDir, ended.record, selfEntry()) : null
-}
-
-/** `remote`: this runner is a batch job on a cluster node (see the top of this file). */
-export async function handOff(stateDir: string, id: number, opts: {remote?: boolean} = {}): Promise<void> {
-  const hooks = fireOwnHooks(stateDir, id)
+/**
+ * `remote`: this runner is a batch job on a cluster node (see the top of this
+ * file). `hooks`: the supervisor the run's end started (settle.ts fired it).
+ */
+export async function handOff(stateDir: string, id: number, opts: {remote?: boolean; hooks?: ChildProcess | null} = {}): Promise<void> {
+  const hooks = opts.hooks ?? null
   try {
     await moveQueuesOn(stateDir, id, opts.remote ?? false)
   } finally {
@@ -48,10 +43,7 @@ async function moveQueuesOn(stateDir: string, id: number, remote: boolean): Prom
   const ended = readRecord(stateDir, id)
   if (!existsSync(queuesDir(stateDir))) return
   const record = ended.ok ? ended.record : null
-  // Ended (or waiting for a retry), its tree gone: the slot is free (the advancer would drop the entry too).
-  if (record && (isFinalStatus(record.status) || record.status === 'queued')) {
-    for (const queue of new Set([effectiveQueue(record), record.queue, AFTER_QUEUE])) if (queue) removeActive(stateDir, queue, id)
-  }
+  // Its slot was freed as its end was recorded (settle.ts).
   // A drain empties the machine (a shutdown, usually): its freed slot is not
   // handed on here, or draining would start the next tasks. The next drover
   // command advances the queue.
@@ -86,20 +78,12 @@ async function retryDue(stateDir: string, id: number, retryAt: string): Promise<
 }
 
 async function advanceAndLaunch(stateDir: string, remote: boolean): Promise<void> {
-  const {started, skipped} = await advanceAll(stateDir, remote ? {launchable: (record) => record.executor === 'slurm'} : {})
+  // A task ended `skipped` had its hooks fired as that was recorded (settle.ts).
+  const {started} = await advanceAll(stateDir, {entry: selfEntry(), ...(remote ? {launchable: (record) => record.executor === 'slurm'} : {})})
   for (const next of started) {
     const read = readRecord(stateDir, next)
     if (read.ok && read.record.executor === 'slurm') placeJob(stateDir, next, selfEntry())
     else spawnSiblingRunner(stateDir, next)
-  }
-  fireSkipped(stateDir, skipped, selfEntry())
-}
-
-/** The hooks of tasks a queue ended `skipped` (they never had a runner to fire them). */
-export function fireSkipped(stateDir: string, ids: number[], entry: RunnerEntry): void {
-  for (const id of ids) {
-    const read = readRecord(stateDir, id)
-    if (read.ok) fireExitHooks(stateDir, read.record, entry)
   }
 }
 

@@ -8,7 +8,9 @@ import {spawn} from 'node:child_process'
 import {closeSync, existsSync} from 'node:fs'
 import path from 'node:path'
 import {sessionRefusal} from '../agents/profiles.js'
-import {transition, type TaskRecord, type TaskStatus} from '../state/record.js'
+import type {EndCause, EndingStatus, TaskRecord} from '../state/record.js'
+import {selfEntry} from './exit-hooks.js'
+import {settle} from './settle.js'
 import {readRequests} from '../state/requests.js'
 import {openAppend, readRecord, taskPaths, type TaskPaths} from '../state/store.js'
 
@@ -38,7 +40,7 @@ export interface WaitingRunner {
   record: () => TaskRecord
   commit: (next: TaskRecord) => void
   event: (name: string, extra?: Record<string, unknown>) => void
-  finish: (status: TaskStatus, outcome: {reason: string; exitCode?: number | null; signal?: string | null}, extra?: Partial<TaskRecord>) => void
+  finish: (status: EndingStatus, outcome: {cause: EndCause; reason: string; exitCode?: number | null; signal?: string | null}, extra?: Partial<TaskRecord>) => void
   /** a request file answered by the end the runner records. */
   handled: (file: string) => void
   logError: (text: string) => void
@@ -52,24 +54,35 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * and drain end the task as they would a running one; a `resume` that opened
  * a new run takes it over), then resumes the task through the CLI.
  */
-export async function waitForLimit(runner: WaitingRunner, until: number, end: {reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
+export async function waitForLimit(runner: WaitingRunner, until: number, end: {cause: EndCause; reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
   const untilIso = new Date(until).toISOString()
   const waits = (runner.record().limitWaits ?? 0) + 1
-  const waiting = transition(runner.record(), {status: 'waiting', reason: `${end.reason}; waiting until ${untilIso}`, exitCode: end.exitCode, signal: end.signal})
-  runner.commit({...waiting, waitUntil: untilIso, limitWaits: waits})
-  runner.event('waiting', {until: untilIso, attempt: waits})
+  settle(
+    runner.stateDir,
+    runner.record(),
+    {
+      status: 'waiting',
+      cause: 'usage-limit',
+      reason: `${end.reason}; waiting until ${untilIso}`,
+      exitCode: end.exitCode,
+      signal: end.signal,
+      set: {waitUntil: untilIso, limitWaits: waits},
+      event: {until: untilIso, attempt: waits},
+    },
+    {entry: selfEntry(), write: runner.commit},
+  )
   const runs = runner.record().runs.length
   const ended = {waitUntil: null}
   for (;;) {
     const requests = readRequests(runner.paths)
     for (const {file} of requests) runner.handled(file)
     const kinds = new Set(requests.map(({request}) => request.kind))
-    if (kinds.has('cancel')) return finishWaiting(runner, runs, 'cancelled', {reason: 'cancelled by request while waiting for a usage limit'}, {...ended, desired: 'stopped'})
-    if (kinds.has('stop')) return finishWaiting(runner, runs, 'stopped', {reason: 'stopped by request while waiting for a usage limit'}, {...ended, desired: 'stopped'})
+    if (kinds.has('cancel')) return finishWaiting(runner, runs, 'cancelled', {cause: 'cancel', reason: 'cancelled by request while waiting for a usage limit'}, {...ended, desired: 'stopped'})
+    if (kinds.has('stop')) return finishWaiting(runner, runs, 'stopped', {cause: 'stop', reason: 'stopped by request while waiting for a usage limit'}, {...ended, desired: 'stopped'})
     if (kinds.has('drain')) {
       const record = runner.record()
       const checkpoint = {profile: record.agent, sessionId: record.agentInfo?.sessionId ?? null, sessionDir: runner.paths.session, forced: false, mode: 'cooperative' as const, tookMs: 0, at: new Date().toISOString()}
-      return finishWaiting(runner, runs, 'drained', {reason: 'drained while waiting for a usage limit'}, {...ended, checkpoint})
+      return finishWaiting(runner, runs, 'drained', {cause: 'drain', reason: 'drained while waiting for a usage limit'}, {...ended, checkpoint})
     }
     // `drover resume` cut the wait short: the task is the next run's now.
     if (resumedElsewhere(runner, runs)) return
@@ -80,7 +93,7 @@ export async function waitForLimit(runner: WaitingRunner, until: number, end: {r
   if (problem) {
     runner.logError(`drover runner: could not resume task ${runner.id} after its usage limit: ${problem}\n`)
     const reason = `${end.reason}; the usage limit lifted but the resume failed: ${problem}`
-    await finishWaiting(runner, runs, 'failed', {reason, exitCode: end.exitCode, signal: end.signal}, ended)
+    await finishWaiting(runner, runs, 'failed', {cause: end.cause, reason, exitCode: end.exitCode, signal: end.signal}, ended)
   }
 }
 
@@ -93,8 +106,8 @@ function resumedElsewhere(runner: WaitingRunner, runs: number): boolean {
 async function finishWaiting(
   runner: WaitingRunner,
   runs: number,
-  status: TaskStatus,
-  outcome: {reason: string; exitCode?: number | null; signal?: string | null},
+  status: EndingStatus,
+  outcome: {cause: EndCause; reason: string; exitCode?: number | null; signal?: string | null},
   extra: Partial<TaskRecord>,
 ): Promise<void> {
   // Loaded only here: the lock module brings node:crypto, ~2 MB of RSS that

@@ -8,7 +8,7 @@
 import {fstatSync, readSync} from 'node:fs'
 import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
-import {fireOwnHooks, handOff} from './handoff.js'
+import {handOff} from './handoff.js'
 import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
 import {restoreDeferredEnv} from '../process/boot-env.js'
 
@@ -59,11 +59,8 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
     process.on(signal, () => {
       // The scheduler's TERM (scancel, a time limit) is a stop to record, not the runner's own end.
       if (remote && signal === 'SIGTERM' && runner.stopFromEngine()) return
-      // `lost` is a final status too: its hooks fire (no slot is handed on: a shutdown, usually).
-      void runner
-        .interrupted(signal)
-        .then(() => fireOwnHooks(stateDir, id))
-        .finally(() => process.exit(0))
+      // `lost` is a final status too: its hooks fire as it is recorded (no slot is handed on: a shutdown, usually).
+      void runner.interrupted(signal).finally(() => process.exit(0))
     })
   }
 
@@ -72,7 +69,7 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   runner
     .main()
     .then(
-      () => handOff(stateDir, id, {remote}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      () => handOff(stateDir, id, {remote, hooks: runner.hooks}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
       crash,
     )
     .then(() => process.exit(0), crash)

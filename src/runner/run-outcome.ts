@@ -3,15 +3,16 @@
 // run can end is decided in one place and tested without processes.
 
 import {drainCheckpoint, type StopOutcome} from '../process/process-tree.js'
-import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
-import {stopReason} from '../process/stop-plan.js'
+import type {Checkpoint, EndCause, EndingStatus, TaskRecord} from '../state/record.js'
+import {stopEndCause, stopReason} from '../process/stop-plan.js'
 import {profileOf} from '../agents/registry.js'
 
 /** Said of a worker's end seen by a runner that is not its parent: no exit status reaches it. */
 export const UNKNOWN_EXIT = 'exit code unknown: its runner had died, and the runner that adopted it is not its parent'
 
 export interface RunEnd {
-  status: TaskStatus
+  status: EndingStatus
+  cause: EndCause
   reason: string
   exitCode: number | null
   signal: string | null
@@ -44,6 +45,7 @@ export function runEnd(seen: RunSeen): RunEnd {
     const forcedKill = killedAfterMs !== null && signal === null && seen.exitShowsSignal === false
     const end: RunEnd = {
       status: plan.status,
+      cause: stopEndCause(plan, killedAfterMs),
       reason: stopReason(plan, killedAfterMs),
       exitCode: forcedKill ? null : code,
       signal: forcedKill ? 'SIGKILL' : signal,
@@ -56,23 +58,23 @@ export function runEnd(seen: RunSeen): RunEnd {
     const info = seen.record.agentInfo
     const profile = profileOf(seen.record.agent)
     const succeeded = !!info && !!profile?.reportedSuccess(info)
-    return {status: succeeded ? 'succeeded' : 'failed', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
+    return {status: succeeded ? 'succeeded' : 'failed', cause: 'exit-unknown', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
   }
   const limit = seen.record.agentInfo?.limit
   if (code === 0) {
     const failure = exitZeroFailure(seen.record)
-    if (!failure) return {status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null}
-    if (limit) return {status: 'failed', reason: `exit 0: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: 0, signal: null}
-    return {status: 'failed', reason: failure, exitCode: 0, signal: null}
+    if (!failure) return {status: 'succeeded', cause: 'exit', reason: 'exit 0', exitCode: 0, signal: null}
+    if (limit) return {status: 'failed', cause: 'usage-limit', reason: `exit 0: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: 0, signal: null}
+    return {status: 'failed', cause: 'agent-error', reason: failure, exitCode: 0, signal: null}
   }
   // The agent said why: a provider's usage limit is the reason people need to read.
   if (limit && code !== null) {
-    return {status: 'failed', reason: `exit ${code}: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: code, signal: null}
+    return {status: 'failed', cause: 'usage-limit', reason: `exit ${code}: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: code, signal: null}
   }
   // A worker that failed on a full disk most likely failed because of it: say so.
   const full = seen.diskFull() ? ' (no space left on device)' : ''
-  if (code !== null) return {status: 'failed', reason: `exit ${code}${full}`, exitCode: code, signal: null}
-  return {status: 'failed', reason: `killed by ${signal}${full}`, exitCode: null, signal}
+  if (code !== null) return {status: 'failed', cause: 'exit', reason: `exit ${code}${full}`, exitCode: code, signal: null}
+  return {status: 'failed', cause: 'signal', reason: `killed by ${signal}${full}`, exitCode: null, signal}
 }
 
 /**

@@ -9,6 +9,7 @@
 // (run-outcome.ts), the output cap (output-cap.ts), the agent's stream
 // (agent-stream.ts), the tree and its stops (process-tree.ts).
 
+import type {ChildProcess} from 'node:child_process'
 import {closeSync, existsSync, fstatSync, statSync, watch, writeSync, type FSWatcher} from 'node:fs'
 import {currentPlatform, exitShowsSignal, isSameProcess, knownSelfStartTime, processStartTime, type ProcessIdentity} from '../platform/platform.js'
 import {executeStopPlan, killTreeNow, ProcessTree, stopLeftovers, stopUnwatched, type StopOutcome} from '../process/process-tree.js'
@@ -24,11 +25,11 @@ import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
-import {isFinalStatus, transition, type AgentUsage, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
-import {joinLine, queueRetry} from './retry-run.js'
+import {settle} from './settle.js'
+import {selfEntry} from './exit-hooks.js'
 import {holdStart, runTaken, type StartHold} from './start-claim.js'
-import {retryable} from '../state/retry.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
 import {
@@ -61,6 +62,15 @@ const COSTLY_TREE_SCAN_MS = 60_000
 const BEATS_LOCALLY = process.platform === 'win32'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * starting: until the worker runs (or the run is left); supervising: the
+ * worker runs; cleaning: its leftovers are being stopped, so a request
+ * arriving now is answered by the final record; interrupting: the runner was
+ * told to go (SIGTERM/SIGINT), so the end is recorded as lost and nothing
+ * else; finished: the run's end is recorded, or left to whoever took the run.
+ */
+type RunnerPhase = 'starting' | 'supervising' | 'cleaning' | 'interrupting' | 'finished'
 
 // Where the runner's own errors go: fd 2 is runner.log for a runner spawned for
 // its task; a standby runner points this at runner.log once it has a task.
@@ -118,7 +128,8 @@ export class Runner {
   private agentStream: AgentStream | null = null
   private handled = new Set<string>()
   private handledFiles = new Set<string>()
-  private finishing = false
+  /** Where this runner is in its run's life: every step that must not happen twice or late asks this one field. */
+  private phase: RunnerPhase = 'starting'
   /** the worker will stop on its own when told to (claude with drover's hook), so a drain waits for it. */
   private cooperative = false
   /** adopted from a dead runner: its end is seen by identity, with no exit status. */
@@ -127,14 +138,12 @@ export class Runner {
   private lastTreeScan = 0
   /** added to the final reason: what the runner did beyond the plan (leftovers stopped, an overrun killed). */
   private reasonNotes: string[] = []
-  /** stopping the worker's leftovers: requests arriving now are answered by the final record. */
-  private cleaning = false
-  /** told to go (SIGTERM/SIGINT to the runner): the end is recorded as lost by interrupted(), nothing else. */
-  private interrupting = false
   /** The run is this runner's to write: its start hold found it still starting, or it was started to adopt the worker. */
   private ownsRun = false
   /** Ballast for writing the record on a full disk; made once main() has the task folder. */
   private reserve = DiskReserve.none()
+  /** the supervisor of the exit hooks the run's end fired (a Slurm job waits for it before it ends). */
+  hooks: ChildProcess | null = null
 
   constructor(private readonly options: RunnerOptions) {
     this.paths = taskPaths(options.stateDir, options.id)
@@ -212,7 +221,7 @@ export class Runner {
    * so a command that must confirm the runner (to replace a wedged one) can.
    */
   private learnOwnStartTime(): void {
-    if (this.runnerStartTime !== null || knownSelfStartTime() === null || this.finishing) return
+    if (this.runnerStartTime !== null || knownSelfStartTime() === null || this.phase === 'finished') return
     try {
       this.writeRunnerFile(knownSelfStartTime())
     } catch {
@@ -258,13 +267,13 @@ export class Runner {
     const early = readRequests(this.paths).find(({request}) => request.kind === 'cancel')
     if (early) {
       this.handledFiles.add(early.file)
-      this.finish('cancelled', {reason: 'cancelled before the worker started'})
+      this.finish('cancelled', {cause: 'cancel', reason: 'cancelled before the worker started'})
       return false
     }
 
     const cwdProblem = checkCwd(this.record.cwd)
     if (cwdProblem) {
-      this.finish('failed', {reason: cwdProblem})
+      this.finish('failed', {cause: 'not-started', reason: cwdProblem})
       return false
     }
 
@@ -298,7 +307,7 @@ export class Runner {
       return false
     }
     if (!started.ok) {
-      this.finish('failed', {reason: started.reason})
+      this.finish('failed', {cause: started.cause, reason: started.reason})
       return false
     }
 
@@ -314,7 +323,7 @@ export class Runner {
 
   /** Another command ended this run before the runner could hold it: nothing is written, and a worker no record names is stopped. */
   private async leaveTakenRun(taken: TaskRecord): Promise<void> {
-    this.finishing = true
+    this.phase = 'finished'
     this.event('taken', {status: taken.status, reason: taken.reason ?? null, runner: process.pid})
     // Not even --keep-children: the run these processes belong to never ran on record.
     if (this.workerIdentity && this.tree) {
@@ -334,6 +343,7 @@ export class Runner {
 
   /** From a running worker to its recorded end: requests, policies, the agent's stream. */
   private async supervise(): Promise<void> {
+    this.phase = 'supervising'
     this.startOutputCap()
     this.watchRequests()
     this.timer = setInterval(() => this.tick(), TICK_MS)
@@ -358,7 +368,7 @@ export class Runner {
   /** No process of a task outlives its final status, unless the task was started with --keep-children. */
   private async stopLeftovers(): Promise<void> {
     if (!this.tree || this.record.keepChildren) return
-    this.cleaning = true
+    this.phase = 'cleaning'
     const count = await stopLeftovers(this.tree, (name, extra) => this.event(name, extra))
     if (count > 0) this.reasonNotes.push(`${count} leftover process${count === 1 ? '' : 'es'} stopped`)
   }
@@ -415,7 +425,7 @@ export class Runner {
 
   private planDone: Promise<void> = Promise.resolve()
 
-  private async spawnWorker(outFd: number): Promise<{ok: true; argv: string[]} | {ok: false; reason: string}> {
+  private async spawnWorker(outFd: number): Promise<{ok: true; argv: string[]} | {ok: false; reason: string; cause: EndCause}> {
     const env = workerEnv(this.options.stateDir, this.record, this.run, this.paths)
     const command = this.run.command ?? [this.record.executable ?? this.record.command[0], ...this.record.command.slice(1)]
     const hooked = withDrainHooks(this.record, command, this.paths.agentSettings)
@@ -491,7 +501,7 @@ export class Runner {
   }
 
   private startPlan(plan: StopPlan): void {
-    if (this.finishing || this.cleaning) return
+    if (this.phase === 'cleaning' || this.phase === 'finished') return
     if (this.plan && !supersedes(plan, this.plan)) {
       this.plan.requestIds.push(...plan.requestIds)
       return
@@ -570,7 +580,7 @@ export class Runner {
       this.exit = {code: null, signal: null}
       for (const wake of this.exitWaiters.splice(0)) wake()
     }
-    if (this.finishing) return
+    if (this.phase === 'finished') return
     this.checkRequests()
     let size = this.lastSize
     try {
@@ -655,7 +665,7 @@ export class Runner {
   }
 
   /** `--on-limit wait`: see limit-wait.ts. The timers of the run are done with; the wait polls itself. */
-  private async waitForLimit(until: number, end: {reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
+  private async waitForLimit(until: number, end: {cause: EndCause; reason: string; exitCode: number | null; signal: string | null}): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.watcher?.close()
     await waitForLimit(
@@ -675,17 +685,12 @@ export class Runner {
     )
   }
 
-  private finish(
-    status: TaskStatus,
-    outcome: {reason: string; exitCode?: number | null; signal?: string | null},
-    extra: Partial<TaskRecord> = {},
-  ): void {
+  /** The run's end, through settle.ts (record, event, retry, queue bookkeeping, hooks), once. */
+  private finish(status: EndingStatus, outcome: {cause: EndCause; reason: string; exitCode?: number | null; signal?: string | null}, extra: Partial<TaskRecord> = {}): void {
     // The runner itself was told to go: the worker's end it caused is that interruption's (lost), not a failure.
-    if (this.interrupting) return
-    this.finishing = true
-    if (this.timer) clearInterval(this.timer)
-    if (this.heartbeat) clearInterval(this.heartbeat)
-    this.watcher?.close()
+    if (this.phase === 'interrupting' || this.phase === 'finished') return
+    this.phase = 'finished'
+    this.stopWatching()
     // Cleaned up before the final status shows: from then on `start ID` may open a
     // new run, whose runner writes its own control file and gets its own requests.
     safeUnlink(this.paths.control)
@@ -697,16 +702,18 @@ export class Runner {
     const worktree = this.worktreeAtEnd()
     // A run that got through resets the backoff of usage-limit waits.
     const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
-    const ended: TaskRecord = {...transition(this.record, {status, ...outcome}), ...(worktree ? {worktree} : {}), ...waits, ...extra}
-    const retry = retryable(ended) ? queueRetry(this.options.stateDir, ended) : null
-    this.commit(retry ?? ended)
-    if (retry) joinLine(this.options.stateDir, retry)
-    this.event('exit', {run: ended.runs.length, status, reason: outcome.reason, exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null})
-    if (retry) this.event('retry', {attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
+    const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), write: (next) => this.commit(next)})
+    this.hooks = settled.hooks
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
+  }
+
+  private stopWatching(): void {
+    if (this.timer) clearInterval(this.timer)
+    if (this.heartbeat) clearInterval(this.heartbeat)
+    this.watcher?.close()
   }
 
   /** A waiting task's worktree moves to what its base names now (refreshBase): recorded before the worker sees it. */
@@ -745,22 +752,26 @@ export class Runner {
 
   /** The runner itself was told to go (shutdown): pass it on and leave the task resumable. */
   async interrupted(signal: NodeJS.Signals): Promise<void> {
-    if (this.finishing) return
-    this.interrupting = true
+    if (this.phase === 'finished' || this.phase === 'interrupting') return
+    this.phase = 'interrupting'
     if (this.workerIdentity && !this.exit) {
       this.tree?.snapshot()
       this.tree?.signal('SIGTERM')
       await Promise.race([this.waitForExit(), sleep(5000)])
     }
-    if (this.finishing) return
-    this.finishing = true
-    if (this.timer) clearInterval(this.timer)
-    if (this.heartbeat) clearInterval(this.heartbeat)
-    this.watcher?.close()
+    // The run may have been left to another meanwhile (leaveTakenRun).
+    if ((this.phase as RunnerPhase) === 'finished') return
+    this.phase = 'finished'
+    this.stopWatching()
     // Told to go before its start hold: the run may already have another's end (start-claim.ts).
     if (!this.ownsRun && runTaken(this.options.stateDir, this.options.id, this.record.runs.length)) return
-    this.commit(transition(this.record, {status: 'lost', reason: `runner interrupted by ${signal}`}))
-    this.event('exit', {status: 'lost', reason: `runner interrupted by ${signal}`})
+    const settled = settle(
+      this.options.stateDir,
+      this.record,
+      {status: 'lost', cause: 'runner-interrupted', reason: `runner interrupted by ${signal}`},
+      {entry: selfEntry(), write: (next) => this.commit(next)},
+    )
+    this.hooks = settled.hooks
     safeUnlink(this.paths.runner)
   }
 
@@ -785,9 +796,9 @@ export class Runner {
         // best effort
       }
     }
-    if (!this.finishing) {
+    if (this.phase !== 'finished') {
       try {
-        this.finish('failed', {reason: `runner error: ${message}`})
+        this.finish('failed', {cause: 'runner-error', reason: `runner error: ${message}`})
       } catch {
         // the record could not be written: reconcile will show it lost
       }

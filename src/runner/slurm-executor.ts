@@ -103,6 +103,7 @@ async function waitPlaced(stateDir: string, id: number, jobId: string): Promise<
           stateDir,
           again.record,
           `Slurm job ${jobId} ended (${view?.state ?? 'gone'}) without its runner reaching the task: the state dir must be on a file system the compute nodes share`,
+          runnerEntry(),
         )
       }
       return

@@ -5,7 +5,8 @@
 // only: the runner bundle imports it.
 
 import {spawnSync} from 'node:child_process'
-import {transition, type TaskRecord} from '../state/record.js'
+import type {TaskRecord} from '../state/record.js'
+import {settle} from './settle.js'
 import {appendEvent, readRecord, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
 import type {RunnerEntry} from './exit-hooks.js'
 import {heartbeatFile} from './heartbeat.js'
@@ -25,10 +26,8 @@ export function slurm(command: string, args: string[], input?: string, env?: Rec
 }
 
 /** Records a run that never reached a runner (sbatch refused it, the job ended at once): nobody else writes it. */
-export function failSubmission(stateDir: string, record: TaskRecord, reason: string): void {
-  const failed = transition(record, {status: 'failed', reason})
-  writeRecord(stateDir, failed)
-  appendEvent(taskPaths(stateDir, record.id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})
+export function failSubmission(stateDir: string, record: TaskRecord, reason: string, runner: RunnerEntry): void {
+  settle(stateDir, record, {status: 'failed', cause: 'not-started', reason}, {entry: runner})
 }
 
 /**
@@ -53,11 +52,11 @@ export function placeJob(stateDir: string, id: number, runner: RunnerEntry): str
   const sbatch = slurm('sbatch', args, batchScript(process.execPath, runner.execArgv, runner.script, stateDir, id), jobEnv(process.env))
   const jobId = sbatch.ok ? parseSbatch(sbatch.stdout) : null
   if (!jobId && /ENOENT/.test(sbatch.stderr)) {
-    failSubmission(stateDir, record, "sbatch not found on PATH: Slurm's client commands are needed for --executor slurm")
+    failSubmission(stateDir, record, "sbatch not found on PATH: Slurm's client commands are needed for --executor slurm", runner)
     return null
   }
   if (!jobId) {
-    failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Try ')) || 'no message'}`)
+    failSubmission(stateDir, record, `sbatch refused the job: ${(sbatch.stderr || sbatch.stdout).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Try ')) || 'no message'}`, runner)
     return null
   }
   // Held until now, so this write cannot race the runner: it is the only writer once the job runs.
@@ -66,7 +65,7 @@ export function placeJob(stateDir: string, id: number, runner: RunnerEntry): str
   const release = slurm('scontrol', ['release', jobId])
   if (!release.ok) {
     slurm('scancel', scancelArgs(jobId))
-    failSubmission(stateDir, {...record, slurm: {...record.slurm!, jobId}}, `scontrol release ${jobId} failed: ${release.stderr}`)
+    failSubmission(stateDir, {...record, slurm: {...record.slurm!, jobId}}, `scontrol release ${jobId} failed: ${release.stderr}`, runner)
     return null
   }
   return jobId

@@ -2,7 +2,7 @@
 // the schema in record.ts and names what is wrong (a RecordError), so a
 // damaged record shows as corrupt instead of misleading its readers.
 
-import {AGENT_PROFILES, type AgentProfileName, DRAIN_MODES, type DrainMode, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
+import {AGENT_PROFILES, type AgentProfileName, DRAIN_MODES, type EndCause, isEndCause, isEndingStatus, type RunEntry, type DrainMode, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
 
 export class RecordError extends Error {
   constructor(message: string) {
@@ -114,7 +114,11 @@ function withDefaults(r: TaskRecord): TaskRecord {
   record.attempt ??= 1
   record.retryAt ??= null
   record.worktree ??= null
-  for (const run of record.runs) run.outputOffset ??= null
+  for (const run of record.runs) {
+    run.outputOffset ??= null
+    run.cause = causeOf(run)
+  }
+  record.cause = causeOf(record)
   if (record.agentInfo) {
     record.agentInfo.session ??= null
     record.agentInfo.error ??= null
@@ -124,6 +128,52 @@ function withDefaults(r: TaskRecord): TaskRecord {
     record.checkpoint.tookMs ??= null
   }
   return record
+}
+
+/**
+ * A record's (or a run's) cause as stored: a known one as it is, one a newer
+ * drover wrote as null. Where none was stored — records written before causes
+ * existed — it is derived once here from what that drover wrote for the same
+ * ending (the one place a reason is read: the migration of those records).
+ */
+function causeOf(entry: Pick<RunEntry, 'status' | 'reason' | 'exitCode' | 'signal'> & {cause?: unknown}): EndCause | null {
+  if (entry.cause !== undefined) return isEndCause(entry.cause) ? entry.cause : null
+  return isEndingStatus(entry.status) ? legacyCause(entry) : null
+}
+
+export function legacyCause({status, reason, exitCode, signal}: Pick<RunEntry, 'status' | 'reason' | 'exitCode' | 'signal'>): EndCause | null {
+  const why = reason ?? ''
+  const unknownExit = why.startsWith('exit code unknown')
+  switch (status) {
+    case 'skipped':
+      return 'dependency'
+    case 'lost':
+      return why.startsWith('runner interrupted') ? 'runner-interrupted' : 'runner-lost'
+    case 'cancelled':
+      return 'cancel'
+    case 'stopped':
+      return why.startsWith('killed after') ? 'stop-killed' : 'stop'
+    case 'drained':
+      return why.startsWith('budget') ? 'budget' : 'drain'
+    case 'waiting':
+      return 'usage-limit'
+    case 'succeeded':
+      return unknownExit ? 'exit-unknown' : 'exit'
+    case 'failed': {
+      const policy = /^(timeout|idle|output limit)\b/.exec(why)?.[1]
+      if (policy) return policy === 'output limit' ? 'output-limit' : (policy as 'timeout' | 'idle')
+      if (why.startsWith('runner error')) return 'runner-error'
+      if (why.startsWith('command not found')) return 'not-found'
+      if (/^(runner exited before|working directory|permission denied|cannot start|sbatch|Slurm)/.test(why)) return 'not-started'
+      if (unknownExit) return 'exit-unknown'
+      if (why.includes('usage limit')) return 'usage-limit'
+      if (exitCode === 0) return 'agent-error'
+      if (exitCode !== null) return 'exit'
+      return signal ? 'signal' : null
+    }
+    default:
+      return null
+  }
 }
 
 // Every field is checked, nested ones too: `status` renders them all, and a

@@ -1,6 +1,9 @@
 // The task record: its one declared schema and the status vocabulary
-// (decoding it with clear errors is record-codec.ts). Every status change in drover goes through `transition`,
-// so the allowed moves live in one place (as in pueue).
+// (decoding it with clear errors is record-codec.ts). Every status change goes
+// through the moves table below (as in pueue): `transition` for the moves that
+// carry a run on, `settledRecord` for the ones that end or pause it, which only
+// runner/settle.ts calls (test/scripts/settle.test.ts holds it to that), so what
+// follows an ending (event, queue bookkeeping, retry, hooks) happens in one place.
 
 export const SCHEMA_VERSION = 1
 
@@ -24,6 +27,54 @@ export type TaskStatus = (typeof TASK_STATUSES)[number]
 export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
 export const isFinalStatus = (status: TaskStatus): boolean => FINAL_STATUSES.includes(status)
 
+/** The statuses a run ends or pauses in: every final one, and `waiting` (a usage limit). Only settle.ts moves a record there. */
+export type EndingStatus = Exclude<TaskStatus, 'queued' | 'starting' | 'running' | 'stopping'>
+export const isEndingStatus = (status: TaskStatus): status is EndingStatus => status === 'waiting' || isFinalStatus(status)
+
+/**
+ * Why a run ended (or paused): the fact every decision about an ending reads —
+ * whether it is retried, how a table labels it — where `reason` is the
+ * sentence for people. A record written before causes existed gets one derived
+ * once, when it is decoded (record-codec.ts); a cause this drover does not know
+ * (a newer drover's) reads as null, and the status alone speaks.
+ */
+export const END_CAUSES = [
+  /** the worker exited by itself; its exit code says how. */
+  'exit',
+  /** the worker was killed by a signal drover did not send. */
+  'signal',
+  /** an adopted worker ended (no exit status reaches a runner that is not its parent). */
+  'exit-unknown',
+  /** exit 0, but the agent reported an error or never gave its result. */
+  'agent-error',
+  /** the agent ran into a provider's usage limit (failed, or `waiting` with --on-limit wait). */
+  'usage-limit',
+  /** the program could not be found. */
+  'not-found',
+  /** the run never got going: no working directory, a spawn refused, a runner that died first, a job the scheduler refused. */
+  'not-started',
+  /** requests of a person (or of a scheduler): stop (`stop-killed`: its grace ran out and the tree was killed), cancel, drain. */
+  'stop',
+  'stop-killed',
+  'cancel',
+  'drain',
+  /** policies: --timeout, --idle-timeout, --max-output, a budget (drained). */
+  'timeout',
+  'idle',
+  'output-limit',
+  'budget',
+  /** a dependency of --after did not succeed (skipped). */
+  'dependency',
+  /** the runner vanished without recording an end (lost). */
+  'runner-lost',
+  /** the runner itself was told to go (lost: a shutdown, usually). */
+  'runner-interrupted',
+  /** a bug in the runner (failed). */
+  'runner-error',
+] as const
+export type EndCause = (typeof END_CAUSES)[number]
+export const isEndCause = (value: unknown): value is EndCause => (END_CAUSES as readonly unknown[]).includes(value)
+
 // The agents drover knows (one module each under src/agents/), and `generic` for any other program.
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'generic'] as const
 export type AgentProfileName = (typeof AGENT_PROFILES)[number]
@@ -39,6 +90,8 @@ export interface RunEntry {
   exitCode: number | null
   signal: string | null
   reason: string | null
+  /** why this run ended (null while it runs, and where no cause is known). */
+  cause: EndCause | null
   resumed: boolean
   /** argv of this run when it differs from the task's (an agent resume), else null. */
   command: string[] | null
@@ -155,6 +208,8 @@ export interface TaskRecord {
   status: TaskStatus
   desired: 'running' | 'stopped'
   reason: string | null
+  /** why the current run ended or paused (null while it is under way). */
+  cause: EndCause | null
   exitCode: number | null
   signal: string | null
   createdAt: string
@@ -270,12 +325,33 @@ export interface Outcome {
   at?: string
 }
 
+/** How a run ended or paused: what settle.ts records. */
+export interface Ending {
+  status: EndingStatus
+  cause: EndCause
+  reason: string
+  exitCode?: number | null
+  signal?: string | null
+  at?: string
+}
+
 /**
- * Returns a new record moved to `outcome.status`, keeping the current run's
- * entry in step. Throws on a move the status machine forbids: that is a bug in
- * the caller, not something a user can cause.
+ * Returns a new record moved on to `outcome.status` — running, stopping, or a
+ * new run's starting/queued — keeping the current run's entry in step. Throws
+ * on a move the status machine forbids, and on an ending, which is
+ * `settledRecord`'s: either is a bug in the caller, not something a user can cause.
  */
 export function transition(record: TaskRecord, outcome: Outcome): TaskRecord {
+  if (isEndingStatus(outcome.status)) throw new Error(`task ${record.id}: a run ends through settle.ts, not transition (${record.status} -> ${outcome.status})`)
+  return move(record, outcome, null)
+}
+
+/** The record of a run that ended or paused as `ending` says. Called by runner/settle.ts alone, which writes it and does what follows. */
+export function settledRecord(record: TaskRecord, ending: Ending): TaskRecord {
+  return move(record, ending, ending.cause)
+}
+
+function move(record: TaskRecord, outcome: Outcome, cause: EndCause | null): TaskRecord {
   const to = outcome.status
   if (!canTransition(record.status, to)) {
     throw new Error(`illegal status change for task ${record.id}: ${record.status} -> ${to}`)
@@ -286,6 +362,7 @@ export function transition(record: TaskRecord, outcome: Outcome): TaskRecord {
     ...record,
     status: to,
     reason: outcome.reason !== undefined ? outcome.reason : final ? record.reason : null,
+    cause,
     exitCode: outcome.exitCode !== undefined ? outcome.exitCode : record.exitCode,
     signal: outcome.signal !== undefined ? outcome.signal : record.signal,
     startedAt: to === 'running' ? at : record.startedAt,
@@ -302,6 +379,7 @@ export function transition(record: TaskRecord, outcome: Outcome): TaskRecord {
       exitCode: next.exitCode,
       signal: next.signal,
       reason: final ? next.reason : current.reason,
+      cause: final ? cause : (current.cause ?? null),
     }
   }
   next.runs = runs
@@ -335,6 +413,7 @@ export function beginRun(
         exitCode: null,
         signal: null,
         reason: null,
+        cause: null,
         resumed,
         command,
         outputOffset: null,

@@ -5,17 +5,19 @@
 // with each attempt, with ±20 % jitter so tasks that failed together (a rate
 // limit) do not all come back at the same moment.
 
-import type {TaskRecord} from './record.js'
+import type {EndCause, TaskRecord} from './record.js'
 
 export const DEFAULT_RETRY_DELAY_MS = 1000
 const MAX_DELAY_MS = 3_600_000
 
+/** Causes of a failed run worth trying again: the program's own failure, not a policy's or drover's. */
+const RETRIED: ReadonlySet<EndCause | null> = new Set<EndCause | null>(['exit', 'signal', 'exit-unknown', 'agent-error', 'usage-limit'])
+
 export function retryable(ended: TaskRecord): boolean {
   if (ended.status !== 'failed' || ended.attempt > ended.retryMax) return false
   if (ended.worker === null) return false // never ran: the same again would fail the same way
-  const reason = ended.reason ?? ''
-  if (/^timeout\b/.test(reason)) return ended.retryOnTimeout
-  return !/^(idle|output limit|runner )/.test(reason)
+  if (ended.cause === 'timeout') return ended.retryOnTimeout
+  return RETRIED.has(ended.cause)
 }
 
 /** The delay before attempt `attempt + 1`. */

@@ -4,19 +4,19 @@
 // after checking the worker is still the process we started.
 
 import {readFileSync} from 'node:fs'
-import {acquireLock, taskLockPath} from '../state/lock.js'
 import {currentPlatform, identityState, isSameProcess} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
 import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
 import {ENGINE_QUEUED_PREFIX, isEngineQueued, type Executor} from '../runner/executor.js'
 import {describeOutcome} from './outcome.js'
-import {isFinalStatus, transition, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {dropRequest, type NewRequest, type StopRequest} from '../state/requests.js'
-import {planFor, stopReason} from '../process/stop-plan.js'
-import {appendEvent, fileSize, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../state/store.js'
+import {planFor, stopEndCause, stopReason} from '../process/stop-plan.js'
+import {appendEvent, fileSize, readRecord, safeUnlink, taskPaths, writeFileAtomic} from '../state/store.js'
 import {waitForFinal} from './wait.js'
-import {fireHooks} from '../runner/local-executor.js'
+import {runnerEntry} from '../runner/local-executor.js'
+import {settleTask} from '../runner/settle.js'
 
 export interface ControlResult {
   id: number
@@ -166,26 +166,24 @@ async function pickedUp(stateDir: string, id: number, requestId: string, eventsF
  */
 async function withdrawQueued(stateDir: string, record: TaskRecord, request: NewRequest): Promise<ControlResult | null> {
   const executor = executorOf(record)
-  const release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 10_000})
-  try {
-    const read = readRecord(stateDir, record.id)
-    if (!read.ok || read.record.status !== 'starting' || executor.observe(stateDir, read.record) !== 'starting') return null
-    const why = executor.explain?.(stateDir, read.record) ?? ''
-    if (!why.startsWith(ENGINE_QUEUED_PREFIX) || !executor.cancel(stateDir, record.id)) return null
-    // The job may have started between the look and the scancel: a runner that recorded its start first wins;
-    // one still waiting for this lock finds the run withdrawn and leaves (runner/start-claim.ts).
-    const again = readRecord(stateDir, record.id)
-    if (!again.ok || again.record.status !== 'starting') return null
-    const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
-    const reason = `${status} by request while queued`
-    const next: TaskRecord = {...transition(again.record, {status, reason}), desired: 'stopped'}
-    writeRecord(stateDir, next)
-    fireHooks(stateDir, next)
-    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (it was still queued)`})
-  } finally {
-    release()
-  }
+  const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
+  const {settled} = await settleTask(
+    stateDir,
+    record.id,
+    (current) => {
+      if (current.status !== 'starting' || executor.observe(stateDir, current) !== 'starting') return null
+      const why = executor.explain?.(stateDir, current) ?? ''
+      if (!why.startsWith(ENGINE_QUEUED_PREFIX) || !executor.cancel(stateDir, record.id)) return null
+      // The job may have started between the look and the scancel: a runner that recorded its start first wins;
+      // one still waiting for this lock finds the run withdrawn and leaves (runner/start-claim.ts).
+      const again = readRecord(stateDir, record.id)
+      if (!again.ok || again.record.status !== 'starting') return null
+      return {status, cause: request.kind === 'cancel' ? 'cancel' : 'stop', reason: `${status} by request while queued`, set: {desired: 'stopped'}}
+    },
+    {entry: runnerEntry(), waitMs: 10_000},
+  )
+  if (!settled) return null
+  return result(settled.record, {accepted: true, via: 'direct', final: true, message: `task ${record.id} ${status} (it was still queued)`})
 }
 
 /** SIGKILL is delivered at once, but the pid lingers until its parent reaps it; adoption must see the runner gone. */
@@ -254,25 +252,25 @@ function processExists(pid: number): boolean {
  * `resume --interrupted` after the next reboot.
  */
 async function settleLost(stateDir: string, lost: TaskRecord, request: NewRequest, lostReason: string | null = null): Promise<ControlResult> {
-  const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: 10_000})
-  try {
-    const read = readRecord(stateDir, lost.id)
-    if (!read.ok || read.record.status !== 'lost' || workerAlive(read.record)) {
-      const current = read.ok ? read.record : lost
-      return result(current, {accepted: false, via: 'none', final: isFinalStatus(current.status), message: finalMessage(current)})
-    }
-    const note = strangerNote(read.record)
-    const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
-    const reason = lostReason ? `${status} by request (${lostReason})` : `${status} by request (runner and worker were already gone)`
-    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped'}
-    writeRecord(stateDir, next)
-    fireHooks(stateDir, next)
-    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    const how = lostReason ? `its runner was ended without taking the request: ${lostReason}` : 'was lost; nothing was running'
-    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${status} (${how})${note}`})
-  } finally {
-    release()
+  const status = request.kind === 'cancel' ? 'cancelled' : 'stopped'
+  let note = ''
+  const {current, settled} = await settleTask(
+    stateDir,
+    lost.id,
+    (record) => {
+      if (record.status !== 'lost' || workerAlive(record)) return null
+      note = strangerNote(record)
+      const reason = lostReason ? `${status} by request (${lostReason})` : `${status} by request (runner and worker were already gone)`
+      return {status, cause: request.kind === 'cancel' ? 'cancel' : 'stop', reason, set: {desired: 'stopped'}}
+    },
+    {entry: runnerEntry(), waitMs: 10_000},
+  )
+  if (!settled) {
+    const now = current ?? lost
+    return result(now, {accepted: false, via: 'none', final: isFinalStatus(now.status), message: finalMessage(now)})
   }
+  const how = lostReason ? `its runner was ended without taking the request: ${lostReason}` : 'was lost; nothing was running'
+  return result(settled.record, {accepted: true, via: 'direct', final: true, message: `task ${lost.id} ${status} (${how})${note}`})
 }
 
 /**
@@ -280,46 +278,47 @@ async function settleLost(stateDir: string, lost: TaskRecord, request: NewReques
  * the task lock so two commands never both do it, then record the outcome.
  */
 async function actDirectly(stateDir: string, lost: TaskRecord, request: NewRequest): Promise<ControlResult> {
-  const release = await acquireLock(taskLockPath(stateDir, lost.id), {waitMs: scheduleMs(request) + 10_000})
-  try {
-    const read = readRecord(stateDir, lost.id)
-    const record = read.ok ? read.record : lost
-    if (record.status !== 'lost' || runnerState(stateDir, record) === 'alive') {
-      return result(record, {accepted: false, via: 'none', final: isFinalStatus(record.status), message: finalMessage(record)})
-    }
-    const worker = record.worker!
-    if (!isSameProcess(worker)) {
-      return result(record, {accepted: false, via: 'none', final: true, message: finalMessage(record)})
-    }
-    const paths = taskPaths(stateDir, record.id)
-    appendEvent(paths, {event: 'request', kind: request.kind, direct: true, run: record.runs.length})
-    const tree = new ProcessTree(worker, 'identity', currentPlatform(), {group: true, marks: taskMark(paths)})
-    const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
-    const outcome = await executeStopPlan(tree, {
-      currentPlan: () => plan,
-      writeControl: (word) => {
-        try {
-          // Temp + rename replaces a symlink planted on the path instead of writing through it.
-          writeFileAtomic(paths.control, `${word}\n`, {durable: false})
-        } catch {
-          // the signals still follow
-        }
-      },
-      event: (name, extra) => appendEvent(paths, {event: name, run: record.runs.length, ...extra}),
-    })
-    const reason = `${stopReason(outcome.plan, outcome.killedAfterMs)} (runner was gone)`
-    const checkpoint = plan.cause === 'drain' ? drainCheckpoint(record, paths.session, outcome) : record.checkpoint
-    const next: TaskRecord = {
-      ...transition(record, {status: plan.status, reason}),
-      desired: plan.cause === 'drain' ? record.desired : 'stopped',
-      checkpoint,
-    }
-    writeRecord(stateDir, next)
-    fireHooks(stateDir, next)
-    appendEvent(paths, {event: 'exit', run: next.runs.length, status: next.status, reason})
-    safeUnlink(paths.control)
-    return result(next, {accepted: true, via: 'direct', final: true, message: `task ${next.id} ${outcomeText(next)}`})
-  } finally {
-    release()
+  const paths = taskPaths(stateDir, lost.id)
+  let refusal: TaskRecord | null = null
+  const {settled} = await settleTask(
+    stateDir,
+    lost.id,
+    async (record) => {
+      if (record.status !== 'lost' || runnerState(stateDir, record) === 'alive' || !isSameProcess(record.worker!)) {
+        refusal = record
+        return null
+      }
+      const worker = record.worker!
+      appendEvent(paths, {event: 'request', kind: request.kind, direct: true, run: record.runs.length})
+      const tree = new ProcessTree(worker, 'identity', currentPlatform(), {group: true, marks: taskMark(paths)})
+      const plan = planFor(request.kind, {graceMs: request.graceMs, wrapUp: request.wrapUp, killAfterMs: request.killAfterMs})
+      const outcome = await executeStopPlan(tree, {
+        currentPlan: () => plan,
+        writeControl: (word) => {
+          try {
+            // Temp + rename replaces a symlink planted on the path instead of writing through it.
+            writeFileAtomic(paths.control, `${word}\n`, {durable: false})
+          } catch {
+            // the signals still follow
+          }
+        },
+        event: (name, extra) => appendEvent(paths, {event: name, run: record.runs.length, ...extra}),
+      })
+      return {
+        status: plan.status,
+        cause: stopEndCause(outcome.plan, outcome.killedAfterMs),
+        reason: `${stopReason(outcome.plan, outcome.killedAfterMs)} (runner was gone)`,
+        set: {
+          desired: plan.cause === 'drain' ? record.desired : 'stopped',
+          checkpoint: plan.cause === 'drain' ? drainCheckpoint(record, paths.session, outcome) : record.checkpoint,
+        },
+      }
+    },
+    {entry: runnerEntry(), waitMs: scheduleMs(request) + 10_000, after: () => safeUnlink(paths.control)},
+  )
+  if (!settled) {
+    const record: TaskRecord = refusal ?? lost
+    return result(record, {accepted: false, via: 'none', final: isFinalStatus(record.status), message: finalMessage(record)})
   }
+  return result(settled.record, {accepted: true, via: 'direct', final: true, message: `task ${lost.id} ${outcomeText(settled.record)}`})
 }

@@ -5,7 +5,8 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive, readHintedRecords} from '../state/live-index.js'
-import {fireHooks} from '../runner/local-executor.js'
+import {runnerEntry} from '../runner/local-executor.js'
+import {endedInMemory, settleTask} from '../runner/settle.js'
 import {createWorktree, planWorktree} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
 import {retryOnBusySync} from '../platform/platform.js'
@@ -19,7 +20,6 @@ import {
   beginRun,
   isFinalStatus,
   SCHEMA_VERSION,
-  transition,
   waitsItsTurn,
   type AgentProfileName,
   type ExecutorName,
@@ -93,13 +93,14 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     status,
     desired: 'running',
     reason: null,
+    cause: null,
     exitCode: null,
     signal: null,
     createdAt: at,
     startedAt: null,
     endedAt: null,
     worker: null,
-    runs: [{run: 1, startedAt: null, endedAt: null, status, exitCode: null, signal: null, reason: null, resumed: false, command: null, outputOffset: null}],
+    runs: [{run: 1, startedAt: null, endedAt: null, status, exitCode: null, signal: null, reason: null, cause: null, resumed: false, command: null, outputOffset: null}],
     agentInfo: null,
     checkpoint: null,
     executable: spec.executable ?? null,
@@ -230,25 +231,25 @@ export async function launchRunner(stateDir: string, id: number): Promise<TaskRe
 
 /** The runner died before recording anything: nobody else will write this record, so we do. */
 async function failUnstartedRun(stateDir: string, id: number): Promise<TaskRecord> {
-  const release = await acquireLock(taskLockPath(stateDir, id))
-  try {
+  const paths = taskPaths(stateDir, id)
+  const {current} = await settleTask(
+    stateDir,
+    id,
+    async (record) => {
+      if (record.status !== 'starting') return null
+      // It may have died just after spawning the worker: nothing of the task may outlive this final status.
+      const run = record.runs.length
+      const left = record.keepChildren ? 0 : await stopMarked(taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
+      const leftovers = left > 0 ? `; ${left} leftover process${left === 1 ? '' : 'es'} stopped` : ''
+      return {status: 'failed', cause: 'not-started', reason: `runner exited before starting the worker: ${lastLine(paths.runnerLog) || 'no message'}${leftovers}`}
+    },
+    {entry: runnerEntry(), waitMs: 10_000},
+  )
+  if (!current) {
     const read = readRecord(stateDir, id)
-    if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
-    if (read.record.status !== 'starting') return read.record
-    // It may have died just after spawning the worker: nothing of the task may outlive this final status.
-    const paths = taskPaths(stateDir, id)
-    const run = read.record.runs.length
-    const left = read.record.keepChildren ? 0 : await stopMarked(taskMark(paths), (name, extra) => appendEvent(paths, {event: name, run, ...extra}))
-    const leftovers = left > 0 ? `; ${left} leftover process${left === 1 ? '' : 'es'} stopped` : ''
-    const reason = `runner exited before starting the worker: ${lastLine(paths.runnerLog) || 'no message'}${leftovers}`
-    const failed = transition(read.record, {status: 'failed', reason})
-    writeRecord(stateDir, failed)
-    appendEvent(taskPaths(stateDir, id), {event: 'exit', run: failed.runs.length, status: 'failed', reason})
-    fireHooks(stateDir, failed)
-    return failed
-  } finally {
-    release()
+    throw new DroverError(`task ${id}: ${read.ok ? 'cannot be read' : read.error}`, ExitCode.failed)
   }
+  return current
 }
 
 function lastLine(file: string): string {
@@ -337,10 +338,12 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
 }
 
 // reconcile() takes the task lock itself; here we already hold it, so only
-// the in-memory truth is needed and the caller's write persists it.
+// the in-memory truth is needed: the new run opens on it, and the caller's
+// write of that run persists the lost one in its runs.
 function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
   if (isFinalStatus(record.status) || record.status === 'queued') return record
   if (runnerState(stateDir, record) !== 'gone') return record
   const engine = executorOf(record).explain?.(stateDir, record)
-  return transition(record, {status: 'lost', reason: `runner vanished without recording an end${engine ? ` (${engine})` : ''}`})
+  const reason = `runner vanished without recording an end${engine ? ` (${engine})` : ''}`
+  return endedInMemory(record, {status: 'lost', cause: 'runner-lost', reason})
 }

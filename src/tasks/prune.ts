@@ -7,7 +7,8 @@ import {conflictError} from '../base/errors.js'
 import {acquireLock, LockBusyError, stateLockPath, type Release} from '../state/lock.js'
 import {busyRetryDelays, currentPlatform, type PlatformContext} from '../platform/platform.js'
 import {reconcile, runnerState} from './reconcile.js'
-import {FINAL_STATUSES, isFinalStatus, transition, type TaskRecord} from '../state/record.js'
+import {FINAL_STATUSES, isFinalStatus, type TaskRecord} from '../state/record.js'
+import {endedInMemory} from '../runner/settle.js'
 import {
   claimTask,
   clearDebris,
@@ -51,7 +52,7 @@ interface Plan {
 async function trueRecord(stateDir: string, record: TaskRecord, dryRun: boolean): Promise<TaskRecord> {
   if (isFinalStatus(record.status)) return record
   if (!dryRun) return reconcile(stateDir, record)
-  return runnerState(stateDir, record) === 'gone' ? transition(record, {status: 'lost', reason: 'runner vanished without recording an end'}) : record
+  return runnerState(stateDir, record) === 'gone' ? endedInMemory(record, {status: 'lost', cause: 'runner-lost', reason: 'runner vanished without recording an end'}) : record
 }
 
 /**

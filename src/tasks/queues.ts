@@ -8,28 +8,26 @@ import {isValidTaskName} from '../base/parse.js'
 import {distance, suggest} from '../base/suggest.js'
 import {existsSync} from 'node:fs'
 import {advanceAll, type Advanced} from '../runner/advance.js'
-import {fireHooks} from '../runner/local-executor.js'
-import {acquireLock, LockBusyError, taskLockPath, withLock} from '../state/lock.js'
+import {runnerEntry} from '../runner/local-executor.js'
+import {settleTask} from '../runner/settle.js'
+import {LockBusyError, withLock} from '../state/lock.js'
 import {findTask} from '../state/lookup.js'
 import {readHintedRecords} from '../state/live-index.js'
 import {
   activeIds,
   AFTER_QUEUE,
-  effectiveQueue,
   listQueueNames,
   MAX_PRIORITY,
   queueLockPath,
   queuesDir,
   readQueueConfig,
   removeQueueFiles,
-  removeWaiting,
-  waitingKey,
   waitingKeys,
   writeQueueConfig,
   type QueueConfig,
 } from '../state/queues.js'
-import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {readRecord} from '../state/store.js'
 import {executorOf, reconcile} from './reconcile.js'
 
 /** The queues people made (settings or members); the dependency queue is drover's own. */
@@ -117,7 +115,7 @@ export async function advanceQueues(
   opts: {waitFor?: number; lockWaitMs?: number; only?: string[]; launch?: (id: number) => Promise<unknown>} = {},
 ): Promise<Advanced> {
   if (!existsSync(queuesDir(stateDir))) return {started: [], skipped: []}
-  const done = await advanceAll(stateDir, {check: (record) => reconcile(stateDir, record), lockWaitMs: opts.lockWaitMs, only: opts.only})
+  const done = await advanceAll(stateDir, {check: (record) => reconcile(stateDir, record), lockWaitMs: opts.lockWaitMs, only: opts.only, entry: runnerEntry()})
   for (const id of done.started) {
     if (id === opts.waitFor && opts.launch) {
       await opts.launch(id)
@@ -125,10 +123,6 @@ export async function advanceQueues(
     }
     const read = readRecord(stateDir, id)
     if (read.ok) await executorOf(read.record).submit(stateDir, id, {detach: true})
-  }
-  for (const id of done.skipped) {
-    const read = readRecord(stateDir, id)
-    if (read.ok) fireHooks(stateDir, read.record)
   }
   return done
 }
@@ -222,28 +216,21 @@ export function queuedEndReason(record: TaskRecord, status: 'cancelled' | 'stopp
  * so it is either started or ended, never both.
  */
 export async function endQueued(stateDir: string, record: TaskRecord, kind: 'cancel' | 'stop'): Promise<TaskRecord | null> {
-  let release
   try {
-    release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
+    const {settled} = await settleTask(
+      stateDir,
+      record.id,
+      (current) => {
+        if (current.status !== 'queued') return null
+        const status = kind === 'cancel' ? 'cancelled' : 'stopped'
+        // a retry that will not come has no time any more (status would still show it)
+        return {status, cause: kind, reason: queuedEndReason(current, status), set: {desired: 'stopped', retryAt: null}}
+      },
+      {entry: runnerEntry(), waitMs: 5000},
+    )
+    return settled?.record ?? null
   } catch (error) {
     if (!(error instanceof LockBusyError)) throw error
     throw conflictError(`task ${record.id} is being changed by another drover command; try again`, {id: record.id})
-  }
-  try {
-    const read = readRecord(stateDir, record.id)
-    if (!read.ok || read.record.status !== 'queued') return null
-    const status = kind === 'cancel' ? 'cancelled' : 'stopped'
-    const reason = queuedEndReason(read.record, status)
-    // the line it waited in, by the record it waited with (a retry waits in the unlimited one)
-    const queue = effectiveQueue(read.record)
-    // a retry that will not come has no time any more (status would still show it)
-    const next: TaskRecord = {...transition(read.record, {status, reason}), desired: 'stopped', retryAt: null}
-    writeRecord(stateDir, next)
-    appendEvent(taskPaths(stateDir, next.id), {event: 'exit', run: next.runs.length, status, reason})
-    if (queue) removeWaiting(stateDir, queue, waitingKey(next))
-    fireHooks(stateDir, next)
-    return next
-  } finally {
-    release()
   }
 }

@@ -6,14 +6,14 @@
 
 import {taskMark} from '../process/worker.js'
 import {currentPlatform, listGroupMembers, processStartTime, startedNoEarlierThan} from '../platform/platform.js'
-import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths} from '../state/store.js'
 import {ProcessTree, stopLeftovers, stopMarked, stopUnwatched} from '../process/process-tree.js'
 export {readRunnerIdentity}
-import {acquireLock, taskLockPath} from '../state/lock.js'
 import {reservePath} from '../state/reserve.js'
 import type {RunnerPresence} from '../runner/executor.js'
-import {fireHooks} from '../runner/local-executor.js'
+import {runnerEntry} from '../runner/local-executor.js'
+import {endedInMemory, settleTask, type Settlement} from '../runner/settle.js'
 import {executorOf, workerAliveHere} from '../runner/executors.js'
 export {executorOf}
 
@@ -36,37 +36,40 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
   const presence = runnerState(stateDir, record)
   if (presence === 'starting') return withEngineReason(stateDir, record)
   if (presence !== 'gone') return record
-  let release: (() => void) | null = null
+  // What the lock holder decided, kept for a state dir that cannot be written (read-only, full): the truth is still told.
+  let lost: Settlement | null = null
+  let kept: TaskRecord | null = null
   try {
-    release = await acquireLock(taskLockPath(stateDir, record.id), {waitMs: 5000})
+    const {current, settled} = await settleTask(
+      stateDir,
+      record.id,
+      async (fresh) => {
+        if (isFinalStatus(fresh.status) || fresh.status === 'queued' || runnerState(stateDir, fresh) !== 'gone') return null
+        if (fresh.status !== 'starting' && executorOf(fresh).capabilities.adopt && workerAlive(fresh)) {
+          kept = await adoptWorker(stateDir, fresh)
+          if (kept) return null
+        }
+        // The worker lives and no runner could take it over: nothing of a task may outlive its final status.
+        const unwatched = fresh.status !== 'starting' && !fresh.keepChildren && workerAlive(fresh)
+        const left = unwatched ? await stopUnwatchedWorker(stateDir, fresh) : await stopOrphans(stateDir, fresh)
+        lost = lostSettlement(fresh, left, executorOf(fresh).explain?.(stateDir, fresh), unwatched, unreached(stateDir, fresh))
+        return lost
+      },
+      {
+        entry: runnerEntry(),
+        waitMs: 5000,
+        after: () => {
+          safeUnlink(taskPaths(stateDir, record.id).runner)
+          // The dead runner's disk-full ballast is nobody's now.
+          safeUnlink(reservePath(taskPaths(stateDir, record.id).dir))
+        },
+      },
+    )
+    if (settled) return settled.record
+    return kept ?? current ?? endedInMemory(record, lostSettlement(record))
   } catch {
-    return markLost(record)
-  }
-  try {
-    const fresh = readRecord(stateDir, record.id)
-    if (!fresh.ok) return markLost(record)
-    if (isFinalStatus(fresh.record.status) || fresh.record.status === 'queued' || runnerState(stateDir, fresh.record) !== 'gone') return fresh.record
-    if (fresh.record.status !== 'starting' && executorOf(fresh.record).capabilities.adopt && workerAlive(fresh.record)) {
-      const adopted = await adoptWorker(stateDir, fresh.record)
-      if (adopted) return adopted
-    }
-    // The worker lives and no runner could take it over: nothing of a task may outlive its final status.
-    const unwatched = fresh.record.status !== 'starting' && !fresh.record.keepChildren && workerAlive(fresh.record)
-    const left = unwatched ? await stopUnwatchedWorker(stateDir, fresh.record) : await stopOrphans(stateDir, fresh.record)
-    const lost = markLost(fresh.record, left, executorOf(fresh.record).explain?.(stateDir, fresh.record), unwatched, unreached(stateDir, fresh.record))
-    try {
-      writeRecord(stateDir, lost)
-      appendEvent(taskPaths(stateDir, record.id), {event: 'lost', run: lost.runs.at(-1)?.run ?? 0, reason: lost.reason})
-      safeUnlink(taskPaths(stateDir, record.id).runner)
-      // The dead runner's disk-full ballast is nobody's now.
-      safeUnlink(reservePath(taskPaths(stateDir, record.id).dir))
-      fireHooks(stateDir, lost)
-    } catch {
-      // read-only or full: report the truth without persisting it
-    }
-    return lost
-  } finally {
-    release()
+    // busy, read-only or full: report the truth without persisting it
+    return endedInMemory(record, lost ?? lostSettlement(record))
   }
 }
 
@@ -85,12 +88,12 @@ async function adoptWorker(stateDir: string, record: TaskRecord): Promise<TaskRe
   return runnerState(stateDir, read.record) === 'alive' || isFinalStatus(read.record.status) ? read.record : null
 }
 
-function markLost(record: TaskRecord, leftovers = 0, engine?: string | null, unwatched = false, unreachedNote?: string | null): TaskRecord {
+function lostSettlement(record: TaskRecord, leftovers = 0, engine?: string | null, unwatched = false, unreachedNote?: string | null): Settlement {
   const base =
     record.status === 'starting' ? 'runner never started' : unwatched ? 'runner vanished and no new runner could take the worker over' : 'runner vanished without recording an end'
   const reason = engine ? `${base} (${engine})` : base
   const notes = [reason, leftovers > 0 ? `${leftovers} leftover process${leftovers === 1 ? '' : 'es'} stopped` : null, unreachedNote ?? null]
-  return transition(record, {status: 'lost', reason: notes.filter(Boolean).join('; ')})
+  return {status: 'lost', cause: 'runner-lost', reason: notes.filter(Boolean).join('; ')}
 }
 
 /**

@@ -11,10 +11,10 @@ import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {newRecord} from '../../src/tasks/launch.js'
 import {processStartTime} from '../../src/platform/platform.js'
-import {transition} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
 import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, ROOT, type CliResult, waitFor} from '../helpers/cli.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 const node = process.execPath
 const strays: number[] = []
@@ -69,7 +69,7 @@ async function killRunner(dir: string, id: number): Promise<void> {
  */
 async function orphan(dir: string, id: number): Promise<void> {
   await killRunner(dir, id)
-  writeRecord(dir, transition(readTask(dir, id), {status: 'lost', reason: 'runner vanished without recording an end'}))
+  writeRecord(dir, moveTo(readTask(dir, id), {status: 'lost', reason: 'runner vanished without recording an end'}))
 }
 
 describe('stop', () => {
@@ -337,7 +337,7 @@ describe('when the runner is gone', () => {
       const spec = {command: [node, 'gone.mjs'], shell: null, name: null, cwd: dir, env: {}, agent: 'generic' as const}
       const created = newRecord(id, {...spec, policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null}})
       createTaskLayout(taskPaths(dir, id))
-      writeRecord(dir, {...transition(created, {status: 'running'}), worker: {pid: stranger.pid!, startTime: notItsStart}})
+      writeRecord(dir, {...moveTo(created, {status: 'running'}), worker: {pid: stranger.pid!, startTime: notItsStart}})
       // Its runner's pid was recycled too.
       writeFileAtomic(taskPaths(dir, id).runner, JSON.stringify({pid: stranger.pid, startTime: notItsStart}))
       return id

@@ -10,10 +10,10 @@ import {afterEach, describe, expect, it, vi} from 'vitest'
 
 import {newRecord} from '../../src/tasks/launch.js'
 import {processStartTime} from '../../src/platform/platform.js'
-import {transition} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
 import {BIN, cleanupStateDirs, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, type CliResult, waitFor} from '../helpers/cli.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 const node = process.execPath
 const ESC = '\u001B'
@@ -424,7 +424,7 @@ describe('concurrency and lost runners', () => {
     const fake = {pid: sleep.pid!, startTime: String(Number(realStart) + 1)}
     const id = allocateTaskId(dir)
     createTaskLayout(taskPaths(dir, id))
-    const record = transition(newRecord(id, {
+    const record = moveTo(newRecord(id, {
       command: ['sleep', '300'], shell: null, name: null, cwd: '/', env: {}, agent: 'generic',
       policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},
     }), {status: 'running'})

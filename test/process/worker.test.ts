@@ -4,9 +4,10 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {checkCwd, launchWorker, workerEnv} from '../../src/process/worker.js'
 import {newRecord} from '../../src/tasks/launch.js'
-import {beginRun, transition} from '../../src/state/record.js'
+import {beginRun} from '../../src/state/record.js'
 import {taskPaths} from '../../src/state/store.js'
 import {posixOnly} from '../helpers/skips.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -34,7 +35,7 @@ describe('worker launch', () => {
     const first = workerEnv('/state', record, record.runs[0], paths)
     expect(first).toMatchObject({DROVER_TASK_ID: '4', DROVER_STATE_DIR: '/state', DROVER_CONTROL_FILE: paths.control, DROVER_SESSION_DIR: paths.session, DROVER_RUN: '1', API_TOKEN: 'x'})
     expect(first.DROVER_RESUME).toBeUndefined()
-    const resumed = beginRun(transition(transition(record, {status: 'running'}), {status: 'drained'}), true)
+    const resumed = beginRun(moveTo(moveTo(record, {status: 'running'}), {status: 'drained'}), true)
     expect(workerEnv('/state', resumed, resumed.runs[1], paths)).toMatchObject({DROVER_RESUME: '1', DROVER_RUN: '2'})
   })
 

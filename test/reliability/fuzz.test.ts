@@ -12,7 +12,7 @@ import {newRecord} from '../../src/tasks/launch.js'
 import {DroverError} from '../../src/base/errors.js'
 import {formatDuration, parseDuration, parseEnvAssignment, parseSize, parseTaskName, parseTaskRef} from '../../src/base/parse.js'
 import {parsePruneStatuses} from '../../src/tasks/prune.js'
-import {beginRun, isFinalStatus, transition, type TaskRecord} from '../../src/state/record.js'
+import {beginRun, isFinalStatus, type TaskRecord} from '../../src/state/record.js'
 import {decodeRecord, encodeRecord, RecordError} from '../../src/state/record-codec.js'
 import {readRequests} from '../../src/state/requests.js'
 import {planFor} from '../../src/process/stop-plan.js'
@@ -22,6 +22,7 @@ import {commandLine, runtimeMs, taskDetailJson, taskJson} from '../../src/api/ta
 import {shortTime} from '../../src/cli/render/time.js'
 import {cleanupStateDirs, drover, makeStateDir} from '../helpers/cli.js'
 import {fabricateTask} from '../fixtures/rel-state.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'drover-rel-fuzz-'))
 afterAll(() => {
@@ -44,10 +45,10 @@ function richRecord(): TaskRecord {
     },
     '2024-01-01T00:00:00.000Z',
   )
-  record = transition(record, {status: 'running', at: '2024-01-01T00:00:01.000Z'})
-  record = transition(record, {status: 'drained', at: '2024-01-01T00:10:00.000Z', reason: 'drained'})
+  record = moveTo(record, {status: 'running', at: '2024-01-01T00:00:01.000Z'})
+  record = moveTo(record, {status: 'drained', at: '2024-01-01T00:10:00.000Z', reason: 'drained'})
   record = beginRun(record, true, ['claude', '--resume', 'abc'], '2024-01-01T01:00:00.000Z')
-  record = transition(record, {status: 'running', at: '2024-01-01T01:00:01.000Z'})
+  record = moveTo(record, {status: 'running', at: '2024-01-01T01:00:01.000Z'})
   return {
     ...record,
     worker: {pid: 4242, startTime: '123456'},
@@ -126,7 +127,7 @@ function useRecord(record: TaskRecord): void {
   const detail = taskDetailJson(stateDir, record, {runnerAlive: false, workerAlive: false})
   renderStatus(detail, {paint: (_style, text) => text, tailLines: 5})
   JSON.stringify(json)
-  if (!isFinalStatus(record.status)) transition(record, {status: 'lost', reason: 'fuzz'})
+  if (!isFinalStatus(record.status)) moveTo(record, {status: 'lost', reason: 'fuzz'})
   else if (record.status !== 'cancelled') beginRun(record, false)
 }
 

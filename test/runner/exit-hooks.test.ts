@@ -8,11 +8,12 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {prepareStart} from '../../src/api/start-options.js'
 import {fireExitHooks, hooksPending} from '../../src/runner/exit-hooks.js'
 import {runnerEntry} from '../../src/runner/standby.js'
-import {transition, type TaskRecord} from '../../src/state/record.js'
+import {type TaskRecord} from '../../src/state/record.js'
 import {taskPaths, writeRecord} from '../../src/state/store.js'
 import {newRecord} from '../../src/tasks/launch.js'
 import {cleanupStateDirs, makeStateDir, waitFor} from '../helpers/cli.js'
 import {posixOnly} from '../helpers/skips.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -24,7 +25,7 @@ posixOnly('a shell line appending to a file').describe('exit hooks', () => {
     const log = path.join(stateDir, 'hooks.txt')
     const base = newRecord(1, prepareStart({command: ['true'], onExit: `echo "$DROVER_TASK_ID $DROVER_STATUS" >> '${log}'`}).spec)
     mkdirSync(taskPaths(stateDir, 1).dir, {recursive: true})
-    const ended: TaskRecord = transition({...transition(base, {status: 'running'}), worker: {pid: 4321, startTime: '1'}}, {status: 'succeeded', exitCode: 0})
+    const ended: TaskRecord = moveTo({...moveTo(base, {status: 'running'}), worker: {pid: 4321, startTime: '1'}}, {status: 'succeeded', exitCode: 0})
     writeRecord(stateDir, ended)
     expect(hooksPending(stateDir, ended)).toBe(true)
     // a supervisor that dies at once: the firer killed between starting it and its first step

@@ -6,11 +6,11 @@ import {describe, expect, it} from 'vitest'
 import {emptyAgentInfo} from '../../src/agents/events.js'
 import {newRecord} from '../../src/tasks/launch.js'
 import type {StopOutcome} from '../../src/process/process-tree.js'
-import {transition} from '../../src/state/record.js'
 import {runEnd, UNKNOWN_EXIT, type RunSeen} from '../../src/runner/run-outcome.js'
 import {planFor} from '../../src/process/stop-plan.js'
+import {moveTo} from '../helpers/record-moves.js'
 
-const record = transition(
+const record = moveTo(
   newRecord(4, {command: ['claude', '-p', 'x'], shell: null, name: null, cwd: '/w', env: {}, agent: 'claude', policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null}}),
   {status: 'running'},
 )
@@ -19,16 +19,16 @@ const stop = (cause: 'drain' | 'stop', over: Partial<StopOutcome> = {}): StopOut
 
 describe('runEnd', () => {
   it('an exit code or a signal, saying when the disk was full', () => {
-    expect(runEnd(seen({}))).toEqual({status: 'succeeded', reason: 'exit 0', exitCode: 0, signal: null})
-    expect(runEnd(seen({exit: {code: 3, signal: null}}))).toMatchObject({status: 'failed', reason: 'exit 3', exitCode: 3})
-    expect(runEnd(seen({exit: {code: null, signal: 'SIGSEGV'}, diskFull: () => true}))).toMatchObject({status: 'failed', reason: 'killed by SIGSEGV (no space left on device)', signal: 'SIGSEGV'})
+    expect(runEnd(seen({}))).toEqual({status: 'succeeded', cause: 'exit', reason: 'exit 0', exitCode: 0, signal: null})
+    expect(runEnd(seen({exit: {code: 3, signal: null}}))).toMatchObject({status: 'failed', cause: 'exit', reason: 'exit 3', exitCode: 3})
+    expect(runEnd(seen({exit: {code: null, signal: 'SIGSEGV'}, diskFull: () => true}))).toMatchObject({status: 'failed', cause: 'signal', reason: 'killed by SIGSEGV (no space left on device)', signal: 'SIGSEGV'})
   })
 
   it('a graded stop decides the status; a drain leaves a checkpoint saying how it went', () => {
-    expect(runEnd(seen({stop: stop('stop'), exit: {code: 0, signal: null}}))).toMatchObject({status: 'stopped', reason: 'stopped by request'})
+    expect(runEnd(seen({stop: stop('stop'), exit: {code: 0, signal: null}}))).toMatchObject({status: 'stopped', cause: 'stop', reason: 'stopped by request'})
     const withSession = {...record, agentInfo: {...emptyAgentInfo(), sessionId: 'S'}}
     const cooperative = runEnd(seen({record: withSession, stop: stop('drain')}))
-    expect(cooperative).toMatchObject({status: 'drained', reason: 'drained', checkpoint: {sessionId: 'S', mode: 'cooperative', forced: false, tookMs: 1200}})
+    expect(cooperative).toMatchObject({status: 'drained', cause: 'drain', reason: 'drained', checkpoint: {sessionId: 'S', mode: 'cooperative', forced: false, tookMs: 1200}})
     const safe = runEnd(seen({stop: stop('drain', {forced: true, atSafePoint: true}), exit: {code: null, signal: 'SIGTERM'}}))
     expect(safe.checkpoint).toMatchObject({mode: 'safe-point', forced: false})
     const forced = runEnd(seen({stop: stop('drain', {forced: true, atSafePoint: true, killedAfterMs: 3000}), exit: {code: null, signal: 'SIGKILL'}}))
@@ -37,7 +37,7 @@ describe('runEnd', () => {
 
   it('where exits carry no signal (Windows), a worker the stop killed is recorded killed, not by the exit code taskkill /F left', () => {
     const killed = {stop: stop('stop', {forced: true, killedAfterMs: 10_000}), exit: {code: 0, signal: null}}
-    expect(runEnd(seen({...killed, exitShowsSignal: false}))).toMatchObject({status: 'stopped', reason: 'killed after 10 s', exitCode: null, signal: 'SIGKILL'})
+    expect(runEnd(seen({...killed, exitShowsSignal: false}))).toMatchObject({status: 'stopped', cause: 'stop-killed', reason: 'killed after 10 s', exitCode: null, signal: 'SIGKILL'})
     expect(runEnd(seen({...killed, exit: {code: 1, signal: null}, exitShowsSignal: false}))).toMatchObject({exitCode: null, signal: 'SIGKILL'})
     // not killed: its own exit code stands
     expect(runEnd(seen({stop: stop('stop', {forced: true}), exit: {code: 0, signal: null}, exitShowsSignal: false}))).toMatchObject({exitCode: 0, signal: null})
@@ -47,7 +47,7 @@ describe('runEnd', () => {
 
   it('an adopted worker has no exit status: succeeded only on the agent\'s own word', () => {
     const adopted = {adopted: true, exit: {code: null, signal: null}}
-    expect(runEnd(seen(adopted))).toEqual({status: 'failed', reason: UNKNOWN_EXIT, exitCode: null, signal: null})
+    expect(runEnd(seen(adopted))).toEqual({status: 'failed', cause: 'exit-unknown', reason: UNKNOWN_EXIT, exitCode: null, signal: null})
     const success = {...record, agentInfo: {...emptyAgentInfo(), lastEvent: 'result/success'}}
     expect(runEnd(seen({...adopted, record: success}))).toMatchObject({status: 'succeeded', reason: `${UNKNOWN_EXIT}; the agent reported success`})
     const errored = {...record, agentInfo: {...emptyAgentInfo(), lastEvent: 'result/success', error: 'API Error'}}

@@ -12,12 +12,12 @@ import {
   FINAL_STATUSES,
   TASK_STATUSES,
   taskExitCode,
-  transition,
   type TaskRecord,
   type TaskStatus,
 } from '../../src/state/record.js'
 import {decodeRecord, encodeRecord, RecordError} from '../../src/state/record-codec.js'
 import {signalNumber} from '../../src/platform/platform.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 const spec = {
   command: ['claude', '-p', 'hello'], shell: null, name: 'fix', cwd: '/work', env: {A: 'b'}, agent: 'claude' as const,
@@ -38,7 +38,7 @@ function decodeError(value: unknown): string {
 
 describe('decodeRecord', () => {
   it('round-trips what encodeRecord writes', () => {
-    const record = transition(fresh(), {status: 'running'})
+    const record = moveTo(fresh(), {status: 'running'})
     expect(decodeRecord(encodeRecord(record))).toEqual(record)
   })
 
@@ -142,12 +142,12 @@ describe('transitions', () => {
 
   it.each(legal)('allows %s -> %s', (from, to) => {
     expect(canTransition(from, to)).toBe(true)
-    expect(transition(at(from), {status: to}).status).toBe(to)
+    expect(moveTo(at(from), {status: to}).status).toBe(to)
   })
 
   it.each(illegal)('refuses %s -> %s by throwing', (from, to) => {
     expect(canTransition(from, to)).toBe(false)
-    expect(() => transition(at(from), {status: to})).toThrow(`illegal status change for task 7: ${from} -> ${to}`)
+    expect(() => moveTo(at(from), {status: to})).toThrow(`illegal status change for task 7: ${from} -> ${to}`)
   })
 
   it('no final status can go anywhere but back to starting or queued (a new run), except lost being corrected', () => {
@@ -162,10 +162,10 @@ describe('transitions', () => {
   })
 
   it('stamps start and end times and keeps the current run in step', () => {
-    const running = transition(fresh(), {status: 'running', at: '2024-01-01T00:00:01.000Z'})
+    const running = moveTo(fresh(), {status: 'running', at: '2024-01-01T00:00:01.000Z'})
     expect(running.startedAt).toBe('2024-01-01T00:00:01.000Z')
     expect(running.endedAt).toBeNull()
-    const failed = transition(running, {status: 'failed', reason: 'exit 3', exitCode: 3, at: '2024-01-01T00:00:05.000Z'})
+    const failed = moveTo(running, {status: 'failed', reason: 'exit 3', exitCode: 3, at: '2024-01-01T00:00:05.000Z'})
     expect(failed).toMatchObject({status: 'failed', reason: 'exit 3', exitCode: 3, endedAt: '2024-01-01T00:00:05.000Z'})
     expect(failed.runs).toEqual([
       expect.objectContaining({run: 1, status: 'failed', reason: 'exit 3', exitCode: 3, startedAt: '2024-01-01T00:00:01.000Z', endedAt: '2024-01-01T00:00:05.000Z'}),
@@ -176,12 +176,12 @@ describe('transitions', () => {
   })
 
   it('beginRun opens a new run on a final task, clearing the last outcome but keeping history', () => {
-    const ended = transition(transition(fresh(), {status: 'running'}), {status: 'failed', reason: 'exit 1', exitCode: 1})
+    const ended = moveTo(moveTo(fresh(), {status: 'running'}), {status: 'failed', reason: 'exit 1', exitCode: 1})
     const again = beginRun(ended, true, ['claude', '--resume', 's1'])
     expect(again).toMatchObject({status: 'starting', desired: 'running', reason: null, exitCode: null, signal: null, worker: null, startedAt: null, endedAt: null})
     expect(again.runs.map((r) => [r.run, r.status, r.resumed])).toEqual([[1, 'failed', false], [2, 'starting', true]])
     expect(again.runs[1].command).toEqual(['claude', '--resume', 's1'])
-    expect(() => beginRun(transition(fresh(), {status: 'running'}), false)).toThrow(/illegal status change/)
+    expect(() => beginRun(moveTo(fresh(), {status: 'running'}), false)).toThrow(/illegal status change/)
   })
 })
 
@@ -215,7 +215,7 @@ describe('queued and skipped', () => {
     for (const to of ['running', 'stopping', 'succeeded', 'failed', 'lost'] as const) expect(canTransition('queued', to)).toBe(false)
     expect(FINAL_STATUSES).toContain('skipped')
     expect(canTransition('skipped', 'queued')).toBe(true)
-    const skipped = transition(newRecord(8, {...spec, after: [3]}), {status: 'skipped', reason: 'dependency 3 failed (exit 1)'})
+    const skipped = moveTo(newRecord(8, {...spec, after: [3]}), {status: 'skipped', reason: 'dependency 3 failed (exit 1)'})
     expect(skipped.runs[0]).toMatchObject({status: 'skipped', reason: 'dependency 3 failed (exit 1)', startedAt: null})
     expect(beginRun(skipped, false, null, undefined, 'queued')).toMatchObject({status: 'queued', runs: [{}, {run: 2, status: 'queued'}]})
   })

@@ -12,10 +12,11 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {followTask, tailOffset} from '../../src/tasks/follow.js'
 import {newRecord} from '../../src/tasks/launch.js'
 import {processStartTime} from '../../src/platform/platform.js'
-import {transition, type TaskRecord} from '../../src/state/record.js'
+import {type TaskRecord} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
 import {waitFor} from '../helpers/cli.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 let dir: string
 beforeEach(() => {
@@ -111,7 +112,7 @@ describe('followTask', () => {
     const paths = taskPaths(stateDir, id)
     createTaskLayout(paths)
     output = paths.output
-    record = transition(newRecord(id, spec), {status: 'running'})
+    record = moveTo(newRecord(id, spec), {status: 'running'})
     writeRecord(stateDir, record)
     writeFileAtomic(paths.runner, JSON.stringify({pid: process.pid, startTime: processStartTime(process.pid)}))
   })
@@ -133,7 +134,7 @@ describe('followTask', () => {
   }
 
   const end = (exitCode: number) =>
-    writeRecord(stateDir, transition(record, {status: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason: `exit ${exitCode}`}))
+    writeRecord(stateDir, moveTo(record, {status: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason: `exit ${exitCode}`}))
 
   it('passes on every line in order, once, and returns the final record', async () => {
     const f = follow()

@@ -10,8 +10,9 @@ import fc from 'fast-check'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {newRecord} from '../../src/tasks/launch.js'
 import {readOutputPage} from '../../src/tasks/output-page.js'
-import {transition, type TaskRecord} from '../../src/state/record.js'
+import {type TaskRecord} from '../../src/state/record.js'
 import {taskPaths} from '../../src/state/store.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 let stateDir: string
 let running: TaskRecord
@@ -25,8 +26,8 @@ const spec = {
 
 beforeEach(() => {
   stateDir = mkdtempSync(path.join(os.tmpdir(), 'drover-page-'))
-  running = transition(newRecord(1, spec), {status: 'running'})
-  ended = transition(running, {status: 'succeeded', exitCode: 0})
+  running = moveTo(newRecord(1, spec), {status: 'running'})
+  ended = moveTo(running, {status: 'succeeded', exitCode: 0})
   const paths = taskPaths(stateDir, 1)
   mkdirSync(paths.dir, {recursive: true})
   output = paths.output

@@ -9,7 +9,6 @@ import {existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir, markLive} from '../../src/state/live-index.js'
-import {transition} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {summaryDir} from '../../src/state/layout.js'
 import {encodeRecord} from '../../src/state/record-codec.js'
@@ -18,6 +17,7 @@ import {loadNewestTasks, loadRecentTasks, loadTasks, readEveryRecord} from '../.
 import {makeTask, snapshot} from '../fixtures/prune-state.js'
 import {childrenKilledAfterEach, liveProcess} from '../helpers/sleepers.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 afterEach(() => cleanupStateDirs())
 // registered after the clean-up, so run before it, as the kill came first
@@ -67,7 +67,7 @@ describe('loadRecentTasks', () => {
     // The running task ends: its record says so and its runner.json is gone.
     const read = readRecord(dir, running)
     if (!read.ok) throw new Error(read.error)
-    writeRecord(dir, {...transition(read.record, {status: 'stopped', reason: 'stopped by request'}), desired: 'stopped'})
+    writeRecord(dir, {...moveTo(read.record, {status: 'stopped', reason: 'stopped by request'}), desired: 'stopped'})
     rmSync(taskPaths(dir, running).runner)
 
     expect((await ids(dir)).ids).toEqual([lost, ...ended.slice(-20)])

@@ -8,8 +8,9 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {newRecord} from '../../src/tasks/launch.js'
 import {usageSeries} from '../../src/tasks/usage-series.js'
-import {transition, type TaskRecord} from '../../src/state/record.js'
+import {type TaskRecord} from '../../src/state/record.js'
 import {taskPaths} from '../../src/state/store.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 let stateDir: string
 
@@ -34,7 +35,7 @@ afterEach(() => rmSync(stateDir, {recursive: true, force: true}))
 
 describe('usageSeries', () => {
   it('gives one point per turn, with the tokens so far, and the cost once reported', async () => {
-    const record = transition(newRecord(1, spec('claude')), {status: 'running'})
+    const record = moveTo(newRecord(1, spec('claude')), {status: 'running'})
     record.runs[0].outputOffset = 0
     const log = [assistant('m1', 10, 5), assistant('m1', 10, 8), 'not an event', assistant('m2', 20, 4), result(0.5), ''].join('\n')
     expect(await usageSeries(stateDir, withLog(record, log))).toEqual([
@@ -46,7 +47,7 @@ describe('usageSeries', () => {
   it('adds a resumed run to the first, counting the session-wide cost once', async () => {
     const first = [assistant('m1', 10, 5), result(0.5), ''].join('\n')
     const second = [assistant('m2', 7, 3), result(0.75), ''].join('\n')
-    const record = transition(newRecord(1, spec('claude')), {status: 'running'})
+    const record = moveTo(newRecord(1, spec('claude')), {status: 'running'})
     record.runs = [
       {...record.runs[0], outputOffset: 0},
       {...record.runs[0], run: 2, resumed: true, outputOffset: Buffer.byteLength(first)},

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {taskJson} from '../../src/api/task-json.js'
 import {taskRow} from '../../src/ui/rows.js'
 import {newRecord} from '../../src/tasks/launch.js'
-import {transition} from '../../src/state/record.js'
+import {moveTo} from '../helpers/record-moves.js'
 
 const spec = {
   command: ['sh', '-c', 'echo "a\nb"'], shell: null, name: null, cwd: '/', env: {}, agent: 'generic' as const,
@@ -11,7 +11,7 @@ const spec = {
 
 describe("the dashboard's rows", () => {
   it("carry the CLI's outcome label and its one-line command", () => {
-    const failed = transition(transition(newRecord(3, spec), {status: 'running'}), {status: 'failed', exitCode: 2})
+    const failed = moveTo(moveTo(newRecord(3, spec), {status: 'running'}), {status: 'failed', exitCode: 2})
     const row = taskRow(taskJson(failed))
     expect(row).toMatchObject({id: 3, status: 'failed', outcome: 'failed (2)'})
     // on one line: the newline shows as \n

@@ -6,9 +6,10 @@ import {prepareStart} from '../../../src/api/start-options.js'
 import {taskJson} from '../../../src/api/task-json.js'
 import {renderTaskTable, TaskTable} from '../../../src/cli/render/list-view.js'
 import {CELL, CELL_COUNT, pidCell} from '../../../src/api/row-cells.js'
-import {transition, type TaskRecord} from '../../../src/state/record.js'
+import {type TaskRecord} from '../../../src/state/record.js'
 import {newRecord} from '../../../src/tasks/launch.js'
 import {posixOnly} from '../../helpers/skips.js'
+import {moveTo} from '../../helpers/record-moves.js'
 
 // Slurm has no Windows build: start refuses --executor slurm there, so these tasks cannot be made.
 const slurmOnly = posixOnly('Slurm, which start refuses on Windows')
@@ -20,7 +21,7 @@ function record(executor: 'local' | 'slurm', jobId: string | null = null): TaskR
   return base.slurm ? {...base, slurm: {...base.slurm, jobId}} : base
 }
 
-const running = (r: TaskRecord, host: string | null = null): TaskRecord => ({...transition(r, {status: 'running'}), worker, host})
+const running = (r: TaskRecord, host: string | null = null): TaskRecord => ({...moveTo(r, {status: 'running'}), worker, host})
 // waiting for a slot of drover's own queue: no job yet
 const queued = (r: TaskRecord): TaskRecord => ({...r, status: 'queued'})
 
@@ -30,16 +31,16 @@ describe('the PID column of list', () => {
     expect(pidCell(taskJson({...record('slurm', '4242'), reason: 'queued in Slurm: job 4242 pending (Resources)'}))).toBe('job 4242')
     const onNode = running(record('slurm', '4242'), 'node7')
     expect(pidCell(taskJson(onNode))).toBe('4321@node7')
-    expect(pidCell(taskJson(transition(onNode, {status: 'succeeded', exitCode: 0})))).toBe('job 4242')
-    expect(pidCell(taskJson(transition(onNode, {status: 'lost', reason: 'runner vanished'})))).toBe('job 4242')
+    expect(pidCell(taskJson(moveTo(onNode, {status: 'succeeded', exitCode: 0})))).toBe('job 4242')
+    expect(pidCell(taskJson(moveTo(onNode, {status: 'lost', reason: 'runner vanished'})))).toBe('job 4242')
   })
 
   it('a local task: its pid while it runs or is lost, nothing once it ended or before it has one', () => {
     expect(pidCell(taskJson(record('local')))).toBe('')
     const live = running(record('local'))
     expect(pidCell(taskJson(live))).toBe('4321')
-    expect(pidCell(taskJson(transition(live, {status: 'lost', reason: 'runner vanished'})))).toBe('4321')
-    expect(pidCell(taskJson(transition(live, {status: 'succeeded', exitCode: 0})))).toBe('')
+    expect(pidCell(taskJson(moveTo(live, {status: 'lost', reason: 'runner vanished'})))).toBe('4321')
+    expect(pidCell(taskJson(moveTo(live, {status: 'succeeded', exitCode: 0})))).toBe('')
   })
 
   slurmOnly.it('keeps the table as narrow as before: no column is added', () => {
@@ -51,8 +52,8 @@ describe('the PID column of list', () => {
 describe('list: QUEUE, TURNS and COST where a task has them; budget drains; local times', () => {
   const usage = {turns: 12, costUsd: 0.4321, inputTokens: 100, outputTokens: 50}
   it('adds QUEUE, TURNS and COST only when some task has a value, the session totals across resumes', () => {
-    const agent: TaskRecord = {...transition(running(record('local')), {status: 'drained', reason: 'budget: max-turns 12 reached (12 turns)'}), queue: 'agents', agentInfo: {...usage, turns: 3, sessionId: 's', lastEvent: null, error: null, session: usage}}
-    const plain = transition(running(record('local')), {status: 'succeeded', exitCode: 0})
+    const agent: TaskRecord = {...moveTo(running(record('local')), {status: 'drained', reason: 'budget: max-turns 12 reached (12 turns)'}), queue: 'agents', agentInfo: {...usage, turns: 3, sessionId: 's', lastEvent: null, error: null, session: usage}}
+    const plain = moveTo(running(record('local')), {status: 'succeeded', exitCode: 0})
     const [head, first, second] = renderTaskTable([taskJson(agent), taskJson(plain)], {color: false, width: undefined}).split('\n')
     expect(head.trim().split(/\s+/)).toEqual(['ID', 'NAME', 'STATUS', 'QUEUE', 'PID', 'STARTED', 'RUNTIME', 'TURNS', 'COST', 'COMMAND'])
     expect(first).toMatch(/^7 +drained \(budget\) +agents +\S+ +\S+ +12 +\$0\.43 +true$/)

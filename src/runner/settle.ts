@@ -1,0 +1,129 @@
+// The one way a run ends or pauses. Whoever records an ending — the task's
+// runner, or a command holding the task lock because no runner will (a stop of
+// an orphaned worker, a queued task cancelled, a runner found gone) — calls
+// settle, which does what follows in one order: the record, the `exit` event,
+// a retry's next attempt, the queue bookkeeping, the exit hooks. Later
+// features that react to a status change hook in here, not at each caller.
+// It is in the runner's layer because the runner uses it, so it loads no
+// more than the runner may (the lock module only when a lock is asked for).
+
+import type {ChildProcess} from 'node:child_process'
+import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
+import {joinLine, queueRetry} from './retry-run.js'
+import {retryable} from '../state/retry.js'
+import {AFTER_QUEUE, effectiveQueue, removeActive, removeWaiting, waitingKey} from '../state/queues.js'
+import {isFinalStatus, settledRecord, type Ending, type TaskRecord} from '../state/record.js'
+import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+
+/** An ending and what it sets beside the status (a checkpoint, `desired`, the worktree's summary). */
+export interface Settlement extends Ending {
+  set?: Partial<TaskRecord>
+  /** more fields for the event the ending is journalled with. */
+  event?: Record<string, unknown>
+}
+
+export interface SettleOptions {
+  /** how the hook supervisor is started: this bundle (a runner) or the built runner (a command). */
+  entry: RunnerEntry
+  /** the runner writes through its disk reserve; everyone else writes the record plainly. */
+  write?: (record: TaskRecord) => void
+}
+
+export interface Settled {
+  /** the record as written: the ended run, or the queued next attempt of a retry. */
+  record: TaskRecord
+  /** the run as it ended (before a retry queued the next attempt). */
+  ended: TaskRecord
+  retried: boolean
+  /** the supervisor started for the exit hooks, if any. */
+  hooks: ChildProcess | null
+}
+
+/**
+ * Ends (or pauses) the current run of `record`, which the caller may write:
+ * it is the task's live runner, or it holds the task lock and re-read the
+ * record inside it (settleTask does both).
+ */
+export function settle(stateDir: string, record: TaskRecord, settlement: Settlement, options: SettleOptions): Settled {
+  const {set, event, ...ending} = settlement
+  const ended: TaskRecord = {...settledRecord(record, ending), ...set}
+  const final = isFinalStatus(ended.status)
+  const retry = final && retryable(ended) ? queueRetry(stateDir, ended) : null
+  const written = retry ?? ended
+  ;(options.write ?? ((next: TaskRecord) => writeRecord(stateDir, next)))(written)
+
+  const paths = taskPaths(stateDir, record.id)
+  const run = ended.runs.length
+  journal(paths, final ? {event: 'exit', run, status: ended.status, cause: ended.cause, reason: ended.reason, exitCode: ended.exitCode, signal: ended.signal, ...event} : {event: ended.status, run, cause: ended.cause, ...event})
+  if (retry) {
+    joinLine(stateDir, retry)
+    journal(paths, {event: 'retry', run: retry.runs.length, attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
+  }
+
+  // Queue bookkeeping: a run that ended while queued leaves its line; one that
+  // ended for good (or waits for a retry, holding nothing) frees its slot.
+  if (record.status === 'queued') {
+    const line = effectiveQueue(record)
+    if (line !== null) removeWaiting(stateDir, line, waitingKey(record))
+  }
+  if (final) {
+    for (const queue of new Set([effectiveQueue(record), record.queue, record.after.length + record.afterEnded.length > 0 ? AFTER_QUEUE : null])) {
+      if (queue !== null) removeActive(stateDir, queue, record.id)
+    }
+  }
+
+  // Exit hooks: once per final status, after the record says it (a retry's queued attempt is not final).
+  const hooks = isFinalStatus(written.status) ? fireExitHooks(stateDir, written, options.entry) : null
+  return {record: written, ended, retried: retry !== null, hooks}
+}
+
+/**
+ * The record as the ending would leave it, written nowhere: what a dry run
+ * shows (prune), and the ended run a new run opens on at once (`start ID` on a
+ * task whose runner vanished: the new run's record is the one written).
+ */
+export function endedInMemory(record: TaskRecord, settlement: Settlement): TaskRecord {
+  const {set, event: _event, ...ending} = settlement
+  return {...settledRecord(record, ending), ...set}
+}
+
+/** What a locked settle decided: end the run so, or leave the record as it is (null). */
+export type Decide = (current: TaskRecord) => Settlement | null | Promise<Settlement | null>
+
+/**
+ * settle for a command, not the runner: under the task lock, on the record as
+ * it is inside the lock (another command or the runner may have ended the run
+ * meanwhile), as `decide` says — it may act first (stop an orphaned tree),
+ * and returns null to leave the record. `after` runs under the lock once the
+ * record is written. Throws the lock's errors (busy, read-only) to the caller.
+ */
+export async function settleTask(
+  stateDir: string,
+  id: number,
+  decide: Decide,
+  options: SettleOptions & {waitMs: number; after?: (settled: Settled) => void},
+): Promise<{current: TaskRecord | null; settled: Settled | null}> {
+  // Loaded only here: the lock module brings node:crypto, ~2 MB of RSS every runner would carry.
+  const {acquireLock, taskLockPath} = await import('../state/lock.js')
+  const release = await acquireLock(taskLockPath(stateDir, id), {waitMs: options.waitMs})
+  try {
+    const read = readRecord(stateDir, id)
+    if (!read.ok) return {current: null, settled: null}
+    const settlement = await decide(read.record)
+    if (!settlement) return {current: read.record, settled: null}
+    const settled = settle(stateDir, read.record, settlement, options)
+    options.after?.(settled)
+    return {current: settled.record, settled}
+  } finally {
+    release()
+  }
+}
+
+/** The journal is for people: a full disk must not keep an ending from being recorded. */
+function journal(paths: ReturnType<typeof taskPaths>, event: {event: string} & Record<string, unknown>): void {
+  try {
+    appendEvent(paths, event)
+  } catch {
+    // the record says it
+  }
+}
