@@ -3,7 +3,7 @@
 // package.json's oclif settings point at. Why: a drover command loaded ~50 ES
 // modules of its own beside oclif's ~110 CommonJS files, and resolving,
 // reading and compiling each one was most of what a command cost before it
-// ran (numbers in docs/design.md, "Start-up"). Still oclif — the same
+// ran (numbers in docs/decisions/0028-start-up.md). Still oclif — the same
 // execute(), Config, parser and help — only packed:
 //
 //   vendor/oclif.cjs    oclif's modules in one CommonJS file;

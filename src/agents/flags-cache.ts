@@ -1,4 +1,4 @@
-// Learning an agent's grammar (agent-flags.ts) by running its `--help`, cached
+// Learning an agent's grammar (flags.ts) by running its `--help`, cached
 // in the state dir per binary. Used by `resume` only: the runner never runs it,
 // and `start` does not pay for it.
 

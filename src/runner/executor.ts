@@ -4,7 +4,7 @@
 // end; an executor only places it, observes it, signals it and ends it. The
 // local executor (a detached process on this machine) is the one built; a
 // batch scheduler (Slurm: sbatch, squeue, scancel --signal, scancel) is the
-// next, and a Kubernetes Job per task could follow (docs/design.md).
+// next, and a Kubernetes Job per task could follow (docs/decisions/0002-the-executor-seam.md).
 
 import {currentPlatform, isSameProcess, type PlatformContext, type ProcessSignal} from '../platform/platform.js'
 import type {ExecutorName, TaskRecord} from '../state/record.js'

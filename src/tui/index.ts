@@ -1,8 +1,8 @@
 // `drover top`: the fleet in a terminal, live, with the actions at a key. A
 // third front-end over the API (beside the CLI and the dashboard), drawn with
 // ANSI sequences on the alternate screen by a small renderer of its own — no
-// UI library, so it starts as fast as `list` (docs/design.md has the
-// measurement against ink). It owns no task: quitting leaves every one running.
+// UI library, so it starts as fast as `list` (docs/decisions/0034-the-terminal-ui.md
+// has the measurement against ink). It owns no task: quitting leaves every one running.
 
 import {openStateDir} from '../api/drover.js'
 import {usageError, type TaskStatus} from '../api/values.js'
