@@ -11,6 +11,7 @@ import {drain} from './lib/drain.mjs'
 import {follow} from './lib/follow.mjs'
 import {many} from './lib/many.mjs'
 import {manyLive} from './lib/many-live.mjs'
+import {scriptOnly} from './lib/script-only.mjs'
 import {memory} from './lib/memory.mjs'
 import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
@@ -23,9 +24,9 @@ import {ui} from './lib/ui.mjs'
 import {winCost} from './lib/win-cost.mjs'
 import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive}
+const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
 // Cases that take minutes of their own (a 100,000-task state dir): run only when named in BENCH_CASES.
-const ON_REQUEST = new Set(['many', 'manylive'])
+const ON_REQUEST = new Set(['many', 'manylive', 'scriptonly'])
 const DEFAULT_CASES = Object.keys(CASES).filter((name) => !ON_REQUEST.has(name))
 
 const quick = process.env.BENCH_QUICK === '1'

@@ -22,11 +22,11 @@
 import {isAscii} from 'node:buffer'
 import {writeFileAtomic} from './store.js'
 import type {LoadedSummary, ViewRenderer} from './summary.js'
-import {NO_RECORD, type SummaryEntry} from './summary-codec.js'
+import {NO_RECORD, STAMP_FIELDS, type SummaryEntry} from './summary-codec.js'
 import {loadThroughSidecars, packSidecar, readSidecar, segmentStamp, sidecarPath, unpackSidecar, type SegmentTaken} from './segment-sidecar.js'
 import {segmentViews} from './view-index.js'
 
-const VERSION = 1
+const VERSION = 2
 const EXT = 'rows'
 const NEWLINE = 0x0a
 
@@ -88,7 +88,13 @@ function segmentRows(stateDir: string, seq: number, rows: RowRenderer): SegmentT
     if (cells === null || cells.some((cell) => cell.includes('\t') || cell.includes('\n'))) return viewsGot
     lines.push(Buffer.from(cells.join('\t')))
   }
-  const bytes = packSidecar({v: VERSION, stamp, highWater: header.highWater, lines: header.lines, views: rows.views.version, rows: rows.version}, entries.map((e) => e.id), lines, NEWLINE)
+  const bytes = packSidecar(
+    {v: VERSION, stamp, highWater: header.highWater, lines: header.lines, views: rows.views.version, rows: rows.version},
+    entries.map((e) => e.id),
+    lines,
+    NEWLINE,
+    (k) => entries[k],
+  )
   try {
     writeFileAtomic(sidecarPath(stateDir, seq, EXT), bytes)
   } catch {
@@ -101,7 +107,7 @@ function segmentRows(stateDir: string, seq: number, rows: RowRenderer): SegmentT
 function rowsOf(b: Buffer, stamp: string, rows: RowRenderer): SegmentTaken | null {
   const packed = unpackSidecar(b, NEWLINE)
   if (!packed) return null
-  const {header, ids, ends, blob} = packed
+  const {header, ids, ends, stamps, blob} = packed
   if (header.v !== VERSION || header.stamp !== stamp || header.views !== rows.views.version || header.rows !== rows.version) return null
   if (typeof header.lines !== 'number' || !Number.isSafeInteger(header.lines) || header.lines < 0) return null
   const entries: SummaryEntry[] = new Array(ids.length)
@@ -109,7 +115,9 @@ function rowsOf(b: Buffer, stamp: string, rows: RowRenderer): SegmentTaken | nul
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k]
     const end = ends[k]
-    entries[k] = {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: -1, viewEnd: -1, views: ROW_LINE}
+    // A stamp of zeros: the segment's line had none (the entry is not used).
+    const stampAt = stamps[k * STAMP_FIELDS + 2] === 0 ? -1 : k * STAMP_FIELDS
+    entries[k] = {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: -1, viewEnd: -1, views: ROW_LINE, stamps, stampAt}
     start = end + 1
   }
   return {highWater: header.highWater, lines: header.lines, entries}

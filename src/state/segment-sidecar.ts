@@ -12,7 +12,7 @@ import path from 'node:path'
 import {NOFOLLOW, summaryDir} from './layout.js'
 import {retryOnBusySync} from '../platform/platform.js'
 import {EntryTable, listSegments, readSegmentBytes, segmentName, type LoadedSummary} from './summary.js'
-import type {SummaryEntry} from './summary-codec.js'
+import {STAMP_FIELDS, type SummaryEntry} from './summary-codec.js'
 
 export const fileStamp = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`
 
@@ -98,11 +98,19 @@ export interface PackedHeader {
 
 /**
  * One text per task, packed: the header, `count` ids ascending as float64,
- * `count` ends as float64 (where each id's text ends in the blob), then the
- * blob — the texts in the same order, one `separator` byte between two. An
- * empty text means none for that id.
+ * `count` ends as float64 (where each id's text ends in the blob), the
+ * record stamps the texts were made from (summary-codec.ts, STAMP_FIELDS
+ * float64s per id, zeros for none), then the blob — the texts in the same
+ * order, one `separator` byte between two. An empty text means none for
+ * that id.
  */
-export function packSidecar(head: Omit<PackedHeader, 'count' | 'blob'>, ids: number[], texts: (Buffer | null)[], separator: number): Buffer {
+export function packSidecar(
+  head: Omit<PackedHeader, 'count' | 'blob'>,
+  ids: number[],
+  texts: (Buffer | null)[],
+  separator: number,
+  stampOf: (k: number) => {stamps: Float64Array | null; stampAt: number},
+): Buffer {
   const parts: Buffer[] = []
   const ends = new Float64Array(ids.length)
   const between = Buffer.from([separator])
@@ -119,11 +127,16 @@ export function packSidecar(head: Omit<PackedHeader, 'count' | 'blob'>, ids: num
     }
     ends[k] = at
   })
+  const stamps = new Float64Array(ids.length * STAMP_FIELDS)
+  for (let k = 0; k < ids.length; k++) {
+    const from = stampOf(k)
+    if (from.stamps && from.stampAt >= 0) stamps.set(from.stamps.subarray(from.stampAt, from.stampAt + STAMP_FIELDS), k * STAMP_FIELDS)
+  }
   const json = JSON.stringify({...head, count: ids.length, blob: at})
   const header = Buffer.alloc(HEADER, 0x20)
   header.write(json)
   header[HEADER - 1] = 0x0a
-  return Buffer.concat([header, Buffer.from(Float64Array.from(ids).buffer), Buffer.from(ends.buffer), ...parts])
+  return Buffer.concat([header, Buffer.from(Float64Array.from(ids).buffer), Buffer.from(ends.buffer), Buffer.from(stamps.buffer), ...parts])
 }
 
 /**
@@ -133,7 +146,7 @@ export function packSidecar(head: Omit<PackedHeader, 'count' | 'blob'>, ids: num
  * water, ends out of order or past the blob, or no separator between two
  * texts. What the texts must be is the caller's to check.
  */
-export function unpackSidecar(b: Buffer, separator: number): {header: PackedHeader; ids: Float64Array; ends: Float64Array; blob: Buffer} | null {
+export function unpackSidecar(b: Buffer, separator: number): {header: PackedHeader; ids: Float64Array; ends: Float64Array; stamps: Float64Array; blob: Buffer} | null {
   if (b.length < HEADER || b[HEADER - 1] !== 0x0a) return null
   let header: PackedHeader
   try {
@@ -143,11 +156,13 @@ export function unpackSidecar(b: Buffer, separator: number): {header: PackedHead
   }
   if (typeof header.stamp !== 'string' || ![header.highWater, header.count, header.blob].every((n) => Number.isSafeInteger(n) && n >= 0)) return null
   const {count} = header
-  if (b.length !== HEADER + count * 16 + header.blob) return null
-  const numbers = float64s(b, HEADER, count * 2)
+  const numbersLength = count * (2 + STAMP_FIELDS) * 8
+  if (b.length !== HEADER + numbersLength + header.blob) return null
+  const numbers = float64s(b, HEADER, count * (2 + STAMP_FIELDS))
   const ids = numbers.subarray(0, count)
-  const ends = numbers.subarray(count)
-  const blob = b.subarray(HEADER + count * 16)
+  const ends = numbers.subarray(count, count * 2)
+  const stamps = numbers.subarray(count * 2)
+  const blob = b.subarray(HEADER + numbersLength)
   let start = 0
   for (let k = 0; k < count; k++) {
     const id = ids[k]
@@ -157,7 +172,7 @@ export function unpackSidecar(b: Buffer, separator: number): {header: PackedHead
     start = end + 1
   }
   if (count > 0 && ends[count - 1] !== blob.length) return null
-  return {header, ids, ends, blob}
+  return {header, ids, ends, stamps, blob}
 }
 
 /** `n` float64s at `at`: a view of the bytes when aligned, else a copy. */

@@ -3,9 +3,14 @@
 // from a damaged or foreign one without parsing every record in it.
 //
 //   {"summary":1,"seq":7,"highWater":120,"count":2,"views":1}
-//   {"id":118,"recordLength":734,"lineLength":1710,"record":{...},"view":{...}}
-//   {"id":120,"record":{...}}
+//   {"id":118,"recordLength":734,"lineLength":1710,"stamp":[4711,734,1733400000123456],"record":{...},"view":{...}}
+//   {"id":120,"record":{...},"stamp":[4712,801,1733400000234567]}
 //   {"end":2}
+//
+// `stamp` is the task.json's file stamp when its record was read to be
+// summarised (recordStamp): an entry is used only while the file has it, so
+// a record changed or damaged by hand since is read as it is now. A line
+// without one is never used (its record is read, and summarised again).
 //
 // `recordLength` (the record's JSON text length in UTF-8 bytes) and
 // `lineLength` (the bytes of `record`'s value, `,"view":` and the view) let a
@@ -48,7 +53,21 @@ export interface SummaryEntry {
   viewEnd: number
   /** the header's views version of the segment it came from. */
   views: number | undefined
+  /** where the record's file stamp is (STAMP_FIELDS numbers from stampAt), or stampAt -1: none, the entry is not to be used. */
+  stamps: Float64Array | null
+  stampAt: number
 }
+
+/**
+ * A task.json's file stamp, as git's index keeps one per file: identity, size
+ * and change time (microseconds; no write, rename or chmod leaves it as it
+ * was, and no user can set it). Whole numbers below 2^53, so they survive
+ * JSON and float64 unchanged and are compared exactly.
+ */
+export type RecordStamp = [ino: number, size: number, ctimeUs: number]
+export const STAMP_FIELDS = 3
+
+export const stampOf = (stats: {ino: number; size: number; ctimeMs: number}): RecordStamp => [stats.ino % 1e15, stats.size, Math.round(stats.ctimeMs * 1000)]
 
 /** An entry whose bytes hold no record (a views sidecar's, view-index.ts): its record is read from its task.json. */
 export const NO_RECORD = -2
@@ -57,13 +76,17 @@ export interface NewEntry {
   record: TaskRecord
   /** the record's `list --json` view as compact JSON text, when the writer knows how to render it. */
   view?: string | null
+  /** the record file's stamp, taken before the record was read; without one the entry is never used. */
+  stamp?: RecordStamp | null
 }
+
+const stampText = (stamp: ArrayLike<number> | null | undefined, at = 0) => (stamp ? `,"stamp":[${stamp[at]},${stamp[at + 1]},${stamp[at + 2]}]` : '')
 
 export function encodeEntry(entry: NewEntry): Buffer {
   const record = JSON.stringify(entry.record)
   const view = entry.view ? `,"view":${entry.view}` : ''
   const length = Buffer.byteLength(record) + Buffer.byteLength(view)
-  return Buffer.from(`{"id":${entry.record.id},"recordLength":${Buffer.byteLength(record)},"lineLength":${length},"record":${record}${view}}`)
+  return Buffer.from(`{"id":${entry.record.id},"recordLength":${Buffer.byteLength(record)},"lineLength":${length}${stampText(entry.stamp)},"record":${record}${view}}`)
 }
 
 export function encodeSegment(header: SegmentHeader, lines: Buffer[]): Buffer {
@@ -105,6 +128,8 @@ const ID_PREFIX = Buffer.from('{"id":')
 const LENGTH_KEY = Buffer.from(',"recordLength":')
 const LINE_KEY = Buffer.from(',"lineLength":')
 const RECORD_KEY = Buffer.from(',"record":')
+const STAMP_KEY = Buffer.from(',"stamp":[')
+const CLOSE_BRACKET = 0x5d
 const VIEW_KEY = Buffer.from(',"view":')
 const COMMA = 0x2c
 const OPEN = 0x7b
@@ -123,20 +148,32 @@ function bytesAt(b: Buffer, at: number, what: Buffer, limit: number): boolean {
  * trailer starts: `lineLength` (the bytes of record and view) says where the
  * line ends without searching for it, and that end must be `}` and a newline.
  */
-function cutLine(b: Buffer, start: number, limit: number, views: number | undefined): SummaryEntry | null {
+function cutLine(b: Buffer, start: number, limit: number, views: number | undefined, stamps: Float64Array, stampAt: number): SummaryEntry | null {
   if (!bytesAt(b, start, ID_PREFIX, limit) || !digitsAt(b, start + ID_PREFIX.length, limit, COMMA)) return null
   const id = digitsValue
   if (id < 1 || !bytesAt(b, digitsNext, LENGTH_KEY, limit) || !digitsAt(b, digitsNext + LENGTH_KEY.length, limit, COMMA)) return null
   const recordLength = digitsValue
   if (!bytesAt(b, digitsNext, LINE_KEY, limit) || !digitsAt(b, digitsNext + LINE_KEY.length, limit, COMMA)) return null
   const lineLength = digitsValue
+  let at = -1
+  if (bytesAt(b, digitsNext, STAMP_KEY, limit)) {
+    at = stampAt
+    let next = digitsNext + STAMP_KEY.length
+    for (let k = 0; k < STAMP_FIELDS; k++) {
+      if (!digitsAt(b, next, limit, k < STAMP_FIELDS - 1 ? COMMA : CLOSE_BRACKET)) return null
+      stamps[at + k] = digitsValue
+      next = digitsNext + 1
+    }
+    digitsNext = next // the byte after `]`
+  }
   if (!bytesAt(b, digitsNext, RECORD_KEY, limit)) return null
   const recordStart = digitsNext + RECORD_KEY.length
   const end = recordStart + lineLength + 1
   if (end >= limit || b[end - 1] !== CLOSE || b[end] !== LF || recordLength > lineLength) return null
   const recordEnd = recordStart + recordLength
   if (b[recordStart] !== OPEN || b[recordEnd - 1] !== CLOSE) return null
-  if (recordEnd === end - 1) return {id, bytes: b, start, end, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views}
+  const stamped = at < 0 ? null : stamps
+  if (recordEnd === end - 1) return {id, bytes: b, start, end, recordStart, recordEnd, viewStart: -1, viewEnd: -1, views, stamps: stamped, stampAt: at}
   if (!bytesAt(b, recordEnd, VIEW_KEY, end)) return null
   // A view is this task's: it opens with the very bytes the line does, `{"id":ID,`.
   const viewStart = recordEnd + VIEW_KEY.length
@@ -145,21 +182,23 @@ function cutLine(b: Buffer, start: number, limit: number, views: number | undefi
     if (b[start + i] === COMMA) break
   }
   if (b[end - 2] !== CLOSE) return null
-  return {id, bytes: b, start, end, recordStart, recordEnd, viewStart, viewEnd: end - 1, views}
+  return {id, bytes: b, start, end, recordStart, recordEnd, viewStart, viewEnd: end - 1, views, stamps: stamped, stampAt: at}
 }
 
 /** A line of another shape (written by hand, or by another writer): parsed, it must be an object with an id and a record. */
-function parsedLine(b: Buffer, start: number, end: number, views: number | undefined): SummaryEntry | null {
+function parsedLine(b: Buffer, start: number, end: number, views: number | undefined, stamps: Float64Array, stampAt: number): SummaryEntry | null {
   let value: unknown
   try {
     value = JSON.parse(b.toString('utf8', start, end))
   } catch {
     return null
   }
-  const v = value as {id?: unknown; record?: unknown}
+  const v = value as {id?: unknown; record?: unknown; stamp?: unknown}
   if (typeof value !== 'object' || value === null || !Number.isSafeInteger(v.id) || (v.id as number) < 1) return null
   if (typeof v.record !== 'object' || v.record === null || Array.isArray(v.record)) return null
-  return {id: v.id as number, bytes: b, start, end, recordStart: -1, recordEnd: -1, viewStart: -1, viewEnd: -1, views}
+  const stamped = Array.isArray(v.stamp) && v.stamp.length === STAMP_FIELDS && v.stamp.every((n) => Number.isSafeInteger(n))
+  if (stamped) stamps.set(v.stamp as number[], stampAt)
+  return {id: v.id as number, bytes: b, start, end, recordStart: -1, recordEnd: -1, viewStart: -1, viewEnd: -1, views, stamps: stamped ? stamps : null, stampAt: stamped ? stampAt : -1}
 }
 
 /**
@@ -189,8 +228,11 @@ export function parseSegment(b: Buffer, seq: number): SegmentParse {
   }
   const views = Number.isSafeInteger(header.views) ? header.views : undefined
   const entries: SummaryEntry[] = []
+  // One array for the stamps of every line, not three numbers' object per line.
+  const stamps = new Float64Array((Math.min(header.count, b.length) + 1) * STAMP_FIELDS)
   for (let start = headerEnd + 1; start < trailerStart; ) {
-    const entry = cutLine(b, start, trailerStart, views) ?? parsedLine(b, start, b.indexOf(LF, start), views)
+    const stampAt = Math.min(entries.length, header.count) * STAMP_FIELDS
+    const entry = cutLine(b, start, trailerStart, views, stamps, stampAt) ?? parsedLine(b, start, b.indexOf(LF, start), views, stamps, stampAt)
     if (entry === null) return {ok: false, error: `line ${entries.length + 2} is no entry`}
     if (entry.id > header.highWater) return {ok: false, error: `an entry for id ${entry.id}, above its high water ${header.highWater}`}
     entries.push(entry)
@@ -236,6 +278,7 @@ export function recordMayHold(entry: SummaryEntry, needle: Buffer): boolean {
 export function entryLine(entry: SummaryEntry, keepView: boolean): Buffer {
   if (keepView || entry.viewStart < 0) return entry.bytes.subarray(entry.start, entry.end)
   const length = entry.recordEnd - entry.recordStart
-  const head = Buffer.from(`{"id":${entry.id},"recordLength":${length},"lineLength":${length},"record":`)
+  const stamp = entry.stampAt < 0 ? null : entry.stamps
+  const head = Buffer.from(`{"id":${entry.id},"recordLength":${length},"lineLength":${length}${stampText(stamp, entry.stampAt)},"record":`)
   return Buffer.concat([head, entry.bytes.subarray(entry.recordStart, entry.recordEnd), Buffer.from('}')])
 }

@@ -22,19 +22,54 @@
 //    leaves whole segments (rename is atomic) and hints that outlive their
 //    fold: the worst it costs is reading records again.
 //
+// 6. Every entry names the stamp its task.json had when its record was read
+//    to be summarised (identity, size, change time); a reader uses it only
+//    while the file has that stamp — a stat per entry — so a record changed
+//    or damaged by hand since is read as it is now.
+//
 // Wall-clock times are never used here.
 
-import {closeSync, constants as fsc, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync} from 'node:fs'
+import {closeSync, constants as fsc, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {acquireLock, stateLockPath, taskLockPath, type Release} from './lock.js'
-import {DIR_MODE, listed, liveDir, NOFOLLOW, summaryDir} from './layout.js'
+import {DIR_MODE, listed, liveDir, NOFOLLOW, summaryDir, tasksDir} from './layout.js'
 import {retryOnBusySync} from '../platform/platform.js'
 import {liveHints, meantToRun} from './live-index.js'
 import type {TaskRecord} from './record.js'
 import {isRealTaskDir, readHighWater, readRecord, writeFileAtomic} from './store.js'
-import {encodeEntry, encodeSegment, entryLine, parseSegment, type NewEntry, type SummaryEntry} from './summary-codec.js'
+import {encodeEntry, encodeSegment, entryLine, parseSegment, stampOf, type RecordStamp, type SummaryEntry} from './summary-codec.js'
 
-export {decodeEntry, entryView, hasView, recordMayHold, type SummaryEntry} from './summary-codec.js'
+export {decodeEntry, entryView, hasView, recordMayHold, type RecordStamp, type SummaryEntry} from './summary-codec.js'
+
+const recordFile = (stateDir: string, id: number) => `${tasksDir(stateDir)}${path.sep}${id}${path.sep}task.json`
+
+/** A task.json's stamp now (rule 6), or null when it cannot be stat'ed. Taken before the record is read, so a change after it shows. */
+export function recordStamp(stateDir: string, id: number): RecordStamp | null {
+  try {
+    const stats = statSync(recordFile(stateDir, id), {throwIfNoEntry: false})
+    return stats ? stampOf(stats) : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Whether the entry's record is its task.json as it is now: the file has the
+ * stamp the entry names. One stat: the price of a summary that cannot hide a
+ * record changed by hand.
+ */
+export function stampHolds(stateDir: string, entry: SummaryEntry): boolean {
+  const {stamps, stampAt: at} = entry
+  if (stamps === null || at < 0) return false
+  const now = recordStamp(stateDir, entry.id)
+  return now !== null && now[0] === stamps[at] && now[1] === stamps[at + 1] && now[2] === stamps[at + 2]
+}
+
+/** A record read to be summarised, with the stamp its file had before the read. */
+export interface StampedRecord {
+  record: TaskRecord
+  stamp: RecordStamp
+}
 
 /** How the API renders a record's `list --json` view (null: not a pure function of the record), and that shape's version. */
 export interface ViewRenderer {
@@ -205,9 +240,8 @@ function removeOlder(stateDir: string, seq: number): void {
 
 const nextSeq = (stateDir: string) => (listSegments(stateDir).seqs.at(-1) ?? 0) + 1
 
-function newLine(record: TaskRecord, views: ViewRenderer | undefined): Buffer {
-  const entry: NewEntry = {record, view: views?.render(record)}
-  return encodeEntry(entry)
+function newLine({record, stamp}: StampedRecord, views: ViewRenderer | undefined): Buffer {
+  return encodeEntry({record, stamp, view: views?.render(record)})
 }
 
 /** The summary lock if it is free now, else null: a busy summary is skipped, never waited for. */
@@ -253,7 +287,7 @@ export async function foldHints(
 
 async function foldBatch(stateDir: string, ids: number[], opts: FoldOptions): Promise<number[]> {
   const held: Release[] = []
-  const records: TaskRecord[] = []
+  const records: StampedRecord[] = []
   const drop: number[] = []
   try {
     for (const id of ids) {
@@ -263,20 +297,21 @@ async function foldBatch(stateDir: string, ids: number[], opts: FoldOptions): Pr
       } catch {
         continue // busy: someone is writing it; its hint stays
       }
+      const stamp = recordStamp(stateDir, id)
       const read = readRecord(stateDir, id)
       // Ids are never reused: a task folder gone is gone for good.
       const gone = !read.ok && read.missing && !isRealTaskDir(stateDir, id)
-      const done = read.ok && !meantToRun(read.record) && !opts.runnerAlive(read.record) && !(opts.pending?.(read.record) ?? false)
+      const done = read.ok && stamp !== null && !meantToRun(read.record) && !opts.runnerAlive(read.record) && !(opts.pending?.(read.record) ?? false)
       if (!gone && !done) {
         release()
         continue
       }
       held.push(release)
       drop.push(id)
-      if (read.ok) records.push(read.record)
+      if (read.ok && stamp) records.push({record: read.record, stamp})
     }
     if (records.length > 0) {
-      const high = Math.max(readHighWater(stateDir), ...records.map((r) => r.id))
+      const high = Math.max(readHighWater(stateDir), ...records.map((r) => r.record.id))
       writeSegment(stateDir, nextSeq(stateDir), high, records.map((r) => newLine(r, opts.views)), opts.views?.version)
     }
     const removed: number[] = []
@@ -297,8 +332,8 @@ async function foldBatch(stateDir: string, ids: number[], opts: FoldOptions): Pr
 export interface SummaryUpdate {
   /** the task ids listed, ascending: entries of other ids are dropped by a compaction. */
   ids: ArrayLike<number>
-  /** ended records read while the lock was held, of ids without a hint when listed. */
-  fresh: TaskRecord[]
+  /** ended records read while the lock was held (their stamps taken before), of ids without a hint when listed. */
+  fresh: StampedRecord[]
   views?: ViewRenderer
 }
 
@@ -319,7 +354,8 @@ export function updateSummary(stateDir: string, update: SummaryUpdate): void {
     removeOlder(stateDir, seq)
     return
   }
-  const fresh = update.fresh.filter((record) => !current.entries.has(record.id))
+  // Every fresh record had no entry whose stamp held: none, or one of a record changed since (rule 6), which this one supersedes.
+  const {fresh} = update
   let used = 0
   for (const id of update.ids as Float64Array) if (current.entries.has(id)) used++
   if (!compactionDue(current, used) && listSegments(stateDir).temps.length === 0) {
@@ -334,7 +370,7 @@ export function updateSummary(stateDir: string, update: SummaryUpdate): void {
     if (!listed(update.ids as Float64Array, id)) continue // pruned: ids are never reused
     lines.set(id, entryLine(entry, entry.views === views))
   }
-  for (const record of fresh) lines.set(record.id, newLine(record, update.views))
+  for (const record of fresh) lines.set(record.record.id, newLine(record, update.views))
   const merged = [...lines.entries()].sort((a, b) => a[0] - b[0]).map(([, line]) => line)
   writeSegment(stateDir, seq, high, merged, views)
   removeOlder(stateDir, seq)
@@ -349,7 +385,7 @@ export interface TaskPlan {
   ids: Float64Array
   hinted: Set<number>
   summary: LoadedSummary
-  /** the entry to use for an id, or undefined: read its record. */
+  /** the entry to use for an id (no hint, and its stamp holds: a stat), or undefined: read its record. */
   entryFor(id: number): SummaryEntry | undefined
   /** unhinted ids without an entry: what a builder would add. */
   unsummarised: number
@@ -374,7 +410,12 @@ export function planTaskReads(stateDir: string, ids: Float64Array, load: (stateD
     if (entries.has(id)) used++
     else if (!hinted.has(id)) unsummarised++
   }
-  return {ids, hinted, summary, entryFor: (id) => (hinted.has(id) ? undefined : entries.get(id)), unsummarised, used, indexed: hints !== null}
+  const entryFor = (id: number) => {
+    if (hinted.has(id)) return undefined
+    const entry = entries.get(id)
+    return entry && stampHolds(stateDir, entry) ? entry : undefined
+  }
+  return {ids, hinted, summary, entryFor, unsummarised, used, indexed: hints !== null}
 }
 
 /** Whether the summary wants more than new entries: a rebuild (a segment failed its checks) or a compaction. */

@@ -8,6 +8,7 @@
 //     {"v":1,"stamp":"…","highWater":120,"lines":3,"views":2,"count":2,"blob":3210}
 //   `count` ids, ascending, as float64
 //   `count` ends, as float64: where each id's view ends in the blob
+//   `count` record stamps, 3 float64 each: the entries' (summary-codec.ts)
 //   the blob: the views, in the same order, joined by commas
 //
 // So a run of tasks the same segment speaks for is one slice of the blob,
@@ -31,10 +32,10 @@
 
 import {writeFileAtomic} from './store.js'
 import type {LoadedSummary, ViewRenderer} from './summary.js'
-import {decodeEntry, entryView, NO_RECORD, parseSegment, type SummaryEntry} from './summary-codec.js'
+import {decodeEntry, entryView, NO_RECORD, parseSegment, STAMP_FIELDS, type SummaryEntry} from './summary-codec.js'
 import {loadThroughSidecars, packSidecar, readSegmentStamped, readSidecar, segmentStamp, sidecarPath, unpackSidecar} from './segment-sidecar.js'
 
-const VERSION = 1
+const VERSION = 2
 const EXT = 'views'
 
 interface ViewsHeader {
@@ -86,7 +87,8 @@ export function encodeViews(stamp: string, highWater: number, lines: SummaryEntr
   const last = new Map<number, SummaryEntry>()
   for (const entry of lines) last.set(entry.id, entry)
   const ids = [...last.keys()].sort((a, b) => a - b)
-  return packSidecar({v: VERSION, stamp, highWater, lines: lines.length, views: views.version}, ids, ids.map((id) => viewOf(last.get(id)!, views)), COMMA)
+  const entries = ids.map((id) => last.get(id)!)
+  return packSidecar({v: VERSION, stamp, highWater, lines: lines.length, views: views.version}, ids, entries.map((entry) => viewOf(entry, views)), COMMA, (k) => entries[k])
 }
 
 /** The entry's view of the renderer's version: stored in the segment, or rendered from its record; null when it has none. */
@@ -104,17 +106,19 @@ export function viewsOf(b: Buffer, stamp: string, version: number): {header: Vie
   if (!packed) return null
   const header = packed.header as unknown as ViewsHeader
   if (header.v !== VERSION || header.stamp !== stamp || header.views !== version || !Number.isSafeInteger(header.lines) || header.lines < 0) return null
-  const {ids, ends, blob} = packed
+  const {ids, ends, stamps, blob} = packed
   const entries: SummaryEntry[] = new Array(ids.length)
   let start = 0
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k]
     const end = ends[k]
     if (end > start && !opensAs(blob, start, end, id)) return null
+    // A stamp of zeros: the segment's line had none (the entry is not used).
+    const stampAt = stamps[k * STAMP_FIELDS + 2] === 0 ? -1 : k * STAMP_FIELDS
     entries[k] =
       end > start
-        ? {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: start, viewEnd: end, views: version}
-        : {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: -1, viewEnd: -1, views: version}
+        ? {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: start, viewEnd: end, views: version, stamps, stampAt}
+        : {id, bytes: blob, start, end, recordStart: NO_RECORD, recordEnd: NO_RECORD, viewStart: -1, viewEnd: -1, views: version, stamps, stampAt}
     start = end + 1
   }
   return {header, entries}

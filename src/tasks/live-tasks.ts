@@ -3,11 +3,11 @@
 // uniqueness look at. They must cost what the live tasks cost, not what the
 // 100,000 ended ones beside them would.
 
-import {liveHints, readHintedRecords} from '../state/live-index.js'
+import {liveHints, meantToRun, readHintedRecords} from '../state/live-index.js'
 import {isFinalStatus, type TaskStatus} from '../state/record.js'
 import type {RecordRead} from '../state/store.js'
 import {fireHooks} from '../runner/local-executor.js'
-import {loadTasks, notATask} from './read.js'
+import {foldDone, loadTasks, notATask} from './read.js'
 import {reconcile} from './reconcile.js'
 
 /** Whether a status filter can take only tasks that have not ended (then loadLiveTasks finds them all). */
@@ -32,5 +32,7 @@ export async function loadLiveTasks(stateDir: string): Promise<RecordRead[]> {
     // an end whose writer was killed before its hooks: as loadTasks settles it for a hinted task
     if (isFinalStatus(read.record.status)) fireHooks(stateDir, read.record)
   }
+  // Ended ones among them are read by every look like this until folded.
+  await foldDone(stateDir, reads.filter((read) => read.ok && !meantToRun(read.record)).map((read) => read.id))
   return reads
 }

@@ -13,10 +13,23 @@ import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
 import {runnerAlive} from '../runner/executors.js'
-import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {isFinalStatus} from '../state/record.js'
 import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
 import {isAbandonedCreation, isRealTaskDir, listTaskIds, readFoundTask, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
-import {buildWanted, decodeEntry, foldHints, hasView, repairWanted, planTaskReads, trySummaryLock, updateSummary, type SummaryEntry, type ViewRenderer} from '../state/summary.js'
+import {
+  buildWanted,
+  decodeEntry,
+  foldHints,
+  hasView,
+  planTaskReads,
+  recordStamp,
+  repairWanted,
+  trySummaryLock,
+  updateSummary,
+  type StampedRecord,
+  type SummaryEntry,
+  type ViewRenderer,
+} from '../state/summary.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -65,11 +78,23 @@ export type TaskSource = RecordRead | SummaryEntry
 const isEntry = (source: TaskSource): source is SummaryEntry => 'bytes' in source
 
 /**
+ * Folds the hints of tasks whose record, read just now, shows them done with
+ * (summary.ts rule 3: under its lock and the task's, each record read again,
+ * best effort): so whichever command read them — the default `list`, `list
+ * --json`, `wait --all` — the next reader takes them from the summary, and
+ * the index stays about as small as what runs.
+ */
+export async function foldDone(stateDir: string, ids: number[], views?: ViewRenderer): Promise<void> {
+  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record), views})
+}
+
+/**
  * Every task, ascending by id, through the ended-task summary (summary.ts):
  * an entry for each id it may use, the record for every other one. Having
  * had to read many records no entry stood for (or finding the summary
  * damaged, or in many segments), it leaves them summarised for the next
- * reader — holding the summary lock from before it reads them (rule 4).
+ * reader — holding the summary lock from before it reads them (rule 4) —
+ * and folds the hints of the ended tasks it read (foldDone).
  */
 export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {}): Promise<{sources: TaskSource[]; hinted: ReadonlySet<number>}> {
   const ids = taskIdsKept(stateDir)
@@ -77,21 +102,26 @@ export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {
   const {rows} = opts
   const plan = planTaskReads(stateDir, ids, rows ? (dir, highWater) => loadSummaryRows(dir, highWater, rows) : views ? (dir, highWater) => loadSummaryViews(dir, highWater, views) : undefined)
   const release = buildWanted(plan) ? await trySummaryLock(stateDir) : null
+  const done: number[] = []
+  let result: {sources: TaskSource[]; hinted: ReadonlySet<number>}
   try {
     const sources: TaskSource[] = []
-    const fresh: TaskRecord[] = []
+    const fresh: StampedRecord[] = []
     for (const id of ids) {
       const entry = plan.entryFor(id)
       if (entry) {
         sources.push(entry)
         continue
       }
+      // A builder stamps what it may summarise before reading it (rule 6).
+      const stamp = release && !plan.hinted.has(id) ? recordStamp(stateDir, id) : null
       // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
       const read = readRecord(stateDir, id)
       // Not a real folder (pruned meanwhile, a link, a stray file), or one `start` is filling or left empty: not a task.
       if ((!read.ok && !isRealTaskDir(stateDir, id)) || notATask(stateDir, read)) continue
       // Ended and without a hint: its record changes only through a write, which marks it first (rule 1).
-      if (release && read.ok && !plan.hinted.has(id) && isFinalStatus(read.record.status)) fresh.push(read.record)
+      if (stamp && read.ok && isFinalStatus(read.record.status)) fresh.push({record: read.record, stamp})
+      if (read.ok && plan.hinted.has(id) && !meantToRun(read.record)) done.push(id)
       sources.push(read)
     }
     // Nothing to add (the unsummarised were live, corrupt or not tasks yet) and nothing to repair: the summary stays as it is.
@@ -102,10 +132,12 @@ export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {
         // a full or read-only disk: the summary is a cache, the records were read
       }
     }
-    return {sources, hinted: plan.hinted}
+    result = {sources, hinted: plan.hinted}
   } finally {
     release?.()
   }
+  await foldDone(stateDir, done, opts.views)
+  return result
 }
 
 /** The entry's record, or — should it not decode — the task's record read from disk. */
@@ -241,8 +273,11 @@ export async function loadRecentTasks(stateDir: string, last: number, opts: Summ
   // Hints of tasks now ended or gone are folded into the summary (rule 3:
   // under its lock and the task's, best effort), so the index stays about as
   // small as what runs.
-  const foldable = (hints ?? []).filter((id) => doneIds.has(id) || !listed(ids, id))
-  await foldHints(stateDir, foldable, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record), views: opts.views})
+  await foldDone(
+    stateDir,
+    (hints ?? []).filter((id) => doneIds.has(id) || !listed(ids, id)),
+    opts.views,
+  )
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}
 }

@@ -4,12 +4,12 @@
 // written from it is the same bytes as every record rendered; a hinted task
 // is read from its record; sidecars of merged segments go.
 
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {openStateDir} from '../../src/api/index.js'
 import {storedViews} from '../../src/api/task-json.js'
-import {summaryDir} from '../../src/state/layout.js'
+import {liveDir, summaryDir} from '../../src/state/layout.js'
 import {markLive} from '../../src/state/live-index.js'
 import {readRecord, writeRecord} from '../../src/state/store.js'
 import {currentHighWater, listSegments} from '../../src/state/summary.js'
@@ -115,10 +115,13 @@ describe('the views sidecar of the summary', () => {
     const read = readRecord(dir, ids[3])
     if (!read.ok) throw new Error(read.error)
     writeRecord(dir, {...read.record, name: 'renamed'})
+    // Read from its record — and, ended, folded by that very read: the next read takes it from the summary, as it is now.
+    expect((await viewsTaken(dir)).has(ids[3])).toBe(false)
+    expect(existsSync(path.join(liveDir(dir), String(ids[3])))).toBe(false)
     const listed = await listJsonBoth(dir)
     expect(listed.written).toBe(listed.fromRecords)
     expect(JSON.parse(listed.written)[3].name).toBe('renamed')
-    expect((await viewsTaken(dir)).has(ids[3])).toBe(false)
+    expect((await viewsTaken(dir)).get(ids[3])).toContain('"name":"renamed"')
   })
 
   it('holds no view for a record the renderer cannot store, whose record is then read', async () => {

@@ -63,7 +63,9 @@ describe('loadLiveTasks', () => {
     const ended = Array.from({length: 3}, () => makeTask(dir, {status: 'failed'}))
     const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess(children)})
     expect(summary(await loadLiveTasks(dir))).toEqual([...ended.map((id) => [id, 'failed']), [running, 'running']])
-    expect(summary(await loadLiveTasks(dir))).toEqual(summary(await loadTasks(dir)))
+    // That look read the ended ones through their hints and folded them: the next reads only what runs.
+    expect(summary(await loadLiveTasks(dir))).toEqual([[running, 'running']])
+    expect(summary(await loadTasks(dir))).toEqual([...ended.map((id) => [id, 'failed']), [running, 'running']])
   })
 
   it('takes a hint whose folder is gone, a link or a stray file for no task', async () => {
