@@ -4,7 +4,7 @@
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type Checkpoint, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
@@ -39,6 +39,8 @@ export interface TaskJson {
   status: TaskStatus
   desired: 'running' | 'stopped'
   reason: string | null
+  /** why the run ended or paused (see EndCause); null while it runs. */
+  cause: EndCause | null
   exitCode: number | null
   signal: string | null
   pid: number | null
@@ -137,6 +139,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     status: shownStatus(record),
     desired: record.desired,
     reason: queued && record.reason === null ? queuedReason(record, paused) : record.reason,
+    cause: record.cause,
     exitCode: record.exitCode,
     signal: record.signal,
     pid: record.worker?.pid ?? null,
@@ -181,7 +184,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  */
-export const TASK_JSON_VERSION = 1
+export const TASK_JSON_VERSION = 2
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a

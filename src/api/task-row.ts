@@ -17,6 +17,7 @@ export type TaskRow = Pick<
   | 'name'
   | 'status'
   | 'reason'
+  | 'cause'
   | 'exitCode'
   | 'signal'
   | 'pid'
@@ -47,6 +48,7 @@ export const VIEW_KEYS = [
   'status',
   'desired',
   'reason',
+  'cause',
   'exitCode',
   'signal',
   'pid',
@@ -275,24 +277,25 @@ export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null
     name: v[1],
     status: v[2],
     reason: v[4],
-    exitCode: v[5],
-    signal: v[6],
-    pid: v[7],
-    command: v[8],
-    shell: v[9],
-    startedAt: v[14],
-    runtimeMs: v[16],
-    agentInfo: v[20],
-    checkpoint: v[21],
-    executor: v[22],
-    jobId: v[23],
-    node: v[24],
-    queue: v[25],
-    position: v[29],
-    queuePaused: v[30],
-    attempt: v[31],
-    retryMax: v[32],
-    retryAt: v[33],
+    cause: v[5],
+    exitCode: v[6],
+    signal: v[7],
+    pid: v[8],
+    command: v[9],
+    shell: v[10],
+    startedAt: v[15],
+    runtimeMs: v[17],
+    agentInfo: v[21],
+    checkpoint: v[22],
+    executor: v[23],
+    jobId: v[24],
+    node: v[25],
+    queue: v[26],
+    position: v[30],
+    queuePaused: v[31],
+    attempt: v[32],
+    retryMax: v[33],
+    retryAt: v[34],
   }
 }
 

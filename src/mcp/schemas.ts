@@ -29,6 +29,7 @@ export const task = z.looseObject({
   name: nullableString,
   status: statusEnum,
   reason: nullableString,
+  cause: nullableString.describe('why the run ended or paused (exit, signal, timeout, stop, drain, budget, runner-lost, …); null while it runs'),
   exitCode: nullableNumber,
   signal: nullableString,
   pid: nullableNumber,

@@ -3,7 +3,7 @@
 // what the recorded reason adds to it ("stopped (by request)", never
 // "stopped (stopped by request)"). JSON keeps the raw reason.
 
-import type {TaskStatus} from '../state/record.js'
+import type {EndCause, TaskStatus} from '../state/record.js'
 
 /** What the reason says beyond the status word, or null when it says nothing more. */
 export function reasonDetail(status: TaskStatus | 'corrupt', reason: string | null): string | null {
@@ -27,7 +27,8 @@ function localClock(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`
 }
 
-const POLICY = /^(timeout|idle|output limit)\b/
+/** The policies a failed run is labelled by, as the table words them. */
+const POLICY_LABEL: Partial<Record<EndCause, string>> = {timeout: 'timeout', idle: 'idle', 'output-limit': 'output limit'}
 // The engine's reason of a run waiting in its queue: `queued in Slurm: job 42 pending (Resources)`.
 const ENGINE_WAIT = /^queued in (\w+): .*\(([^()]*)\)$/
 
@@ -38,6 +39,8 @@ const ENGINE_WAIT = /^queued in (\w+): .*\(([^()]*)\)$/
 export function outcomeLabel(task: {
   status: TaskStatus
   reason: string | null
+  /** why the run ended: what tells the outcomes apart (the reason is only read for an engine's queue). */
+  cause?: EndCause | null
   exitCode: number | null
   signal: string | null
   forced?: boolean
@@ -62,18 +65,18 @@ export function outcomeLabel(task: {
     case 'skipped':
       return 'skipped'
     case 'failed': {
-      const policy = reason ? POLICY.exec(reason) : null
-      if (policy) return `failed (${policy[1]})`
+      const policy = task.cause ? POLICY_LABEL[task.cause] : undefined
+      if (policy) return `failed (${policy})`
       if (task.exitCode !== null) return `failed (${task.exitCode})`
       if (task.signal) return `failed (${task.signal})`
-      if (reason?.startsWith('command not found')) return 'failed (not found)'
+      if (task.cause === 'not-found') return 'failed (not found)'
       return 'failed'
     }
     case 'stopped':
-      return reason?.startsWith('killed after') ? 'stopped (killed)' : 'stopped'
+      return task.cause === 'stop-killed' ? 'stopped (killed)' : 'stopped'
     case 'drained':
       // a budget drain says so: it is resumed differently (with a higher budget)
-      if (reason?.startsWith('budget:')) return task.forced ? 'drained (budget, forced)' : 'drained (budget)'
+      if (task.cause === 'budget') return task.forced ? 'drained (budget, forced)' : 'drained (budget)'
       return task.forced ? 'drained (forced)' : 'drained'
     default:
       return status

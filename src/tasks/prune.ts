@@ -50,7 +50,8 @@ interface Plan {
 
 /** The true state of a non-final record; a dry run must not write, so it decides in memory only. */
 async function trueRecord(stateDir: string, record: TaskRecord, dryRun: boolean): Promise<TaskRecord> {
-  if (isFinalStatus(record.status)) return record
+  // A queued task has no runner to have lost (reconcile leaves it alone too).
+  if (isFinalStatus(record.status) || record.status === 'queued') return record
   if (!dryRun) return reconcile(stateDir, record)
   return runnerState(stateDir, record) === 'gone' ? endedInMemory(record, {status: 'lost', cause: 'runner-lost', reason: 'runner vanished without recording an end'}) : record
 }

@@ -57,7 +57,7 @@ export function rowOf(task: AnyTask): Row {
   const label =
     t.status === 'waiting' && t.waitUntil
       ? `waiting until ${hhmm(t.waitUntil)}`
-      : outcomeLabel({status: t.status, reason: t.reason, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
+      : outcomeLabel({status: t.status, reason: t.reason, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
   const info = t.agentInfo
   const tokens = info && (info.inputTokens !== null || info.outputTokens !== null) ? (info.inputTokens ?? 0) + (info.outputTokens ?? 0) : null
   const usage = [tokens !== null ? shortCount(tokens) : '', info?.costUsd != null ? `$${info.costUsd.toFixed(2)}` : ''].filter(Boolean).join(' ')

@@ -57,6 +57,25 @@ async function realMix(stateDir: string) {
   return {succeeded, failed, stopped, drained, running}
 }
 
+describe('prune beside queued work', () => {
+  it('a dry run with a queued task reports, and the task stays queued (it has no runner to have lost)', async () => {
+    const dir = makeStateDir()
+    const done = await startOk(dir, ['--', node, '-e', '0'])
+    await waitStatus(dir, done, 'succeeded')
+    expect((await drover(dir, ['queue', 'set', 'held', '--parallel', '1'])).exitCode).toBe(0)
+    expect((await drover(dir, ['queue', 'pause', 'held'])).exitCode).toBe(0)
+    const queued = await startOk(dir, ['--queue', 'held', '--', node, '-e', '0'])
+    expect(readTask(dir, queued).status).toBe('queued')
+    const before = snapshot(dir)
+    const dry = await pruneJson(dir, ['--keep', '0', '--dry-run'])
+    expect(removedIds(dry)).toEqual([done])
+    expect(snapshot(dir)).toEqual(before)
+    const real = await pruneJson(dir, ['--keep', '0'])
+    expect(removedIds(real)).toEqual([done])
+    expect(readTask(dir, queued).status).toBe('queued')
+  })
+})
+
 describe('prune rules on real tasks', () => {
   it('each rule removes exactly what it should; the running task survives them all', async () => {
     const dir = makeStateDir()

@@ -3,6 +3,7 @@
 
 import {describe, expect, it} from 'vitest'
 import {describeOutcome, outcomeLabel, reasonDetail} from '../../src/tasks/outcome.js'
+import type {EndCause} from '../../src/state/record.js'
 
 describe('describeOutcome', () => {
   it.each([
@@ -28,20 +29,26 @@ describe('describeOutcome', () => {
 })
 
 describe('outcomeLabel', () => {
-  const t = (status: any, reason: string | null, exitCode: number | null = null, signal: string | null = null, forced?: boolean) =>
-    outcomeLabel({status, reason, exitCode, signal, forced})
+  const t = (status: any, cause: EndCause | null, reason: string | null, exitCode: number | null = null, signal: string | null = null, forced?: boolean) =>
+    outcomeLabel({status, cause, reason, exitCode, signal, forced})
   it.each([
-    [t('failed', 'exit 3', 3), 'failed (3)'],
-    [t('failed', 'killed by SIGSEGV', null, 'SIGSEGV'), 'failed (SIGSEGV)'],
-    [t('failed', 'timeout, killed after 10 s', null, 'SIGKILL'), 'failed (timeout)'],
-    [t('failed', 'idle', 143), 'failed (idle)'],
-    [t('failed', 'output limit', null, 'SIGTERM'), 'failed (output limit)'],
-    [t('failed', 'command not found: nosuch'), 'failed (not found)'],
-    [t('stopped', 'stopped by request'), 'stopped'],
-    [t('stopped', 'killed after 10 s', null, 'SIGKILL'), 'stopped (killed)'],
-    [t('drained', 'drained', null, null, true), 'drained (forced)'],
-    [t('succeeded', 'exit 0', 0), 'succeeded'],
-    [t('running', null), 'running'],
+    [t('failed', 'exit', 'exit 3', 3), 'failed (3)'],
+    [t('failed', 'signal', 'killed by SIGSEGV', null, 'SIGSEGV'), 'failed (SIGSEGV)'],
+    [t('failed', 'timeout', 'timeout, killed after 10 s', null, 'SIGKILL'), 'failed (timeout)'],
+    [t('failed', 'idle', 'idle', 143), 'failed (idle)'],
+    [t('failed', 'output-limit', 'output limit', null, 'SIGTERM'), 'failed (output limit)'],
+    [t('failed', 'not-found', 'command not found: nosuch'), 'failed (not found)'],
+    [t('stopped', 'stop', 'stopped by request'), 'stopped'],
+    [t('stopped', 'stop-killed', 'killed after 10 s', null, 'SIGKILL'), 'stopped (killed)'],
+    [t('drained', 'drain', 'drained', null, null, true), 'drained (forced)'],
+    [t('drained', 'budget', 'budget: max-turns 12 reached', null, null), 'drained (budget)'],
+    [t('succeeded', 'exit', 'exit 0', 0), 'succeeded'],
+    [t('running', null, null), 'running'],
+    // the cause decides, never the words of the reason
+    [t('failed', 'exit', 'timeout reached in the test suite (exit 1)', 1), 'failed (1)'],
+    [t('stopped', 'stop', 'killed after 10 s by its own retry loop'), 'stopped'],
+    // a cause this drover does not know (a newer one's) reads as none: the status and exit speak
+    [t('failed', null, 'timeout', 2), 'failed (2)'],
   ])('%s', (label, expected) => {
     expect(label).toBe(expected)
   })
