@@ -5,7 +5,7 @@
 // client that validates structured output.
 
 import * as z from 'zod'
-import {AGENT_PROFILES, TASK_STATUSES} from '../api/values.js'
+import {AGENT_NAMES, GENERIC_AGENT, knownAgentNames, TASK_STATUSES} from '../api/values.js'
 
 export const taskRef = z
   .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
@@ -35,7 +35,8 @@ export const task = z.looseObject({
   command: z.array(z.string()),
   shell: nullableString,
   cwd: z.string(),
-  agent: z.enum(AGENT_PROFILES),
+  // any name: a task started by a newer drover may name an agent this one does not know (it is handled as generic)
+  agent: z.string(),
   createdAt: z.string(),
   startedAt: nullableString,
   endedAt: nullableString,
@@ -75,7 +76,10 @@ export const inputs = {
     name: z.string().optional().describe('a unique name to refer to the task by (letters, digits, . _ -; starts with a letter)'),
     cwd: z.string().optional().describe('working directory (default: the directory the MCP server was started in)'),
     env: z.record(z.string(), z.string()).optional().describe('environment variables added for the task; their values are never shown back'),
-    agent: z.enum(AGENT_PROFILES).optional().describe('agent profile for session tracking and resume (default: from the program name: claude, codex, gemini, qwen, copilot, opencode, else generic)'),
+    agent: z
+      .enum(AGENT_NAMES as [string, ...string[]])
+      .optional()
+      .describe(`agent profile for session tracking and resume (default: from the program name: ${knownAgentNames().join(', ')}, else ${GENERIC_AGENT})`),
     timeout: duration('stop the task (gracefully, like stop_task) when it runs longer than this').optional(),
     idleTimeout: duration('stop the task when its output does not grow for this long').optional(),
     maxOutputBytes: z.number().int().nonnegative().optional().describe('stop the task when its output passes this many bytes (default 1 GiB; 0 for no limit)'),

@@ -24,9 +24,10 @@ export type TaskStatus = (typeof TASK_STATUSES)[number]
 export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost', 'skipped']
 export const isFinalStatus = (status: TaskStatus): boolean => FINAL_STATUSES.includes(status)
 
-// The agents drover knows (one module each under src/agents/), and `generic` for any other program.
-export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'generic'] as const
-export type AgentProfileName = (typeof AGENT_PROFILES)[number]
+// An agent's name as a record stores it: one src/agents/ knows, `generic`, or one
+// only a newer drover knows (which this one handles as generic). The state layer
+// lists no agent: the names are src/agents/registry.ts's.
+export type AgentProfileName = string
 
 import type {ProcessIdentity} from '../platform/platform.js'
 export type {ProcessIdentity} from '../platform/platform.js'

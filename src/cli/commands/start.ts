@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_PROFILES, EXECUTOR_NAMES, parseCount, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
+import {AGENT_NAMES, EXECUTOR_NAMES, GENERIC_AGENT, parseCount, parseDuration, parseEnvAssignment, parseSize, readsAgentEvents, usageError, type ExecutorName} from '../../api/values.js'
 import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
@@ -91,7 +91,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true, helpGroup: 'Queue'}),
     'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true, helpGroup: 'Queue'}),
     'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)', helpGroup: 'Queue'}),
-    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES], helpGroup: 'Agents'}),
+    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_NAMES], helpGroup: 'Agents'}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
       default: true,
@@ -174,7 +174,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       if (!failedToStart && !flags.quiet) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
       // The same default as `logs -f`: an agent's events as a transcript on a terminal, its raw stream in a pipe.
       const tty = process.stdout.isTTY === true && !this.jsonEnabled()
-      if (!this.jsonEnabled() && (flags.pretty || (tty && !flags.raw && record.agent !== 'generic'))) {
+      if (!this.jsonEnabled() && (flags.pretty || (tty && !flags.raw && readsAgentEvents(record.agent)))) {
         const {followMany} = await import('../render/follow-many.js')
         process.exitCode = await followMany(drover, [await drover.get(record.id)], {
           follow: true,
@@ -295,7 +295,7 @@ function prepare(
     throw usageError('no command given: put it after --, e.g. drover start -- sleep 60 (or use --shell "script")')
   }
   if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
-  if (flags.shell !== undefined && flags.agent !== undefined && flags.agent !== 'generic') {
+  if (flags.shell !== undefined && flags.agent !== undefined && flags.agent !== GENERIC_AGENT) {
     throw usageError(
       `--agent ${flags.agent} needs the command after --, not --shell: drover rewrites the agent's own command line to resume it, which a shell script does not allow`,
     )
@@ -332,7 +332,7 @@ function prepare(
     name: flags.name,
     cwd: flags.cwd,
     env,
-    agent: flags.agent as AgentProfileName | undefined,
+    agent: flags.agent,
     agentHooks: flags['agent-hooks'],
     keepChildren: flags['keep-children'] ?? false,
     timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
