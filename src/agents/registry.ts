@@ -27,6 +27,9 @@ export const GENERIC_AGENT = 'generic'
 /** The known agents' names, in the registry's order (for help and messages). */
 export const knownAgentNames = (): string[] => REGISTERED.map((a) => a.name)
 
+/** The agents whose profile passes `test`, by name: for help that says which agents a feature serves. */
+export const agentsThat = (test: (profile: AgentProfile) => boolean): string[] => REGISTERED.filter(test).map((a) => a.name)
+
 /** The names `--agent` takes: every agent's, then `generic`. */
 export const AGENT_NAMES: readonly string[] = [...REGISTERED.map((a) => a.name), GENERIC_AGENT]
 

@@ -105,7 +105,7 @@ export interface StartOptions extends QueueStartOptions {
    * first run starts, so a chained agent sees work merged meanwhile.
    */
   pinBase?: boolean
-  /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
+  /** drain the task once its session (every run that continued it) reaches this cost, turns or tokens (each agent's profile says which it reports) */
   maxCostUsd?: number
   maxTurns?: number
   maxTokens?: number

@@ -5,7 +5,7 @@
 // client that validates structured output.
 
 import * as z from 'zod'
-import {AGENT_NAMES, GENERIC_AGENT, knownAgentNames, TASK_STATUSES} from '../api/values.js'
+import {AGENT_NAMES, agentsThat, GENERIC_AGENT, knownAgentNames, TASK_STATUSES} from '../api/values.js'
 
 export const taskRef = z
   .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
@@ -104,13 +104,13 @@ export const inputs = {
       ),
     base: z.string().min(1).optional().describe('with worktree: the commit, branch or tag the new branch starts from (default HEAD)'),
     existingBranch: z.boolean().optional().describe('with worktree set to a branch name: run on that branch, which exists already, as it is'),
-    maxTurns: z.number().int().min(1).optional().describe("claude, codex: drain the task after this many model turns of its session (counted across resumes); resume_task with a higher maxTurns continues it"),
-    maxTokens: z.number().int().min(1).optional().describe('claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)'),
-    maxCostUsd: dollars('claude only: drain the task once its session has cost this many US dollars (claude reports its cost when a run ends)').optional(),
+    maxTurns: z.number().int().min(1).optional().describe(`${agentsThat((a) => a.reports.turns).join(', ')}: drain the task after this many model turns of its session (counted across resumes); resume_task with a higher maxTurns continues it`),
+    maxTokens: z.number().int().min(1).optional().describe(`${agentsThat((a) => a.reports.tokens).join(', ')}: drain the task once its session used this many tokens, input plus output (counted across resumes)`),
+    maxCostUsd: dollars(`${agentsThat((a) => a.reports.cost).join(', ')}: drain the task once its session has cost this many US dollars (as the agent reports it)`).optional(),
     onLimit: z
       .enum(['fail', 'wait'])
       .optional()
-      .describe('claude, codex: when the agent stops on its provider\'s usage limit, "fail" (default) or "wait" until the limit lifts and then resume its conversation (status "waiting" meanwhile)'),
+      .describe(`${knownAgentNames().join(', ')}: when the agent stops on its provider's usage limit, "fail" (default) or "wait" until the limit lifts and then resume its conversation (status "waiting" meanwhile)`),
     retry: z.number().int().min(0).optional().describe('try a failed run (non-zero exit or a signal) again up to this many times; never after stop, cancel, drain or a limit'),
     retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
     retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
@@ -129,7 +129,7 @@ export const inputs = {
     format: z
       .enum(['transcript', 'raw'])
       .optional()
-      .describe('"transcript" (default): a claude or codex JSON event stream shown as what the agent said, the tools it called and their results, one line each; "raw": the log as written. Other tasks\' output is the same either way'),
+      .describe('"transcript" (default): an agent\'s JSON event stream shown as what the agent said, the tools it called and their results, one line each; "raw": the log as written. Other tasks\' output is the same either way'),
   }),
   wait_tasks: z.strictObject({
     tasks: z.array(taskRef).min(1).describe('the tasks to wait for'),

@@ -89,7 +89,7 @@ export const TOOLS = [
     access: 'read',
     annotations: reading('Get one task'),
     description:
-      "Everything about one task: status, reason, exit code, runtime, its runs, the agent's session and usage (turns, cost, tokens) for claude and codex, whether its runner and worker are alive, and for a drained or interrupted task whether resume_task can continue it. Returns {task}.",
+      "Everything about one task: status, reason, exit code, runtime, its runs, the agent's session and usage (turns, cost, tokens) for an agent's task, whether its runner and worker are alive, and for a drained or interrupted task whether resume_task can continue it. Returns {task}.",
     async run(args, {drover}) {
       return {task: await drover.get(args.task)}
     },
@@ -155,7 +155,7 @@ export const TOOLS = [
     name: 'resume_task',
     access: 'write',
     annotations: annotate('Resume a task', {openWorldHint: true}),
-    description: `Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
+    description: `Continue a drained, stopped or interrupted task as a new run: for an agent's task its own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
     async run(args, {drover}) {
       const budget = {maxTurns: args.maxTurns, maxTokens: args.maxTokens, maxCostUsd: args.maxCostUsd}
       return {task: await drover.resume(args.task, {prompt: args.prompt, budget})}

@@ -1,5 +1,5 @@
 // `resume`: a new run that continues a task's persisted session — the agent's
-// own conversation for claude and codex, the session dir for anything else.
+// own conversation for an agent, the session dir for anything else.
 
 import {existsSync} from 'node:fs'
 import type {FlagTable} from '../agents/flags.js'

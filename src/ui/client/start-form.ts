@@ -39,7 +39,7 @@ export function startForm(started: (task: Task) => void): HTMLElement {
     el('fieldset', {className: 'row'}, el('legend', {}, 'Queue'), queue, priority, after),
     el('fieldset', {className: 'row'}, el('legend', {}, 'Worktree'), worktree, base),
     el('fieldset', {className: 'row'}, el('legend', {}, 'Retry'), retry, retryDelay),
-    el('fieldset', {className: 'row'}, el('legend', {}, 'Budget (claude, codex)'), maxTurns, maxTokens, maxCost),
+    el('fieldset', {className: 'row'}, el('legend', {}, 'Budget (agents)'), maxTurns, maxTokens, maxCost),
     el('button', {attrs: {type: 'submit'}}, 'Start'),
     message,
   )
