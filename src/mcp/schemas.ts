@@ -154,7 +154,7 @@ export const inputs = {
     prompt: z.string().min(1).optional().describe('what to tell the agent when its session continues (default: carry on where you left off)'),
     maxTurns: z.number().int().min(1).optional().describe("a new budget for the session's total model turns (the turns so far count): needed to resume a task drained by its budget"),
     maxTokens: z.number().int().min(1).optional().describe("a new budget for the session's total tokens (the tokens so far count)"),
-    maxCostUsd: dollars("a new budget for the session's total cost in US dollars (claude)").optional(),
+    maxCostUsd: dollars(`a new budget for the session's total cost in US dollars (${agentsThat((a) => a.reports.cost).join(', ')})`).optional(),
   }),
   queue_status: z.strictObject({
     queue: z.string().min(1).optional().describe('only this queue'),

@@ -45,8 +45,9 @@ describe('an agent this drover does not know', () => {
     const detail = json(await drover(dir, ['status', String(id), '--json']))
     expect(detail).toMatchObject({id, status: 'drained', agent: FUTURE, checkpoint: {profile: FUTURE}})
 
-    // an MCP client validates the result against the tool's output schema: the name must pass it
+    // an MCP client that listed the tools validates each result against the tool's output schema: the name must pass it
     const mcp = await startMcp(dir)
+    await mcp.client.listTools()
     const got = await mcp.call('get_task', {task: id})
     expect(got.isError, JSON.stringify(got.content)).toBeFalsy()
     expect(got.structuredContent.task).toMatchObject({id, agent: FUTURE})
