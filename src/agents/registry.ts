@@ -1,5 +1,5 @@
 // Every agent drover knows, one module each; the rest of drover asks here.
-// Adding an agent is one module under src/agents/ and one line in AGENTS below:
+// Adding an agent is one module under src/agents/ and one line in the list below:
 // its name is then what `--agent`, the MCP schema, the dashboard's form, `doctor`
 // and every message offer, with nothing else naming it.
 //
@@ -38,8 +38,9 @@ const BY_NAME = new Map<string, AgentProfile>(REGISTERED.map((a) => [a.name, a])
 /**
  * Adds an agent for the life of this process: for tests only, which prove
  * with a test-only agent that the line in AGENTS is all a new agent needs
- * (test/e2e/agent-registry.test.ts). Not part of the package's API: a
- * runner is a process of its own and would not know such an agent.
+ * (test/e2e/agent-registry.test.ts). Not part of the package's API: each
+ * process must run the registration itself (a runner is a process of its
+ * own: that test preloads it there), and drover's builds never do.
  */
 export function registerAgent(profile: AgentProfile): void {
   if (BY_NAME.has(profile.name) || profile.name === GENERIC_AGENT) throw new Error(`agent ${profile.name} is already known`)
