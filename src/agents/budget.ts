@@ -5,7 +5,7 @@
 
 import {usageError} from '../base/errors.js'
 import type {AgentProfileName, AgentUsage, Policies} from '../state/record.js'
-import {profileOf} from './registry.js'
+import {AGENTS, profileOf} from './registry.js'
 
 export type Budget = Pick<Policies, 'maxCostUsd' | 'maxTurns' | 'maxTokens'>
 
@@ -43,12 +43,19 @@ export const runEnding = (agent: AgentProfileName, lastEvent: string | null): bo
 export function checkBudget(agent: AgentProfileName, budget: Budget): void {
   if (!hasBudget(budget)) return
   const profile = profileOf(agent)
-  if (!profile) throw usageError('--max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude, codex, gemini, qwen, opencode; copilot: --max-turns)')
+  if (!profile) throw usageError(`--max-cost, --max-turns and --max-tokens need an agent that reports its usage (${reportingAgents()})`)
   const {reports} = profile
   if (budget.maxCostUsd != null && !reports.cost) {
     throw usageError(`${agent} reports no cost: use ${reports.tokens ? '--max-tokens (or --max-turns)' : '--max-turns'} for a ${agent} task`)
   }
   if (budget.maxTokens != null && !reports.tokens) throw usageError(`${agent} reports no tokens: use --max-turns for a ${agent} task`)
+}
+
+/** The agents a budget can hold, from their profiles: `claude, codex, …; copilot: --max-turns`. */
+function reportingAgents(): string {
+  const tokens = AGENTS.filter((a) => a.reports.tokens).map((a) => a.name)
+  const turnsOnly = AGENTS.filter((a) => !a.reports.tokens && a.reports.turns).map((a) => `${a.name}: --max-turns`)
+  return [tokens.join(', '), ...turnsOnly].filter(Boolean).join('; ')
 }
 
 /** `--max-cost 2.5` → 2.5; a positive amount of US dollars. */

@@ -5,12 +5,12 @@
 // asks the profile and never names an agent, so adding the next agent is one
 // new module and its tests. Node builtins only: the runner loads every profile.
 
-import type {AgentInfo, AgentProfileName, AgentUsage} from '../state/record.js'
+import type {AgentInfo, AgentUsage} from '../state/record.js'
 import type {HelpGrammar, Token} from './flags.js'
 import type {TranscriptItem} from './transcript-items.js'
 
-/** The agents drover knows; `generic` (any other program) has no profile. */
-export type AgentName = Exclude<AgentProfileName, 'generic'>
+/** An agent's name, as registry.ts lists it and a record stores it; `generic` (any other program) has no profile. */
+export type AgentName = string
 
 export interface UsageLimit {
   /** the agent's own words (one line). */

@@ -78,10 +78,11 @@ function plainLine(item: TranscriptItem): string {
  * Whole lines of an agent's output as plain transcript lines (the same items
  * `logs --pretty` shows); the agent's bookkeeping events say nothing and are
  * left out, a line still being written stays as it is (the next read renders
- * it whole), and a generic task's output is returned untouched.
+ * it whole), and a generic task's output (or one of an agent this drover
+ * does not know) is returned untouched.
  */
 export function renderTranscript(text: string, profile: AgentProfileName): string {
-  if (profile === 'generic' || text === '') return text
+  if (!profileOf(profile) || text === '') return text
   const lines = text.split('\n')
   const last = lines.pop()!
   const out = lines.flatMap((line) => transcriptItems(profile, line).map(plainLine))

@@ -425,7 +425,7 @@ export class Drover {
     return {id, offset, data: readOutput(this.stateDir, id, offset)}
   }
 
-  /** A claude or codex task's turns, tokens and cost turn by turn, read from its event stream (empty for other tasks). */
+  /** An agent's task's turns, tokens and cost turn by turn, read from its event stream (empty for other tasks). */
   async usage(ref: TaskRef): Promise<UsagePoint[]> {
     const {usageSeries} = await import('../tasks/usage-series.js')
     return usageSeries(this.stateDir, await this.record(ref))
@@ -532,7 +532,7 @@ export class Drover {
     return drainResult(this.stateDir, result)
   }
 
-  /** A new run that continues the task's session (the agent's own conversation for claude and codex). */
+  /** A new run that continues the task's session (an agent's own conversation). */
   async resume(ref: TaskRef, opts: {prompt?: string; budget?: Partial<Budget>} = {}): Promise<TaskJson> {
     const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)

@@ -8,6 +8,7 @@ import {parseDuration, parseEnvAssignment, parseTaskName} from '../base/parse.js
 import {resolveExecutable, shellCommand, slurmUnavailable} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
+import {AGENT_NAMES, GENERIC_AGENT, knownAgentNames, readsAgentEvents} from '../agents/registry.js'
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import {CONFIG_FILE, readStateConfig, type StateConfig} from '../state/config.js'
 export type {SlurmDefaults, StateConfig} from '../state/config.js'
@@ -16,7 +17,6 @@ import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
 import {checkShape, type Shape} from './option-shapes.js'
-import {AGENT_PROFILES} from '../state/record.js'
 
 /** Every key of StartOptions and the type its value has: checked at run time, for callers without TypeScript. */
 const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
@@ -25,7 +25,7 @@ const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
   name: 'string',
   cwd: 'string',
   env: 'env',
-  agent: AGENT_PROFILES,
+  agent: AGENT_NAMES,
   timeoutMs: 'number',
   idleTimeoutMs: 'number',
   maxOutputBytes: 'number|null',
@@ -105,7 +105,7 @@ export interface StartOptions extends QueueStartOptions {
    * first run starts, so a chained agent sees work merged meanwhile.
    */
   pinBase?: boolean
-  /** drain the task once its session (every run that continued it) reaches this cost (claude), turns or tokens (claude, codex). */
+  /** drain the task once its session (every run that continued it) reaches this cost, turns or tokens (each agent's profile says which it reports) */
   maxCostUsd?: number
   maxTurns?: number
   maxTokens?: number
@@ -165,7 +165,7 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
   if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
   if (o.shell !== undefined && o.shell.trim() === '') throw usageError('the shell script is empty')
-  if (o.shell !== undefined && o.agent !== undefined && o.agent !== 'generic') {
+  if (o.shell !== undefined && o.agent !== undefined && o.agent !== GENERIC_AGENT) {
     throw usageError(`agent ${o.agent} needs its command as argv, not a shell script: drover rewrites the agent's own command line to resume it`)
   }
   for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes], ['hookTimeoutMs', o.hookTimeoutMs]] as const) {
@@ -177,10 +177,10 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
   // the names a -e flag may set, whoever passes them
   for (const [key, value] of Object.entries(env)) parseEnvAssignment(`${key}=${value}`)
   const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
-  const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : 'generic')
+  const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : GENERIC_AGENT)
   const budget = {maxCostUsd: o.maxCostUsd ?? null, maxTurns: o.maxTurns ?? null, maxTokens: o.maxTokens ?? null}
   checkBudget(agent, budget)
-  if (o.onLimit === 'wait' && agent === 'generic') throw usageError('--on-limit wait needs an agent whose usage limits drover can read (claude or codex)')
+  if (o.onLimit === 'wait' && !readsAgentEvents(agent)) throw usageError(`--on-limit wait needs an agent whose usage limits drover can read (${knownAgentNames().join(', ')})`)
   const cwd = path.resolve(o.cwd ?? process.cwd())
   if (o.command !== undefined) {
     const problem = commandProblem(o.command, cwd, {...process.env, ...env})

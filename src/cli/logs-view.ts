@@ -5,7 +5,7 @@
 
 import {statSync} from 'node:fs'
 import type {Drover} from '../api/drover.js'
-import {parseSince, usageError, type TaskStatus} from '../api/values.js'
+import {parseSince, readsAgentEvents, usageError, type TaskStatus} from '../api/values.js'
 import type {TaskDetailJson, TaskJson} from '../api/task-json.js'
 import {outputOffsetSince} from '../api/logs.js'
 import {followMany} from './render/follow-many.js'
@@ -56,7 +56,7 @@ export async function wantsLogsView(drover: Drover, refs: string[], flags: LogsV
   if (refs.length !== 1 || flags.all || flags.pretty || flags.timestamps || flags.full || flags.since !== undefined) return true
   if (!tty || flags.raw) return false
   try {
-    return (await drover.get(refs[0])).agent !== 'generic'
+    return readsAgentEvents((await drover.get(refs[0])).agent)
   } catch {
     return false // the raw path reports the unknown task as it always has
   }
@@ -93,7 +93,7 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
   return followMany(drover, tasks, {
     follow: flags.follow,
     joinNew: flags.all,
-    pretty: (task) => flags.pretty || (!flags.raw && opts.tty && task.agent !== 'generic'),
+    pretty: (task) => flags.pretty || (!flags.raw && opts.tty && readsAgentEvents(task.agent)),
     full: flags.full,
     timestamps: flags.timestamps,
     prefix: tasks.length > 1 || flags.all,

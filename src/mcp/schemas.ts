@@ -5,7 +5,7 @@
 // client that validates structured output.
 
 import * as z from 'zod'
-import {AGENT_PROFILES, TASK_STATUSES} from '../api/values.js'
+import {AGENT_NAMES, agentsThat, GENERIC_AGENT, knownAgentNames, TASK_STATUSES} from '../api/values.js'
 
 export const taskRef = z
   .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
@@ -36,7 +36,8 @@ export const task = z.looseObject({
   command: z.array(z.string()),
   shell: nullableString,
   cwd: z.string(),
-  agent: z.enum(AGENT_PROFILES),
+  // any name: a task started by a newer drover may name an agent this one does not know (it is handled as generic)
+  agent: z.string(),
   createdAt: z.string(),
   startedAt: nullableString,
   endedAt: nullableString,
@@ -76,7 +77,10 @@ export const inputs = {
     name: z.string().optional().describe('a unique name to refer to the task by (letters, digits, . _ -; starts with a letter)'),
     cwd: z.string().optional().describe('working directory (default: the directory the MCP server was started in)'),
     env: z.record(z.string(), z.string()).optional().describe('environment variables added for the task; their values are never shown back'),
-    agent: z.enum(AGENT_PROFILES).optional().describe('agent profile for session tracking and resume (default: from the program name: claude, codex, gemini, qwen, copilot, opencode, else generic)'),
+    agent: z
+      .enum(AGENT_NAMES as [string, ...string[]])
+      .optional()
+      .describe(`agent profile for session tracking and resume (default: from the program name: ${knownAgentNames().join(', ')}, else ${GENERIC_AGENT})`),
     timeout: duration('stop the task (gracefully, like stop_task) when it runs longer than this').optional(),
     idleTimeout: duration('stop the task when its output does not grow for this long').optional(),
     maxOutputBytes: z.number().int().nonnegative().optional().describe('stop the task when its output passes this many bytes (default 1 GiB; 0 for no limit)'),
@@ -101,13 +105,13 @@ export const inputs = {
       ),
     base: z.string().min(1).optional().describe('with worktree: the commit, branch or tag the new branch starts from (default HEAD)'),
     existingBranch: z.boolean().optional().describe('with worktree set to a branch name: run on that branch, which exists already, as it is'),
-    maxTurns: z.number().int().min(1).optional().describe("claude, codex: drain the task after this many model turns of its session (counted across resumes); resume_task with a higher maxTurns continues it"),
-    maxTokens: z.number().int().min(1).optional().describe('claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes)'),
-    maxCostUsd: dollars('claude only: drain the task once its session has cost this many US dollars (claude reports its cost when a run ends)').optional(),
+    maxTurns: z.number().int().min(1).optional().describe(`${agentsThat((a) => a.reports.turns).join(', ')}: drain the task after this many model turns of its session (counted across resumes); resume_task with a higher maxTurns continues it`),
+    maxTokens: z.number().int().min(1).optional().describe(`${agentsThat((a) => a.reports.tokens).join(', ')}: drain the task once its session used this many tokens, input plus output (counted across resumes)`),
+    maxCostUsd: dollars(`${agentsThat((a) => a.reports.cost).join(', ')}: drain the task once its session has cost this many US dollars (as the agent reports it)`).optional(),
     onLimit: z
       .enum(['fail', 'wait'])
       .optional()
-      .describe('claude, codex: when the agent stops on its provider\'s usage limit, "fail" (default) or "wait" until the limit lifts and then resume its conversation (status "waiting" meanwhile)'),
+      .describe(`${knownAgentNames().join(', ')}: when the agent stops on its provider's usage limit, "fail" (default) or "wait" until the limit lifts and then resume its conversation (status "waiting" meanwhile)`),
     retry: z.number().int().min(0).optional().describe('try a failed run (non-zero exit or a signal) again up to this many times; never after stop, cancel, drain or a limit'),
     retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
     retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
@@ -126,7 +130,7 @@ export const inputs = {
     format: z
       .enum(['transcript', 'raw'])
       .optional()
-      .describe('"transcript" (default): a claude or codex JSON event stream shown as what the agent said, the tools it called and their results, one line each; "raw": the log as written. Other tasks\' output is the same either way'),
+      .describe('"transcript" (default): an agent\'s JSON event stream shown as what the agent said, the tools it called and their results, one line each; "raw": the log as written. Other tasks\' output is the same either way'),
   }),
   wait_tasks: z.strictObject({
     tasks: z.array(taskRef).min(1).describe('the tasks to wait for'),
@@ -151,7 +155,7 @@ export const inputs = {
     prompt: z.string().min(1).optional().describe('what to tell the agent when its session continues (default: carry on where you left off)'),
     maxTurns: z.number().int().min(1).optional().describe("a new budget for the session's total model turns (the turns so far count): needed to resume a task drained by its budget"),
     maxTokens: z.number().int().min(1).optional().describe("a new budget for the session's total tokens (the tokens so far count)"),
-    maxCostUsd: dollars("a new budget for the session's total cost in US dollars (claude)").optional(),
+    maxCostUsd: dollars(`a new budget for the session's total cost in US dollars (${agentsThat((a) => a.reports.cost).join(', ')})`).optional(),
   }),
   queue_status: z.strictObject({
     queue: z.string().min(1).optional().describe('only this queue'),

@@ -89,7 +89,7 @@ export const TOOLS = [
     access: 'read',
     annotations: reading('Get one task'),
     description:
-      "Everything about one task: status, reason, exit code, runtime, its runs, the agent's session and usage (turns, cost, tokens) for claude and codex, whether its runner and worker are alive, and for a drained or interrupted task whether resume_task can continue it. Returns {task}.",
+      "Everything about one task: status, reason, exit code, runtime, its runs, the agent's session and usage (turns, cost, tokens) for an agent's task, whether its runner and worker are alive, and for a drained or interrupted task whether resume_task can continue it. Returns {task}.",
     async run(args, {drover}) {
       return {task: await drover.get(args.task)}
     },
@@ -98,7 +98,7 @@ export const TOOLS = [
     name: 'read_output',
     access: 'read',
     annotations: reading("Read a task's output"),
-    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. The output of agents started with --output-format stream-json (claude) or --json (codex) comes as a readable transcript (what the agent said, → tool calls, ← results, the final [result]) unless format is "raw". Returns {text, nextCursor, more, complete} with the task's status, at most maxBytes (default ${DEFAULT_READ_BYTES}) of raw log per call.`,
+    description: `Read a task's output (stdout and stderr together) without waiting. Without a cursor it returns the last \`tail\` lines (default ${DEFAULT_TAIL_LINES}); pass cursor 0 to read from the beginning. Every result carries \`nextCursor\`: pass it as \`cursor\` in the next call to get only what was written since, with no line lost or repeated. \`more\` says output is already waiting beyond this page (call again at once); \`complete\` says the task has ended and everything has been read. The output of an agent's task (its JSON event stream: e.g. claude's --output-format stream-json, codex's --json) comes as a readable transcript (what the agent said, → tool calls, ← results, the final [result]) unless format is "raw". Returns {text, nextCursor, more, complete} with the task's status, at most maxBytes (default ${DEFAULT_READ_BYTES}) of raw log per call.`,
     async run(args, {drover}) {
       const tail = args.cursor === undefined ? (args.tail ?? DEFAULT_TAIL_LINES) : undefined
       const page = await drover.read(args.task, {offset: args.cursor, tail, maxBytes: args.maxBytes ?? DEFAULT_READ_BYTES, format: args.format ?? 'transcript'})
@@ -155,7 +155,7 @@ export const TOOLS = [
     name: 'resume_task',
     access: 'write',
     annotations: annotate('Resume a task', {openWorldHint: true}),
-    description: `Continue a drained, stopped or interrupted task as a new run: for claude and codex the agent's own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
+    description: `Continue a drained, stopped or interrupted task as a new run: for an agent's task its own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
     async run(args, {drover}) {
       const budget = {maxTurns: args.maxTurns, maxTokens: args.maxTokens, maxCostUsd: args.maxCostUsd}
       return {task: await drover.resume(args.task, {prompt: args.prompt, budget})}

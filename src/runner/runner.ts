@@ -336,7 +336,7 @@ export class Runner {
   }
 
   private followAgent(offset: number, base: AgentUsage | null, sessionId: string | null): void {
-    if (this.record.agent === 'generic') return
+    if (!profileOf(this.record.agent)) return
     this.agentStream = new AgentStream(this.paths.output, this.record.agent, offset, base, sessionId)
     this.record = {...this.record, agentInfo: this.agentStream.current()}
   }

@@ -2,7 +2,7 @@
 // the schema in record.ts and names what is wrong (a RecordError), so a
 // damaged record shows as corrupt instead of misleading its readers.
 
-import {AGENT_PROFILES, type AgentProfileName, DRAIN_MODES, type EndCause, isEndCause, isEndingStatus, type RunEntry, type DrainMode, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
+import {DRAIN_MODES, type DrainMode, type EndCause, isEndCause, isEndingStatus, type RunEntry, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
 
 export class RecordError extends Error {
   constructor(message: string) {
@@ -14,6 +14,7 @@ export class RecordError extends Error {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringOrNull = (v: unknown) => v === null || typeof v === 'string'
 const isIntOrNull = (v: unknown) => v === null || Number.isSafeInteger(v)
+const isAgentName = (v: unknown) => typeof v === 'string' && v !== ''
 
 function check(condition: boolean, field: string): void {
   if (!condition) throw new RecordError(`field '${field}' is missing or has the wrong type`)
@@ -43,7 +44,8 @@ export function checkRecord(value: unknown): TaskRecord {
   check(isStringOrNull(r.shell), 'shell')
   check(typeof r.cwd === 'string', 'cwd')
   check(isObject(r.env) && Object.values(r.env).every((v) => typeof v === 'string'), 'env')
-  check(AGENT_PROFILES.includes(r.agent as AgentProfileName), 'agent')
+  // any name: one a newer drover knows reads as itself, handled as generic (src/agents/registry.ts)
+  check(isAgentName(r.agent), 'agent')
   check(isObject(r.policies), 'policies')
   const p = r.policies as Record<string, unknown>
   check(isIntOrNull(p.timeoutMs) && isIntOrNull(p.idleTimeoutMs) && isIntOrNull(p.maxOutputBytes), 'policies')
@@ -202,7 +204,7 @@ function isAgentInfo(v: unknown): boolean {
 function isCheckpoint(v: unknown): boolean {
   return (
     isObject(v) &&
-    AGENT_PROFILES.includes(v.profile as AgentProfileName) &&
+    isAgentName(v.profile) &&
     isStringOrNull(v.sessionId) &&
     typeof v.sessionDir === 'string' &&
     typeof v.forced === 'boolean' &&

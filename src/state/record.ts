@@ -75,9 +75,10 @@ export const END_CAUSES = [
 export type EndCause = (typeof END_CAUSES)[number]
 export const isEndCause = (value: unknown): value is EndCause => (END_CAUSES as readonly unknown[]).includes(value)
 
-// The agents drover knows (one module each under src/agents/), and `generic` for any other program.
-export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'generic'] as const
-export type AgentProfileName = (typeof AGENT_PROFILES)[number]
+// An agent's name as a record stores it: one src/agents/ knows, `generic`, or one
+// only a newer drover knows (which this one handles as generic). The state layer
+// lists no agent: the names are src/agents/registry.ts's.
+export type AgentProfileName = string
 
 import type {ProcessIdentity} from '../platform/platform.js'
 export type {ProcessIdentity} from '../platform/platform.js'

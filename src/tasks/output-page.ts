@@ -34,7 +34,7 @@ export interface PageOptions {
   tail?: number
   /** at most this many bytes (default 64 KiB; at least 4, one character). */
   maxBytes?: number
-  /** `transcript`: a claude or codex event stream rendered for reading (agents/transcript.ts); cursors stay byte offsets of the raw log. */
+  /** `transcript`: an agent's event stream rendered for reading (agents/transcript.ts); cursors stay byte offsets of the raw log. */
   format?: 'raw' | 'transcript'
 }
 

@@ -1,5 +1,5 @@
 // `resume`: a new run that continues a task's persisted session — the agent's
-// own conversation for claude and codex, the session dir for anything else.
+// own conversation for an agent, the session dir for anything else.
 
 import {existsSync} from 'node:fs'
 import type {FlagTable} from '../agents/flags.js'
@@ -22,12 +22,13 @@ export async function resumeTask(stateDir: string, record: TaskRecord, prompt: s
   // The agent's grammar is read before taking the task lock: `--help` of a
   // cold agent binary can take a second, and nobody else should wait for that.
   let flags: FlagTable | null = null
-  if (record.agent !== 'generic' && sessionRefusal(record) === null) {
+  const profile = profileOf(record.agent)
+  if (profile && sessionRefusal(record) === null) {
     try {
       // In the task's cwd, where a relative launcher (`node cli.js`) resolves; a
       // vanished cwd is the run's to report, not a reason to refuse here.
       const cwd = existsSync(record.cwd) ? record.cwd : process.cwd()
-      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd, grammar: profileOf(record.agent)?.helpGrammar})
+      flags = learnFlags(stateDir, flagHelpArgv(record), {env: laterRunEnv(record), cwd, grammar: profile.helpGrammar})
     } catch (error) {
       if (!(error instanceof FlagLearningError)) throw error
       throw new DroverError(`task ${record.id} was not resumed: ${record.agent} ${error.message}`, ExitCode.failed, {id: record.id})
@@ -47,7 +48,8 @@ export async function resumeTask(stateDir: string, record: TaskRecord, prompt: s
           status: current.status,
         })
       }
-      return current.agent === 'generic' ? null : resumeCommand(current, prompt, flags).command
+      // generic, or an agent this drover does not know: the same command again, with DROVER_RESUME=1
+      return profile ? resumeCommand(current, prompt, flags).command : null
     },
   })
 }

@@ -7,6 +7,7 @@
 import {createReadStream} from 'node:fs'
 import {createInterface} from 'node:readline'
 import {AgentEventReader} from '../agents/events.js'
+import {readsAgentEvents} from '../agents/registry.js'
 import type {AgentUsage, TaskRecord} from '../state/record.js'
 import {taskPaths} from '../state/store.js'
 
@@ -19,7 +20,7 @@ export interface UsagePoint extends AgentUsage {
 const MAX_POINTS = 500
 
 export async function usageSeries(stateDir: string, record: TaskRecord): Promise<UsagePoint[]> {
-  if (record.agent === 'generic') return []
+  if (!readsAgentEvents(record.agent)) return []
   const starts = record.runs.map((run) => run.outputOffset)
   const points: UsagePoint[] = []
   const carried: AgentUsage = {turns: 0, costUsd: null, inputTokens: null, outputTokens: null}

@@ -5,7 +5,7 @@
 
 import type {Drover, TaskEvent} from '../api/drover.js'
 import type {TaskJson} from '../api/task-json.js'
-import {isFinalStatus, type TaskStatus} from '../api/values.js'
+import {GENERIC_AGENT, isFinalStatus, readsAgentEvents, type TaskStatus} from '../api/values.js'
 import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, runAction} from './actions.js'
 import {layout, naturalWidths, type Layout} from './columns.js'
 import {diffLines} from './diff-view.js'
@@ -316,10 +316,10 @@ export class TopApp {
     this.followTimer = setTimeout(() => {
       this.followTimer = null
       const row = this.selectedRow()
-      const pretty = row !== undefined && row.task.status !== 'corrupt' && (row.task as TaskJson).agent !== 'generic' && !this.view.raw
+      const pretty = row !== undefined && row.task.status !== 'corrupt' && readsAgentEvents((row.task as TaskJson).agent) && !this.view.raw
       if (this.follower && this.follower.id === row?.id && this.follower.pretty === pretty && (this.follower.live || isFinalStatus(row.task.status as TaskStatus))) return
       this.follower?.stop()
-      this.follower = row ? new Follower(this.drover, row.id, pretty, (row.task as TaskJson).agent ?? 'generic', this.paint, () => this.schedule()) : null
+      this.follower = row ? new Follower(this.drover, row.id, pretty, (row.task as TaskJson).agent ?? GENERIC_AGENT, this.paint, () => this.schedule()) : null
       this.draw()
     }, delay)
   }

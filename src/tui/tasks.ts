@@ -7,7 +7,7 @@
 import type {CorruptTaskJson, TaskJson} from '../api/task-json.js'
 import type {TaskEvent} from '../api/drover.js'
 import {commandLine} from '../api/task-json.js'
-import {formatDuration, isFinalStatus, outcomeLabel, type TaskStatus} from '../api/values.js'
+import {formatDuration, GENERIC_AGENT, isFinalStatus, outcomeLabel, type TaskStatus} from '../api/values.js'
 
 export type AnyTask = TaskJson | CorruptTaskJson
 
@@ -70,7 +70,7 @@ export function rowOf(task: AnyTask): Row {
     status: label,
     statusWord: t.status,
     queue: t.queue ?? '',
-    agent: t.agent === 'generic' ? '' : t.agent,
+    agent: t.agent === GENERIC_AGENT ? '' : t.agent,
     turns: info ? String(info.turns) : '',
     usage,
     command,

@@ -5,7 +5,7 @@
 
 import type {Drover} from '../api/drover.js'
 import type {StartOptions} from '../api/start-options.js'
-import {AGENT_PROFILES, parseCount, parseDuration, usageError} from '../api/values.js'
+import {AGENT_NAMES, parseCount, parseDuration, usageError} from '../api/values.js'
 import {HttpError} from './http.js'
 
 export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again', 'rm'] as const
@@ -67,8 +67,8 @@ export function startOptionsOf(body: Record<string, unknown>): StartOptions {
   if (cwd) options.cwd = cwd
   const agent = optionalString(body, 'agent')
   if (agent) {
-    if (!(AGENT_PROFILES as readonly string[]).includes(agent)) throw usageError(`unknown agent profile: ${agent}`)
-    options.agent = agent as StartOptions['agent']
+    if (!AGENT_NAMES.includes(agent)) throw usageError(`unknown agent profile: ${agent}`)
+    options.agent = agent
   }
   const timeout = optionalString(body, 'timeout')
   if (timeout) options.timeoutMs = parseDuration(timeout, 'timeout')

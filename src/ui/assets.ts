@@ -4,7 +4,7 @@
 // so the Content-Security-Policy can forbid both.
 
 import {readFile} from 'node:fs/promises'
-import {AGENT_PROFILES, FINAL_STATUSES, TASK_STATUSES} from '../api/values.js'
+import {AGENT_NAMES, FINAL_STATUSES, TASK_STATUSES} from '../api/values.js'
 import {HttpError} from './http.js'
 import {STYLE} from './style.js'
 
@@ -42,7 +42,7 @@ export function pageHtml(opts: {csrf: string; readOnly: boolean}): string {
 <meta name="drover-read-only" content="${opts.readOnly ? 'true' : 'false'}">
 <meta name="drover-statuses" content="${TASK_STATUSES.join(',')}">
 <meta name="drover-final-statuses" content="${FINAL_STATUSES.join(',')}">
-<meta name="drover-agents" content="${AGENT_PROFILES.join(',')}">
+<meta name="drover-agents" content="${AGENT_NAMES.join(',')}">
 <title>drover</title>
 <link rel="stylesheet" href="/assets/style.css">
 <script type="module" src="/assets/app.js"></script>

@@ -103,6 +103,8 @@ describe('renderTranscript (plain lines, for a supervising model)', () => {
     expect(renderTranscript(text, 'claude')).toBe('── drover: run 2\nplain\n{"type":"assis')
     const generic = lines({type: 'result', result: 'x'})
     expect(renderTranscript(generic, 'generic')).toBe(generic)
+    // an agent this drover does not know (a newer drover's task): untouched too, blank lines and all
+    expect(renderTranscript(`${generic}\n${generic}`, 'some-future-agent')).toBe(`${generic}\n${generic}`)
   })
 
   it('cuts a long line at 300 characters', () => {

@@ -66,7 +66,8 @@ describe('decodeRecord', () => {
     ['cwd', {cwd: null}],
     ['env', {env: {A: 1}}],
     ['env', {env: []}],
-    ['agent', {agent: 'gpt'}],
+    ['agent', {agent: 5}],
+    ['agent', {agent: ''}],
     ['policies', {policies: null}],
     ['policies', {policies: {timeoutMs: 1.5, idleTimeoutMs: null, maxOutputBytes: null}}],
     ['status', {status: 'paused'}],
@@ -85,6 +86,13 @@ describe('decodeRecord', () => {
   ]
   it.each(broken)("names the field '%s' when it is wrong", (field, patch) => {
     expect(decodeError({...fresh(), ...patch})).toBe(`field '${field}' is missing or has the wrong type`)
+  })
+
+  it("reads an agent it has no profile for (a newer drover's) as that name, in the record and its checkpoint", () => {
+    const checkpoint = {profile: 'some-future-agent', sessionId: 's-1', sessionDir: '/s', forced: false, mode: 'safe-point', tookMs: 5, at: '2024-01-01T00:00:01.000Z'}
+    const record = {...transition(fresh(), {status: 'running'}), agent: 'some-future-agent', checkpoint}
+    expect(decodeRecord(encodeRecord(record as TaskRecord))).toEqual(record)
+    expect(decodeError({...record, checkpoint: {...checkpoint, profile: 7}})).toBe("field 'checkpoint' is missing or has the wrong type")
   })
 
   it('names a missing field the same way', () => {

@@ -14,7 +14,7 @@ import {moveTo} from '../helpers/record-moves.js'
 
 let stateDir: string
 
-const spec = (agent: 'claude' | 'generic') => ({
+const spec = (agent: string) => ({
   command: ['claude'], shell: null, name: null, cwd: '/', env: {}, agent,
   policies: {timeoutMs: null, idleTimeoutMs: null, maxOutputBytes: null},
 })
@@ -58,6 +58,8 @@ describe('usageSeries', () => {
 
   it('is empty for a task that is no agent, or has no output yet', async () => {
     expect(await usageSeries(stateDir, withLog(newRecord(1, spec('generic')), assistant('m1', 1, 1) + '\n'))).toEqual([])
+    // an agent this drover does not know (a newer drover's task) is read as generic
+    expect(await usageSeries(stateDir, withLog(newRecord(3, spec('some-future-agent')), assistant('m1', 1, 1) + '\n'))).toEqual([])
     expect(await usageSeries(stateDir, newRecord(2, spec('claude')))).toEqual([])
   })
 })

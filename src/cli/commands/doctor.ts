@@ -1,13 +1,13 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {parseDuration} from '../../api/values.js'
+import {knownAgentNames, parseDuration} from '../../api/values.js'
 import {painter} from '../render/color.js'
 
 export default class Doctor extends BaseCommand {
   static override summary = 'Check the agents, the state dir, the executors and the environment; say what to fix.'
   static override description = `Looks at everything drover depends on and prints one line per problem saying what to do. Exit 0 when nothing is broken (warnings may still be printed), 1 when something is.
 
-Agents: for each agent drover knows (claude, codex, gemini, qwen, copilot, opencode), whether it is on PATH and where, its version, whether drover can read its flags from its --help (resume needs them to keep every flag of the original command) and where it keeps its sessions. Only \`AGENT --version\` and its help are run, each with a timeout (--timeout): nothing that starts a session or contacts a model.
+Agents: for each agent drover knows (${knownAgentNames().join(', ')}), whether it is on PATH and where, its version, whether drover can read its flags from its --help (resume needs them to keep every flag of the original command) and where it keeps its sessions. Only \`AGENT --version\` and its help are run, each with a timeout (--timeout): nothing that starts a session or contacts a model.
 
 State dir: its path and where it came from, owner and mode (drover refuses one that its group or other users can write; Windows decides access by ACLs, which are not judged), free space, records that cannot be read (by id), locks whose holder is gone, tasks recorded running whose runner is gone, and processes of ended tasks still alive (on Linux also those that left the task's process tree).
 

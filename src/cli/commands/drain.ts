@@ -14,7 +14,7 @@ export default class Drain extends BaseCommand {
   static override summary = 'Checkpoint running tasks so they can be resumed later.'
   static override description = `For every selected task at once: writes STOP into its control file and waits up to --grace for the worker to save what it has and exit, then SIGTERM to the whole tree, then SIGKILL after --kill-after. Returns within grace + kill-after + 2 s, whatever the workers do; Ctrl-C ends the wait, not the drain (exit 130).
 
-Each task ends "drained" with a checkpoint — its session dir, the agent's session id (claude, codex), and forced: true when it had to be killed — and drover prints how to resume it. Use it before a reboot or to free a machine without losing agents' work.`
+Each task ends "drained" with a checkpoint — its session dir, an agent's session id, and forced: true when it had to be killed — and drover prints how to resume it. Use it before a reboot or to free a machine without losing agents' work.`
 
   static override examples = [
     {description: 'Empty the machine before a reboot', command: '<%= config.bin %> drain --all'},

@@ -26,7 +26,7 @@ With --json and -f, stdout is a stream of JSON objects, one per line: {"type":"o
 
 Output of every run of the task is in one log; restarts and resumes are separated by a line starting with "── drover: run".
 
-For claude and codex tasks on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to their first and last three lines and every line that looks like an error (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
+For an agent's task on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to their first and last three lines and every line that looks like an error (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
 
 Following a task that is queued (or waiting for a usage limit) says on stderr what it waits for. Several tasks (logs -f A B C), or --all (every live task — queued and waiting ones too —, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal, and a line "── drover: task 3 ended failed (exit 3)" where each task's output ends; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived while following (lines written before have none); --since shows the runs active since a moment: a duration back from now (10m), a time of day (05:00, the latest one past) or a date (2026-12-01, 2026-12-01T05:00; local unless a zone is given) — drover knows when runs began and ended, not when each line was written.`
 
@@ -49,7 +49,7 @@ Following a task that is queued (or waiting for a usage limit) says on stderr wh
     tail: lineCount({char: 'n', aliases: ['lines'], description: 'print only the last N lines, or "all" (the default, with -f too)', exclusive: ['offset']}),
     offset: Flags.integer({description: 'start at this byte of output.log (the "end" of the last --json output object)', min: 0, exclusive: ['tail']}),
     all: Flags.boolean({char: 'a', description: 'every live task (queued and waiting ones too), and with -f those that start while following'}),
-    pretty: Flags.boolean({description: "claude and codex: show the agent's events as a transcript (the default on a terminal)"}),
+    pretty: Flags.boolean({description: "show an agent's events as a transcript (the default on a terminal)"}),
     raw: Flags.boolean({description: "the agent's own event stream, byte for byte (the default when piped)"}),
     full: Flags.boolean({description: 'with --pretty: tool results and thinking in full, not cut to a few lines'}),
     timestamps: Flags.boolean({char: 't', description: 'with -f: prefix each line with the time it arrived (lines already there show none)'}),

@@ -7,10 +7,10 @@ import {parseCost} from '../../api/budget.js'
 
 export default class Resume extends BaseCommand {
   static override summary = 'Continue drained, stopped or lost tasks where they left off.'
-  static override description = `Starts a new run that continues the task's checkpoint, in its original working directory:
+  static override description = `Starts a new run that continues the task's checkpoint, in its original working directory. An agent's own conversation continues, with the original flags kept, e.g.:
 - claude: claude -p --resume <session id> "<prompt>" with the original flags (output format, model, permissions);
 - codex: codex exec --json resume <thread id> "<prompt>";
-- anything else: the same command again, with DROVER_RESUME=1 and the same DROVER_SESSION_DIR.
+anything else (generic, or an agent this drover does not know) runs the same command again, with DROVER_RESUME=1 and the same DROVER_SESSION_DIR.
 
 A task drained by its budget (reason "budget: …") is refused until given a higher one: resume --max-cost, --max-turns or --max-tokens sets the new limit for the session's total, which counts what every run before spent.
 

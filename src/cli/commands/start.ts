@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_PROFILES, EXECUTOR_NAMES, parseCount, parseDuration, parseEnvAssignment, parseSize, usageError, type AgentProfileName, type ExecutorName} from '../../api/values.js'
+import {AGENT_NAMES, agentsThat, EXECUTOR_NAMES, GENERIC_AGENT, knownAgentNames, parseCount, parseDuration, parseEnvAssignment, parseSize, readsAgentEvents, usageError, type ExecutorName} from '../../api/values.js'
 import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from '../../api/start-options.js'
 import type {TaskJson} from '../../api/task-json.js'
 import {parseCost} from '../../api/budget.js'
@@ -27,13 +27,13 @@ export default class Start extends BaseCommand {
   static override summary = 'Start a command in the background, or start a finished task again.'
   static override description = `Runs CMD detached from this shell under a small runner of its own, with stdout and stderr appended to the task's output.log. Returns once the task is running (or has failed to start) and prints its id, so \`drover start … && drover logs -f ID\` never races.
 
-With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. As with \`logs -f\`, a claude or codex task is shown as a transcript on a terminal and as its raw event stream in a pipe; --pretty and --raw choose. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
+With --follow it then streams the task's output like \`logs -f\` and exits with the task's own exit code; stdout carries only that output, and the id goes to stderr. As with \`logs -f\`, an agent's task is shown as a transcript on a terminal and as its raw event stream in a pipe; --pretty and --raw choose. With --follow --json, stdout is an NDJSON stream: {"type":"started","id","task"}, then the output objects and the final {"type":"end",…} of \`logs -f --json\`.
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
 With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
 
---on-limit wait: when a claude or codex run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
+--on-limit wait: when an agent's run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
 
 --executor slurm runs the task as a Slurm batch job (see "Running on a cluster" in the README). The executor comes from --executor, else DROVER_EXECUTOR, else the state dir's config.json, else local. config.json is optional and written by hand, e.g. {"executor": "slurm", "slurm": {"partition": "gpu", "time": "4:00:00", "cpus": 4, "mem": "16G", "drainBeforeLimit": "10m", "opts": ["--account=lab"]}}; its slurm defaults apply to Slurm tasks only, and each flag replaces its default (--slurm-opt values come after the config's opts). A config.json that is not valid is refused with one line naming it (exit 2).
 
@@ -65,7 +65,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
     follow: Flags.boolean({char: 'f', description: 'stream the output like `logs -f` and exit with the task\'s exit code (the id goes to stderr)'}),
-    pretty: Flags.boolean({description: "with --follow, claude and codex: show the agent's events as a transcript, as logs -f does (the default on a terminal)", dependsOn: ['follow'], exclusive: ['raw']}),
+    pretty: Flags.boolean({description: "with --follow, show an agent's events as a transcript, as logs -f does (the default on a terminal)", dependsOn: ['follow'], exclusive: ['raw']}),
     raw: Flags.boolean({description: "with --follow: the agent's own event stream, byte for byte (the default when piped)", dependsOn: ['follow'], exclusive: ['pretty']}),
     quiet: Flags.boolean({char: 'q', description: 'print nothing (not the id, nor notes that it was queued or reused) unless it failed to start or a warning: for cron'}),
     'keep-children': Flags.boolean({
@@ -75,14 +75,14 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     'idle-timeout': Flags.string({description: 'stop the task when its output does not grow for this long (e.g. 10m)', helpGroup: 'Limits'}),
     'max-output': Flags.string({description: `stop the task when output.log grows past this size; 0 for no limit (default ${DEFAULT_MAX_OUTPUT})`, helpGroup: 'Limits'}),
     'max-cost': Flags.string({
-      description: 'claude: drain the task once its session has cost this many US dollars (counted across resumes; claude reports cost when a run ends)',
+      description: `${agentsThat((a) => a.reports.cost).join(', ')}: drain the task once its session has cost this many US dollars (counted across resumes, as the agent reports it)`,
       helpValue: 'USD',
       helpGroup: 'Limits',
     }),
-    'max-turns': Flags.integer({description: 'claude, codex: drain the task after this many model turns of its session (counted across resumes)', min: 1, helpGroup: 'Limits'}),
-    'max-tokens': Flags.string({description: 'claude, codex: drain the task once its session used this many tokens, input plus output (counted across resumes; e.g. 500k, 2M)', helpValue: 'N', helpGroup: 'Limits'}),
+    'max-turns': Flags.integer({description: `${agentsThat((a) => a.reports.turns).join(', ')}: drain the task after this many model turns of its session (counted across resumes)`, min: 1, helpGroup: 'Limits'}),
+    'max-tokens': Flags.string({description: `${agentsThat((a) => a.reports.tokens).join(', ')}: drain the task once its session used this many tokens, input plus output (counted across resumes; e.g. 500k, 2M)`, helpValue: 'N', helpGroup: 'Limits'}),
     'on-limit': Flags.string({
-      description: "claude, codex: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation",
+      description: `${knownAgentNames().join(', ')}: when the agent stops on its provider's usage limit, fail (the default) or wait: the task is waiting until the limit lifts (the reset time the agent names, else a backoff up to 1 h), then resumes its own conversation`,
       options: ['fail', 'wait'],
       helpGroup: 'Limits',
     }),
@@ -91,7 +91,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true, helpGroup: 'Queue'}),
     'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true, helpGroup: 'Queue'}),
     'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)', helpGroup: 'Queue'}),
-    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_PROFILES], helpGroup: 'Agents'}),
+    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_NAMES], helpGroup: 'Agents'}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
       default: true,
@@ -174,7 +174,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       if (!failedToStart && !flags.quiet) this.note(`drover: task ${record.id} ${record.status === 'queued' ? 'queued' : 'started'}; following it (Ctrl-C stops following, not the task)`)
       // The same default as `logs -f`: an agent's events as a transcript on a terminal, its raw stream in a pipe.
       const tty = process.stdout.isTTY === true && !this.jsonEnabled()
-      if (!this.jsonEnabled() && (flags.pretty || (tty && !flags.raw && record.agent !== 'generic'))) {
+      if (!this.jsonEnabled() && (flags.pretty || (tty && !flags.raw && readsAgentEvents(record.agent)))) {
         const {followMany} = await import('../render/follow-many.js')
         process.exitCode = await followMany(drover, [await drover.get(record.id)], {
           follow: true,
@@ -295,7 +295,7 @@ function prepare(
     throw usageError('no command given: put it after --, e.g. drover start -- sleep 60 (or use --shell "script")')
   }
   if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
-  if (flags.shell !== undefined && flags.agent !== undefined && flags.agent !== 'generic') {
+  if (flags.shell !== undefined && flags.agent !== undefined && flags.agent !== GENERIC_AGENT) {
     throw usageError(
       `--agent ${flags.agent} needs the command after --, not --shell: drover rewrites the agent's own command line to resume it, which a shell script does not allow`,
     )
@@ -332,7 +332,7 @@ function prepare(
     name: flags.name,
     cwd: flags.cwd,
     env,
-    agent: flags.agent as AgentProfileName | undefined,
+    agent: flags.agent,
     agentHooks: flags['agent-hooks'],
     keepChildren: flags['keep-children'] ?? false,
     timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),

@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {exitCodeOf, type TaskDetailJson} from '../../api/task-json.js'
+import {readsAgentEvents} from '../../api/values.js'
 import {painter} from '../render/color.js'
 import {renderStatus} from '../render/status-view.js'
 
@@ -33,7 +34,7 @@ With --wait, waits until the task reaches a final status and exits with the task
       // An agent's output is its event stream: what went wrong is in its error
       // and its stderr lines, not in a 3 KB init event — so more lines are read for it.
       const shown = ['failed', 'lost'].includes(detail.status) && flags.lines > 0
-      const tail = shown ? await drover.logs(detail.id, {tail: detail.agent === 'generic' ? flags.lines : 200}) : ''
+      const tail = shown ? await drover.logs(detail.id, {tail: readsAgentEvents(detail.agent) ? 200 : flags.lines}) : ''
       process.stdout.write(renderStatus(detail, {paint: painter(this.color(flags.color)), tailLines: flags.lines, tail}))
     }
     if (flags.wait) process.exitCode = exitCodeOf(detail)

@@ -1,7 +1,7 @@
 // The human view of `drover status`: aligned key/value lines, the runs, the
 // agent's progress, the files, and the last output lines when the task failed.
 
-import {DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, describeOutcome, formatBytes, formatDuration, isFinalStatus, reasonDetail} from '../../api/values.js'
+import {DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, describeOutcome, formatBytes, formatDuration, isFinalStatus, readsAgentEvents, reasonDetail} from '../../api/values.js'
 import type {AgentUsage} from '../../api/values.js'
 import type {TaskDetailJson} from '../../api/task-json.js'
 import {commandLine, escapeControls, quoteArg} from '../../api/task-json.js'
@@ -135,7 +135,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (['failed', 'lost'].includes(task.status) && opts.tailLines > 0) {
     // An agent's output is its event stream: what went wrong is in its error
     // (above) and its stderr lines, not in a 3 KB init event.
-    const tail = task.agent === 'generic' ? opts.tail : plainLines(opts.tail, opts.tailLines)
+    const tail = readsAgentEvents(task.agent) ? plainLines(opts.tail, opts.tailLines) : opts.tail
     if (tail.trim() !== '') {
       text += `\n${paint('dim', `last ${opts.tailLines} lines of output:`)}\n${tail.endsWith('\n') ? tail : tail + '\n'}`
     }

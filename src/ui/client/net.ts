@@ -6,9 +6,11 @@ import {meta} from './dom.js'
 const csrf = meta('drover-csrf')
 export const readOnly = meta('drover-read-only') === 'true'
 
-/** drover's statuses, which of them are final, and its agent profiles, as the server put them in the page. */
+/** drover's statuses, which of them are final, and its agents' names (from its registry, `generic` last), as the server put them in the page. */
 export const TASK_STATUSES = meta('drover-statuses').split(',')
-export const AGENT_PROFILES = meta('drover-agents').split(',')
+export const AGENT_NAMES = meta('drover-agents').split(',')
+/** Whether drover reads a task's output as its agent's events: not for `generic`, nor for an agent a newer drover started that this one does not know. */
+export const readsAgentEvents = (agent: string) => agent !== 'generic' && AGENT_NAMES.includes(agent)
 export const FINAL_STATUSES = meta('drover-final-statuses').split(',')
 export const isFinal = (status: string) => FINAL_STATUSES.includes(status)
 

@@ -3,14 +3,14 @@
 // The server checks it the way `drover start` does.
 
 import {el} from './dom.js'
-import {AGENT_PROFILES, post, type Task} from './net.js'
+import {AGENT_NAMES, post, type Task} from './net.js'
 
 export function startForm(started: (task: Task) => void): HTMLElement {
   const mode = el('select', {attrs: {name: 'mode'}}, el('option', {attrs: {value: 'shell'}}, 'shell script'), el('option', {attrs: {value: 'argv'}}, 'argv, one per line'))
   const command = el('textarea', {attrs: {name: 'command', rows: '3', required: '', placeholder: 'npm test'}})
   const name = el('input', {attrs: {name: 'name', placeholder: 'name (optional)'}})
   const cwd = el('input', {attrs: {name: 'cwd', placeholder: 'working directory (default: where drover ui runs)'}})
-  const agent = el('select', {attrs: {name: 'agent'}}, el('option', {attrs: {value: ''}}, 'agent: from the program'), ...AGENT_PROFILES.map((a) => el('option', {attrs: {value: a}}, a)))
+  const agent = el('select', {attrs: {name: 'agent'}}, el('option', {attrs: {value: ''}}, 'agent: from the program'), ...AGENT_NAMES.map((a) => el('option', {attrs: {value: a}}, a)))
   const timeout = el('input', {attrs: {name: 'timeout', placeholder: 'timeout, e.g. 2h (optional)'}})
   // what `drover start` has for queues, chains, worktrees, retries and budgets
   const field = (name: string, placeholder: string, attrs: Record<string, string> = {}) => el('input', {attrs: {name, placeholder, ...attrs}})
@@ -39,7 +39,7 @@ export function startForm(started: (task: Task) => void): HTMLElement {
     el('fieldset', {className: 'row'}, el('legend', {}, 'Queue'), queue, priority, after),
     el('fieldset', {className: 'row'}, el('legend', {}, 'Worktree'), worktree, base),
     el('fieldset', {className: 'row'}, el('legend', {}, 'Retry'), retry, retryDelay),
-    el('fieldset', {className: 'row'}, el('legend', {}, 'Budget (claude, codex)'), maxTurns, maxTokens, maxCost),
+    el('fieldset', {className: 'row'}, el('legend', {}, 'Budget (agents)'), maxTurns, maxTokens, maxCost),
     el('button', {attrs: {type: 'submit'}}, 'Start'),
     message,
   )

@@ -8,7 +8,7 @@ import {JournalView} from './journal-view.js'
 import {OutputView} from './output-view.js'
 import {TranscriptView} from './transcript-view.js'
 import {usageChart, type UsagePoint} from './usage-chart.js'
-import {getJson, HttpError, isFinal, post, readOnly, type Task, type TaskDetail} from './net.js'
+import {getJson, HttpError, isFinal, post, readOnly, readsAgentEvents, type Task, type TaskDetail} from './net.js'
 
 interface Action {
   name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'rm'
@@ -149,7 +149,7 @@ export function showTask(main: HTMLElement, id: number): void {
       render(task)
       await journal.refresh()
       if (isFinal(task.status)) journal.awaitEnd(task.runs.length)
-      if (task.agent !== 'generic') setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
+      if (readsAgentEvents(task.agent)) setChildren(chart, usageChart(await getJson<UsagePoint[]>(`/api/tasks/${id}/usage`)))
     } catch (error) {
       // A refresh racing the feed's "removed" (or arriving after it) finds the task gone: say so, not a bare 404.
       if (detail && error instanceof HttpError && error.status === 404) removed()
@@ -181,7 +181,7 @@ export function showTask(main: HTMLElement, id: number): void {
       return button
     }
     // An agent opens on its transcript (what `logs` shows on a terminal); its raw event stream is a click away.
-    if (detail && detail.agent !== 'generic') {
+    if (detail && readsAgentEvents(detail.agent)) {
       transcript = new TranscriptView(id)
       const showTranscript = () => pane.replaceChildren(transcript!.show())
       tabs.replaceChildren(tabButton('Transcript', showTranscript), tabButton('Output', showOutput))
