@@ -76,7 +76,7 @@ function stateDirProblems({stateDir: s, os}: ProblemInputs): DoctorProblem[] {
     problems.push({severity: 'error', subject, message: `${s.path} cannot be used: ${s.error}`, fix: 'fix its permissions, or use another one with --state-dir or DROVER_STATE_DIR'})
     return problems
   }
-  if (s.formatError !== null) {
+  if (s.formatError) {
     problems.push({severity: 'error', subject, message: s.formatError, fix: 'use the drover that wrote it (upgrade this one), or another state dir with --state-dir or DROVER_STATE_DIR'})
     return problems
   }
