@@ -216,6 +216,44 @@ describe('ensureStateDir', () => {
     expect(existsSync(path.join(root, 'gone'))).toBe(false)
   })
 
+  it('refuses a file in its place with exit code 5', () => {
+    const file = path.join(root, 'state')
+    writeFileSync(file, 'not a dir')
+    expectStateDirError(() => ensureStateDir(file), /not a directory/)
+    expectStateDirError(() => ensureStateDir(path.join(file, 'below')), /state dir/)
+  })
+
+  it('refuses a missing dir when asked not to create it', () => {
+    expectStateDirError(() => ensureStateDir(path.join(root, 'missing'), {create: false}), /does not exist/)
+  })
+
+  posixOnly('POSIX file modes').it('refuses a dir that group or others may write, naming the fix', () => {
+    for (const unsafe of [0o770, 0o702, 0o777]) {
+      const dir = path.join(root, `unsafe-${unsafe.toString(8)}`)
+      mkdirSync(path.join(dir, 'tasks'), {recursive: true})
+      chmodSync(dir, unsafe)
+      expectStateDirError(() => ensureStateDir(dir), new RegExp(`writable by other users.*chmod 700 ${dir}$`))
+    }
+    const readable = path.join(root, 'readable')
+    mkdirSync(readable)
+    chmodSync(readable, 0o755)
+    expect(() => ensureStateDir(readable)).not.toThrow()
+  })
+
+  posixOnly('POSIX file modes').it('never suggests chmod for a directory drover did not make, or one shared by design like /tmp', () => {
+    const foreign = path.join(root, 'foreign')
+    mkdirSync(foreign)
+    chmodSync(foreign, 0o777)
+    const shared = path.join(root, 'shared')
+    mkdirSync(path.join(shared, 'tasks'), {recursive: true})
+    chmodSync(shared, 0o1777)
+    for (const dir of [foreign, shared]) {
+      const escaped = path.join(dir, 'drover').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      // The whole advice after the mode: a subdirectory, and no chmod anywhere in it.
+      expectStateDirError(() => ensureStateDir(dir), new RegExp(`writable by other users \\(mode \\d+\\); use a directory of its own inside it, which drover creates private: --state-dir ${escaped}$`))
+    }
+  })
+
   posixOnly('POSIX file modes and umask').it('keeps files 0600 and dirs 0700 even when the umask is 000', () => {
     const previous = process.umask(0)
     try {
