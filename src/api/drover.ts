@@ -182,7 +182,7 @@ export class Drover {
   /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
   async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
-    return this.wrote(configureQueue(this.stateDir, name, {parallel: opts.parallel}))
+    return this.wrote(await configureQueue(this.stateDir, name, {parallel: opts.parallel}))
   }
 
   /**
@@ -202,19 +202,19 @@ export class Drover {
   /** Forgets a queue that holds no task (a conflict, exit 4, while it does). */
   async removeQueue(name: string): Promise<QueueInfo> {
     const {removeQueue} = await import('./queues.js')
-    return this.wrote(removeQueue(this.stateDir, name))
+    return this.wrote(await removeQueue(this.stateDir, name))
   }
 
   /** A paused queue starts nothing new; its running tasks go on (an unknown queue is refused, exit 2). */
   async pauseQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
-    return this.wrote(configureQueue(this.stateDir, name, {paused: true}))
+    return this.wrote(await configureQueue(this.stateDir, name, {paused: true}))
   }
 
   /** A paused queue starts its waiting tasks again, as slots allow. */
   async resumeQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
-    return this.wrote(configureQueue(this.stateDir, name, {paused: false}))
+    return this.wrote(await configureQueue(this.stateDir, name, {paused: false}))
   }
 
   /**
@@ -629,9 +629,10 @@ export class Drover {
   /**
    * Gives the state dir its format file once a call has written in it (see
    * formatMarked); passes `result` through. Called after the writing, so a
-   * refusal (thrown before anything is written) leaves no format file either.
+   * refusal (thrown before anything is written) leaves no format file either;
+   * hence no promise may pass (its call may still be refused).
    */
-  private wrote<T>(result: T): T
+  private wrote<T>(result: T extends PromiseLike<unknown> ? never : T): T
   private wrote(): void
   private wrote<T>(result?: T): T | undefined {
     if (!this.formatMarked) this.formatMarked = markStateFormat(this.stateDir)

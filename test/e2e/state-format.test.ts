@@ -102,6 +102,8 @@ describe('a state dir of drover 0.1.0', () => {
     expect(refused.exitCode, refused.stderr).toBe(4)
     const ended = await drover(state, ['stop', 'hello'], {env})
     expect([ended.exitCode, ended.stdout]).toEqual([0, 'task 1 already ended: succeeded (exit 0)'])
+    const noQueue = await drover(state, ['queue', 'pause', 'nosuch'], {env})
+    expect(noQueue.exitCode, noQueue.stderr).toBe(2)
     expect(stateOf(state)).toEqual(before)
 
     const again = await drover(state, ['start', 'hello'], {env})
