@@ -90,9 +90,7 @@ export async function openStateDir(dir?: string, opts: {create?: boolean} = {}):
   // No daemon moves queues on: every opening does (a slot freed by a runner that died, a retry that is due).
   const {advanceQueues} = await import('./queues.js')
   await advanceQueues(stateDir)
-  const drover = new Drover(stateDir)
-  if (marked) drover.formatMarked = true
-  return drover
+  return new Drover(stateDir, {formatMarked: marked})
 }
 
 const OPEN_BRACKET = Buffer.from('[')
@@ -129,11 +127,15 @@ export class Drover {
    * in it (`wrote`), never from a look — a look changes nothing on disk —
    * nor from a refused call, which must change nothing either.
    */
-  formatMarked = false
+  private formatMarked: boolean
 
-  /** @param stateDir an absolute path already checked by openStateDir */
-  constructor(readonly stateDir: string) {
+  /**
+   * @param stateDir an absolute path already checked by openStateDir
+   * @param opts.formatMarked the dir has its format file already (what openStateDir found)
+   */
+  constructor(readonly stateDir: string, opts: {formatMarked?: boolean} = {}) {
     this.listing = new TasksListing(stateDir)
+    this.formatMarked = opts.formatMarked ?? false
   }
 
   /**
