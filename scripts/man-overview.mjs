@@ -35,9 +35,10 @@ const STATE_DIR_PER_OS = [
   ['Windows', '%LOCALAPPDATA%\\drover\\Data'],
 ]
 
-const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written or is writable by other users is refused (exit status 5); for a shared directory such as /tmp drover suggests a private subdirectory of it, never a chmod. Everything in it is plain files: a person with ls and cat can see what every task is doing.`
+const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written, is writable by other users or was written by a newer drover is refused (exit status 5); for a shared directory such as /tmp drover suggests a private subdirectory of it, never a chmod. Everything in it is plain files: a person with ls and cat can see what every task is doing.`
 
 const FILES = [
+  ['STATE_DIR/format', 'one line, "drover-state 1": the version of the layout below, written when drover makes the directory (a directory of drover 0.1.0 has none until a command writes in it, and is format 1); a newer format is refused with exit status 5: upgrade drover'],
   ['STATE_DIR/tasks/ID/', 'one folder per task; the id is taken with an atomic mkdir and never reused'],
   ['STATE_DIR/tasks/ID/task.json', 'the task record: command, cwd, status, exit code, runs; written atomically, and only by the live runner once the task has started'],
   ['STATE_DIR/tasks/ID/output.log', 'the command\'s stdout and stderr, appended across runs; each restart or resume begins with a line starting "── drover: run"'],
@@ -74,7 +75,7 @@ const EXIT_STATUS = [
   ['2', 'usage: a bad flag, a bad value, a missing argument'],
   ['3', 'no such task'],
   ['4', 'conflict: the task is in a state that forbids this (resuming a running task, a name already taken, a lock held)'],
-  ['5', 'the state directory is unusable: not a directory, no permission, unsafe permissions'],
+  ['5', 'the state directory is unusable: not a directory, no permission, unsafe permissions, or written by a newer drover (upgrade drover)'],
 ]
 
 const EXIT_STATUS_AFTER = `\`drover logs -f\`, \`drover start --follow\` and \`drover status --wait\` instead exit with the task's own exit code, or 128 plus the signal number when a signal ended it, so a script can wait for a task and use its result.

@@ -76,6 +76,10 @@ function stateDirProblems({stateDir: s, os}: ProblemInputs): DoctorProblem[] {
     problems.push({severity: 'error', subject, message: `${s.path} cannot be used: ${s.error}`, fix: 'fix its permissions, or use another one with --state-dir or DROVER_STATE_DIR'})
     return problems
   }
+  if (s.formatError) {
+    problems.push({severity: 'error', subject, message: s.formatError, fix: 'use the drover that wrote it (upgrade this one), or another state dir with --state-dir or DROVER_STATE_DIR'})
+    return problems
+  }
   if (s.exists && !s.isDirectory) {
     problems.push({severity: 'error', subject, message: `${s.path} is not a directory`, fix: 'move that file away, or use another state dir with --state-dir or DROVER_STATE_DIR'})
     return problems

@@ -8,7 +8,7 @@ import {DroverError, ExitCode} from '../base/errors.js'
 import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
-import {ensureStateDir, resolveStateDir} from '../state/statedir.js'
+import {ensureStateDir, markStateFormat, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
 import {isRowLine, rowCells} from '../state/row-index.js'
@@ -81,15 +81,16 @@ export const DEFAULT_RECENT = DEFAULT_LAST
  * Opens a state dir: `dir`, else `$DROVER_STATE_DIR`, else the per-OS
  * default. It is created (0700) when missing unless `create: false`; an
  * unsafe one (another user's, group- or world-writable, not a directory)
- * throws a DroverError with exit 5.
+ * or one written by a newer drover (its format file) throws a DroverError
+ * with exit 5.
  */
 export async function openStateDir(dir?: string, opts: {create?: boolean} = {}): Promise<Drover> {
   const stateDir = await resolveStateDir(dir)
-  ensureStateDir(stateDir, opts)
+  const {marked} = ensureStateDir(stateDir, opts)
   // No daemon moves queues on: every opening does (a slot freed by a runner that died, a retry that is due).
   const {advanceQueues} = await import('./queues.js')
   await advanceQueues(stateDir)
-  return new Drover(stateDir)
+  return new Drover(stateDir, {formatMarked: marked})
 }
 
 const OPEN_BRACKET = Buffer.from('[')
@@ -120,9 +121,21 @@ export class Drover {
    */
   private readonly listing: TasksListing
 
-  /** @param stateDir an absolute path already checked by openStateDir */
-  constructor(readonly stateDir: string) {
+  /**
+   * Whether the state dir has its format file. One of drover 0.1.0 has none
+   * and is read as format 1; it gets one at the first call here that wrote
+   * in it (`wrote`), never from a look — a look changes nothing on disk —
+   * nor from a refused call, which must change nothing either.
+   */
+  private formatMarked: boolean
+
+  /**
+   * @param stateDir an absolute path already checked by openStateDir
+   * @param opts.formatMarked the dir has its format file already (what openStateDir found)
+   */
+  constructor(readonly stateDir: string, opts: {formatMarked?: boolean} = {}) {
     this.listing = new TasksListing(stateDir)
+    this.formatMarked = opts.formatMarked ?? false
   }
 
   /**
@@ -149,6 +162,7 @@ export class Drover {
     // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
     const spec = {...prepared.spec, ...(await queueSpec(this.stateDir, prepared.queue))}
     const {record, reused} = await startTask(this.stateDir, spec)
+    if (!reused) this.wrote()
     return {...this.json(record), reused}
   }
 
@@ -170,7 +184,7 @@ export class Drover {
   /** Sets a queue's parallel limit (creating the queue); a raised limit starts waiting tasks at once. */
   async setQueue(name: string, opts: {parallel: number}): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
-    return configureQueue(this.stateDir, name, {parallel: opts.parallel})
+    return this.wrote(await configureQueue(this.stateDir, name, {parallel: opts.parallel}))
   }
 
   /**
@@ -182,7 +196,7 @@ export class Drover {
     const {checkShape} = await import('./option-shapes.js')
     checkShape(move, {priority: 'number', first: 'boolean', queue: 'string'}, 'moveQueued option')
     const [{moveQueued}, {advanceQueues}] = await Promise.all([import('../tasks/queue-move.js'), import('./queues.js')])
-    const moved = await moveQueued(this.stateDir, String(ref), move)
+    const moved = this.wrote(await moveQueued(this.stateDir, String(ref), move))
     await advanceQueues(this.stateDir)
     return this.json(await this.record(moved.id))
   }
@@ -190,19 +204,19 @@ export class Drover {
   /** Forgets a queue that holds no task (a conflict, exit 4, while it does). */
   async removeQueue(name: string): Promise<QueueInfo> {
     const {removeQueue} = await import('./queues.js')
-    return removeQueue(this.stateDir, name)
+    return this.wrote(await removeQueue(this.stateDir, name))
   }
 
   /** A paused queue starts nothing new; its running tasks go on (an unknown queue is refused, exit 2). */
   async pauseQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
-    return configureQueue(this.stateDir, name, {paused: true})
+    return this.wrote(await configureQueue(this.stateDir, name, {paused: true}))
   }
 
   /** A paused queue starts its waiting tasks again, as slots allow. */
   async resumeQueue(name: string): Promise<QueueInfo> {
     const {configureQueue} = await import('./queues.js')
-    return configureQueue(this.stateDir, name, {paused: false})
+    return this.wrote(await configureQueue(this.stateDir, name, {paused: false}))
   }
 
   /**
@@ -223,7 +237,8 @@ export class Drover {
     const {findTaskToRestart, restartTask} = await import('../tasks/restart.js')
     const previous = findTaskToRestart(this.stateDir, String(ref))
     const offset = fileSize(taskPaths(this.stateDir, previous.id).output) ?? 0
-    return {task: this.json(await restartTask(this.stateDir, String(ref))), offset}
+    const task = this.json(this.wrote(await restartTask(this.stateDir, String(ref))))
+    return {task, offset}
   }
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
@@ -523,7 +538,8 @@ export class Drover {
    */
   async controlMany(kind: RequestKind, selection: TaskSelection, request: ControlRequest, opts: ControlManyOptions = {}): Promise<ControlBatch> {
     const {controlMany} = await import('./batch.js')
-    return controlMany(this.stateDir, kind, selection, request, opts)
+    const batch = await controlMany(this.stateDir, kind, selection, request, opts)
+    return {...batch, tasks: batch.tasks.map((task) => ({...task, result: task.result.then((result) => this.accepted(result))}))}
   }
 
   /** A drain's result with the checkpoint and the command that resumes it (or why it cannot be). */
@@ -536,7 +552,7 @@ export class Drover {
   async resume(ref: TaskRef, opts: {prompt?: string; budget?: Partial<Budget>} = {}): Promise<TaskJson> {
     const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)
-    return this.json(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT, {budget: opts.budget}))
+    return this.json(this.wrote(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT, {budget: opts.budget})))
   }
 
   /** The task's worktree against the commit it started from (`start --worktree` tasks only). */
@@ -560,13 +576,14 @@ export class Drover {
   /** Resumes many tasks at once: named ones, `all` (drained and interrupted), or `interrupted` (after a reboot). */
   async resumeMany(opts: ResumeManyOptions): Promise<ResumeResult> {
     const {resumeMany} = await import('./batch.js')
-    return resumeMany(this.stateDir, opts)
+    const result = await resumeMany(this.stateDir, opts)
+    return result.resumed.length > 0 ? this.wrote(result) : result
   }
 
   /** Removes ended tasks by the rules given (see `drover prune`). */
   async prune(options: PruneOptions): Promise<PruneResult> {
     const {prune} = await import('../tasks/prune.js')
-    return prune(this.stateDir, options)
+    return this.removed(await prune(this.stateDir, options))
   }
 
   /**
@@ -592,7 +609,7 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
-    return {...(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.force ? 'force' : opts.includeWorktrees})), missing}
+    return {...this.removed(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.force ? 'force' : opts.includeWorktrees})), missing}
   }
 
   /**
@@ -611,6 +628,29 @@ export class Drover {
     yield* watchEvents(this.stateDir, opts)
   }
 
+  /**
+   * Gives the state dir its format file once a call has written in it (see
+   * formatMarked); passes `result` through. Called after the writing, so a
+   * refusal (thrown before anything is written) leaves no format file either;
+   * hence no promise may pass (its call may still be refused).
+   */
+  private wrote<T>(result: T extends PromiseLike<unknown> ? never : T): T
+  private wrote(): void
+  private wrote<T>(result?: T): T | undefined {
+    if (!this.formatMarked) this.formatMarked = markStateFormat(this.stateDir)
+    return result
+  }
+
+  /** A stop's, cancel's or drain's result, once a request was taken: then it wrote (wrote); a task already ended was not asked. */
+  private accepted(result: ControlResult): ControlResult {
+    return result.accepted ? this.wrote(result) : result
+  }
+
+  /** A prune's result, once it removed something: then it wrote (wrote). */
+  private removed(result: PruneResult): PruneResult {
+    return !result.dryRun && result.removed.length > 0 ? this.wrote(result) : result
+  }
+
   /** The --json shape, with what only the state dir knows (a queued task's place in line). */
   private json(record: TaskRecord): TaskJson {
     return taskJson(record, {stateDir: this.stateDir})
@@ -618,13 +658,13 @@ export class Drover {
 
   private async record(ref: TaskRef): Promise<TaskRecord> {
     const read = await loadTask(this.stateDir, String(ref))
-    if (!read.ok) throw new DroverError(`task ${read.id} is corrupt: ${read.error}`, ExitCode.failed, {id: read.id, found: true, status: 'corrupt', error: read.error})
+    if (!read.ok) throw new DroverError(`task ${read.id} ${read.newer ? 'cannot be read' : 'is corrupt'}: ${read.error}`, ExitCode.failed, {id: read.id, found: true, status: 'corrupt', error: read.error})
     return read.record
   }
 
   private async controlOne(ref: TaskRef, kind: RequestKind, request: ControlRequest, wait = true): Promise<ControlResult> {
     const [record, {requestControl, scheduleMs}] = await Promise.all([this.record(ref), import('../tasks/control.js')])
     const newRequest = {kind, ...request}
-    return requestControl(this.stateDir, record, newRequest, {wait, timeoutMs: scheduleMs(newRequest) + 5000})
+    return this.accepted(await requestControl(this.stateDir, record, newRequest, {wait, timeoutMs: scheduleMs(newRequest) + 5000}))
   }
 }

@@ -12,7 +12,7 @@ import {AGENT_NAMES, GENERIC_AGENT, knownAgentNames, readsAgentEvents} from '../
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import {CONFIG_FILE, readStateConfig, type StateConfig} from '../state/config.js'
 export type {SlurmDefaults, StateConfig} from '../state/config.js'
-import {resolveStateDir} from '../state/statedir.js'
+import {readStateFormat, resolveStateDir} from '../state/statedir.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
@@ -141,10 +141,14 @@ export interface PreparedStart {
 /**
  * The state dir's config.json (see state/config.ts), read before the state
  * dir is opened so a bad one refuses the start with nothing written: the dir
- * as `--state-dir`, DROVER_STATE_DIR or the default resolve it.
+ * as `--state-dir`, DROVER_STATE_DIR or the default resolve it. A newer
+ * drover's dir is refused first (exit 5): its config.json may say what this
+ * drover cannot read, and that is not the user's mistake (exit 2).
  */
 export async function startDefaults(stateDirFlag?: string): Promise<StateConfig> {
-  return readStateConfig(await resolveStateDir(stateDirFlag))
+  const stateDir = await resolveStateDir(stateDirFlag)
+  readStateFormat(stateDir)
+  return readStateConfig(stateDir)
 }
 
 /** The default of `maxOutputBytes`: 1 GiB. */

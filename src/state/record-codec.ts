@@ -5,7 +5,8 @@
 import {DRAIN_MODES, type DrainMode, type EndCause, isEndCause, isEndingStatus, type RunEntry, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
 
 export class RecordError extends Error {
-  constructor(message: string) {
+  /** @param newer the record is of a schemaVersion above this drover's: not damaged, just not ours to read. */
+  constructor(message: string, readonly newer = false) {
     super(message)
     this.name = 'RecordError'
   }
@@ -35,6 +36,9 @@ export function decodeRecord(text: string): TaskRecord {
 export function checkRecord(value: unknown): TaskRecord {
   if (!isObject(value)) throw new RecordError('not a JSON object')
   if (value.schemaVersion !== SCHEMA_VERSION) {
+    if (Number.isSafeInteger(value.schemaVersion) && (value.schemaVersion as number) > SCHEMA_VERSION) {
+      throw new RecordError(`written by a newer drover (schemaVersion ${value.schemaVersion as number}; this drover reads up to ${SCHEMA_VERSION}): upgrade drover`, true)
+    }
     throw new RecordError(`unsupported schemaVersion ${JSON.stringify(value.schemaVersion)} (expected ${SCHEMA_VERSION})`)
   }
   const r = value

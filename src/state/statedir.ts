@@ -1,10 +1,12 @@
 // Where the state lives and whether it is safe to use: resolution order
 // (--state-dir, DROVER_STATE_DIR, the per-OS data dir from env-paths), creation
-// with private permissions, and refusal of a directory others could tamper with.
+// with private permissions, refusal of a directory others could tamper with,
+// and its format: refusal of a layout newer than this drover reads.
 
-import {existsSync, mkdirSync, statSync} from 'node:fs'
+import {closeSync, constants as fsc, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import {stateDirError} from '../base/errors.js'
+import {FILE_MODE, NOFOLLOW, uniqueSuffix} from './layout.js'
 
 export const STATE_DIR_ENV = 'DROVER_STATE_DIR'
 
@@ -26,11 +28,14 @@ export async function resolveStateDir(flag: string | undefined, env: NodeJS.Proc
  * Creates the state dir (and missing parents) 0700 and checks it: a file in
  * its place, no permission, or a directory that group or others may write is
  * refused — transcripts hold prompts and secrets, and a writable state dir lets
- * another user plant records that make drover signal their choice of pid. Its
- * tasks/, locks/ and summary/ are made where missing.
+ * another user plant records that make drover signal their choice of pid —
+ * and so is one of a newer format (readStateFormat). Its tasks/, locks/ and
+ * summary/ are made where missing; a dir that had no tasks/ is new to drover,
+ * and gets its format file then.
  */
-export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void {
+export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): StateFormat {
   const create = opts.create ?? true
+  let format: StateFormat | null = null
   let stats
   try {
     stats = statSync(dir)
@@ -43,6 +48,7 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
         throw stateDirError(`cannot create state dir ${dir}: ${describeFsError(mkdirError)}`)
       }
       stats = statSync(dir)
+      format = {format: STATE_FORMAT, marked: false}
     } else if (code === 'ENOENT') {
       throw stateDirError(`state dir ${dir} does not exist`)
     } else {
@@ -58,20 +64,126 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
       throw stateDirError(`state dir ${dir} belongs to another user (uid ${stats.uid})`)
     }
   }
+  // Before anything is made in it: a newer drover's dir is left as it is.
+  format ??= readStateFormat(dir)
   // summary/ from the start: the listing of tasks/ is kept there (kept-listing.ts),
   // and where no full reader had made it yet (a state dir of an older drover,
   // or one whose records were written by other means) every look listed every
   // folder — `top`'s first frame at 100,000 tasks 1.27–1.47× the same at 200.
   // Only segment files make a summary (live-hint.ts): an empty summary/ is none.
+  let fresh = false
   for (const sub of ['tasks', 'locks', 'summary']) {
     try {
       mkdirSync(path.join(dir, sub), {mode: 0o700})
+      if (sub === 'tasks') fresh = true
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EEXIST') continue
       throw stateDirError(`cannot use state dir ${dir}: ${describeFsError(error)}`)
     }
   }
+  if (fresh && !format.marked) format = {format: STATE_FORMAT, marked: markStateFormat(dir)}
+  return format
+}
+
+/**
+ * The format this drover writes and the newest it reads: which layout of files
+ * a state dir holds, as one line `drover-state <n>` in <state dir>/format.
+ * Raise it with a change an older drover would misread (a record field it
+ * needs, a file moved, a queue file's shape), and teach readStateFormat's
+ * callers to migrate or read the older one; a cache with a version of its
+ * own (summary/, kept-listing.ts), whose readers rebuild what they do not
+ * know, needs no raise.
+ */
+export const STATE_FORMAT = 1
+
+/** A state dir without a format file: the layout of every drover up to 0.1.0, which wrote none. */
+const UNMARKED_FORMAT = 1
+
+export const formatPath = (stateDir: string) => path.join(stateDir, 'format')
+
+export interface StateFormat {
+  format: number
+  /** whether the format file is there (a state dir of drover 0.1.0 has none until a command writes in it). */
+  marked: boolean
+}
+
+// The line is 15 bytes; a file much longer is not ours, and is not read whole.
+const FORMAT_READ_BYTES = 64
+
+/**
+ * The state dir's format, from its format file: one small read on every
+ * opening (no file: format 1). A format newer than STATE_FORMAT, or a file
+ * that does not name one, throws a DroverError with exit 5 — before any
+ * other file of the dir is read or made, so a newer drover's dir is never
+ * misread nor changed.
+ */
+export function readStateFormat(dir: string): StateFormat {
+  const file = formatPath(dir)
+  let text: string
+  try {
+    const fd = openSync(file, fsc.O_RDONLY | NOFOLLOW)
+    try {
+      const buffer = Buffer.alloc(FORMAT_READ_BYTES)
+      text = buffer.toString('utf8', 0, readSync(fd, buffer, 0, FORMAT_READ_BYTES, 0))
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // ENOTDIR: the state dir is a file, which its caller says in its own words
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {format: UNMARKED_FORMAT, marked: false}
+    throw stateDirError(`cannot read the format of state dir ${dir} (${file}): ${describeFsError(error)}`)
+  }
+  const match = /^drover-state ([1-9][0-9]{0,8})\r?\n?$/.exec(text)
+  if (match === null) {
+    const shown = JSON.stringify(text.length > 32 ? `${text.slice(0, 32)}…` : text)
+    throw stateDirError(`state dir ${dir} has a format file drover cannot read: ${file} holds ${shown}, not "drover-state <number>"`)
+  }
+  const format = Number(match[1])
+  if (format > STATE_FORMAT) {
+    throw stateDirError(`state dir ${dir} was written by a newer drover (format ${format}; this drover reads up to ${STATE_FORMAT}): upgrade drover`)
+  }
+  return {format, marked: true}
+}
+
+/**
+ * Writes the format file where there is none, never over one, and says
+ * whether it is there now. The line goes to a temp file (fsynced: an empty
+ * format file after a power loss would lock drover out) that is hard-linked
+ * into place, which fails if a format file appeared meanwhile — a newer
+ * drover's is never overwritten — and never shows a reader half a line; a
+ * file system without hard links gets a rename. Best effort: a dir without
+ * the file is read as format 1 anyway, so a failure (a read-only or full
+ * disk) loses nothing and must not fail a command that did its writing.
+ */
+export function markStateFormat(dir: string): boolean {
+  const file = formatPath(dir)
+  if (existsSync(file)) return true
+  const temp = path.join(dir, `.format.${uniqueSuffix()}.tmp`)
+  try {
+    const fd = openSync(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | NOFOLLOW, FILE_MODE)
+    try {
+      const bytes = Buffer.from(`drover-state ${STATE_FORMAT}\n`)
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    try {
+      linkSync(temp, file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' && !existsSync(file)) renameSync(temp, file)
+    }
+  } catch {
+    // read as format 1 without it (see above)
+  }
+  try {
+    unlinkSync(temp)
+  } catch {
+    // renamed into place, or never made
+  }
+  return existsSync(file)
 }
 
 /**

@@ -114,7 +114,7 @@ export function writeRecord(stateDir: string, record: TaskRecord): void {
 
 export type RecordRead =
   | {ok: true; id: number; record: TaskRecord}
-  | {ok: false; id: number; missing: boolean; error: string}
+  | {ok: false; id: number; missing: boolean; error: string; /** a record of a newer drover: whole, just not ours to read. */ newer?: true}
 
 /** `dirChecked`: the caller has just seen the folder as a real directory (a readdir). */
 export function readRecord(stateDir: string, id: number, opts: {dirChecked?: boolean} = {}): RecordRead {
@@ -138,6 +138,7 @@ export function readRecord(stateDir: string, id: number, opts: {dirChecked?: boo
     if (record.id !== id) return {ok: false, id, missing: false, error: `task.json names id ${record.id}, not ${id}`}
     return {ok: true, id, record}
   } catch (error) {
+    if (error instanceof RecordError && error.newer) return {ok: false, id, missing: false, error: `task.json was ${error.message}`, newer: true}
     if (error instanceof RecordError) return {ok: false, id, missing: false, error: `task.json is corrupt: ${error.message}`}
     throw error
   }

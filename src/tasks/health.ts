@@ -14,7 +14,7 @@ import {inspectLock} from '../state/lock.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {readAllRecords, readRunnerIdentity, readTreeFile, taskPaths, tasksDir} from '../state/store.js'
 import {executorOf} from '../runner/executors.js'
-import {describeFsError} from '../state/statedir.js'
+import {describeFsError, readStateFormat} from '../state/statedir.js'
 import {notATask} from './read.js'
 
 export interface CorruptRecord {
@@ -56,6 +56,10 @@ export interface StateDirHealth {
   isDirectory: boolean
   /** why it could not be looked at (permission, not a directory), else null. */
   error: string | null
+  /** its format (1 for a state dir without a format file); null when not there or not known. */
+  format: number | null
+  /** why drover refuses its format (a newer drover wrote it, a garbled format file), else null: then nothing inside is read. */
+  formatError: string | null
   /** null on Windows (ACLs decide there) and when it does not exist. */
   owner: Ownership | null
   space: DiskSpace | null
@@ -84,6 +88,8 @@ function emptyHealth(dir: string): StateDirHealth {
     exists: false,
     isDirectory: false,
     error: null,
+    format: null,
+    formatError: null,
     owner: null,
     space: null,
     tasks: 0,
@@ -118,6 +124,13 @@ export function inspectStateDir(dir: string): StateDirHealth {
     readdirSync(dir)
   } catch (error) {
     health.error = describeFsError(error)
+    return health
+  }
+  try {
+    health.format = readStateFormat(dir).format
+  } catch (error) {
+    // every command refuses it, and its records may be of a shape this drover would misread
+    health.formatError = (error as Error).message
     return health
   }
   try {

@@ -67,9 +67,9 @@ describe('drover doctor', () => {
     expect(report.agents[0]).toMatchObject({found: true, version: '2.1.332', flags: {readable: true, error: null}})
     expect(report.agents[2]).toMatchObject({name: 'gemini', found: false, path: null, flags: null})
     expect(Object.keys(report.stateDir).sort()).toEqual(
-      ['path', 'exists', 'isDirectory', 'error', 'owner', 'space', 'tasks', 'corrupt', 'staleLocks', 'unwatched', 'leftovers', 'leftoverScan', 'interrupted', 'slurmTasks', 'source', 'config'].sort(),
+      ['path', 'exists', 'isDirectory', 'error', 'format', 'formatError', 'owner', 'space', 'tasks', 'corrupt', 'staleLocks', 'unwatched', 'leftovers', 'leftoverScan', 'interrupted', 'slurmTasks', 'source', 'config'].sort(),
     )
-    expect(report.stateDir).toMatchObject({path: dir, source: 'environment', owner: {mode: '700', mine: true}, config: {present: false, error: null}})
+    expect(report.stateDir).toMatchObject({path: dir, source: 'environment', format: 1, formatError: null, owner: {mode: '700', mine: true}, config: {present: false, error: null}})
     expect(report.executors.map((e: any) => [e.name, e.used, e.reachable])).toEqual([
       ['local', true, true],
       ['slurm', false, null],

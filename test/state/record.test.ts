@@ -49,8 +49,10 @@ describe('decodeRecord', () => {
     expect(decodeError('null')).toMatch(/not a JSON object/)
   })
 
-  it('refuses another schema version, saying which it found', () => {
-    expect(decodeError({...fresh(), schemaVersion: 2})).toMatch(/unsupported schemaVersion 2 \(expected 1\)/)
+  it('refuses another schema version, saying which it found: a newer one as a newer drover\'s, not as damage', () => {
+    expect(decodeError({...fresh(), schemaVersion: 2})).toBe('written by a newer drover (schemaVersion 2; this drover reads up to 1): upgrade drover')
+    expect(decodeError({...fresh(), schemaVersion: 0})).toMatch(/unsupported schemaVersion 0 \(expected 1\)/)
+    expect(decodeError({...fresh(), schemaVersion: '2'})).toMatch(/unsupported schemaVersion "2" \(expected 1\)/)
     const {schemaVersion: _dropped, ...rest} = fresh()
     expect(decodeError(rest)).toMatch(/schemaVersion undefined/)
   })

@@ -2,14 +2,14 @@
 // env-paths data dir (Linux, macOS and Windows injected through process.platform and the
 // environment), creation 0700 with parents, and refusal of unusable or unsafe dirs.
 
-import {chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi} from 'vitest'
 import {hasPosix, posixOnly} from '../helpers/skips.js'
 
 import {DroverError, ExitCode} from '../../src/base/errors.js'
-import {ensureStateDir, resolveStateDir} from '../../src/state/statedir.js'
+import {ensureStateDir, formatPath, markStateFormat, readStateFormat, resolveStateDir, STATE_FORMAT} from '../../src/state/statedir.js'
 import {
   allocateTaskId,
   appendEvent,
@@ -19,6 +19,7 @@ import {
   writeRecord,
 } from '../../src/state/store.js'
 import {newRecord} from '../../src/tasks/launch.js'
+import {snapshot} from '../helpers/snapshot.js'
 
 const mode = (p: string) => statSync(p).mode & 0o777
 
@@ -149,6 +150,70 @@ describe('ensureStateDir', () => {
     chmodSync(dir, 0o700)
     ensureStateDir(dir)
     expect(readdirSync(path.join(dir, 'summary'))).toEqual([])
+  })
+
+  it('gives a state dir it makes its format file: one line, 0600', () => {
+    const dir = path.join(root, 'new', 'state')
+    expect(ensureStateDir(dir)).toEqual({format: STATE_FORMAT, marked: true})
+    expect(readFileSync(formatPath(dir), 'utf8')).toBe(`drover-state ${STATE_FORMAT}\n`)
+    if (hasPosix) expect(mode(formatPath(dir))).toBe(0o600)
+    expect(readdirSync(dir).sort()).toEqual(['format', 'locks', 'summary', 'tasks']) // no temp file left
+    expect(ensureStateDir(dir)).toEqual({format: STATE_FORMAT, marked: true})
+    // an empty dir made by hand is new to drover too
+    const empty = path.join(root, 'empty')
+    mkdirSync(empty, {mode: 0o700})
+    expect(ensureStateDir(empty)).toEqual({format: STATE_FORMAT, marked: true})
+  })
+
+  it('reads a state dir of drover 0.1.0 (tasks/, no format file) as format 1, and writes nothing into it', () => {
+    const dir = path.join(root, 'old')
+    mkdirSync(path.join(dir, 'tasks', '1'), {recursive: true, mode: 0o700})
+    mkdirSync(path.join(dir, 'locks'), {mode: 0o700})
+    mkdirSync(path.join(dir, 'summary'), {mode: 0o700})
+    chmodSync(dir, 0o700)
+    const before = snapshot(dir)
+    expect(ensureStateDir(dir)).toEqual({format: 1, marked: false})
+    expect(snapshot(dir)).toEqual(before)
+  })
+
+  it('refuses a newer format, and a format file that names none, with exit 5 and nothing made', () => {
+    const dir = path.join(root, 'newer')
+    mkdirSync(dir, {mode: 0o700})
+    writeFileSync(formatPath(dir), `drover-state ${STATE_FORMAT + 1}\n`)
+    const before = snapshot(dir)
+    const newer = `state dir ${dir} was written by a newer drover (format ${STATE_FORMAT + 1}; this drover reads up to ${STATE_FORMAT}): upgrade drover`
+    expectStateDirError(() => ensureStateDir(dir), new RegExp(`^${newer.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))
+    expect(snapshot(dir)).toEqual(before) // no tasks/, locks/ or summary/ made in it
+    for (const text of ['', 'drover-state', 'drover-state 0\n', 'drover-state -1\n', 'drover-state 1.5\n', 'drover-state 1\nmore\n', 'DROVER-STATE 1\n', 'x'.repeat(1000)]) {
+      writeFileSync(formatPath(dir), text)
+      expectStateDirError(() => ensureStateDir(dir), /has a format file drover cannot read: .*format holds ".*", not "drover-state <number>"$/)
+    }
+    writeFileSync(formatPath(dir), 'x'.repeat(1000))
+    expectStateDirError(() => readStateFormat(dir), /holds "x{32}…"/) // shown cut short, and read only so far
+    for (const text of ['drover-state 1', 'drover-state 1\n', 'drover-state 1\r\n']) {
+      writeFileSync(formatPath(dir), text)
+      expect(readStateFormat(dir)).toEqual({format: 1, marked: true})
+    }
+  })
+
+  posixOnly('symlinks').it('refuses a format file planted as a symlink', () => {
+    const dir = path.join(root, 'planted')
+    mkdirSync(dir, {mode: 0o700})
+    writeFileSync(path.join(root, 'elsewhere'), 'drover-state 1\n')
+    symlinkSync(path.join(root, 'elsewhere'), formatPath(dir))
+    expectStateDirError(() => ensureStateDir(dir), /cannot read the format of state dir/)
+  })
+
+  it('markStateFormat never writes over a format file, and fails quietly where it cannot write', () => {
+    const dir = path.join(root, 'marked')
+    mkdirSync(dir, {mode: 0o700})
+    writeFileSync(formatPath(dir), 'drover-state 9\n')
+    expect(markStateFormat(dir)).toBe(true)
+    expect(readFileSync(formatPath(dir), 'utf8')).toBe('drover-state 9\n')
+    expect(readdirSync(dir)).toEqual(['format'])
+    // a dir it cannot write in (gone here; read-only, full): no file, no throw — the dir is format 1 without it
+    expect(markStateFormat(path.join(root, 'gone'))).toBe(false)
+    expect(existsSync(path.join(root, 'gone'))).toBe(false)
   })
 
   it('refuses a file in its place with exit code 5', () => {

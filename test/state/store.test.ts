@@ -235,6 +235,19 @@ describe('reading records', () => {
     expect(!other.ok && other.error).toMatch(new RegExp(`names id ${id + 1}, not ${id}`))
   })
 
+  it('says a record of a newer schemaVersion was written by a newer drover, not that it is corrupt', () => {
+    const dir = freshStateDir()
+    const id = createTask(dir)
+    writeFileSync(taskPaths(dir, id).record, JSON.stringify({...newRecord(id, spec), schemaVersion: 2}))
+    expect(readRecord(dir, id)).toEqual({
+      ok: false,
+      id,
+      missing: false,
+      newer: true,
+      error: 'task.json was written by a newer drover (schemaVersion 2; this drover reads up to 1): upgrade drover',
+    })
+  })
+
   posixOnly('symlinks').it('refuses a record that is a symlink', () => {
     const dir = freshStateDir()
     const id = createTask(dir)
