@@ -92,7 +92,7 @@ describe('decodeRecord', () => {
 
   it("reads an agent it has no profile for (a newer drover's) as that name, in the record and its checkpoint", () => {
     const checkpoint = {profile: 'some-future-agent', sessionId: 's-1', sessionDir: '/s', forced: false, mode: 'safe-point', tookMs: 5, at: '2024-01-01T00:00:01.000Z'}
-    const record = {...transition(fresh(), {status: 'running'}), agent: 'some-future-agent', checkpoint}
+    const record = {...moveTo(fresh(), {status: 'running'}), agent: 'some-future-agent', checkpoint}
     expect(decodeRecord(encodeRecord(record as TaskRecord))).toEqual(record)
     expect(decodeError({...record, checkpoint: {...checkpoint, profile: 7}})).toBe("field 'checkpoint' is missing or has the wrong type")
   })
