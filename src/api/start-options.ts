@@ -11,7 +11,7 @@ import {detectProfile} from '../agents/profiles.js'
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import {CONFIG_FILE, readStateConfig, type StateConfig} from '../state/config.js'
 export type {SlurmDefaults, StateConfig} from '../state/config.js'
-import {resolveStateDir} from '../state/statedir.js'
+import {refuseUnsafeStateDir, resolveStateDir} from '../state/statedir.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
@@ -144,7 +144,10 @@ export interface PreparedStart {
  * as `--state-dir`, DROVER_STATE_DIR or the default resolve it.
  */
 export async function startDefaults(stateDirFlag?: string): Promise<StateConfig> {
-  return readStateConfig(await resolveStateDir(stateDirFlag))
+  const dir = await resolveStateDir(stateDirFlag)
+  // another user's state dir is refused as such (exit 5), as every command refuses it, not as a config.json it cannot read
+  refuseUnsafeStateDir(dir)
+  return readStateConfig(dir)
 }
 
 /** The default of `maxOutputBytes`: 1 GiB. */

@@ -2,7 +2,7 @@
 // (--state-dir, DROVER_STATE_DIR, the per-OS data dir from env-paths), creation
 // with private permissions, and refusal of a directory others could tamper with.
 
-import {existsSync, mkdirSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, statSync, type Stats} from 'node:fs'
 import path from 'node:path'
 import {stateDirError} from '../base/errors.js'
 
@@ -49,15 +49,7 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
       throw stateDirError(`cannot use state dir ${dir}: ${describeFsError(error)}`)
     }
   }
-  if (!stats.isDirectory()) throw stateDirError(`state dir ${dir} is not a directory`)
-  if (process.platform !== 'win32') {
-    if ((stats.mode & 0o022) !== 0) {
-      throw stateDirError(`state dir ${dir} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); ${permissionHint(dir, stats.mode)}`)
-    }
-    if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
-      throw stateDirError(`state dir ${dir} belongs to another user (uid ${stats.uid})`)
-    }
-  }
+  refuseUnsafe(dir, stats)
   // summary/ from the start: the listing of tasks/ is kept there (kept-listing.ts),
   // and where no full reader had made it yet (a state dir of an older drover,
   // or one whose records were written by other means) every look listed every
@@ -70,6 +62,34 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): void
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EEXIST') continue
       throw stateDirError(`cannot use state dir ${dir}: ${describeFsError(error)}`)
+    }
+  }
+}
+
+/**
+ * Refuses a state dir that exists and is not safe to use (exit 5), as
+ * ensureStateDir would, without creating anything: for what is read before the
+ * state dir is opened (`start` reads its config.json first), so another
+ * user's state dir is called that, not an unreadable file inside it.
+ */
+export function refuseUnsafeStateDir(dir: string): void {
+  let stats
+  try {
+    stats = statSync(dir)
+  } catch {
+    return // missing, or not reachable: opening it says which
+  }
+  refuseUnsafe(dir, stats)
+}
+
+function refuseUnsafe(dir: string, stats: Stats): void {
+  if (!stats.isDirectory()) throw stateDirError(`state dir ${dir} is not a directory`)
+  if (process.platform !== 'win32') {
+    if ((stats.mode & 0o022) !== 0) {
+      throw stateDirError(`state dir ${dir} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); ${permissionHint(dir, stats.mode)}`)
+    }
+    if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
+      throw stateDirError(`state dir ${dir} belongs to another user (uid ${stats.uid})`)
     }
   }
 }
