@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {DEFAULT_RESUME_PROMPT, ExitCode, parseCount, usageError} from '../../api/values.js'
+import {DEFAULT_RESUME_PROMPT, ExitCode, noSuchTask, parseCount, usageError} from '../../api/values.js'
 import type {ResumeResult} from '../../api/batch.js'
 import {parseCost} from '../../api/budget.js'
 
@@ -56,7 +56,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
         else if (!flags.quiet) process.stdout.write(`task ${task.id} resumed (run ${task.run})\n`)
       }
       for (const r of result.refused) this.note(`drover: ${r.reason}`)
-      for (const m of result.missing) this.note(`drover: no such task: ${m.id}`)
+      for (const m of result.missing) this.note(`drover: ${noSuchTask(m)}`)
       // The one spelling of nothing, as stop, cancel and drain say it.
       if (result.resumed.length + result.refused.length === 0 && result.missing.length === 0 && !flags.quiet) process.stderr.write('no tasks to resume\n')
     }
