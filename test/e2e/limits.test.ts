@@ -6,6 +6,7 @@
 import {readFileSync} from 'node:fs'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, drover, fixture, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {localTimeWithOffset} from '../../src/base/local-time.js'
 
 afterEach(() => cleanupStateDirs())
 
