@@ -10,6 +10,7 @@ import {keptTokens} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
+import {localTimeWithOffset} from '../base/local-time.js'
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
 
@@ -130,7 +131,7 @@ export function claudeShapedItems(type: string, event: Record<string, unknown>):
       const info = obj(event.rate_limit_info)
       if (info?.status !== 'rejected') return []
       const resets = num(info.resetsAt)
-      return [{kind: 'error', text: `${text(info.rateLimitType) ?? 'usage'} limit reached${resets !== null ? `; resets ${new Date(resets * 1000).toISOString()}` : ''}`}]
+      return [{kind: 'error', text: `${text(info.rateLimitType) ?? 'usage'} limit reached${resets !== null ? `; resets ${localTimeWithOffset(new Date(resets * 1000))}` : ''}`}]
     }
     case 'result': {
       const ok = event.is_error !== true && (subtype === null || subtype === 'success')

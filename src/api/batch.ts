@@ -3,7 +3,7 @@
 // not one after another: ten stops take one grace, not ten. The caller gets a
 // promise per task, so a front-end can show progress however it likes.
 
-import {DroverError, ExitCode} from '../base/errors.js'
+import {DroverError, ExitCode, type MissingRef} from '../base/errors.js'
 import {sessionRefusal} from '../agents/profiles.js'
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
@@ -57,6 +57,8 @@ export interface ControlBatch {
   tasks: ControlHandle[]
   /** refs that named no task (front-ends report them; the CLI exits 3). */
   missing: string[]
+  /** for a ref in `missing`: the task name it is one typo away from, when there is one. */
+  didYouMean: Record<string, string>
 }
 
 /** Sends `kind` to every selected task at once. Bad refs are refused (exit 2) before any request is made. */
@@ -76,7 +78,7 @@ export async function controlMany(
     name: task.name,
     result: requestControl(stateDir, task, {kind, ...request}, {wait: opts.wait ?? true, timeoutMs: opts.timeoutMs, onAccepted: opts.onAccepted}),
   }))
-  return {tasks, missing: chosen.missing}
+  return {tasks, missing: chosen.missing.map((m) => m.id), didYouMean: Object.fromEntries(chosen.missing.flatMap((m) => (m.didYouMean ? [[m.id, m.didYouMean]] : [])))}
 }
 
 /**
@@ -100,7 +102,7 @@ export interface ResumeResult {
   resumed: TaskJson[]
   /** tasks that cannot be resumed, why, and the exit code that says it (4 conflict, or the error's own). */
   refused: {id: number; reason: string; exitCode: number}[]
-  missing: {id: string; found: false}[]
+  missing: MissingRef[]
 }
 
 export interface ResumeManyOptions extends TaskSelection {
@@ -129,7 +131,7 @@ export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Pro
     if (opts.all) return task.status === 'drained' || wasInterrupted(task)
     return true
   })
-  const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing.map((id) => ({id, found: false}))}
+  const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing}
   await Promise.all(
     chosen.map(async (task) => {
       const refusal = resumeRefusal(task)

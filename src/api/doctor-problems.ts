@@ -72,6 +72,10 @@ function agentProblems({agents, known}: ProblemInputs): DoctorProblem[] {
 function stateDirProblems({stateDir: s, os}: ProblemInputs): DoctorProblem[] {
   const problems: DoctorProblem[] = []
   const subject = 'state dir'
+  if (s.owner && !s.owner.mine) {
+    problems.push({severity: 'error', subject, message: `${s.path} belongs to another user (uid ${s.owner.uid}): drover refuses it`, fix: 'use a state dir of your own with --state-dir or DROVER_STATE_DIR'})
+    return problems
+  }
   if (s.error !== null) {
     problems.push({severity: 'error', subject, message: `${s.path} cannot be used: ${s.error}`, fix: 'fix its permissions, or use another one with --state-dir or DROVER_STATE_DIR'})
     return problems
@@ -83,9 +87,6 @@ function stateDirProblems({stateDir: s, os}: ProblemInputs): DoctorProblem[] {
   if (s.exists && !s.isDirectory) {
     problems.push({severity: 'error', subject, message: `${s.path} is not a directory`, fix: 'move that file away, or use another state dir with --state-dir or DROVER_STATE_DIR'})
     return problems
-  }
-  if (s.owner && !s.owner.mine) {
-    problems.push({severity: 'error', subject, message: `${s.path} belongs to another user (uid ${s.owner.uid}): drover refuses it`, fix: 'use a state dir of your own with --state-dir or DROVER_STATE_DIR'})
   }
   if (s.owner && (s.owner.groupWritable || s.owner.worldWritable)) {
     const who = s.owner.worldWritable ? 'every user' : 'its group'

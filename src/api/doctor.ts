@@ -82,7 +82,9 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
 
   // the agents' version and help calls run while the state dir is read
   const agentsDone = Promise.all(known.map((agent) => probeAgent(agent, {env, cwd, timeoutMs})))
-  const stateDir: StateDirReport = {...inspectStateDir(dir), source, config: configOf(dir)}
+  const health = inspectStateDir(dir)
+  // a state dir drover cannot use is not looked into for its config.json either (another user's: every read is EACCES)
+  const stateDir: StateDirReport = {...health, source, config: health.error === null ? configOf(dir) : {path: path.join(dir, 'config.json'), present: false, executor: null, error: null}}
   const envExecutor = env.DROVER_EXECUTOR ? env.DROVER_EXECUTOR : null
   const inputs = {stateDir: dir, configExecutor: stateDir.config.executor, envExecutor, slurmTasks: stateDir.slurmTasks, env, cwd, timeoutMs}
   const [agents, slurm] = await Promise.all([agentsDone, slurmCheck(inputs)])

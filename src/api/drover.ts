@@ -4,7 +4,7 @@
 // DroverError carrying the documented exit code. Modules that only some calls
 // need are imported in those calls, so opening a state dir stays cheap.
 
-import {DroverError, ExitCode} from '../base/errors.js'
+import {DroverError, ExitCode, type MissingRef} from '../base/errors.js'
 import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
@@ -72,7 +72,7 @@ export interface ListFilter {
 }
 
 /** `drover rm`'s --json shape: prune's, plus the refs that named no task. */
-export type RmResult = PruneResult & {missing: {id: string; found: false}[]}
+export type RmResult = PruneResult & {missing: MissingRef[]}
 
 /** How many ended tasks `recent` shows by default (the `list` table's default). */
 export const DEFAULT_RECENT = DEFAULT_LAST
@@ -601,7 +601,7 @@ export class Drover {
         ids.add(findTask(this.stateDir, String(ref)).id)
       } catch (error) {
         if (!(error instanceof DroverError) || error.exitCode !== ExitCode.notFound) throw error
-        missing.push({id: String(ref), found: false})
+        missing.push(error.data as unknown as MissingRef)
       }
     }
     const dryRun = opts.dryRun ?? false

@@ -9,7 +9,7 @@ import type {RowRenderer} from '../state/row-index.js'
 import {hasView, type SummaryEntry} from '../state/summary-codec.js'
 import {formatDuration} from '../base/parse.js'
 import {outcomeLabel} from '../tasks/outcome.js'
-import {commandLine, storedViews, type CorruptTaskJson} from './task-json.js'
+import {commandLine, sessionUsage, storedViews, type CorruptTaskJson} from './task-json.js'
 import {viewRow, type TaskRow} from './task-row.js'
 
 /** Which cell is where in a row's cells. */
@@ -18,7 +18,7 @@ export const CELL_COUNT = 11
 
 /** The session's turns and cost so far (across resumes), or this run's before any total. */
 function usage(t: TaskRow): {turns: string; cost: string} {
-  const u = t.agentInfo?.session ?? t.agentInfo
+  const u = t.agentInfo ? sessionUsage(t.agentInfo) : null
   return {turns: u && u.turns > 0 ? String(u.turns) : '', cost: u?.costUsd != null ? `$${u.costUsd.toFixed(2)}` : ''}
 }
 

@@ -12,7 +12,7 @@ import {AGENT_NAMES, GENERIC_AGENT, knownAgentNames, readsAgentEvents} from '../
 import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
 import {CONFIG_FILE, readStateConfig, type StateConfig} from '../state/config.js'
 export type {SlurmDefaults, StateConfig} from '../state/config.js'
-import {readStateFormat, resolveStateDir} from '../state/statedir.js'
+import {readStateFormat, refuseUnsafeStateDir, resolveStateDir} from '../state/statedir.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
 import {checkBudget, givenLimits} from './budget.js'
@@ -146,9 +146,11 @@ export interface PreparedStart {
  * drover cannot read, and that is not the user's mistake (exit 2).
  */
 export async function startDefaults(stateDirFlag?: string): Promise<StateConfig> {
-  const stateDir = await resolveStateDir(stateDirFlag)
-  readStateFormat(stateDir)
-  return readStateConfig(stateDir)
+  const dir = await resolveStateDir(stateDirFlag)
+  // another user's state dir is refused as such (exit 5), as every command refuses it, not as a config.json it cannot read
+  refuseUnsafeStateDir(dir)
+  readStateFormat(dir)
+  return readStateConfig(dir)
 }
 
 /** The default of `maxOutputBytes`: 1 GiB. */

@@ -4,7 +4,7 @@
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
@@ -241,12 +241,28 @@ export type TaskDetailJson = TaskJson & {
   hookFailures: HookFailureJson[]
   runnerAlive: boolean
   workerAlive: boolean
-  /** for a drained or interrupted task: the command that continues it, or null with `resumeRefused` saying why not. */
+  /** for a drained or interrupted task, or an agent that ended (not cancelled): the command that continues it, or null with `resumeRefused` saying why not. */
   resume: string | null
   resumeRefused: string | null
   /** with a worktree: whether its folder is there (false: deleted by hand; the branch may still hold its commits). null without one. */
   worktreePresent: boolean | null
   paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
+}
+
+/**
+ * The figures the human views show for an agent: its session's (every run
+ * that continued the conversation, resumes included), so `list`, `top` and
+ * the dashboard say one thing; a run before the session had totals, its own.
+ */
+export function sessionUsage(info: AgentInfo): AgentUsage {
+  return info.session ?? info
+}
+
+/** This run's figures, when they differ from the session's (a resumed task): null otherwise. */
+export function runUsageIfResumed(info: AgentInfo): AgentUsage | null {
+  const s = info.session
+  if (!s || (s.turns === info.turns && s.costUsd === info.costUsd && s.inputTokens === info.inputTokens && s.outputTokens === info.outputTokens)) return null
+  return info
 }
 
 export function taskDetailJson(
@@ -255,7 +271,9 @@ export function taskDetailJson(
   live: {runnerAlive: boolean; workerAlive: boolean},
   opts: {showEnv?: boolean} = {},
 ): TaskDetailJson {
-  const offered = record.status === 'drained' || wasInterrupted(record)
+  // A drained or interrupted task waits to be continued; an agent that ended
+  // (succeeded, stopped, failed) is continued by the ordinary follow-up, `drover resume ID --prompt …`.
+  const offered = record.status === 'drained' || wasInterrupted(record) || (record.agent !== 'generic' && ['succeeded', 'stopped', 'failed'].includes(record.status))
   const refusal = offered ? resumeRefusal(record) : null
   return {
     ...taskJson(record, {...opts, stateDir}),

@@ -3,8 +3,8 @@
 // machinery behind them, so a command can check its flags before it loads
 // anything heavy. All of it is also exported from the package (index.ts).
 
-export {DroverError, ExitCode, usageError} from '../base/errors.js'
-export type {ExitCodeValue} from '../base/errors.js'
+export {DroverError, ExitCode, noSuchTask, usageError} from '../base/errors.js'
+export type {ExitCodeValue, MissingRef} from '../base/errors.js'
 export {formatBytes, formatDuration, parseCount, parseDuration, parseEnvAssignment, parseSince, parseSize, parseTaskName, parseTaskRef} from '../base/parse.js'
 export {EXECUTOR_NAMES, FINAL_STATUSES, isFinalStatus, TASK_STATUSES} from '../state/record.js'
 export type {AgentInfo, AgentProfileName, AgentUsage, Checkpoint, DrainMode, ExecutorName, RunEntry, TaskStatus} from '../state/record.js'

@@ -42,5 +42,17 @@ export const usageError = (message: string) => new DroverError(message, ExitCode
 export const conflictError = (message: string, data?: Record<string, unknown>) =>
   new DroverError(message, ExitCode.conflict, data)
 export const stateDirError = (message: string) => new DroverError(message, ExitCode.stateDir)
-export const notFoundError = (ref: string) =>
-  new DroverError(`no such task: ${ref}`, ExitCode.notFound, {id: ref, found: false})
+/** A ref that named no task, as batch commands report it; `didYouMean`: a task name one typo away. */
+export interface MissingRef {
+  id: string
+  found: false
+  didYouMean?: string
+}
+
+/** `no such task: fxi (did you mean fix?)`: how every front-end words a missing ref. */
+export const noSuchTask = (m: MissingRef) => `no such task: ${m.id}${m.didYouMean ? ` (did you mean ${m.didYouMean}?)` : ''}`
+
+export const notFoundError = (ref: string, didYouMean: string | null = null) => {
+  const missing: MissingRef = {id: ref, found: false, ...(didYouMean ? {didYouMean} : {})}
+  return new DroverError(noSuchTask(missing), ExitCode.notFound, {...missing})
+}

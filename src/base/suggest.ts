@@ -1,6 +1,6 @@
-// "Did you mean …?" for what a person mistypes: command names and flags. One
-// edit-distance rule for both, so the CLI never suggests one way for commands
-// and another for flags.
+// "Did you mean …?" for what a person mistypes: command names, flags and task
+// names. One edit-distance rule for all, so the CLI never suggests one way for
+// commands and another for flags.
 
 /** Levenshtein distance: insertions, deletions and substitutions of one character each. */
 export function distance(a: string, b: string): number {
@@ -23,10 +23,14 @@ export function distance(a: string, b: string): number {
  * word for long ones), so 'staus' finds 'status' but 'x' finds nothing.
  */
 export function suggest(typed: string, candidates: readonly string[]): string | null {
+  const limit = Math.max(2, Math.floor(typed.length / 3))
   let best: {word: string; d: number} | null = null
   for (const word of candidates) {
-    const d = word.startsWith(typed) && typed.length >= 2 ? 0 : distance(typed, word)
+    const prefix = word.startsWith(typed) && typed.length >= 2
+    // a word whose length is further off than the limit cannot be close: skipped unmeasured (task names: 100,000 of them)
+    if (!prefix && Math.abs(word.length - typed.length) > limit) continue
+    const d = prefix ? 0 : distance(typed, word)
     if (!best || d < best.d) best = {word, d}
   }
-  return best && best.d <= Math.max(2, Math.floor(typed.length / 3)) ? best.word : null
+  return best && best.d <= limit ? best.word : null
 }

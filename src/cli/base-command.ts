@@ -16,6 +16,13 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
 
+  /**
+   * Flags people reach for on this command that belong to another one
+   * (`list --follow`): the typed flag → where to go instead, said in place of
+   * a did-you-mean that would only guess at a spelling.
+   */
+  static flagHints: Readonly<Record<string, string>> = {}
+
   static override baseFlags = {
     'state-dir': Flags.string({
       description: 'state directory to use (default: $DROVER_STATE_DIR, else the per-OS data directory)',
@@ -71,7 +78,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
-    const {message, exitCode, data} = describe(error, this.flagNames(), this.id?.replaceAll(':', ' ') ?? 'COMMAND')
+    const {message, exitCode, data} = describe(error, {flags: this.flagNames(), hints: (this.ctor as typeof BaseCommand).flagHints ?? {}, argv: this.argv}, this.id?.replaceAll(':', ' ') ?? 'COMMAND')
     process.exitCode = exitCode
     if (this.jsonEnabled()) {
       process.stdout.write(JSON.stringify({error: {message, exitCode}, ...data}) + '\n')
@@ -94,6 +101,25 @@ export abstract class BaseCommand extends Command {
   }
 }
 
+/**
+ * A flag as the user typed it: oclif names a flag by its long name in every
+ * message (`--tail needs a value`) even when `-n` was typed. The short form is
+ * named when it, and not the long one, is on the command line.
+ */
+function asTyped(known: FlagContext): (flag: string) => string {
+  const ctorFlags = new Map<string, string>() // --long → -c
+  for (let i = 0; i < known.flags.length - 1; i++) {
+    if (known.flags[i].startsWith('--') && /^-\w$/.test(known.flags[i + 1])) ctorFlags.set(known.flags[i], known.flags[i + 1])
+  }
+  const dash = known.argv.indexOf('--')
+  const words = dash === -1 ? known.argv : known.argv.slice(0, dash)
+  const typed = (form: string) => words.some((w) => w === form || w.startsWith(`${form}=`) || (form.length === 2 && w.startsWith(form)))
+  return (flag) => {
+    const short = ctorFlags.get(flag)
+    return short !== undefined && !typed(flag) && typed(short) ? short : flag
+  }
+}
+
 const STATE_DIR_ERRNOS = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'])
 
 /**
@@ -109,7 +135,9 @@ function oneLine(message: string): string {
 }
 
 /** oclif's "Nonexistent flag: --staus" with the flag the user most likely meant. */
-function unknownFlagMessage(typed: string[], known: string[]): string {
+function unknownFlagMessage(typed: string[], known: string[], hints: Readonly<Record<string, string>>): string {
+  const name0 = typed.length === 1 ? typed[0].split('=')[0] : null
+  if (name0 !== null && hints[name0]) return `unknown flag: ${name0}: ${hints[name0]}`
   const parts = typed.map((flag) => {
     const name = flag.split('=')[0]
     // A one-letter flag is one edit from every other: only long ones get a guess.
@@ -119,7 +147,16 @@ function unknownFlagMessage(typed: string[], known: string[]): string {
   return `unknown flag${parts.length === 1 ? '' : 's'}: ${parts.join(', ')}`
 }
 
-function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; flags?: string[]}, knownFlags: string[], command: string): {
+/** What the command knows of its own flags and of what was typed, for its parse errors. */
+interface FlagContext {
+  /** every flag as typed: '--status', '-q'. */
+  flags: string[]
+  hints: Readonly<Record<string, string>>
+  /** the words after the command, as typed. */
+  argv: readonly string[]
+}
+
+function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; flags?: string[]}, known: FlagContext, command: string): {
   message: string
   exitCode: number
   data: Record<string, unknown>
@@ -134,12 +171,12 @@ function describe(error: Error & {exitCode?: number; oclif?: {exit?: number}; fl
   }
   // oclif's own errors: flag and argument parsing failures are usage errors.
   if (error.constructor.name === 'NonExistentFlagsError' && Array.isArray(error.flags)) {
-    return {message: unknownFlagMessage(error.flags, knownFlags), exitCode: ExitCode.usage, data: {}}
+    return {message: unknownFlagMessage(error.flags, known.flags, known.hints), exitCode: ExitCode.usage, data: {}}
   }
   const oclifExit = error.oclif?.exit
   const firstLine = (error.message ?? String(error)).split('\n')[0].replace(/\s+$/, '')
   if (oclifExit === 2 || /flag|argument|expected|missing/i.test(error.name + firstLine)) {
-    return {message: droverWords(error.message ?? firstLine, command) ?? oneLine(error.message ?? firstLine), exitCode: ExitCode.usage, data: {}}
+    return {message: droverWords(error.message ?? firstLine, command, asTyped(known)) ?? oneLine(error.message ?? firstLine), exitCode: ExitCode.usage, data: {}}
   }
   return {message: `${firstLine} (set DEBUG=1 for details)`, exitCode: oclifExit ?? ExitCode.failed, data: {}}
 }

@@ -7,7 +7,9 @@
 
 import {suggest} from '../api/suggest.js'
 
-type Rewrite = (match: RegExpExecArray, command: string) => string
+/** A flag as typed (`-n` where oclif says `--tail`). */
+type AsTyped = (flag: string) => string
+type Rewrite = (match: RegExpExecArray, command: string, asTyped: AsTyped) => string
 
 const RULES: [RegExp, Rewrite][] = [
   // dependsOn: "All of the following must be provided when using --base: --worktree"
@@ -30,7 +32,10 @@ const RULES: [RegExp, Rewrite][] = [
   [/Parsing (--[\w-]+): Expected an integer but received: (.*)$/, ([, flag, got]) => `${flag} needs a whole number, got '${got}'`],
   // a custom flag's own parse error: drop oclif's "Parsing" frame
   [/^Parsing (--[\w-]+): (.+)$/, ([, flag, said]) => `${flag}: ${said}`],
-  [/Flag (--[\w-]+) expects a value/, ([, flag]) => `${flag} needs a value: ${flag}=VALUE`],
+  [/Flag (--[\w-]+) expects a value/, ([, long], _command, asTyped) => {
+    const flag = asTyped(long)
+    return `${flag} needs a value: ${flag}${flag.startsWith('--') ? '=' : ' '}VALUE`
+  }],
   [/Flag (--[\w-]+) can only be specified once/, ([, flag]) => `${flag} was given more than once: give it once`],
   // "Missing 1 required arg: task: task id or name"
   [
@@ -50,13 +55,13 @@ const RULES: [RegExp, Rewrite][] = [
  * or with oclif's tab-indented detail lines), or null when it is not one of
  * oclif's. `command` is the command id as typed (`start`, `queue set`).
  */
-export function droverWords(message: string, command: string): string | null {
+export function droverWords(message: string, command: string, asTyped: AsTyped = (flag) => flag): string | null {
   const said: string[] = []
   for (const line of statements(message)) {
     for (const [pattern, rewrite] of RULES) {
       const match = pattern.exec(line)
       if (!match) continue
-      const sentence = rewrite(match, command)
+      const sentence = rewrite(match, command, asTyped)
       if (!said.includes(sentence) && !isMirror(sentence, said)) said.push(sentence)
       break
     }

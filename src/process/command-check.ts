@@ -1,6 +1,6 @@
 // Mistakes in the command after `--` that drover can see before it creates a
-// task: a directory named as the program, or a whole command line passed as
-// one argument. Both are usage errors (exit 2, nothing created); a program
+// task: a directory named as the program, an option in the program's place,
+// or a whole command line passed as one argument. Both are usage errors (exit 2, nothing created); a program
 // that merely does not exist is left to the runner, which records why the
 // task failed to start.
 
@@ -41,6 +41,8 @@ export function commandProblem(command: string[], cwd: string, env: NodeJS.Proce
   const [program] = command
   if (program === undefined) return null
   const kind = resolve(program, cwd, env)
+  // No program is named like an option: `start -- --name x sleep 1` put a flag of drover's after the `--`.
+  if (program.startsWith('-') && kind === null) return `'${program}' is no program but an option: drover's flags go before --, the command after it`
   if (kind === 'directory') return `'${program}' is a directory, not a command`
   if (command.length === 1 && /\s/.test(program) && kind === null) {
     const words = program.trim().split(/\s+/).join(' ')

@@ -28,6 +28,7 @@ import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord} from '../state/record.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {settle} from './settle.js'
+import {localTimeWithOffset} from '../base/local-time.js'
 import {selfEntry} from './exit-hooks.js'
 import {holdStart, runTaken, type StartHold} from './start-claim.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
@@ -280,7 +281,7 @@ export class Runner {
     const outFd = openAppend(this.paths.output)
     if (this.run.run > 1) {
       const kind = this.run.resumed ? 'resume' : 'restart'
-      writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${new Date().toISOString()} ──\n`)
+      writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${localTimeWithOffset(new Date())} ──\n`)
     }
     this.runOutputStart = fstatSync(outFd).size
     // A new run consumes the last checkpoint, and turns, cost and tokens

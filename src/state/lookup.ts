@@ -2,6 +2,7 @@
 
 import {DroverError, ExitCode, notFoundError} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
+import {suggest} from '../base/suggest.js'
 import {isFinalStatus, type TaskRecord} from './record.js'
 import {listed} from './layout.js'
 import {taskIdsKept} from './kept-listing.js'
@@ -32,8 +33,9 @@ export function findTask(stateDir: string, ref: string): RecordRead {
     if (!read.ok && read.missing) throw notFoundError(ref)
     return read
   }
-  const matches = namedTasks(stateDir, parsed.name)
-  if (matches.length === 0) throw notFoundError(ref)
+  const seen = new Set<string>()
+  const matches = namedTasks(stateDir, parsed.name, seen)
+  if (matches.length === 0) throw notFoundError(ref, suggestName(parsed.name, seen))
   const live = matches.filter((m) => !isFinalStatus(m.record.status))
   return (live.length > 0 ? live : matches).at(-1)!
 }
@@ -43,21 +45,31 @@ export function findTask(stateDir: string, ref: string): RecordRead {
  * summary (summary.ts) as full listings read them. A summarised entry is
  * looked into only when its line holds the name at all.
  */
-function namedTasks(stateDir: string, name: string): {ok: true; id: number; record: TaskRecord}[] {
+export function tasksNamed(stateDir: string, name: string): {ok: true; id: number; record: TaskRecord}[] {
+  return namedTasks(stateDir, name, new Set())
+}
+
+function namedTasks(stateDir: string, name: string, seen: Set<string>): {ok: true; id: number; record: TaskRecord}[] {
   const ids = taskIdsKept(stateDir)
   const hints = liveHints(stateDir)
   // Through the names of the summarised tasks where the summary may be used (name-index.ts): only the records that bear the name, or that it does not speak for, are read.
   const index = hints === null ? null : summaryNames(stateDir, ids)
+  const note = (record: TaskRecord) => {
+    if (record.name !== null) seen.add(record.name)
+  }
   if (index) {
     const hinted = new Set(hints)
     const matches: {ok: true; id: number; record: TaskRecord}[] = []
     const take = (id: number) => {
       const read = readRecord(stateDir, id)
+      if (read.ok) note(read.record)
       if (read.ok && read.record.name === name) matches.push(read)
     }
     for (const id of hinted) if (listed(ids, id)) take(id)
     for (const id of index.unheld(ids)) if (!hinted.has(id)) take(id)
     for (const id of index.named(name)) if (!hinted.has(id) && listed(ids, id)) take(id)
+    // not found: the summarised tasks' names too, from the index (no record is read for them)
+    if (matches.length === 0) for (const other of index.names()) seen.add(other)
     return matches.sort((a, b) => a.id - b.id)
   }
   const plan = planTaskReads(stateDir, ids)
@@ -73,7 +85,18 @@ function namedTasks(stateDir: string, name: string): {ok: true; id: number; reco
     } else {
       read = readRecord(stateDir, id)
     }
+    if (read.ok) note(read.record)
     if (read.ok && read.record.name === name) matches.push(read)
   }
   return matches
+}
+
+/**
+ * The name the user most likely meant, among those the lookup came across:
+ * every name when the summary's name index was used (or there is no summary),
+ * else the names of the records it read. Never a read of its own: a typo at
+ * 100,000 tasks costs what the lookup cost.
+ */
+function suggestName(typed: string, seen: ReadonlySet<string>): string | null {
+  return suggest(typed, [...seen])
 }

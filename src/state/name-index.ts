@@ -39,6 +39,8 @@ interface SegmentNames {
   ranges: number[]
   /** the ids bearing `name` in this segment, ascending. */
   idsNamed(name: string): number[]
+  /** every name this segment's entries bear (for a did-you-mean: not held against newer segments). */
+  names(): string[]
 }
 
 export interface SummaryNames {
@@ -48,6 +50,8 @@ export interface SummaryNames {
   unheld(ids: ArrayLike<number>): number[]
   /** the ids whose newest entry bears `name`, ascending. */
   named(name: string): number[]
+  /** every name some segment's entry bears: the candidates of a did-you-mean, read only once a name was not found. */
+  names(): Set<string>
 }
 
 /** The summary's names, or null when there is no summary to use (none, or one that fails a check). */
@@ -96,6 +100,11 @@ function combine(segments: SegmentNames[]): SummaryNames {
       }
       gap(Number.POSITIVE_INFINITY)
       return out
+    },
+    names() {
+      const all = new Set<string>()
+      for (const segment of segments) for (const name of segment.names()) all.add(name)
+      return all
     },
     named(name) {
       const found = new Set<number>()
@@ -189,6 +198,13 @@ function fromBytes(b: Buffer): SegmentNames | null {
         return end < 0 ? [] : (JSON.parse(names.toString('utf8', start, end + 1)) as number[])
       }
       return []
+    },
+    names() {
+      // the keys alone, cut out by their shape (`{"name":[` or `,"name":[`), without parsing the ids of every name
+      const text = names.toString('utf8')
+      const out: string[] = []
+      for (const match of text.matchAll(/[{,]("(?:[^"\\]|\\.)*"):\[/g)) out.push(JSON.parse(match[1]) as string)
+      return out
     },
   }
 }

@@ -3,7 +3,7 @@
 // with private permissions, refusal of a directory others could tamper with,
 // and its format: refusal of a layout newer than this drover reads.
 
-import {closeSync, constants as fsc, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, constants as fsc, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats} from 'node:fs'
 import path from 'node:path'
 import {stateDirError} from '../base/errors.js'
 import {FILE_MODE, NOFOLLOW, uniqueSuffix} from './layout.js'
@@ -55,15 +55,7 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): Stat
       throw stateDirError(`cannot use state dir ${dir}: ${describeFsError(error)}`)
     }
   }
-  if (!stats.isDirectory()) throw stateDirError(`state dir ${dir} is not a directory`)
-  if (process.platform !== 'win32') {
-    if ((stats.mode & 0o022) !== 0) {
-      throw stateDirError(`state dir ${dir} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); ${permissionHint(dir, stats.mode)}`)
-    }
-    if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
-      throw stateDirError(`state dir ${dir} belongs to another user (uid ${stats.uid})`)
-    }
-  }
+  refuseUnsafe(dir, stats)
   // Before anything is made in it: a newer drover's dir is left as it is.
   format ??= readStateFormat(dir)
   // summary/ from the start: the listing of tasks/ is kept there (kept-listing.ts),
@@ -184,6 +176,34 @@ export function markStateFormat(dir: string): boolean {
     // renamed into place, or never made
   }
   return existsSync(file)
+}
+
+/**
+ * Refuses a state dir that exists and is not safe to use (exit 5), as
+ * ensureStateDir would, without creating anything: for what is read before the
+ * state dir is opened (`start` reads its config.json first), so another
+ * user's state dir is called that, not an unreadable file inside it.
+ */
+export function refuseUnsafeStateDir(dir: string): void {
+  let stats
+  try {
+    stats = statSync(dir)
+  } catch {
+    return // missing, or not reachable: opening it says which
+  }
+  refuseUnsafe(dir, stats)
+}
+
+function refuseUnsafe(dir: string, stats: Stats): void {
+  if (!stats.isDirectory()) throw stateDirError(`state dir ${dir} is not a directory`)
+  if (process.platform !== 'win32') {
+    if ((stats.mode & 0o022) !== 0) {
+      throw stateDirError(`state dir ${dir} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); ${permissionHint(dir, stats.mode)}`)
+    }
+    if (typeof process.getuid === 'function' && stats.uid !== process.getuid()) {
+      throw stateDirError(`state dir ${dir} belongs to another user (uid ${stats.uid})`)
+    }
+  }
 }
 
 /**

@@ -120,6 +120,12 @@ export function inspectStateDir(dir: string): StateDirHealth {
   health.owner = ownershipOf(stats)
   health.space = diskSpace(dir)
   if (!health.isDirectory) return health
+  // Drover refuses another user's state dir: what it holds is not counted (a
+  // dir it cannot read would show as "0 tasks"; one it can, as root, is not its own).
+  if (health.owner && !health.owner.mine) {
+    health.error = `belongs to another user (uid ${health.owner.uid})`
+    return health
+  }
   try {
     readdirSync(dir)
   } catch (error) {

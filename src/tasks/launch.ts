@@ -5,6 +5,8 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive, readHintedRecords} from '../state/live-index.js'
+import {tasksNamed} from '../state/lookup.js'
+import {wasInterrupted} from '../agents/resumable.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask} from '../runner/settle.js'
 import {createWorktree, planWorktree} from '../process/worktree.js'
@@ -204,10 +206,26 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
         throw conflictError(`name '${name}' is taken by task ${current.id} (${current.status})`, {name, id: current.id})
       }
     }
+    refuseHeldName(stateDir, name)
     return {record: createTask(stateDir, spec), existing: false}
   } finally {
     release()
   }
+}
+
+/**
+ * A drained or interrupted task of that name is waiting to be continued, and
+ * `drover resume NAME` means the newest task of a name: a new task taking the
+ * name would be resumed in its place. Refused (exit 4), saying how to go on.
+ */
+function refuseHeldName(stateDir: string, name: string): void {
+  const held = tasksNamed(stateDir, name).filter((m) => m.record.status === 'drained' || wasInterrupted(m.record)).at(-1)
+  if (!held) return
+  const {id, status} = held.record
+  throw conflictError(
+    `name '${name}' is held by task ${id} (${status}), which waits to be resumed: continue it with drover resume ${id}, or give the new task another --name (drover rm ${id} frees the name, removing that task)`,
+    {name, id},
+  )
 }
 
 /**

@@ -2,7 +2,7 @@
 // in given statuses. Every ref is parsed before anything happens, so a typo
 // changes nothing on disk.
 
-import {notFoundError, usageError, DroverError} from '../base/errors.js'
+import {notFoundError, usageError, DroverError, type MissingRef} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import type {TaskRecord, TaskStatus} from '../state/record.js'
 import {findTask} from '../state/lookup.js'
@@ -16,7 +16,7 @@ import {requireQueue} from './queues.js'
 export interface Selection {
   tasks: TaskRecord[]
   /** refs that named no task (reported, exit 3). */
-  missing: string[]
+  missing: MissingRef[]
 }
 
 export async function selectTasks(
@@ -46,7 +46,7 @@ export async function selectTasks(
     return {tasks, missing: []}
   }
   const tasks: TaskRecord[] = []
-  const missing: string[] = []
+  const missing: MissingRef[] = []
   const seen = new Set<number>()
   for (const ref of refs) {
     let read
@@ -54,7 +54,7 @@ export async function selectTasks(
       read = findTask(stateDir, ref)
     } catch (error) {
       if (error instanceof DroverError && error.exitCode === notFoundError(ref).exitCode) {
-        missing.push(ref)
+        missing.push(error.data as unknown as MissingRef)
         continue
       }
       throw error

@@ -143,7 +143,9 @@ export class TopApp {
       const done = isFinalStatus(event.to) || (starts && event.to !== 'starting')
       if (done) this.awaiting.delete(event.id)
       const failed = starts && isFinalStatus(event.to)
-      this.say(`task ${event.id} ${this.table.get(event.id)?.status ?? event.to}`, failed ? 'error' : 'ok')
+      // a run that began says what began it (`resumed`, as the action's own reply says), not only the status it is in
+      const began = starts && done && !failed ? `${action === 'resume' ? 'resumed' : 'started again'}: run ${event.task.run}, ` : ''
+      this.say(`task ${event.id} ${began}${this.table.get(event.id)?.status ?? event.to}`, failed ? 'error' : 'ok')
     }
     // The selected task started a new run: follow its output again.
     if (event.id === this.view.selected && this.follower && !this.follower.live && !isFinalStatus(event.task.status)) this.followSelected(0)
@@ -337,7 +339,9 @@ export class TopApp {
     if (!row) return 'no task selected'
     if (this.view.mode === 'diff') return `task ${row.id}${row.name ? ` ${row.name}` : ''} · diff against its base`
     const agent = row.agent ? ` · ${row.agent} ${this.follower?.pretty ? 'transcript (p: raw)' : 'raw (p: transcript)'}` : ''
-    const facts = [row.status, row.turns ? `${row.turns} turns` : '', row.usage].filter(Boolean).join(' · ')
+    // the row's figures are the session's; a resumed task's title says so, and what this run added
+    const session = [row.turns ? `${row.turns} turns` : '', row.usage].filter(Boolean).join(' · ')
+    const facts = [row.status, row.thisRun && session ? `session ${session}` : session, row.thisRun ? `this run ${row.thisRun}` : ''].filter(Boolean).join(' · ')
     const dropped = this.follower && this.follower.pane.dropped > 0 ? ` · last ${this.follower.pane.length} lines` : ''
     return `${row.id}${row.name ? ` ${row.name}` : ''} · ${facts}${agent}${dropped}`
   }

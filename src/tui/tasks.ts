@@ -5,8 +5,9 @@
 // 10,000 tasks costs what its visible rows cost.
 
 import type {CorruptTaskJson, TaskJson} from '../api/task-json.js'
+import type {AgentUsage} from '../api/values.js'
 import type {TaskEvent} from '../api/drover.js'
-import {commandLine} from '../api/task-json.js'
+import {commandLine, runUsageIfResumed, sessionUsage} from '../api/task-json.js'
 import {formatDuration, GENERIC_AGENT, isFinalStatus, outcomeLabel, type TaskStatus} from '../api/values.js'
 
 export type AnyTask = TaskJson | CorruptTaskJson
@@ -22,8 +23,11 @@ export interface Row {
   statusWord: TaskStatus | 'corrupt'
   queue: string
   agent: string
+  /** the session's turns, tokens and cost (as `list` shows them, across resumes). */
   turns: string
   usage: string
+  /** a resumed task's figures for this run alone (`50 turns · 9.1k $0.10`), else empty: the preview's title says both. */
+  thisRun: string
   command: string
   /** what `/` matches: name, command and status, lower-cased. */
   haystack: string
@@ -51,16 +55,15 @@ export function shortCount(n: number): string {
 export function rowOf(task: AnyTask): Row {
   if (task.status === 'corrupt') {
     const error = (task as CorruptTaskJson).error
-    return {id: task.id, task, live: false, name: '', status: 'corrupt', statusWord: 'corrupt', queue: '', agent: '', turns: '', usage: '', command: error, haystack: `corrupt ${error}`.toLowerCase(), endedAt: 0}
+    return {id: task.id, task, live: false, name: '', status: 'corrupt', statusWord: 'corrupt', queue: '', agent: '', turns: '', usage: '', thisRun: '', command: error, haystack: `corrupt ${error}`.toLowerCase(), endedAt: 0}
   }
   const t = task as TaskJson
   const label =
     t.status === 'waiting' && t.waitUntil
       ? `waiting until ${hhmm(t.waitUntil)}`
       : outcomeLabel({status: t.status, reason: t.reason, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
-  const info = t.agentInfo
-  const tokens = info && (info.inputTokens !== null || info.outputTokens !== null) ? (info.inputTokens ?? 0) + (info.outputTokens ?? 0) : null
-  const usage = [tokens !== null ? shortCount(tokens) : '', info?.costUsd != null ? `$${info.costUsd.toFixed(2)}` : ''].filter(Boolean).join(' ')
+  const info = t.agentInfo ? sessionUsage(t.agentInfo) : null
+  const run = t.agentInfo ? runUsageIfResumed(t.agentInfo) : null
   const command = commandLine(t)
   return {
     id: t.id,
@@ -72,11 +75,18 @@ export function rowOf(task: AnyTask): Row {
     queue: t.queue ?? '',
     agent: t.agent === GENERIC_AGENT ? '' : t.agent,
     turns: info ? String(info.turns) : '',
-    usage,
+    usage: usageText(info),
+    thisRun: run ? [`${run.turns} turn${run.turns === 1 ? '' : 's'}`, usageText(run)].filter(Boolean).join(' · ') : '',
     command,
     haystack: `${t.name ?? ''}\n${command}\n${label}`.toLowerCase(),
     endedAt: t.endedAt ? Date.parse(t.endedAt) : 0,
   }
+}
+
+/** Tokens and cost, `11k $0.13`; empty without either. */
+function usageText(u: AgentUsage | null): string {
+  const tokens = u && (u.inputTokens !== null || u.outputTokens !== null) ? (u.inputTokens ?? 0) + (u.outputTokens ?? 0) : null
+  return [tokens !== null ? shortCount(tokens) : '', u?.costUsd != null ? `$${u.costUsd.toFixed(2)}` : ''].filter(Boolean).join(' ')
 }
 
 /** How long the task has run, now: a live task's clock keeps going between its record's writes. */

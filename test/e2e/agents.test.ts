@@ -3,7 +3,7 @@
 // environment, a resume that cannot launch staying resumable, --shell refused
 // for agents, and prompts with newlines kept on one line in every view.
 
-import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {makeTempDir, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
@@ -141,5 +141,42 @@ describe('prompts with newlines', () => {
     expect(status).toMatch(/^agent error\s+No conversation found with session ID: no-such-session$/m)
     expect(status).not.toMatch(/"type":"system"/)
     expect(status).toMatch(/last \d+ lines of output:\nNo conversation found/)
+  })
+})
+
+describe('follow-ups and the names of tasks waiting to be resumed', () => {
+  it('status of a succeeded agent shows its resume line: the ordinary follow-up', async () => {
+    const stateDir = makeStateDir()
+    const env = {PATH: `${agentBin()}${path.delimiter}${process.env.PATH}`, HOME: makeTempDir('drover-home-'), FAKE_AGENT_TURN_MS: '50', FAKE_AGENT_TURNS: '2'}
+    const r = await drover(stateDir, ['start', '--name', 'fix', '--', ...CLAUDE], {env})
+    expect(r.exitCode, r.stderr).toBe(0)
+    const id = Number(r.stdout)
+    await waitFor(() => readTask(stateDir, id).status === 'succeeded', {timeout: 20_000, message: 'succeeded'})
+    expect(json(await drover(stateDir, ['status', 'fix', '--json'], {env}))).toMatchObject({status: 'succeeded', resume: `drover resume ${id}`, resumeRefused: null})
+    expect((await drover(stateDir, ['status', 'fix'], {env})).stdout).toMatch(new RegExp(`^resume +drover resume ${id} --prompt "…" \\(a follow-up in the same session\\)$`, 'm'))
+    // a plain command that ended is not offered one
+    const plain = await drover(stateDir, ['start', '--', 'true'])
+    await waitFor(() => readTask(stateDir, Number(plain.stdout)).status === 'succeeded', {message: 'plain succeeded'})
+    expect(json(await drover(stateDir, ['status', plain.stdout.trim(), '--json']))).toMatchObject({resume: null, resumeRefused: null})
+  })
+
+  it('a drained agent holds its name: start --name refuses it (exit 4) naming the task and how to go on; resume NAME still means it', async () => {
+    const stateDir = makeStateDir()
+    const env = {PATH: `${agentBin()}${path.delimiter}${process.env.PATH}`, HOME: makeTempDir('drover-home-'), FAKE_AGENT_TURN_MS: '100', FAKE_AGENT_TURNS: '100000'}
+    const r = await drover(stateDir, ['start', '--name', 'fix', '--', ...CLAUDE], {env})
+    const id = Number(r.stdout)
+    await waitFor(() => readTask(stateDir, id).agentInfo?.turns >= 1, {timeout: 20_000, message: 'first turn'})
+    expect((await drover(stateDir, ['drain', 'fix'], {env})).exitCode).toBe(0)
+    expect(readTask(stateDir, id).status).toBe('drained')
+    const taken = await drover(stateDir, ['start', '--name', 'fix', '--', 'true'], {env})
+    expect(taken.exitCode).toBe(4)
+    expect(taken.stderr.trim()).toBe(
+      `drover: name 'fix' is held by task ${id} (drained), which waits to be resumed: continue it with drover resume ${id}, or give the new task another --name (drover rm ${id} frees the name, removing that task)`,
+    )
+    expect(readdirSync(path.join(stateDir, 'tasks'))).toEqual([String(id)])
+    expect((await drover(stateDir, ['start', '--if-absent', '--name', 'fix', '--', 'true'], {env})).exitCode).toBe(4)
+    const resumed = await drover(stateDir, ['resume', 'fix', '--json'], {env})
+    expect(json(resumed).resumed.map((t: any) => t.id)).toEqual([id])
+    await drover(stateDir, ['cancel', String(id)], {env})
   })
 })

@@ -167,6 +167,50 @@ describe('mistakes: one line, a hint, exit 2, nothing changed', () => {
     expect(snapshot(dir)).toEqual(was)
   })
 
+  it('list --follow points at logs -f and top; a flag missing its value is named as typed', async () => {
+    const dir = makeStateDir()
+    mkdirSync(path.join(dir, 'tasks'), {mode: 0o700})
+    const was = snapshot(dir)
+    for (const flag of ['--follow', '-f']) {
+      expectUsageError(await cli(dir, ['list', flag]), new RegExp(`^drover: unknown flag: ${flag}: list shows the tasks once; follow a task's output with drover logs -f TASK, or watch every task live with drover top$`))
+    }
+    expectUsageError(await cli(dir, ['logs', '1', '-n']), /^drover: -n needs a value: -n VALUE$/)
+    expectUsageError(await cli(dir, ['logs', '1', '--tail']), /^drover: --tail needs a value: --tail=VALUE$/)
+    // the same line in a pipe, and as the first line behind head
+    const piped = await sh(dir, '$DROVER list --follow 2>&1 | head -1; $DROVER logs 1 -n 2>&1 | cat')
+    expect(piped.stdout.split('\n')).toEqual([
+      "drover: unknown flag: --follow: list shows the tasks once; follow a task's output with drover logs -f TASK, or watch every task live with drover top",
+      'drover: -n needs a value: -n VALUE',
+    ])
+    expect(snapshot(dir)).toEqual(was)
+  })
+
+  it('start: a flag of drover start after the -- is refused before any task exists', async () => {
+    const dir = makeStateDir()
+    mkdirSync(path.join(dir, 'tasks'), {mode: 0o700})
+    const was = snapshot(dir)
+    expectUsageError(await cli(dir, ['start', '--', '--name', 'x', 'sleep', '1']), /^drover: --name is a flag of drover start, after the --: flags before --, the command after it, e\.g\. drover start --name x -- sleep 1$/)
+    expectUsageError(await cli(dir, ['start', '-q', '--', '--name=x', 'sleep', '1']), /e\.g\. drover start -q --name=x -- sleep 1$/)
+    expectUsageError(await cli(dir, ['start', '--', '--shell', 'make']), /e\.g\. drover start --shell make$/)
+    expectUsageError(await cli(dir, ['start', '--', '-x', 'sleep', '1']), /^drover: '-x' is an option, not a program: put drover's flags before -- and the command after it$/)
+    expect((await sh(dir, '$DROVER start -- --name x sleep 1 2>&1 | head -1')).stdout).toMatch(/^drover: --name is a flag of drover start, after the --/)
+    expect(snapshot(dir)).toEqual(was)
+  })
+
+  it('a misspelt task name gets a did-you-mean (logs, status, resume, stop), exit 3', async () => {
+    const dir = makeStateDir()
+    for (const name of ['fix', 'deploy']) expect((await cli(dir, ['start', '--name', name, '--', 'true'])).exitCode).toBe(0)
+    for (const args of [['logs', 'fxi'], ['status', 'fxi'], ['resume', 'fxi'], ['stop', 'fxi']]) {
+      const r = await cli(dir, args)
+      expect(r.exitCode, JSON.stringify(args)).toBe(3)
+      expect(r.stderr.trim(), JSON.stringify(args)).toBe('drover: no such task: fxi (did you mean fix?)')
+    }
+    expect((await cli(dir, ['logs', 'zzz'])).stderr.trim()).toBe('drover: no such task: zzz')
+    expect(json(await cli(dir, ['status', 'fxi', '--json']))).toMatchObject({error: {exitCode: 3}, id: 'fxi', found: false, didYouMean: 'fix'})
+    expect(json(await cli(dir, ['stop', 'fxi', '--json'])).missing).toEqual([{id: 'fxi', found: false, didYouMean: 'fix'}])
+    expect((await sh(dir, '$DROVER logs fxi 2>&1 | head -1')).stdout).toBe('drover: no such task: fxi (did you mean fix?)')
+  })
+
   it('start: a forgotten --, a command line in one argument, a directory', async () => {
     const dir = makeStateDir()
     const was = snapshot(dir)

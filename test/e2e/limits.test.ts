@@ -6,6 +6,7 @@
 import {readFileSync} from 'node:fs'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, drover, fixture, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {localTimeWithOffset} from '../../src/base/local-time.js'
 
 afterEach(() => cleanupStateDirs())
 
@@ -23,7 +24,7 @@ describe('usage limits', () => {
     expect(record.agentInfo.limit).toEqual({message: 'five_hour limit reached', resetAt})
     expect((await drover(dir, ['status', String(id)])).stdout).toMatch(/usage limit +five_hour limit reached; resets \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/)
     const pretty = (await drover(dir, ['logs', '--pretty', String(id)])).stdout
-    expect(pretty).toContain(`✖ five_hour limit reached; resets ${resetAt}`)
+    expect(pretty).toContain(`✖ five_hour limit reached; resets ${localTimeWithOffset(new Date(1778565600 * 1000))}`)
     expect(pretty).toContain("✖ failed: You've hit your limit · resets 2pm (Asia/Shanghai)")
   })
 })

@@ -122,7 +122,7 @@ describe('start ID|NAME: a new run of a finished task', () => {
     const logs = await drover(dir, ['logs', 'again'])
     expect(logs.exitCode, logs.stderr).toBe(0)
     // (the helper's execa drops the final newline)
-    expect(logs.stdout).toMatch(new RegExp(`^${escape(line(1))}\\n── drover: run 2 \\(restart\\) started \\S+ ──\\n${escape(line(2).trimEnd())}$`))
+    expect(logs.stdout).toMatch(new RegExp(`^${escape(line(1))}\\n── drover: run 2 \\(restart\\) started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d [+-]\\d\\d:\\d\\d ──\\n${escape(line(2).trimEnd())}$`))
 
     // By name too, once it has ended again; the history keeps growing.
     await drover(dir, ['stop', 'again', '-t', '1'])
@@ -157,7 +157,7 @@ describe('start ID|NAME: a new run of a finished task', () => {
       [1, 'failed', 3],
       [2, 'failed', 3],
     ])
-    expect(readOutput(dir, id)).toMatch(/^line 1\n\n── drover: run 2 \(restart\) started \S+ ──\nline 1\n$/)
+    expect(readOutput(dir, id)).toMatch(/^line 1\n\n── drover: run 2 \(restart\) started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d ──\nline 1\n$/)
   })
 
   it('runs a lost task again once its worker is gone, and refuses while its worker lives on (adopted)', async () => {

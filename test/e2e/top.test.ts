@@ -283,10 +283,18 @@ describe('drover top: agents and worktrees', () => {
     t.keys('Enter')
     await t.waitFor(/resume task 1 \(agent\) with "carry on"\? \(y\/n\)/)
     t.keys('y')
-    screen = await t.waitFor((s) => /task 1 resumed: run 2/.test(s) || /agent +running/.test(rowOf(s, id)), 20_000)
+    // the footer says what began the run once its row shows it running (the same event): resumed, never a bare "task 1 running"
+    screen = await t.waitFor((s) => /agent +running/.test(rowOf(s, id)) && /task 1 (resumed: run 2, )?running\s*$/.test(s.replace(/\n$/, '').split('\n').at(-1)!), 20_000)
+    expect(screen.replace(/\n$/, '').split('\n').at(-1)).toMatch(/task 1 resumed: run 2, running/)
     await waitFor(() => readTask(stateDir, id).runs.length === 2 && readTask(stateDir, id).status === 'running', {timeout: 20_000})
     expect(readTask(stateDir, id).runs[1].command).toContain('carry on')
     await t.waitFor((s) => /agent +running/.test(rowOf(s, id)))
+    // TURNS is the session's, as list's: the row and the preview's title agree, which also says this run's
+    screen = await t.waitFor((s) => /· session \d+ turns .*· this run \d+ turns?/.test(s))
+    const [, sessionTurns, runTurns] = /· session (\d+) turns .*· this run (\d+) turns?/.exec(screen)!
+    expect(Number(sessionTurns)).toBeGreaterThan(Number(runTurns))
+    const rowTurns = Number(/claude +(\d+) /.exec(rowOf(screen, id))![1])
+    expect(rowTurns).toBe(Number(sessionTurns))
 
     t.keys('c')
     await t.waitFor(/cancel task 1 \(agent\)\? \(y\/n\)/)

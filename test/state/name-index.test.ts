@@ -74,6 +74,16 @@ describe('the name index of the summary', () => {
     expect(found(dir, 'gamma')).toBe(ids[1])
   })
 
+  it('gives a name not found the did-you-mean of a summarised task, from the index alone (no record read)', async () => {
+    const {dir, ids} = await named(['fix', 'deploy', null, 'ranges'])
+    expect(summaryNames(dir, ids)!.names()).toEqual(new Set(['fix', 'deploy', 'ranges']))
+    // every summarised record made unreadable: only the index can know the names
+    for (const id of ids) writeFileSync(path.join(tasksDir(dir), String(id), 'task.json'), '{torn')
+    expect(() => findTask(dir, 'fxi')).toThrow('no such task: fxi (did you mean fix?)')
+    expect(() => findTask(dir, 'deplyo')).toThrow('no such task: deplyo (did you mean deploy?)')
+    expect(() => findTask(dir, 'zzz')).toThrow(/^no such task: zzz$/)
+  })
+
   it('finds names that are keys of the index itself, or of any object, only as names', async () => {
     const {dir, ids} = await named(['ranges', 'constructor', 'stamp', 'job-1', 'job-10'])
     expect(found(dir, 'ranges')).toBe(ids[0])

@@ -25,6 +25,11 @@ On a terminal the table fits its width: long names and commands are cut with …
     {description: 'Failed tasks as JSON', command: '<%= config.bin %> list --status failed,lost --json'},
   ]
 
+  // list draws once; what people expect of --follow (or -f, --watch) is elsewhere
+  static override flagHints = Object.fromEntries(
+    ['--follow', '-f', '--watch', '-w'].map((flag) => [flag, 'list shows the tasks once; follow a task\'s output with drover logs -f TASK, or watch every task live with drover top']),
+  )
+
   static override flags = {
     status: Flags.string({description: `only tasks with these statuses (comma-separated: ${FILTERABLE.join(', ')})`, multiple: true}),
     queue: Flags.string({description: 'only the tasks of this queue'}),

@@ -1,12 +1,12 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {DEFAULT_RESUME_PROMPT, ExitCode, parseCount, usageError} from '../../api/values.js'
+import {DEFAULT_RESUME_PROMPT, ExitCode, noSuchTask, parseCount, usageError} from '../../api/values.js'
 import type {ResumeResult} from '../../api/batch.js'
 import {parseCost} from '../../api/budget.js'
 
 export default class Resume extends BaseCommand {
-  static override summary = 'Continue drained, stopped or lost tasks where they left off.'
+  static override summary = 'Continue a task where it left off: a drained, stopped or lost one, or an agent that finished (a follow-up).'
   static override description = `Starts a new run that continues the task's checkpoint, in its original working directory. An agent's own conversation continues, with the original flags kept, e.g.:
 - claude: claude -p --resume <session id> "<prompt>" with the original flags (output format, model, permissions);
 - codex: codex exec --json resume <thread id> "<prompt>";
@@ -14,10 +14,13 @@ anything else (generic, or an agent this drover does not know) runs the same com
 
 A task drained by its budget (reason "budget: …") is refused until given a higher one: resume --max-cost, --max-turns or --max-tokens sets the new limit for the session's total, which counts what every run before spent.
 
+An agent task that succeeded (or failed, or was stopped) is resumed too: that is the ordinary follow-up, its conversation continued with --prompt "…" in the same session; \`status\` shows the line.
+
 --interrupted resumes every lost task that was meant to be running (its runner vanished in a crash or reboot), but not tasks stopped on purpose: put it in an @reboot crontab line. A task that is running, was cancelled, or has no session to continue is refused with exit 4.`
 
   static override examples = [
     {description: 'Continue a drained agent', command: '<%= config.bin %> resume 7'},
+    {description: 'A follow-up to an agent that finished', command: '<%= config.bin %> resume 7 --prompt "Good. Now add tests for it."'},
     {description: 'Continue with new instructions', command: '<%= config.bin %> resume fix-tests --prompt "Now also update the changelog."'},
     {description: 'After a reboot (crontab)', command: '@reboot <%= config.bin %> resume --interrupted -q'},
   ]
@@ -56,7 +59,7 @@ A task drained by its budget (reason "budget: …") is refused until given a hig
         else if (!flags.quiet) process.stdout.write(`task ${task.id} resumed (run ${task.run})\n`)
       }
       for (const r of result.refused) this.note(`drover: ${r.reason}`)
-      for (const m of result.missing) this.note(`drover: no such task: ${m.id}`)
+      for (const m of result.missing) this.note(`drover: ${noSuchTask(m)}`)
       // The one spelling of nothing, as stop, cancel and drain say it.
       if (result.resumed.length + result.refused.length === 0 && result.missing.length === 0 && !flags.quiet) process.stderr.write('no tasks to resume\n')
     }

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {ExitCode, parseTaskRef, usageError} from '../../api/values.js'
+import {ExitCode, noSuchTask, parseTaskRef, usageError} from '../../api/values.js'
 import type {RmResult} from '../../api/drover.js'
 import {painter} from '../render/color.js'
 import {removedLines} from '../render/prune-view.js'
@@ -55,7 +55,7 @@ Every ref is checked before anything is removed. A task that cannot be removed i
       if (!flags.quiet) for (const line of removedLines(result, painter(this.color(flags.color)))) process.stdout.write(`${line}\n`)
       for (const skip of result.skipped) this.note(`drover: cannot remove task ${skip.id}: ${skip.reason}`)
       for (const {error} of result.errors) this.note(`drover: ${error}`)
-      for (const m of missing) this.note(`drover: no such task: ${m.id}`)
+      for (const m of missing) this.note(`drover: ${noSuchTask(m)}`)
     }
     process.exitCode =
       missing.length > 0 ? ExitCode.notFound : result.skipped.length > 0 ? ExitCode.conflict : result.errors.length > 0 ? ExitCode.failed : 0

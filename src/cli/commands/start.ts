@@ -137,6 +137,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
     }
     // The state dir's config.json is read (not written) first: a bad one refuses the start, exit 2, with nothing changed.
+    if (command.length > 0 && command[0].startsWith('-')) throw flagAfterDashes(ours, command)
     const prepared = args.task === undefined ? prepare(command, flags, await startDefaults(flags['state-dir'])) : null
 
     const drover = await this.drover(flags['state-dir'])
@@ -220,6 +221,28 @@ function forgottenDashes(argv: string[], error: Error): Error | null {
   while (i < argv.length && argv[i].startsWith('-')) i += takesValue.has(argv[i]) ? 2 : 1
   if (i >= argv.length) return null
   return usageError(`to run a command, put it after --: drover start -- ${argv.slice(i).join(' ')}`)
+}
+
+/**
+ * `drover start -- --name x sleep 1`: a flag of start's after the `--`, where
+ * it would be the program (a task failing with "command not found: --name").
+ * A program's name never starts with `-`, so any option there is refused, and
+ * one of start's own is moved in front of the `--` in the example.
+ */
+function flagAfterDashes(before: string[], command: string[]): Error {
+  const [word] = command
+  const name = word.split('=')[0]
+  const flags = Object.entries({...Start.baseFlags, ...Start.flags})
+  const own = flags.find(([long, flag]) => name === `--${long}` || (flag.char !== undefined && name === `-${flag.char}`) || name === `--no-${long}`)
+  if (!own) return usageError(`'${word}' is an option, not a program: put drover's flags before -- and the command after it`)
+  // the flag and its value (when it takes one and it was not given with =) go before the --
+  const takesValue = own[1].type === 'option' && !word.includes('=')
+  const moved = command.slice(0, takesValue ? 2 : 1)
+  const rest = command.slice(moved.length)
+  // --shell's script is the command: nothing goes after a --
+  const after = own[0] === 'shell' ? [] : ['--', ...(rest.length > 0 ? rest : ['COMMAND'])]
+  const example = ['drover start', ...before, ...moved, ...after].join(' ')
+  return usageError(`${name} is a flag of drover start, after the --: flags before --, the command after it, e.g. ${example}`)
 }
 
 /**

@@ -3,10 +3,11 @@
 // plain lines otherwise, and what Ctrl-C means while waiting.
 
 import type {ControlBatch, ControlResult} from '../../api/batch.js'
+import {noSuchTask, type MissingRef} from '../../api/values.js'
 
 export interface ControlReport {
   results: ControlResult[]
-  missing: {id: string; found: false}[]
+  missing: MissingRef[]
 }
 
 /** How long Ctrl-C waits for requests still being written, so none is left half made. */
@@ -22,7 +23,7 @@ export async function reportBatch(
   accepted: ReadonlySet<number>,
   opts: {wait: boolean; progress: boolean; verb: string; kind: string},
 ): Promise<ControlReport> {
-  const missing = batch.missing.map((id) => ({id, found: false as const}))
+  const missing = batch.missing.map((id): MissingRef => ({id, found: false, ...(batch.didYouMean[id] ? {didYouMean: batch.didYouMean[id]} : {})}))
   const settled = new Set<number>()
   const control = async (task: ControlBatch['tasks'][number]) => {
     try {
@@ -116,5 +117,5 @@ export function controlExitCode(report: ControlReport, waited: boolean): number 
 export function printControlReport(report: ControlReport, opts: {quiet?: boolean; printed: boolean; verb: string}): void {
   if (!opts.printed && !opts.quiet) for (const r of report.results) process.stdout.write(`${r.message}\n`)
   if (!opts.quiet && report.results.length === 0 && report.missing.length === 0) process.stderr.write(`no tasks to ${opts.verb}\n`)
-  for (const m of report.missing) process.stderr.write(`drover: no such task: ${m.id}\n`)
+  for (const m of report.missing) process.stderr.write(`drover: ${noSuchTask(m)}\n`)
 }

@@ -36,7 +36,9 @@ export function doctorLines(report: DoctorReport, paint: Paint): string[] {
   if (s.owner) facts.push(`owner ${s.owner.mine ? 'you' : `uid ${s.owner.uid}`}, mode ${s.owner.mode}`)
   else if (s.exists && report.drover.platform === 'win32') facts.push('access by ACLs (not judged)')
   if (s.space) facts.push(`${formatBytes(s.space.freeBytes)} free`)
-  if (s.exists && s.isDirectory && !s.formatError) facts.push(`${s.tasks} task${s.tasks === 1 ? '' : 's'}`)
+  // what it holds is known only where it could be read: "0 tasks" for a dir that cannot be would be false
+  if (s.exists && s.isDirectory && s.error === null && !s.formatError) facts.push(`${s.tasks} task${s.tasks === 1 ? '' : 's'}`)
+  else if (s.exists && s.error !== null) facts.push(`not read: ${s.error}`)
   if (typeof s.format === 'number') facts.push(`format ${s.format}`)
   if (s.config.present) facts.push(`config.json${s.config.executor ? ` (executor ${s.config.executor})` : ''}`)
   lines.push(`  ${facts.join(' · ')}`)

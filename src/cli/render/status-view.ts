@@ -119,7 +119,8 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     if (w.summary) add('changes', missing ? `${worktreeChanges({...w.summary, uncommitted: false}).replace(/, nothing uncommitted$/, '')} on the branch; changes not committed went with the folder` : worktreeChanges(w.summary))
     if (missing) add('clean up', `drover rm ${task.id} (the branch and its commits are kept unless merged)`)
   }
-  if (task.resume) add('resume', task.resume)
+  // an ended agent's resume is a follow-up: the prompt is what it takes
+  if (task.resume) add('resume', task.status === 'drained' || task.status === 'lost' ? task.resume : `${task.resume} --prompt "…" (a follow-up in the same session)`)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)
   if (task.runs.length > 1) {
     add('runs', task.runs.map((r) => `#${r.run}${r.resumed ? ' resumed' : ''} ${describeOutcome(r.status, r.reason)}`).join('; '))
