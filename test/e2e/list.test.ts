@@ -10,17 +10,12 @@ import {afterEach, describe, expect, it, vi} from 'vitest'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {taskPaths} from '../../src/state/store.js'
 import {makeTask} from '../fixtures/prune-state.js'
-import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor, startOk} from '../helpers/cli.js'
 
 const node = process.execPath
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
 
-async function startOk(stateDir: string, args: string[]): Promise<number> {
-  const result = await drover(stateDir, ['start', ...args])
-  expect(result.exitCode, result.stderr).toBe(0)
-  return Number(result.stdout)
-}
 
 const waitFinal = (stateDir: string, id: number) =>
   waitFor(() => !['starting', 'running', 'stopping'].includes(readTask(stateDir, id).status), {timeout: 30_000, message: `task ${id} to end`})

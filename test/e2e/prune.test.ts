@@ -12,7 +12,7 @@ import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {taskPaths} from '../../src/state/store.js'
 import {makeTask, snapshot} from '../fixtures/prune-state.js'
-import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor, startOk} from '../helpers/cli.js'
 import {childrenKilledAfterEach} from '../helpers/sleepers.js'
 
 const node = process.execPath
@@ -22,11 +22,6 @@ afterEach(() => cleanupStateDirs())
 // registered after the clean-up, so run before it, as the kill came first
 const children = childrenKilledAfterEach()
 
-async function startOk(stateDir: string, args: string[]): Promise<number> {
-  const result = await drover(stateDir, ['start', ...args])
-  expect(result.exitCode, result.stderr).toBe(0)
-  return Number(result.stdout)
-}
 
 const waitStatus = (stateDir: string, id: number, status: string) =>
   waitFor(() => readTask(stateDir, id).status === status, {timeout: 20_000, message: `task ${id} to be ${status}`})

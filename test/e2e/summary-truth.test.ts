@@ -8,17 +8,12 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, json, makeStateDir, readTask, waitFor, startOk} from '../helpers/cli.js'
 
 const node = process.execPath
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => cleanupStateDirs())
 
-async function startOk(stateDir: string, args: string[]): Promise<number> {
-  const result = await drover(stateDir, ['start', ...args])
-  expect(result.exitCode, result.stderr).toBe(0)
-  return Number(result.stdout)
-}
 
 const hints = (dir: string) => readdirSync(path.join(dir, 'live'))
 const segments = (dir: string) => readdirSync(path.join(dir, 'summary')).filter((name) => name.endsWith('.ndjson'))

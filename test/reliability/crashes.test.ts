@@ -10,7 +10,7 @@ import {newRecord} from '../../src/tasks/launch.js'
 import {decodeRecord} from '../../src/state/record-codec.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeRecord} from '../../src/state/store.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, ROOT, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, ROOT, waitFor, startOk} from '../helpers/cli.js'
 import {canMountTmpfs, deadIdentity, fabricateTask, freshDir, mountTmpfs, snapshot, unmountAll, waitDead, workerPids} from '../fixtures/rel-state.js'
 
 const node = process.execPath
@@ -29,11 +29,6 @@ afterEach(() => {
 })
 afterAll(() => unmountAll())
 
-async function startOk(dir: string, args: string[]): Promise<number> {
-  const result = await drover(dir, ['start', ...args])
-  expect(result.exitCode, result.stderr).toBe(0)
-  return Number(result.stdout.trim())
-}
 
 const runnerPid = (dir: string, id: number): number => JSON.parse(readFileSync(taskPaths(dir, id).runner, 'utf8')).pid
 

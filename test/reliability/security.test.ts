@@ -8,7 +8,7 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {processStartTime} from '../../src/platform/platform.js'
 import {taskPaths} from '../../src/state/store.js'
-import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readOutput, readTask, waitFor, startOk} from '../helpers/cli.js'
 import {deadIdentity, fabricateTask, killStrangers, snapshot, spawnStranger, waitDead} from '../fixtures/rel-state.js'
 
 const node = process.execPath
@@ -19,11 +19,6 @@ afterEach(() => {
   cleanupStateDirs()
 })
 
-async function startOk(dir: string, args: string[]): Promise<number> {
-  const result = await drover(dir, ['start', ...args])
-  expect(result.exitCode, result.stderr).toBe(0)
-  return Number(result.stdout.trim())
-}
 
 const waitFinal = (dir: string, id: number) =>
   waitFor(() => FINAL.includes(readTask(dir, id).status) && readTask(dir, id), {timeout: 30_000, message: `task ${id} to end`})
