@@ -90,7 +90,7 @@ describe('drover ui in a browser', () => {
     expect(await events()).toEqual(expect.arrayContaining(['created', 'started', 'request', 'signal', 'exit']))
     expect(await page.locator('#journal tr.event-request td.facts').textContent()).toContain('kind stop')
     expect(await page.locator('#journal tr.event-signal td.facts').first().textContent()).toBe('signal SIGTERM')
-    expect(await page.locator('#journal tr.event-exit td.facts').textContent()).toMatch(/^status stopped · reason stopped by request/)
+    expect(await page.locator('#journal tr.event-exit td.facts').textContent()).toMatch(/^status stopped · cause stop · reason stopped by request/)
     expect(await page.locator('#journal tr.event-exit td.run').textContent()).toBe('run 1')
   })
 
