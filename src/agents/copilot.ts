@@ -2,17 +2,21 @@
 // everything drover knows about it. Measured with the real binary (1.0.102)
 // offline: many `session.*` / `assistant.*` / `tool.*` events; the session id
 // only in the final `result`, so drover presets it (`--session-id=UUID`) to
-// know it from the start; no tokens or cost on stdout (its
-// `--usage-output-file` holds the session's totals), so only turns are
-// counted. `--resume=ID` continues from any cwd. Its npm launcher spawnSyncs
+// know it from the start. No tokens on stdout: each model call's tokens are
+// a `session.usage_record` in the session's events.jsonl, written as the call
+// ends, which drover follows beside stdout (usageLog) — live, so --max-tokens
+// holds mid-run; `--usage-output-file` has only the totals, at exit. No cost:
+// copilot counts premium requests, not money (`cost` there is 0 with a key of
+// one's own). `--resume=ID` continues from any cwd. Its npm launcher spawnSyncs
 // the native binary (a SIGTERM to the launcher alone orphans it: drover
 // signals the group); SIGTERMed, it still writes `abort` and `result{exitCode:0}`.
 
+import {homedir} from 'node:os'
 import path from 'node:path'
 import {keptTokens, launcherSplit} from './argv.js'
 import {clip, iso, list, num, obj, oneLine, str} from './json.js'
 import {resetFromText} from './limits.js'
-import type {AgentProfile, FoldState} from './profile.js'
+import type {AgentProfile, FoldState, LoggedUsage} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null)
@@ -73,6 +77,21 @@ function transcript(type: string, event: Record<string, unknown>): TranscriptIte
   }
 }
 
+/** One model call's tokens, as copilot 1.0.102 logs them: `{type: "session.usage_record", id, timestamp, data: {usage: {inputTokens, outputTokens, …}}}`. */
+function loggedUsage(event: Record<string, unknown>): LoggedUsage | null {
+  if (event.type !== 'session.usage_record') return null
+  const usage = obj(dataOf(event).usage)
+  const id = str(event.id)
+  const at = Date.parse(str(event.timestamp) ?? '')
+  const inputTokens = num(usage?.inputTokens)
+  const outputTokens = num(usage?.outputTokens)
+  if (id === null || Number.isNaN(at) || inputTokens === null || outputTokens === null) return null
+  return {id, at, inputTokens, outputTokens}
+}
+
+/** copilot's home: $COPILOT_HOME, else ~/.copilot — of the worker's environment, where copilot itself looks. */
+const copilotHome = (env: NodeJS.ProcessEnv) => env.COPILOT_HOME || path.join(env.HOME || env.USERPROFILE || homedir(), '.copilot')
+
 const BINARIES = ['copilot']
 const SESSION_FLAGS = ['--resume', '--session-id', '--continue', '--connect']
 
@@ -112,7 +131,11 @@ export const copilot: AgentProfile = {
   reportedSuccess: (info) => info.lastEvent === 'result/success' && !info.error,
   exitZeroWithoutResult: 'success',
   usageLimit,
-  reports: {turns: true, tokens: false, cost: false},
+  usageLog: {
+    path: (sessionId, env) => path.join(copilotHome(env), 'session-state', sessionId, 'events.jsonl'),
+    usage: loggedUsage,
+  },
+  reports: {turns: true, tokens: true, cost: false},
   drain: 'safe-point',
   leftovers: 'its npm launcher (npm-loader.js) runs the native binary with spawnSync, so a SIGTERM to the launcher alone would orphan it: drover signals the whole group',
   transcript,

@@ -37,6 +37,8 @@ export class AgentEventReader {
   private readonly profile: AgentProfile | null
   private readonly tools = new Set<string>()
   private readonly scratch: Record<string, unknown> = {}
+  /** ids of the usage log's model calls counted (a log read again after a truncation counts none twice). */
+  private readonly loggedCalls = new Set<string>()
 
   constructor(
     profile: AgentProfileName,
@@ -81,6 +83,28 @@ export class AgentEventReader {
     // rate_limit_event comes before the result that words the same limit.
     const limit = this.profile.usageLimit(type, event, now)
     if (limit && !this.info.limit?.resetAt) this.info = {...this.info, limit}
+    return true
+  }
+
+  /**
+   * Folds one line of the agent's usage log (profile.usageLog): a model
+   * call's tokens count once (by its id), and only when made at or after
+   * `since`, the run's start — the log is the whole session's.
+   */
+  foldUsage(line: string, since: number): boolean {
+    const log = this.profile?.usageLog
+    if (!log || line.charCodeAt(0) !== 123 /* { */) return false
+    let event: Record<string, unknown> | null
+    try {
+      event = obj(JSON.parse(line))
+    } catch {
+      return false
+    }
+    const usage = event ? log.usage(event) : null
+    if (!usage || usage.at < since || this.loggedCalls.has(usage.id)) return false
+    this.loggedCalls.add(usage.id)
+    const info = {...this.info, inputTokens: add(this.info.inputTokens, usage.inputTokens), outputTokens: add(this.info.outputTokens, usage.outputTokens)}
+    this.info = this.withSession(info, null)
     return true
   }
 

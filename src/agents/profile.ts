@@ -36,6 +36,21 @@ export interface FoldState {
   sessionCost: number | null
 }
 
+/** Where an agent logs its usage apart from stdout, and how one line of it reads. */
+export interface UsageLog {
+  /** the log of this session, for the worker's environment (its HOME, its agent's own home variable). */
+  path(sessionId: string, env: NodeJS.ProcessEnv): string
+  /** the tokens one event of the log records, with the event's id and time (ms); null for any other event. */
+  usage(event: Record<string, unknown>): LoggedUsage | null
+}
+
+export interface LoggedUsage {
+  id: string
+  at: number
+  inputTokens: number
+  outputTokens: number
+}
+
 /** An agent's argv split where its own arguments start. */
 export interface AgentArgs {
   /** a launcher's tokens after the program (`node cli.js`), and a subcommand (codex `exec`, opencode `run`). */
@@ -113,6 +128,13 @@ export interface AgentProfile {
   exitZeroWithoutResult: 'success' | 'interrupted'
   /** a provider's usage or rate limit this event reports, or null. */
   usageLimit(type: string, event: Record<string, unknown>, now: number): UsageLimit | null
+  /**
+   * A file beside stdout where the agent records the tokens of each model
+   * call, for an agent that prints none (copilot: its session's events.jsonl,
+   * `session.usage_record`). Followed while the run lives; only the calls
+   * made since the run began count as this run's.
+   */
+  usageLog?: UsageLog
   /** what the usage it reports allows: a budget it cannot be held to is refused at start. */
   reports: {turns: boolean; tokens: boolean; cost: boolean}
   /**

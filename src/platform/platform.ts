@@ -493,7 +493,44 @@ export function busyRetryDelays(ctx: PlatformContext = currentPlatform()): reado
   return ctx.os === 'win32' ? [10, 20, 40, 80, 160, 320, 640, 1000, 1000] : []
 }
 
-const isBusy = (error: unknown): boolean => BUSY_CODES.has((error as NodeJS.ErrnoException | null)?.code ?? '')
+// Node 24's fs.rmSync (std::filesystem underneath) answers the OS errors it
+// has no name for with code "", errno UV_UNKNOWN and "Unknown error: <the
+// OS's own text>" (Node 20 and 22 say EBUSY; nodejs/node#65884). The code is
+// recovered from that text where it is one we know (strerror's words on Unix,
+// FormatMessage's on an English Windows), so a busy folder reads EBUSY on
+// every Node.
+const UV_UNKNOWN = -4094
+const CODE_OF_TEXT: ReadonlyArray<readonly [RegExp, string]> = [
+  [/resource busy|being used by another process/i, 'EBUSY'],
+  [/directory not empty|directory is not empty/i, 'ENOTEMPTY'],
+  [/permission denied/i, 'EACCES'],
+  [/operation not permitted|access is denied/i, 'EPERM'],
+]
+
+/**
+ * An fs error with its code filled in where Node left it empty (Node 24's
+ * rmSync, above): code and message then read as Node 20's do
+ * ("EBUSY: Device or resource busy, rm 'PATH'"). Any other error is returned
+ * as it is.
+ */
+export function withErrorCode<E>(error: E): E {
+  const e = error as NodeJS.ErrnoException | null
+  if (e === null || typeof e !== 'object' || (e.code ?? '') !== '' || e.errno !== UV_UNKNOWN) return error
+  const text = /Unknown error: (.*?)(?: '[^']*')?$/.exec(e.message)?.[1] ?? e.message
+  const code = CODE_OF_TEXT.find(([words]) => words.test(text))?.[1]
+  if (code === undefined) return error
+  e.code = code
+  e.message = `${code}: ${text}, ${e.syscall ?? 'rm'}${e.path === undefined ? '' : ` '${e.path}'`}`
+  return error
+}
+
+// A code-less error whose text is none of the above (a Windows in another
+// language) is retried too: a retry costs a few seconds where the error is
+// real, and a busy file left behind costs a lost removal.
+const isBusy = (error: unknown): boolean => {
+  const e = error as NodeJS.ErrnoException | null
+  return BUSY_CODES.has(e?.code ?? '') || (e?.errno === UV_UNKNOWN && (e.code ?? '') === '')
+}
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 let sleeper: Int32Array | null = null
 const sleepSync = (ms: number) => {
@@ -506,7 +543,8 @@ export async function retryOnBusy<T>(fn: () => Promise<T>, ctx: PlatformContext 
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn()
-    } catch (error) {
+    } catch (caught) {
+      const error = withErrorCode(caught)
       if (attempt >= delays.length || !isBusy(error)) throw error
       await sleep(delays[attempt])
     }
@@ -522,7 +560,8 @@ export function retryOnBusySync<T>(fn: () => T, ctx: PlatformContext = currentPl
   for (let attempt = 0; ; attempt++) {
     try {
       return fn()
-    } catch (error) {
+    } catch (caught) {
+      const error = withErrorCode(caught)
       if (attempt >= delays.length || !isBusy(error)) throw error
       sleepSync(delays[attempt])
     }

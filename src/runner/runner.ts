@@ -338,7 +338,9 @@ export class Runner {
 
   private followAgent(offset: number, base: AgentUsage | null, sessionId: string | null): void {
     if (!profileOf(this.record.agent)) return
-    this.agentStream = new AgentStream(this.paths.output, this.record.agent, offset, base, sessionId)
+    // An agent that logs its tokens beside stdout (copilot) is followed there too, in the worker's environment.
+    const usageLog = {env: workerEnv(this.options.stateDir, this.record, this.run, this.paths), since: Date.parse(this.run.startedAt ?? '') || Date.now()}
+    this.agentStream = new AgentStream(this.paths.output, this.record.agent, offset, base, sessionId, usageLog)
     this.record = {...this.record, agentInfo: this.agentStream.current()}
   }
 

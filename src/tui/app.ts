@@ -11,12 +11,12 @@ import {layout, naturalWidths, type Layout} from './columns.js'
 import {diffLines} from './diff-view.js'
 import {Follower} from './follower.js'
 import {parseKeys, type Key} from './keys.js'
-import {listHeightFor, paneHeightFor, renderScreen} from './screen.js'
+import {helpHeightFor, helpLines, listHeightFor, paneHeightFor, renderScreen} from './screen.js'
 import {painter, type Paint} from './style.js'
 import {TaskTable, type Row} from './tasks.js'
 import type {Terminal} from './terminal.js'
 import {displayWidth} from './text.js'
-import {initialView, moveSelection, scrollPane, selectedIndex, settle, type ActionName, type ViewState} from './view.js'
+import {initialView, moveSelection, scrollHelp, scrollPane, selectedIndex, settle, type ActionName, type ViewState} from './view.js'
 
 export interface TopOptions {
   color: boolean
@@ -165,7 +165,7 @@ export class TopApp {
     if (key.name === 'ctrl-l') return this.draw(true)
     if (v.confirm) return this.onConfirm(key)
     if (v.input) return this.onInput(key)
-    if (v.mode === 'help') return this.set({mode: 'list'})
+    if (v.mode === 'help') return this.onHelpKey(key)
     if (v.footer && key.name === 'escape') return this.set({footer: null})
     const ch = key.name === 'char' ? key.ch : ''
     if (v.mode === 'task' || v.mode === 'diff') return this.onPaneKey(key, ch)
@@ -186,7 +186,7 @@ export class TopApp {
     else if (ch === '/') this.set({input: {kind: 'filter', text: v.filter}})
     else if (key.name === 'escape' && v.filter) this.setFilter('')
     else if (ch === 'q') this.finish(0)
-    else if (ch === '?') this.set({mode: 'help'})
+    else if (ch === '?') this.set({mode: 'help', helpScroll: 0})
     else this.onCommonKey(ch)
   }
 
@@ -197,6 +197,22 @@ export class TopApp {
       this.followSelected(0)
     } else if (ch === 'v') void this.openDiff()
     else if (ACTION_KEYS[ch]) this.ask(ACTION_KEYS[ch])
+  }
+
+  /** The help scrolls where the window is shorter than it; any other key goes back. */
+  private onHelpKey(key: Key): void {
+    const ch = key.name === 'char' ? key.ch : ''
+    const total = helpLines(this.options.readOnly, this.terminal.width, this.paint).length
+    const height = helpHeightFor(this.terminal.height)
+    const scroll = (to: number | 'first' | 'last') => this.set({helpScroll: scrollHelp(this.view.helpScroll, total, height, to)})
+    if (key.name === 'up' || ch === 'k') scroll(-1)
+    else if (key.name === 'down' || ch === 'j') scroll(1)
+    else if (key.name === 'pageup') scroll(-height)
+    else if (key.name === 'pagedown' || ch === ' ') scroll(height)
+    else if (key.name === 'home' || ch === 'g') scroll('first')
+    else if (key.name === 'end' || ch === 'G') scroll('last')
+    else if (key.name === 'wheel') scroll(key.delta)
+    else this.set({mode: 'list'})
   }
 
   private onPaneKey(key: Key, ch: string): void {
@@ -212,7 +228,7 @@ export class TopApp {
     else if (key.name === 'home' || ch === 'g') scroll('first')
     else if (key.name === 'end' || ch === 'G') scroll('last')
     else if (key.name === 'wheel') scroll(key.delta)
-    else if (ch === '?') this.set({mode: 'help'})
+    else if (ch === '?') this.set({mode: 'help', helpScroll: 0})
     else if (v.mode === 'task') this.onCommonKey(ch)
   }
 

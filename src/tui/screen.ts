@@ -5,7 +5,7 @@
 
 import {headerLine, rowLine, type Layout} from './columns.js'
 import type {Row} from './tasks.js'
-import {cut, displayWidth} from './text.js'
+import {cut, displayWidth, wrap} from './text.js'
 import type {Paint} from './style.js'
 import {paneTop, type ViewState} from './view.js'
 
@@ -78,26 +78,45 @@ export function footerLine(view: ViewState, readOnly: boolean, paint: Paint): st
   return paint('dim', view.filter ? `filter: ${view.filter}  ·  ${keys}` : keys)
 }
 
-function helpLines(readOnly: boolean, paint: Paint): string[] {
+/**
+ * The help, wrapped to the width: each key's words in a column beside it, or
+ * under it where the window is too narrow for both; taller than the window,
+ * it scrolls (helpScroll), and the footer says how.
+ */
+export function helpLines(readOnly: boolean, width: number, paint: Paint): string[] {
   const keys = KEYS.filter((k) => !readOnly || !k.action)
-  const width = Math.max(...keys.map((k) => k.key.length))
-  return [
-    paint('bold', 'Keys'),
-    '',
-    ...keys.map((k) => `  ${k.key.padEnd(width)}  ${k.what}`),
-    '',
-    readOnly ? 'Read-only: no actions.' : 'Every action asks y/n first; the footer shows what it did.',
-    'Tasks run under their own runners: quitting top leaves them running.',
-    '',
-    paint('dim', 'any key: back'),
-  ]
+  const keyWidth = Math.max(...keys.map((k) => displayWidth(k.key)))
+  const beside = width - keyWidth - 4 >= 24
+  const lines = [paint('bold', 'Keys'), '']
+  for (const k of keys) {
+    if (beside) {
+      const what = wrap(k.what, width - keyWidth - 4)
+      lines.push(`  ${k.key.padEnd(keyWidth)}  ${what[0]}`, ...what.slice(1).map((more) => ' '.repeat(keyWidth + 4) + more))
+    } else lines.push(`  ${k.key}`, ...wrap(k.what, width - 6).map((more) => '      ' + more))
+  }
+  lines.push('')
+  for (const note of [readOnly ? 'Read-only: no actions.' : 'Every action asks y/n first; the footer shows what it did.', 'Tasks run under their own runners: quitting top leaves them running.']) {
+    lines.push(...wrap(note, width))
+  }
+  return lines
 }
+
+/** Lines the help's body gets: all but the title and the footer. */
+export const helpHeightFor = (height: number): number => Math.max(0, height - 2)
 
 export function renderScreen(input: ScreenInput): string[] {
   const {width, height, paint, view} = input
   const lines: string[] = [paint('bold', view.mode === 'task' || view.mode === 'diff' ? input.pane.title : input.title)]
+  let footer = footerLine(view, input.readOnly, paint)
   if (view.mode === 'help') {
-    lines.push(...helpLines(input.readOnly, paint))
+    const help = helpLines(input.readOnly, width, paint)
+    const shown = helpHeightFor(height)
+    const top = Math.min(view.helpScroll, Math.max(0, help.length - shown))
+    lines.push(...help.slice(top, top + shown))
+    if (!view.confirm && !view.input && !view.footer) {
+      const more = help.length > shown ? `${top + shown < help.length ? '↓ more  ' : ''}↑↓ PgUp/PgDn scroll  other keys: back` : 'any key: back'
+      footer = paint('dim', more)
+    }
   } else if (view.mode === 'list') {
     const listHeight = listHeightFor(height)
     lines.push(headerLine(input.layout, paint))
@@ -112,7 +131,7 @@ export function renderScreen(input: ScreenInput): string[] {
   }
   while (lines.length < height - 1) lines.push('')
   lines.length = Math.max(0, height - 1)
-  lines.push(footerLine(view, input.readOnly, paint))
+  lines.push(footer)
   return lines.slice(0, height).map((line) => cut(line, width))
 }
 

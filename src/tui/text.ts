@@ -88,6 +88,26 @@ export function cut(text: string, width: number): string {
   return out + '…' + (painted ? `${ESC}[0m` : '')
 }
 
+/**
+ * Plain text (no escapes) broken at spaces into lines of at most `width`
+ * cells; a word longer than the width is cut (the frame never runs wider).
+ */
+export function wrap(text: string, width: number): string[] {
+  if (width <= 0) return ['']
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ').filter((w) => w !== '')) {
+    if (line === '') line = word
+    else if (displayWidth(line) + 1 + displayWidth(word) <= width) line += ' ' + word
+    else {
+      lines.push(cut(line, width))
+      line = word
+    }
+  }
+  lines.push(cut(line, width))
+  return lines
+}
+
 /** Exactly `width` cells: cut, or padded with spaces. */
 export function fit(text: string, width: number): string {
   const cutText = cut(text, width)

@@ -38,10 +38,12 @@ export interface ViewState {
   footer: Footer | null
   /** show agents' raw event stream instead of the transcript. */
   raw: boolean
+  /** the help's first shown line: it scrolls where the window is shorter than it. */
+  helpScroll: number
 }
 
 export function initialView(): ViewState {
-  return {mode: 'list', selected: null, scroll: 0, paneScroll: null, filter: '', input: null, confirm: null, footer: null, raw: false}
+  return {mode: 'list', selected: null, scroll: 0, paneScroll: null, filter: '', input: null, confirm: null, footer: null, raw: false, helpScroll: 0}
 }
 
 /** The selected row's index among `rows`, or -1. */
@@ -91,6 +93,12 @@ export function scrollPane(paneScroll: number | null, total: number, height: num
   const from = paneScroll ?? bottom
   const next = to === 'first' ? 0 : Math.max(0, Math.min(bottom, from + to))
   return next >= bottom ? null : next
+}
+
+/** The help's first line after a scroll by `to` (clamped): `total` lines shown `height` at a time. */
+export function scrollHelp(helpScroll: number, total: number, height: number, to: number | 'first' | 'last'): number {
+  const bottom = Math.max(0, total - height)
+  return to === 'first' ? 0 : to === 'last' ? bottom : Math.max(0, Math.min(bottom, helpScroll + to))
 }
 
 /** Where the pane shows from: its scroll, or the end when following. */

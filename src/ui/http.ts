@@ -18,6 +18,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** what to do instead, sent beside the error. */
+    readonly hint?: string,
   ) {
     super(message)
   }
@@ -34,7 +36,7 @@ export function sendError(res: ServerResponse, error: unknown): void {
     res.destroy()
     return
   }
-  if (error instanceof HttpError) return sendJson(res, error.status, {error: error.message})
+  if (error instanceof HttpError) return sendJson(res, error.status, error.hint === undefined ? {error: error.message} : {error: error.message, hint: error.hint})
   if (error instanceof DroverError) return sendJson(res, STATUS_OF_EXIT[error.exitCode] ?? 500, {error: error.message, exitCode: error.exitCode})
   sendJson(res, 500, {error: error instanceof Error ? error.message : String(error)})
 }

@@ -32,7 +32,12 @@ export function newSecrets(): Secrets {
   return {token: randomBytes(24).toString('base64url'), csrf: randomBytes(24).toString('base64url')}
 }
 
-/** Cookies are per host, not per port: two dashboards on one machine keep a cookie each. */
+/**
+ * Cookies are per host, not per port: two dashboards on one machine keep a
+ * cookie each. Named for the port the browser sees (a tunnel's local end),
+ * so a forwarded dashboard and a local one on the same port number do not
+ * overwrite each other's.
+ */
 export const cookieName = (port: number) => `drover_ui_${port}`
 
 export function sessionCookie(port: number, token: string): string {
@@ -78,6 +83,36 @@ export function allowedHosts(host: string, port: number, machine: () => MachineN
   }
   return new Set(names.filter(Boolean).map((name) => withPort(name, port).toLowerCase()))
 }
+
+/**
+ * A Host header that names this machine's loopback — `localhost`,
+ * `127.x.y.z` or `[::1]` — with any port or none. A browser sending it is on
+ * the machine that answers to that name, so it is not a page some other
+ * site's DNS pointed here: a forward to another local port (`ssh -L
+ * 9000:127.0.0.1:8377`) arrives with the browser's port, not ours.
+ */
+export function isLoopbackHostHeader(header: string): boolean {
+  const match = /^(\[::1\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header)
+  if (!match) return false
+  const name = match[1].toLowerCase()
+  return (name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)) && (match[2] === undefined || Number(match[2]) <= 65_535)
+}
+
+/** Whether a request's Host is one we answer to: a loopback name with any port, or allowedHosts. */
+export function hostAllowed(header: string | undefined, host: string, port: number, machine: () => MachineNames = machineNames): boolean {
+  const given = (header ?? '').toLowerCase()
+  return isLoopbackHostHeader(given) || allowedHosts(host, port, machine).has(given)
+}
+
+/** The port a browser put in the Host header (what it connected to, a tunnel's end), or null. */
+export function browserPort(header: string | undefined): number | null {
+  const port = /:(\d{1,5})$/.exec(header ?? '')?.[1]
+  return port === undefined ? null : Number(port)
+}
+
+/** What a refused Host is told: how to reach the dashboard instead. */
+export const WRONG_HOST_HINT =
+  'open the dashboard as http://127.0.0.1:PORT/ or http://localhost:PORT/ (through an ssh -L tunnel, any local port); another name may be a DNS-rebinding page and is refused'
 
 /** Headers every answer carries. */
 export function setCommonHeaders(res: ServerResponse): void {

@@ -12,7 +12,7 @@ import {EventHub} from './hub.js'
 import {HttpError, intParam, readJsonBody, sendError, sendJson} from './http.js'
 import {queueViews} from './queues.js'
 import {taskRow} from './rows.js'
-import {allowedHosts, cookieName, sameSecret, sessionCookie, setCommonHeaders, type Secrets} from './security.js'
+import {browserPort, cookieName, hostAllowed, sameSecret, sessionCookie, setCommonHeaders, WRONG_HOST_HINT, type Secrets} from './security.js'
 import {outputEvents, taskEvents} from './sse.js'
 import {worktreeView} from './worktree.js'
 
@@ -46,8 +46,9 @@ export function createUiServer(drover: Drover, secrets: Secrets, options: UiOpti
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const address = server.address()
-    const port = typeof address === 'object' && address ? address.port : 0
-    if (!allowedHosts(options.host, port).has((req.headers.host ?? '').toLowerCase())) throw new HttpError(403, 'wrong Host')
+    const bound = typeof address === 'object' && address ? address.port : 0
+    if (!hostAllowed(req.headers.host, options.host, bound)) throw new HttpError(403, 'wrong Host', WRONG_HOST_HINT)
+    const port = browserPort(req.headers.host) ?? bound
     const url = new URL(req.url ?? '/', 'http://dashboard.invalid')
     const given = url.searchParams.get('token')
     if (given !== null && sameSecret(given, secrets.token) && req.method === 'GET') {

@@ -63,7 +63,7 @@ describe('the real streams, folded', () => {
     expect(resumed.info.session).toMatchObject({turns: 4, inputTokens: result.usage.input_tokens, outputTokens: result.usage.output_tokens})
   })
 
-  it('copilot: the session id only in its result, turns from turn starts, no tokens', () => {
+  it('copilot: the session id only in its result, turns from turn starts, no tokens on stdout (they come from its session log)', () => {
     const {info, toolSeen, toolAtEnd} = fold('copilot', stream('copilot'))
     expect(info).toMatchObject({sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/), turns: 2, inputTokens: null, outputTokens: null, costUsd: null, lastEvent: 'result/success'})
     expect([toolSeen, toolAtEnd]).toEqual([true, false])
@@ -198,12 +198,12 @@ describe('budgets only on what the agent reports', () => {
     }
   }
 
-  it('gemini and qwen report tokens but no cost; copilot only turns; opencode all three', () => {
+  it('gemini, qwen and copilot report tokens but no cost; opencode all three', () => {
     expect(refused('gemini', {maxCostUsd: 1})).toMatch(/gemini reports no cost: use --max-tokens/)
     expect(refused('qwen', {maxCostUsd: 1})).toMatch(/qwen reports no cost/)
     expect(refused('gemini', {maxTokens: 100})).toBeNull()
-    expect(refused('copilot', {maxTokens: 100})).toMatch(/copilot reports no tokens: use --max-turns/)
-    expect(refused('copilot', {maxCostUsd: 1})).toMatch(/copilot reports no cost: use --max-turns/)
+    expect(refused('copilot', {maxTokens: 100})).toBeNull()
+    expect(refused('copilot', {maxCostUsd: 1})).toMatch(/copilot reports no cost: use --max-tokens \(or --max-turns\)/)
     expect(refused('copilot', {maxTurns: 5})).toBeNull()
     expect(refused('opencode', {maxCostUsd: 1, maxTokens: 10, maxTurns: 2})).toBeNull()
     expect(budgetReached({maxTurns: 2}, {turns: 2, costUsd: null, inputTokens: null, outputTokens: null})).toMatch(/max-turns 2 reached/)

@@ -203,6 +203,36 @@ describe('drover doctor', () => {
   })
 })
 
+describe('drover doctor --paths', () => {
+  it('prints the state dir and where it came from, its hooks dir, on-exit hook and config file; checks and creates nothing', async () => {
+    const home = makeTempDir('drover-paths-home-')
+    // cron's bare environment: no DROVER_STATE_DIR, so the default under HOME (never "/hooks")
+    const bare = await drover('', ['doctor', '--paths'], {env: {DROVER_STATE_DIR: '', HOME: home, XDG_DATA_HOME: '', PATH: BASE_PATH}})
+    const dir = path.join(home, '.local', 'share', 'drover')
+    expect(bare).toMatchObject({exitCode: 0, stderr: ''})
+    expect(bare.stdout.split('\n')).toEqual([
+      `state dir  ${dir}  (the per-OS default; DROVER_STATE_DIR is not set)`,
+      `hooks dir  ${path.join(dir, 'hooks')}`,
+      `on-exit    ${path.join(dir, 'hooks', 'on-exit')}`,
+      `config     ${path.join(dir, 'config.json')}`,
+    ])
+    expect(existsSync(dir)).toBe(false)
+
+    const spaced = path.join(home, 'a dir')
+    const r = await drover(spaced, ['doctor', '--paths', '--json'], {env: {PATH: BASE_PATH}})
+    expect(r.exitCode).toBe(0)
+    expect(json(r)).toEqual({
+      stateDir: spaced,
+      source: 'environment',
+      hooksDir: path.join(spaced, 'hooks'),
+      onExitHook: path.join(spaced, 'hooks', 'on-exit'),
+      configFile: path.join(spaced, 'config.json'),
+    })
+    expect(json(await drover(spaced, ['doctor', '--paths', '--json', '--state-dir', home]))).toMatchObject({stateDir: home, source: 'option'})
+    expect(existsSync(spaced)).toBe(false)
+  })
+})
+
 function readRunner(dir: string, id: number): {pid: number} {
   return JSON.parse(readFileSync(taskPaths(dir, id).runner, 'utf8'))
 }

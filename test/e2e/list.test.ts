@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it, vi} from 'vitest'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {taskPaths} from '../../src/state/store.js'
 import {makeTask} from '../fixtures/prune-state.js'
-import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, readTask, waitFor, startOk} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, makeTempDir, readTask, waitFor, startOk} from '../helpers/cli.js'
 
 const node = process.execPath
 vi.setConfig({testTimeout: 120_000})
@@ -89,11 +89,27 @@ describe('list shows how tasks ended', () => {
     expect((await drover(dir, ['cancel', String(live)])).stdout).toMatch(new RegExp(`^task ${live} cancelled \\(by request(, killed after [\\d.]+ s)?\\)$`))
   })
 
-  it('says an empty result one way: "no tasks", "no tasks to stop"', async () => {
+  it('says an empty result one way: "no tasks in DIR", "no tasks to stop"', async () => {
     const dir = makeStateDir()
-    expect(await drover(dir, ['list'])).toMatchObject({exitCode: 0, stdout: '', stderr: 'no tasks'})
+    expect(await drover(dir, ['list'])).toMatchObject({exitCode: 0, stdout: '', stderr: `no tasks in ${dir} (from DROVER_STATE_DIR)`})
     for (const verb of ['stop', 'cancel']) expect(await drover(dir, [verb, '--all'])).toMatchObject({exitCode: 0, stdout: '', stderr: `no tasks to ${verb}`})
     expect(await drover(dir, ['list', '-q'])).toMatchObject({exitCode: 0, stdout: '', stderr: ''})
+  })
+})
+
+describe('an empty list names the state dir it read', () => {
+  it("in cron's bare environment (no DROVER_STATE_DIR): the default under HOME, on stderr; -q and --json print as before", async () => {
+    const home = makeTempDir('drover-list-home-')
+    const bare = {DROVER_STATE_DIR: '', HOME: home, XDG_DATA_HOME: ''}
+    const stateDir = path.join(home, '.local', 'share', 'drover')
+    expect(await drover('', ['list'], {env: bare})).toMatchObject({exitCode: 0, stdout: '', stderr: `no tasks in ${stateDir} (the per-OS default; DROVER_STATE_DIR is not set)`})
+    expect(await drover('', ['list', '-q'], {env: bare})).toMatchObject({exitCode: 0, stdout: '', stderr: ''})
+    expect(await drover('', ['list', '--json'], {env: bare})).toMatchObject({exitCode: 0, stdout: '[]', stderr: ''})
+    const flagged = path.join(home, 'other')
+    expect(await drover('', ['list', '--state-dir', flagged, '--status', 'failed'], {env: bare})).toMatchObject({
+      stdout: '',
+      stderr: `no tasks with status failed in ${flagged} (from --state-dir)`,
+    })
   })
 })
 

@@ -190,6 +190,26 @@ describe('drover top', () => {
     expect(lines.at(-1)).toMatch(/move/)
   })
 
+  it('shows its whole help in a 60×20 window: wrapped, scrolled with ↓ and End, any other key back', async () => {
+    const stateDir = makeStateDir()
+    const id = await startOk(stateDir, ['--', 'sleep', '300'])
+    const t = top(stateDir, [], {width: 60, height: 20})
+    await t.waitFor((s) => rowOf(s, id).startsWith('>'))
+    t.keys('?')
+    const first = await t.waitFor(/scroll/)
+    const lines = first.replace(/\n$/, '').split('\n')
+    expect(lines).toHaveLength(20)
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(60)
+    // the title may be cut (the state dir's path); the help's lines never are
+    expect(lines.slice(1).join('\n')).not.toContain('…')
+    expect(first.replace(/\s+/g, ' ')).toContain('open the task full screen (q or Esc back)')
+    t.keys('End')
+    const last = await t.waitFor(/quit \(tasks keep running\)/)
+    expect(last.replace(/\s+/g, ' ')).toContain('quitting top leaves them running.')
+    t.keys('x')
+    await t.waitFor((s) => /move/.test(s.replace(/\n$/, '').split('\n').at(-1) ?? '') && rowOf(s, id) !== '')
+  })
+
   it('gives the terminal back when its session hangs up (SIGHUP) or it is told to end (SIGTERM, SIGINT)', async () => {
     const stateDir = makeStateDir()
     await startOk(stateDir, ['--', 'sleep', '300'])

@@ -36,7 +36,7 @@ describe('drover ui: security', () => {
   it('answers 403 to a Host that is not the bound address or localhost (DNS rebinding)', async () => {
     const ui = await startUi(makeStateDir())
     const cookie = sessionCookie(ui)
-    for (const host of [`evil.example:${ui.port}`, `127.0.0.1.nip.io:${ui.port}`, '127.0.0.1', `127.0.0.1:${ui.port + 1}`]) {
+    for (const host of [`evil.example:${ui.port}`, `127.0.0.1.nip.io:${ui.port}`, `localhost.evil.example:${ui.port}`, 'evil.example', `[::2]:${ui.port}`]) {
       const answer = await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})
       expect([host, answer.status]).toEqual([host, 403])
     }
@@ -49,6 +49,24 @@ describe('drover ui: security', () => {
     for (const host of [`127.0.0.1:${ui.port}`, `localhost:${ui.port}`, `LOCALHOST:${ui.port}`]) {
       expect((await rawRequest(ui, {path: '/api/tasks', headers: {Host: host, Cookie: cookie}})).status).toBe(200)
     }
+  })
+
+  it('answers to a loopback name on any port (an ssh -L forward to another local port), with a cookie of that port; a refusal says how to open it', async () => {
+    const ui = await startUi(makeStateDir())
+    const forwarded = ui.port === 9999 ? 9998 : 9999
+    for (const host of [`localhost:${forwarded}`, `127.0.0.1:${ui.port + 1}`, `[::1]:${forwarded}`, 'localhost', '127.0.0.1']) {
+      const redirect = await rawRequest(ui, {path: `/?token=${ui.token}`, headers: {Host: host}})
+      expect([host, redirect.status]).toEqual([host, 303])
+    }
+    // the browser's end of the tunnel names the cookie: a local dashboard on the server's port number keeps its own
+    const redirect = await rawRequest(ui, {path: `/?token=${ui.token}`, headers: {Host: `localhost:${forwarded}`}})
+    expect(redirect.headers['set-cookie']).toEqual([`drover_ui_${forwarded}=${ui.token}; HttpOnly; SameSite=Strict; Path=/`])
+    const read = await rawRequest(ui, {path: '/api/tasks', headers: {Host: `localhost:${forwarded}`, Cookie: `drover_ui_${forwarded}=${ui.token}`}})
+    expect(read.status).toBe(200)
+    expect(JSON.parse(read.body)).toMatchObject({tasks: []})
+    const refused = await rawRequest(ui, {path: '/api/tasks', headers: {Host: `tunnel.example:${forwarded}`, Cookie: sessionCookie(ui)}})
+    expect(refused.status).toBe(403)
+    expect(JSON.parse(refused.body)).toEqual({error: 'wrong Host', hint: expect.stringMatching(/localhost:PORT.*ssh -L.*any local port/)})
   })
 
   it('bound to every interface (--allow-remote --host 0.0.0.0), answers to the machine’s own addresses and hostname, and still to nothing else', async () => {

@@ -23,6 +23,7 @@ import {
   busyRetryDelays,
   retryOnBusy,
   retryOnBusySync,
+  withErrorCode,
   signalIdentity,
   startedNoEarlierThan,
   signalNumber,
@@ -322,6 +323,45 @@ describe('retryOnBusy', () => {
       }, {os: 'linux', run: noRun}),
     ).toThrow('EPERM')
     expect(linuxCalls).toBe(1)
+  })
+})
+
+describe('withErrorCode (Node 24 rmSync answers a busy folder with code "")', () => {
+  // What Node 24.22's fs.rmSync throws for a folder with a mount inside, as it throws it.
+  const node24 = (text: string) =>
+    Object.assign(new Error(`, Unknown error: ${text} '/x/.trash-1'`), {code: '', errno: -4094, syscall: 'rm', path: '/x/.trash-1'})
+  const noRun: CommandRunner = () => {
+    throw new Error('unexpected command')
+  }
+
+  it("recovers EBUSY (and the others' codes) from the OS's text, and says it as Node 20 does", () => {
+    expect(withErrorCode(node24('Device or resource busy'))).toMatchObject({code: 'EBUSY', message: "EBUSY: Device or resource busy, rm '/x/.trash-1'"})
+    expect(withErrorCode(node24('Resource busy'))).toMatchObject({code: 'EBUSY'})
+    expect(withErrorCode(node24('The process cannot access the file because it is being used by another process.'))).toMatchObject({code: 'EBUSY'})
+    expect(withErrorCode(node24('Directory not empty'))).toMatchObject({code: 'ENOTEMPTY'})
+    expect(withErrorCode(node24('Access is denied.'))).toMatchObject({code: 'EPERM'})
+    const coded = Object.assign(new Error('ENOENT: no such file'), {code: 'ENOENT', errno: -2})
+    expect(withErrorCode(coded)).toMatchObject({code: 'ENOENT', message: 'ENOENT: no such file'})
+    expect(withErrorCode(node24('Something else'))).toMatchObject({code: ''})
+  })
+
+  it('retries it on Windows like EBUSY, a code-less one too, and rethrows it with its code', () => {
+    let calls = 0
+    expect(() =>
+      retryOnBusySync(() => {
+        calls++
+        throw node24('Device or resource busy')
+      }, {os: 'win32', run: noRun}, [1, 1]),
+    ).toThrow(expect.objectContaining({code: 'EBUSY', message: expect.stringContaining('EBUSY')}))
+    expect(calls).toBe(3)
+    let unknown = 0
+    expect(() =>
+      retryOnBusySync(() => {
+        unknown++
+        throw node24('Der Prozess kann nicht auf die Datei zugreifen')
+      }, {os: 'win32', run: noRun}, [1]),
+    ).toThrow('Unknown error')
+    expect(unknown).toBe(2)
   })
 })
 

@@ -5,11 +5,11 @@
 import {describe, expect, it} from 'vitest'
 import type {TaskJson} from '../../src/api/task-json.js'
 import {layout, naturalWidths} from '../../src/tui/columns.js'
-import {renderScreen, listHeightFor} from '../../src/tui/screen.js'
+import {helpLines, renderScreen, listHeightFor} from '../../src/tui/screen.js'
 import {painter} from '../../src/tui/style.js'
 import {rowOf, runtimeOf, TaskTable} from '../../src/tui/tasks.js'
 import {displayWidth} from '../../src/tui/text.js'
-import {initialView, moveSelection, paneTop, scrollPane, settle} from '../../src/tui/view.js'
+import {initialView, moveSelection, paneTop, scrollHelp, scrollPane, settle} from '../../src/tui/view.js'
 
 const NOW = Date.parse('2026-12-02T10:00:00Z')
 
@@ -120,11 +120,11 @@ describe('selection and scrolling', () => {
 })
 
 describe('a whole frame', () => {
-  const frame = (width: number, height: number, mode: 'list' | 'help' | 'task' = 'list', readOnly = false) => {
+  const frame = (width: number, height: number, mode: 'list' | 'help' | 'task' = 'list', readOnly = false, helpScroll = 0) => {
     const table = new TaskTable({statuses: null, queue: null})
     for (let id = 1; id <= 40; id++) table.put(task(id, {name: `task-${'x'.repeat(id % 30)}`, command: ['sh', '-c', 'echo ' + '日本'.repeat(id)]}))
     const rows = table.visible()
-    const view = settle({...initialView(), mode}, rows, listHeightFor(height))
+    const view = settle({...initialView(), mode, helpScroll}, rows, listHeightFor(height))
     return renderScreen({
       width, height, paint: painter(true), now: NOW, rows, layout: layout(naturalWidths(rows), width), view, readOnly,
       title: 'drover top · 40 live · 0 queued · 0 ended · /a/state/dir/that/is/long/enough/to/be/cut/somewhere',
@@ -159,5 +159,25 @@ describe('a whole frame', () => {
     expect(frame(120, 32, 'list', true).at(-1)).not.toContain('s stop')
     expect(frame(120, 32, 'help', true).join('\n')).not.toMatch(/\bdrain\b/)
     expect(frame(120, 32, 'help').join('\n')).toMatch(/wrap-up stop/)
+  })
+
+  it('wraps the help to a 60×20 window, never cutting a word, and scrolls it to its last line', () => {
+    const plain = (lines: string[]) => lines.join('\n').replace(/\u001B\[[0-9;]*m/g, '')
+    const all = helpLines(false, 60, painter(false))
+    for (const line of all) expect(displayWidth(line)).toBeLessThanOrEqual(60)
+    expect(all.join('\n')).not.toContain('…')
+    expect(all.join(' ').replace(/\s+/g, ' ')).toContain('open the task full screen (q or Esc back)')
+    const first = frame(60, 20, 'help')
+    expect(plain(first)).toContain('q or Esc')
+    expect(first.at(-1)).toMatch(/more.*scroll.*back/)
+    const last = frame(60, 20, 'help', false, scrollHelp(0, all.length, 18, 'last'))
+    expect(plain(last)).toMatch(/quit \(tasks keep running\)/)
+    expect(plain(last)).toMatch(/leaves them\s+running\./)
+    expect(last.at(-1)).not.toMatch(/more/)
+    // a window tall enough shows it whole, and says any key goes back
+    expect(frame(120, 32, 'help').at(-1)).toMatch(/any key: back/)
+    // narrower than key and words side by side: the words go under the key
+    for (const line of helpLines(false, 30, painter(false))) expect(displayWidth(line)).toBeLessThanOrEqual(30)
+    expect(helpLines(false, 30, painter(false)).join('\n')).not.toContain('…')
   })
 })

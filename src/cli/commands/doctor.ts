@@ -2,6 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {knownAgentNames, parseDuration} from '../../api/values.js'
 import {painter} from '../render/color.js'
+import type {DroverPaths} from '../../api/paths.js'
 
 export default class Doctor extends BaseCommand {
   static override summary = 'Check the agents, the state dir, the executors and the environment; say what to fix.'
@@ -15,25 +16,45 @@ Executors: Slurm, when the state dir's config.json or DROVER_EXECUTOR makes it t
 
 Environment: which API key variables of the agents are set. Their values are never read into the report or shown.
 
-doctor changes nothing: a missing state dir is not created, a stale lock is not taken over, a task whose runner is gone is not recorded lost. The commands it names do that.`
+doctor changes nothing: a missing state dir is not created, a stale lock is not taken over, a task whose runner is gone is not recorded lost. The commands it names do that.
+
+--paths prints only where drover keeps things, and checks nothing: the state dir and where its path came from (--state-dir, $DROVER_STATE_DIR or the default), its hooks dir, the on-exit hook and config.json (with --json: {"stateDir", "source", "hooksDir", "onExitHook", "configFile"}). Scripts and crontabs read it rather than building "$DROVER_STATE_DIR/hooks" themselves, which is /hooks where the variable is unset.`
 
   static override examples = [
     {description: 'Is everything in order?', command: '<%= config.bin %> doctor'},
     {description: 'The report for a script (exit 1 when something is broken)', command: '<%= config.bin %> doctor --json | jq .problems'},
     {description: 'Check the state dir a cron job uses', command: '<%= config.bin %> doctor --state-dir /srv/drover'},
+    {description: "Where drover keeps this state dir's hooks, for a script", command: '<%= config.bin %> doctor --paths --json | jq -r .hooksDir'},
   ]
 
   static override flags = {
     timeout: Flags.string({description: 'how long each agent --version/--help and scontrol ping may take (default 20s)'}),
+    paths: Flags.boolean({description: 'print the state dir, its hooks dir, on-exit hook and config file, and check nothing'}),
   }
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Doctor)
+    if (flags.paths) return this.paths(flags['state-dir'])
     const timeoutMs = flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout')
     const [{doctor}, {doctorLines}] = await Promise.all([import('../../api/doctor.js'), import('../render/doctor-view.js')])
     const report = await doctor({stateDir: flags['state-dir'], timeoutMs, version: this.config.version})
     if (!report.ok) process.exitCode = 1
     if (!this.jsonEnabled()) process.stdout.write(doctorLines(report, painter(this.color(flags.color))).join('\n') + '\n')
     return report
+  }
+
+  private async paths(stateDir: string | undefined): Promise<DroverPaths> {
+    const {droverPaths, stateDirSourceText} = await import('../../api/paths.js')
+    const paths = await droverPaths({stateDir})
+    if (!this.jsonEnabled()) {
+      const lines = [
+        ['state dir', `${paths.stateDir}  (${stateDirSourceText(paths.source)})`],
+        ['hooks dir', paths.hooksDir],
+        ['on-exit', paths.onExitHook],
+        ['config', paths.configFile],
+      ]
+      process.stdout.write(lines.map(([what, where]) => `${what.padEnd(11)}${where}\n`).join(''))
+    }
+    return paths
   }
 }

@@ -77,7 +77,9 @@ On a terminal the table fits its width: long names and commands are cut with …
     if (table.size > 0) process.stdout.write(table.render() + '\n')
     else if (hidden === 0) {
       const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`].join('')
-      this.note(`no tasks${what}`)
+      // Named, with where the path came from: cron's bare environment reads the default dir of whoever runs it.
+      const {stateDirSource, stateDirSourceText} = await import('../../api/paths.js')
+      this.note(`no tasks${what} in ${drover.stateDir} (${stateDirSourceText(stateDirSource(flags['state-dir']))})`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)

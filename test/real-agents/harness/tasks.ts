@@ -166,10 +166,10 @@ export function awkwardDir(): string {
  * (which must not have sent anything unexpected), with every task's processes
  * and dirs cleaned up. Returns the lookup of an agent's server.
  */
-export function useFakeServers(): (agent: RealAgent) => FakeModelServer {
+export function useFakeServers(agents: RealAgent[] = AGENTS): (agent: RealAgent) => FakeModelServer {
   const servers = new Map<string, FakeModelServer>()
   beforeAll(async () => {
-    for (const agent of AGENTS) servers.set(agent.kind, await agent.startServer())
+    for (const agent of agents) servers.set(agent.kind, await agent.startServer())
   })
   afterAll(async () => {
     for (const server of servers.values()) await server.stop()
