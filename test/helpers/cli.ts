@@ -163,10 +163,3 @@ export function cleanupStateDirs(): void {
     rmSync(dir, {recursive: true, force: true, maxRetries: 5, retryDelay: 100})
   }
 }
-
-/** `drover start ARGS` that must succeed: the new task's id. */
-export async function startOk(stateDir: string, args: string[]): Promise<number> {
-  const result = await drover(stateDir, ['start', ...args])
-  if (result.exitCode !== 0) throw new Error(`drover start ${args.join(' ')}: exit ${result.exitCode}\n${result.stderr}`)
-  return Number(result.stdout.trim())
-}
