@@ -204,14 +204,8 @@ export class TopApp {
     const ch = key.name === 'char' ? key.ch : ''
     const total = helpLines(this.options.readOnly, this.terminal.width, this.paint).length
     const height = helpHeightFor(this.terminal.height)
-    const scroll = (to: number | 'first' | 'last') => this.set({helpScroll: scrollHelp(this.view.helpScroll, total, height, to)})
-    if (key.name === 'up' || ch === 'k') scroll(-1)
-    else if (key.name === 'down' || ch === 'j') scroll(1)
-    else if (key.name === 'pageup') scroll(-height)
-    else if (key.name === 'pagedown' || ch === ' ') scroll(height)
-    else if (key.name === 'home' || ch === 'g') scroll('first')
-    else if (key.name === 'end' || ch === 'G') scroll('last')
-    else if (key.name === 'wheel') scroll(key.delta)
+    const to = scrollTarget(key, ch, height)
+    if (to !== null) this.set({helpScroll: scrollHelp(this.view.helpScroll, total, height, to)})
     else this.set({mode: 'list'})
   }
 
@@ -219,15 +213,9 @@ export class TopApp {
     const v = this.view
     const height = paneHeightFor(this.terminal.height, v.mode)
     const total = this.paneLines().length
-    const scroll = (to: number | 'first' | 'last') => this.set({paneScroll: scrollPane(v.paneScroll, total, height, to)})
+    const to = scrollTarget(key, ch, height)
     if (key.name === 'escape' || ch === 'q') this.set({mode: 'list', paneScroll: null})
-    else if (key.name === 'up' || ch === 'k') scroll(-1)
-    else if (key.name === 'down' || ch === 'j') scroll(1)
-    else if (key.name === 'pageup') scroll(-height)
-    else if (key.name === 'pagedown' || ch === ' ') scroll(height)
-    else if (key.name === 'home' || ch === 'g') scroll('first')
-    else if (key.name === 'end' || ch === 'G') scroll('last')
-    else if (key.name === 'wheel') scroll(key.delta)
+    else if (to !== null) this.set({paneScroll: scrollPane(v.paneScroll, total, height, to)})
     else if (ch === '?') this.set({mode: 'help', helpScroll: 0})
     else if (v.mode === 'task') this.onCommonKey(ch)
   }
@@ -434,4 +422,16 @@ export class TopApp {
     // synchronized update: terminals that know it show the frame at once, the others ignore it
     if (out !== '') this.terminal.write(`\u001B[?2026h${out}\u001B[?2026l`)
   }
+}
+
+/** Where a key scrolls a pane or the help of `height` lines (less's keys and the wheel), or null for a key that does not scroll. */
+function scrollTarget(key: Key, ch: string, height: number): number | 'first' | 'last' | null {
+  if (key.name === 'up' || ch === 'k') return -1
+  if (key.name === 'down' || ch === 'j') return 1
+  if (key.name === 'pageup') return -height
+  if (key.name === 'pagedown' || ch === ' ') return height
+  if (key.name === 'home' || ch === 'g') return 'first'
+  if (key.name === 'end' || ch === 'G') return 'last'
+  if (key.name === 'wheel') return key.delta
+  return null
 }
