@@ -57,6 +57,7 @@ export function endings(stateDir: string, id: number, succeededOnly: boolean): n
     .flatMap((line) => {
       try {
         const e = JSON.parse(line) as {ts?: string; event?: string; status?: string}
+        // every ending is journalled as `exit` (settle.ts); `lost` and `skipped` events are those of older drovers
         const ended = e.event === 'exit' || e.event === 'lost' || e.event === 'skipped'
         return ended && (!succeededOnly || e.status === 'succeeded') && e.ts ? [Date.parse(e.ts)] : []
       } catch {
