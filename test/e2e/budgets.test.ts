@@ -71,7 +71,7 @@ describe('budgets', () => {
     const dir = makeStateDir()
     const env = agentEnv()
     const generic = await drover(dir, ['start', '--max-turns', '2', '--', 'sleep', '1'], {env})
-    expect(generic).toMatchObject({exitCode: 2, stderr: 'drover: --max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude, codex, gemini, qwen, opencode; copilot: --max-turns)'})
+    expect(generic).toMatchObject({exitCode: 2, stderr: 'drover: --max-cost, --max-turns and --max-tokens need an agent that reports its usage (claude, codex, gemini, qwen, copilot, opencode)'})
     expect((await drover(dir, ['start', '--max-cost', '1', '--', 'codex', 'exec', '--json', 'x'], {env})).stderr).toBe(
       'drover: codex reports no cost: use --max-tokens (or --max-turns) for a codex task',
     )
