@@ -2,6 +2,7 @@
 // drover shows. Human views render from these same objects, so they mask alike.
 
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
+import {readsAgentEvents} from '../agents/registry.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
 import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
@@ -273,7 +274,7 @@ export function taskDetailJson(
 ): TaskDetailJson {
   // A drained or interrupted task waits to be continued; an agent that ended
   // (succeeded, stopped, failed) is continued by the ordinary follow-up, `drover resume ID --prompt …`.
-  const offered = record.status === 'drained' || wasInterrupted(record) || (record.agent !== 'generic' && ['succeeded', 'stopped', 'failed'].includes(record.status))
+  const offered = record.status === 'drained' || wasInterrupted(record) || (readsAgentEvents(record.agent) && ['succeeded', 'stopped', 'failed'].includes(record.status))
   const refusal = offered ? resumeRefusal(record) : null
   return {
     ...taskJson(record, {...opts, stateDir}),

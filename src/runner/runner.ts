@@ -601,7 +601,7 @@ export class Runner {
       this.lastSize = size
       this.lastGrowthAt = now
     }
-    if (this.record.agent !== 'generic') this.readAgentOutput(size)
+    this.readAgentOutput(size)
     if (this.exit) return
     this.checkBudget()
     const scanEvery = this.tree?.costlyScans ? COSTLY_TREE_SCAN_MS : TREE_SCAN_MS
@@ -643,7 +643,8 @@ export class Runner {
   }
 
   private async finishAfterExit(): Promise<void> {
-    if (this.record.agent !== 'generic') {
+    // A last read of the agent's stream (a program without a profile has none).
+    if (this.agentStream) {
       try {
         this.readAgentOutput(statSync(this.paths.output).size)
       } catch {

@@ -67,7 +67,8 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
     if (line !== null) removeWaiting(stateDir, line, waitingKey(record))
   }
   if (final) {
-    for (const queue of new Set([effectiveQueue(record), record.queue, record.after.length + record.afterEnded.length > 0 ? AFTER_QUEUE : null])) {
+    // @after too, whatever the record says now: a retried attempt held its slot there, and its retryAt is gone once it started.
+    for (const queue of new Set([effectiveQueue(record), record.queue, AFTER_QUEUE])) {
       if (queue !== null) removeActive(stateDir, queue, record.id)
     }
   }

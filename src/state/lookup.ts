@@ -35,7 +35,8 @@ export function findTask(stateDir: string, ref: string): RecordRead {
   }
   const seen = new Set<string>()
   const matches = namedTasks(stateDir, parsed.name, seen)
-  if (matches.length === 0) throw notFoundError(ref, suggestName(parsed.name, seen))
+  // the name meant, among those the lookup came across: never a read of its own, so a typo costs what the lookup cost
+  if (matches.length === 0) throw notFoundError(ref, suggest(parsed.name, [...seen]))
   const live = matches.filter((m) => !isFinalStatus(m.record.status))
   return (live.length > 0 ? live : matches).at(-1)!
 }
@@ -89,14 +90,4 @@ function namedTasks(stateDir: string, name: string, seen: Set<string>): {ok: tru
     if (read.ok && read.record.name === name) matches.push(read)
   }
   return matches
-}
-
-/**
- * The name the user most likely meant, among those the lookup came across:
- * every name when the summary's name index was used (or there is no summary),
- * else the names of the records it read. Never a read of its own: a typo at
- * 100,000 tasks costs what the lookup cost.
- */
-function suggestName(typed: string, seen: ReadonlySet<string>): string | null {
-  return suggest(typed, [...seen])
 }
