@@ -5,7 +5,9 @@ import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import {readsAgentEvents} from '../agents/registry.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type DroppedFollowup, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {pendingFollowups, type Followup} from '../state/followups.js'
+import type {FollowupJson} from './followups.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
@@ -90,6 +92,8 @@ export interface TaskJson {
   worktree: WorktreeInfo | null
   /** while `waiting` for a usage limit to lift: when its runner resumes it. */
   waitUntil?: string | null
+  /** follow-ups that were never delivered, and why (latest last; the queued ones are in `status`'s `followups`). */
+  droppedFollowups: DroppedFollowup[]
 }
 
 export interface CorruptTaskJson {
@@ -154,7 +158,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     endedAt: record.endedAt,
     runtimeMs: runtimeMs(record),
     run: record.runs.length,
-    runs: show ? record.runs : record.runs.map((run) => (run.command ? {...run, command: maskArgv(run.command, false)} : run)),
+    runs: show ? record.runs : record.runs.map(maskedRun),
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
@@ -176,7 +180,17 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
+    droppedFollowups: show ? (record.droppedFollowups ?? []) : (record.droppedFollowups ?? []).map((d) => ({...d, prompt: maskUrlCredentials(d.prompt)})),
   }
+}
+
+/** A queued follow-up as every front-end shows it. */
+export const followupJson = (f: Followup): FollowupJson => ({n: f.n, prompt: f.prompt, at: f.at, now: f.now, keep: f.keep})
+
+/** A run as shown: credentials in URLs of its argv and its prompt masked. */
+function maskedRun(run: RunEntry): RunEntry {
+  if (!run.command && !run.prompt) return run
+  return {...run, command: run.command ? maskArgv(run.command, false) : null, ...(run.prompt ? {prompt: maskUrlCredentials(run.prompt)} : {})}
 }
 
 /**
@@ -185,7 +199,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  */
-export const TASK_JSON_VERSION = 2
+export const TASK_JSON_VERSION = 3
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a
@@ -247,6 +261,8 @@ export type TaskDetailJson = TaskJson & {
   resumeRefused: string | null
   /** with a worktree: whether its folder is there (false: deleted by hand; the branch may still hold its commits). null without one. */
   worktreePresent: boolean | null
+  /** follow-ups queued for the agent, in the order they will be delivered. */
+  followups: FollowupJson[]
   paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
 }
 
@@ -285,6 +301,7 @@ export function taskDetailJson(
     resumeRefused: refusal,
     outputBytes: fileSize(taskPaths(stateDir, record.id).output),
     worktreePresent: record.worktree ? existsSync(record.worktree.path) : null,
+    followups: pendingFollowups(taskPaths(stateDir, record.id), record).map(followupJson),
     paths: taskPaths(stateDir, record.id),
   }
 }
@@ -317,6 +334,12 @@ const ESCAPES: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
 export function escapeControls(text: string): string {
   if (!CONTROL.test(text)) return text
   return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) => (c === '\\' ? '\\\\' : ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))
+}
+
+/** A prompt on one line for the human views: whitespace runs as one space, controls escaped, cut at `max` with an ellipsis. */
+export function promptLine(text: string, max: number): string {
+  const flat = escapeControls(text.replace(/\s+/g, ' ').trim())
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
 /** Quoted the way a POSIX shell reads it back; with control characters, as bash/zsh $'…' so it stays one line. */

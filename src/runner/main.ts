@@ -66,13 +66,22 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
 
   // Once the task has ended, its slot is handed on (a failure to do so is left
   // to the next drover command, which advances queues too).
-  runner
-    .main()
+  runRuns()
     .then(
       () => handOff(stateDir, id, {remote, hooks: runner.hooks}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
       crash,
     )
     .then(() => process.exit(0), crash)
+
+  // A run whose end opened the next for a follow-up is followed by that run,
+  // in this process: no new runner to start, the slot and the job kept.
+  async function runRuns(): Promise<void> {
+    await runner.main()
+    while (runner.followupOpened) {
+      runner = new Runner({stateDir: stateDir!, id, remote})
+      await runner.main()
+    }
+  }
 }
 
 /**

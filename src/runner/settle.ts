@@ -2,7 +2,7 @@
 // runner, or a command holding the task lock because no runner will (a stop of
 // an orphaned worker, a queued task cancelled, a runner found gone) — calls
 // settle, which does what follows in one order: the record, the `exit` event,
-// a retry's next attempt, the queue bookkeeping, the exit hooks. Later
+// a retry's next attempt or the follow-ups queued, the queue bookkeeping, the exit hooks. Later
 // features that react to a status change hook in here, not at each caller.
 // It is in the runner's layer because the runner uses it, so it loads no
 // more than the runner may (the lock module only when a lock is asked for).
@@ -11,6 +11,8 @@ import type {ChildProcess} from 'node:child_process'
 import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
 import {joinLine, queueRetry} from './retry-run.js'
 import {retryable} from '../state/retry.js'
+import {followupsAtEnd, type LearnFlags} from './followup-run.js'
+import {removeFollowup, type Followup} from '../state/followups.js'
 import {AFTER_QUEUE, effectiveQueue, removeActive, removeWaiting, waitingKey} from '../state/queues.js'
 import {isFinalStatus, settledRecord, type Ending, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
@@ -27,6 +29,13 @@ export interface SettleOptions {
   entry: RunnerEntry
   /** the runner writes through its disk reserve; everyone else writes the record plainly. */
   write?: (record: TaskRecord) => void
+  /**
+   * The runner's end of a run that went well: the first follow-up queued is
+   * delivered, the record written being its run (runner/followup-run.ts),
+   * its command made with the agent's grammar learnt so. The caller holds the
+   * task lock, which the commands that queue one take too.
+   */
+  deliverFollowup?: LearnFlags
 }
 
 export interface Settled {
@@ -35,6 +44,8 @@ export interface Settled {
   /** the run as it ended (before a retry queued the next attempt). */
   ended: TaskRecord
   retried: boolean
+  /** the follow-up whose run the record written opens (the runner goes on to run it), or null. */
+  delivered: Followup | null
   /** the supervisor started for the exit hooks, if any. */
   hooks: ChildProcess | null
 }
@@ -49,7 +60,9 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
   const ended: TaskRecord = {...settledRecord(record, ending), ...set}
   const final = isFinalStatus(ended.status)
   const retry = final && retryable(ended) ? queueRetry(stateDir, ended) : null
-  const written = retry ?? ended
+  // A run tried again keeps its follow-ups for the attempt that ends for good.
+  const followups = final && !retry ? followupsAtEnd(stateDir, ended, options.deliverFollowup ?? null) : null
+  const written = retry ?? followups?.record ?? ended
   ;(options.write ?? ((next: TaskRecord) => writeRecord(stateDir, next)))(written)
 
   const paths = taskPaths(stateDir, record.id)
@@ -59,6 +72,15 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
     joinLine(stateDir, retry)
     journal(paths, {event: 'retry', run: retry.runs.length, attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
   }
+  const delivered = followups?.delivered ?? null
+  if (delivered) {
+    removeFollowup(paths, delivered.n)
+    journal(paths, {event: 'followup', run: run + 1, followup: delivered.n})
+  }
+  for (const dropped of followups?.dropped ?? []) {
+    removeFollowup(paths, dropped.n)
+    journal(paths, {event: 'followup-dropped', run, followup: dropped.n, reason: dropped.reason})
+  }
 
   // Queue bookkeeping: a run that ended while queued leaves its line; one that
   // ended for good (or waits for a retry, holding nothing) frees its slot.
@@ -66,7 +88,8 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
     const line = effectiveQueue(record)
     if (line !== null) removeWaiting(stateDir, line, waitingKey(record))
   }
-  if (final) {
+  // A follow-up's run goes on in the slot of the run it follows.
+  if (final && !delivered) {
     // @after too, whatever the record says now: a retried attempt held its slot there, and its retryAt is gone once it started.
     for (const queue of new Set([effectiveQueue(record), record.queue, AFTER_QUEUE])) {
       if (queue !== null) removeActive(stateDir, queue, record.id)
@@ -75,7 +98,7 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
 
   // Exit hooks: once per final status, after the record says it (a retry's queued attempt is not final).
   const hooks = isFinalStatus(written.status) ? fireExitHooks(stateDir, written, options.entry) : null
-  return {record: written, ended, retried: retry !== null, hooks}
+  return {record: written, ended, retried: retry !== null, delivered, hooks}
 }
 
 /**
