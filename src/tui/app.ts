@@ -6,7 +6,7 @@
 import type {Drover, TaskEvent} from '../api/drover.js'
 import type {TaskJson} from '../api/task-json.js'
 import {GENERIC_AGENT, isFinalStatus, readsAgentEvents, type TaskStatus} from '../api/values.js'
-import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, runAction} from './actions.js'
+import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, MESSAGE_ACTIONS, runAction} from './actions.js'
 import {layout, naturalWidths, type Layout} from './columns.js'
 import {diffLines} from './diff-view.js'
 import {Follower} from './follower.js'
@@ -228,6 +228,7 @@ export class TopApp {
       return
     }
     if (key.name === 'enter') {
+      if (input.kind === 'message' && input.action !== 'resume' && input.text.trim() === '') return this.say('a follow-up needs some text (Esc: back)', 'error')
       this.set({input: null})
       if (input.kind === 'message' && this.view.confirm === null) this.confirmResume(input.text)
       return
@@ -257,8 +258,12 @@ export class TopApp {
     const row = this.selectedRow()
     if (!row) return
     const label = `${ACTION_VERBS[action]} task ${row.id}${row.name ? ` (${row.name})` : ''}`
+    // what is for an agent's conversation is refused before a word is typed for a task that runs none
+    if ((MESSAGE_ACTIONS.has(action) && action !== 'resume') || action === 'attach') {
+      if (!row.agent) return this.say(`task ${row.id} runs no agent: ${action === 'attach' ? 'there is no session to take over' : 'follow-ups are for agents'}`, 'error')
+    }
     this.pending = {action, id: row.id, label}
-    if (action === 'resume') this.set({input: {kind: 'message', text: ''}, footer: null})
+    if (MESSAGE_ACTIONS.has(action)) this.set({input: {kind: 'message', text: '', action}, footer: null})
     else this.set({confirm: this.pending, footer: null})
   }
 
@@ -275,11 +280,14 @@ export class TopApp {
     this.set({confirm: null})
     if (key.name !== 'char' || (key.ch !== 'y' && key.ch !== 'Y')) return this.say(`not done: ${pending.label}`, 'info')
     this.say(`${ACTION_PROGRESS[pending.action]} task ${pending.id}…`, 'info')
-    this.awaiting.set(pending.id, pending.action)
+    if (pending.action === 'attach') return void this.takeOver(pending.id)
+    // a follow-up's reply says all there is: its run comes when the one at work ends
+    const watched = pending.action !== 'followup' && pending.action !== 'followup-now'
+    if (watched) this.awaiting.set(pending.id, pending.action)
     runAction(this.drover, pending.action, pending.id, pending.message).then(
       (message) => {
         // the status event may have come first and said how it ended: keep that
-        if (this.awaiting.has(pending.id)) this.say(message, 'ok')
+        if (!watched || this.awaiting.has(pending.id)) this.say(message, 'ok')
         this.draw()
       },
       (error: unknown) => {
@@ -289,6 +297,41 @@ export class TopApp {
       },
     )
   }
+
+  /**
+   * `attach` from top: top steps aside (the normal screen, cooked keys, its
+   * signal handlers off) while the agent's interactive session has the
+   * terminal, and draws itself again when the person quits it.
+   */
+  private async takeOver(id: number): Promise<void> {
+    let aside = false
+    let hungUp = false
+    const onHangUp = () => (hungUp = true)
+    const stepAside = () => {
+      aside = true
+      this.suspended = true
+      this.terminal.stepAside()
+      process.on('SIGHUP', onHangUp)
+    }
+    let outcome: {text: string; tone: 'ok' | 'error'}
+    try {
+      const task = await this.drover.attach(id, {onOpening: stepAside})
+      outcome = {text: `task ${id}: the attached session ended ${task.status}; r or f sends it back to the background`, tone: 'ok'}
+    } catch (error) {
+      outcome = {text: `take over task ${id}: ${(error as Error).message}`, tone: 'error'}
+    }
+    if (aside) {
+      process.off('SIGHUP', onHangUp)
+      this.suspended = false
+      // a terminal closed under the session has nobody to draw for
+      if (hungUp || !this.terminal.comeBack()) return this.finish(129)
+    }
+    this.say(outcome.text, outcome.tone)
+    this.draw(true)
+  }
+
+  /** While another program has the terminal (attach): nothing is drawn. */
+  private suspended = false
 
   private say(text: string, tone: 'info' | 'ok' | 'error'): void {
     this.set({footer: {text, tone}})
@@ -384,7 +427,7 @@ export class TopApp {
       clearTimeout(this.drawTimer)
       this.drawTimer = null
     }
-    if (this.aborter.signal.aborted) return
+    if (this.aborter.signal.aborted || this.suspended) return
     const width = this.terminal.width
     const height = this.terminal.height
     const rows = this.table.visible()
