@@ -44,10 +44,11 @@ export function learnAgentFlags(stateDir: string, record: TaskRecord): FlagTable
 }
 
 /**
- * `prompt` undefined: what the task waits to be told — a follow-up still
- * queued (kept through a failure, or left by an attached session), or the
- * prompt of a run whose worker never started (a reboot between a follow-up's
- * delivery and its run) — else "Continue from where you left off."
+ * `prompt` undefined: what the task waits to be told — the prompt of a run
+ * whose worker never started (a reboot between a follow-up's delivery and its
+ * run), or for a run that ended (not one cut short: drained, lost, waiting) a
+ * follow-up still queued (kept through a failure, left by an attached
+ * session) — else "Continue from where you left off."
  */
 export async function resumeTask(stateDir: string, record: TaskRecord, prompt: string | undefined, opts: {budget?: Partial<Budget>} = {}): Promise<TaskRecord> {
   if (prompt !== undefined) refuseNoAgent(record)
@@ -89,6 +90,8 @@ export async function resumeTask(stateDir: string, record: TaskRecord, prompt: s
 function awaitedPrompt(paths: ReturnType<typeof taskPaths>, record: TaskRecord): RunAbout {
   const last = record.runs.at(-1)
   if (last && last.startedAt === null && last.prompt) return {prompt: last.prompt, followup: last.followup ?? null}
+  // work cut short goes on first: the follow-ups were meant for after it
+  if (['drained', 'lost', 'waiting'].includes(record.status)) return {}
   const next = pendingFollowups(paths, record)[0]
   return next ? {prompt: next.prompt, followup: next.n} : {}
 }
