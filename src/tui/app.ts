@@ -228,8 +228,8 @@ export class TopApp {
       return
     }
     if (key.name === 'enter') {
-      if (input.kind === 'message' && input.action !== 'resume' && input.text.trim() === '') return this.say('a follow-up needs some text (Esc: back)', 'error')
       this.set({input: null})
+      if (input.kind === 'message' && input.action !== 'resume' && input.text.trim() === '') return this.say('not sent: a follow-up needs some text', 'error')
       if (input.kind === 'message' && this.view.confirm === null) this.confirmResume(input.text)
       return
     }
