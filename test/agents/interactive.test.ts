@@ -28,9 +28,9 @@ describe('the interactive resume of each agent', () => {
     expect(interactiveCommand(task('claude', ['node', '/opt/cli.js', '-p', 'x', '--model', 'm']), claudeFlags())).toEqual(['node', '/opt/cli.js', '--model', 'm', '--resume', 'S'])
   })
 
-  it('codex: `exec` becomes `resume ID` with the model, sandbox and directory; --json and the prompt go', () => {
+  it('codex: `exec` becomes `resume --no-daemon ID` with the model, sandbox and directory; --json and the prompt go', () => {
     const argv = interactiveCommand(task('codex', ['codex', 'exec', '--json', '-m', 'gpt-5.5', '-s', 'workspace-write', '-C', '/work/p', '--skip-git-repo-check', 'fix it']), codexFlags())
-    expect(argv).toEqual(['codex', 'resume', '-m', 'gpt-5.5', '-s', 'workspace-write', '-C', '/work/p', 'S'])
+    expect(argv).toEqual(['codex', 'resume', '--no-daemon', '-m', 'gpt-5.5', '-s', 'workspace-write', '-C', '/work/p', 'S'])
   })
 
   it('gemini and qwen: --resume ID with the model and approval mode; -p and the output format go', () => {

@@ -7,7 +7,7 @@ import {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS, describeOutcome, pa
 
 export default class Attach extends BaseCommand {
   static override summary = "Take an agent over in this terminal, in its own conversation; quit to hand it back."
-  static override description = `Runs the agent's interactive mode on the task's session, in the foreground on this terminal: claude --resume ID, codex resume ID, gemini --resume ID, qwen --resume ID, copilot --resume=ID, opencode --session ID — with the flags that shape the session (model, permissions or sandbox, extra directories) carried over from the task's command. A task at work is drained first, at its next safe point as drover drain does (--grace, --kill-after).
+  static override description = `Runs the agent's interactive mode on the task's session, in the foreground on this terminal: claude --resume ID, codex resume --no-daemon ID, gemini --resume ID, qwen --resume ID, copilot --resume=ID, opencode --session ID — with the flags that shape the session (model, permissions or sandbox, extra directories) carried over from the task's command. A task at work is drained first, at its next safe point as drover drain does (--grace, --kill-after).
 
 The session is a run of the task, recorded as attached (status, logs, --json's runs[].attached); drover is its runner while it lasts, so stop, cancel and drain from another shell reach it. Ctrl-C goes to the agent, as it would without drover, and a closed terminal ends the session only: either way the run is recorded and the task stays resumable. Follow-ups queued for the task wait meanwhile; \`drover resume TASK\` sends it back to the background (with the first of them, or --prompt "…").
 
