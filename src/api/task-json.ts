@@ -180,8 +180,8 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
 }
 
 /**
- * The version of the `taskJson` shape stored as views in the ended-task
- * summary (state/summary.ts): bump it with any change to what taskJson
+ * The version of the `taskJson` shape stored as views in the derived index
+ * (state/index.ts, with row-cells.ts's indexRender): bump it with any change to what taskJson
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  */
@@ -196,8 +196,6 @@ export function storableView(record: TaskRecord): string | null {
   if (!isFinalStatus(record.status) || (record.startedAt !== null && record.endedAt === null)) return null
   return JSON.stringify(taskJson(record))
 }
-
-export const storedViews = {version: TASK_JSON_VERSION, render: storableView}
 
 export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson | CorruptTaskJson {
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}

@@ -13,7 +13,7 @@
 // a lost one. A state dir without an index is looked at whole, every pass.
 
 import {liveHints} from './live-index.js'
-import {TasksListing} from './tasks-listing.js'
+import {TasksListing} from './index-listing.js'
 
 const SWEEP_MS = 60_000
 
