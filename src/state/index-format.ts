@@ -110,11 +110,11 @@ export interface IndexFile {
 
 /**
  * Reads the header, the ids, the stamps when `stamps`, and the columns asked
- * for (those the file has), each part by its offset; 'vanished' when there is
- * no such file, a string saying why when the file is unreadable or does not
- * hold together.
+ * for (those the file has; `wanted` may choose them by the header), each part
+ * by its offset; 'vanished' when there is no such file, a string saying why
+ * when the file is unreadable or does not hold together.
  */
-export function readIndexFile(file: string, wanted: readonly Column[], stamps = true): IndexFile | 'vanished' | string {
+export function readIndexFile(file: string, wanted: readonly Column[] | ((header: IndexHeader) => readonly Column[]), stamps = true): IndexFile | 'vanished' | string {
   let fd: number
   try {
     fd = retryOnBusySync(() => openSync(file, fsc.O_RDONLY | NOFOLLOW))
@@ -132,7 +132,7 @@ export function readIndexFile(file: string, wanted: readonly Column[], stamps = 
 
 const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0
 
-function readOpen(fd: number, size: number, wanted: readonly Column[], withStamps: boolean): IndexFile | string {
+function readOpen(fd: number, size: number, wanting: readonly Column[] | ((header: IndexHeader) => readonly Column[]), withStamps: boolean): IndexFile | string {
   if (size < HEADER) return 'shorter than its header'
   const head = readAt(fd, 0, HEADER)
   if (head[HEADER - 1] !== 0x0a) return 'no header'
@@ -155,6 +155,7 @@ function readOpen(fd: number, size: number, wanted: readonly Column[], withStamp
     const id = ids[k]
     if (!Number.isSafeInteger(id) || id < 1 || (k > 0 && id <= ids[k - 1]) || id > header.highWater) return `id ${id} out of order or above its high water`
   }
+  const wanted = typeof wanting === 'function' ? wanting(header) : wanting
   const stamps = header.stamped && withStamps ? float64sAt(fd, numbersAt + count * 8, count * STAMP_FIELDS) : null
   const got: Partial<Record<Column, ColumnData>> = {}
   let blobAt = blobsAt

@@ -37,7 +37,8 @@ import {DIR_MODE, indexDir, liveDir, listed, tasksDir} from './layout.js'
 import {liveHints, meantToRun} from './live-index.js'
 import type {TaskRecord} from './record.js'
 import {isRealTaskDir, readHighWater, readRecord, writeFileAtomic} from './store.js'
-import {packIndexFile, readIndexFile, STAMP_FIELDS, stampOf, textStart, type Column, type ColumnData, type RecordStamp} from './index-format.js'
+import {unlinkQuietly} from './fs-clock.js'
+import {COLUMNS, packIndexFile, readIndexFile, STAMP_FIELDS, stampOf, textStart, type Column, type ColumnData, type RecordStamp} from './index-format.js'
 
 export {stampOf, type Column, type RecordStamp} from './index-format.js'
 
@@ -180,7 +181,7 @@ export interface LoadedIndex {
   entries: EntryTable
   /** entries in all segments (more than entries.size: some are superseded). */
   lines: number
-  /** segments whose renderer is not the reader's (rule 6): a compaction makes their columns anew. */
+  /** current entries whose segment's renderer is not the reader's (rule 6): a full reader makes them anew. */
   stale: number
 }
 
@@ -191,22 +192,21 @@ export function currentHighWater(stateDir: string, ids: ArrayLike<number>): numb
 
 /**
  * Every segment, checked, with the columns a reader wants: where a segment's
- * renderer is not `render`'s version, its record column stands in for the
- * view and row columns asked. A segment removed while this read (a
+ * renderer is not `render`'s version (stale: rule 6), its record column
+ * stands in for the view and row columns asked. A segment removed while this read (a
  * compaction finished meanwhile) sends it round again.
  */
 export function loadIndex(stateDir: string, highWater: number, wanted: readonly Column[], render?: string, stamps = true): LoadedIndex {
-  const rendered = wanted.some((c) => c === 'view' || c === 'row')
   for (let attempt = 0; ; attempt++) {
     const {seqs} = listSegments(stateDir)
     const loaded: LoadedIndex = {ok: true, error: null, seqs, entries: new EntryTable(), lines: 0, stale: 0}
     let vanished = false
     for (const seq of seqs) {
-      const file = path.join(indexDir(stateDir), segmentName(seq))
-      const probe = rendered ? readIndexFile(file, [], false) : null
-      const stale = probe !== null && typeof probe === 'object' && probe.header.render !== render
-      const columns = stale ? [...wanted.filter((c) => c !== 'view' && c !== 'row'), 'record' as const] : wanted
-      const read = typeof probe === 'string' ? probe : readIndexFile(file, columns, stamps)
+      const read = readIndexFile(
+        path.join(indexDir(stateDir), segmentName(seq)),
+        (header) => (header.render !== render && wanted.some((c) => c === 'view' || c === 'row') ? [...wanted.filter((c) => c !== 'view' && c !== 'row'), 'record'] : wanted),
+        stamps,
+      )
       if (read === 'vanished') {
         vanished = true
         break
@@ -218,12 +218,18 @@ export function loadIndex(stateDir: string, highWater: number, wanted: readonly 
       const view = read.columns.view
       if (view && !viewsAreTheirs(view, ids)) return {...loaded, ok: false, error: `${segmentName(seq)}: a view is not its task's`}
       const segment: Segment = {seq, ids, render: typeof header.render === 'string' ? header.render : undefined, stamps: read.stamps, columns: read.columns}
-      for (let k = 0; k < ids.length; k++) loaded.entries.set(ids[k], {id: ids[k], segment, k})
+      const stale = render !== undefined && segment.render !== render
+      for (let k = 0; k < ids.length; k++) {
+        const before = stale || loaded.stale > 0 ? loaded.entries.get(ids[k]) : undefined
+        if (before && before.segment.render !== render) loaded.stale--
+        loaded.entries.set(ids[k], {id: ids[k], segment, k})
+        if (stale) loaded.stale++
+      }
       loaded.lines += ids.length
-      if (stale) loaded.stale++
     }
-    if (!vanished) return loaded
-    if (attempt >= 3) return {...loaded, ok: false, error: 'its segments kept changing while read'}
+    if (vanished && attempt < 3) continue
+    if (vanished) return {...loaded, ok: false, error: 'its segments kept changing while read'}
+    return loaded
   }
 }
 
@@ -241,8 +247,8 @@ function viewsAreTheirs(view: ColumnData, ids: Float64Array): boolean {
   return true
 }
 
-/** Whether a full reader holding the lock should merge the segments: many, mostly superseded (or pruned), or of another renderer. */
-export const compactionDue = (index: LoadedIndex, used: number) => index.seqs.length > COMPACT_ABOVE || index.lines - used > used || index.stale > 0
+/** Whether a full reader holding the lock should merge the segments: many of them, or mostly superseded (or pruned). */
+export const compactionDue = (index: LoadedIndex, used: number) => index.seqs.length > COMPACT_ABOVE || index.lines - used > used
 
 function fsyncDir(dir: string): void {
   // Windows cannot open a folder for fsync; there the rename is what it is.
@@ -261,30 +267,49 @@ export interface StampedRecord {
   stamp: RecordStamp | null
 }
 
-/**
- * Writes one segment of `records` (ascending by id, one each): temp file +
- * fsync + rename + fsync of the folder, so once this returns it outlives a
- * power loss — a fold removes hints only after that. The caller holds the
- * index lock.
- */
-function writeSegment(stateDir: string, seq: number, highWater: number, records: StampedRecord[], render: IndexRenderer | undefined): void {
-  const dir = indexDir(stateDir)
-  mkdirSync(dir, {recursive: true, mode: DIR_MODE})
-  const stamps = new Float64Array(records.length * STAMP_FIELDS)
-  records.forEach(({stamp}, k) => stamp && stamps.set(stamp, k * STAMP_FIELDS))
-  const views = render ? records.map(({record}) => render.view(record)) : undefined
-  const rows = render ? views!.map((view) => cellsLine(view, render)) : undefined
-  const columns = {record: records.map(({record}) => JSON.stringify(record)), view: views, row: rows, name: records.map(({record}) => record.name)}
-  const head = {kind: 'segment' as const, seq, highWater, ...(render ? {render: render.version} : {})}
-  // writeFileAtomic names its temp `.<name>.<unique>.tmp`: a dot name, never taken for a segment.
-  writeFileAtomic(path.join(dir, segmentName(seq)), packIndexFile(head, records.map(({record}) => record.id), stamps, columns))
-  fsyncDir(dir)
+/** One task as a segment holds it: its stamp and its texts, in COLUMNS' order. */
+interface SegmentItem {
+  id: number
+  stamp: ArrayLike<number> | null
+  texts: (Buffer | string | null)[]
 }
 
-/** A row's cells as one line, tab-separated; none when they cannot be made, or a cell holds a tab or newline. */
-function cellsLine(view: string | null, render: IndexRenderer): string | null {
-  const cells = view ? render.row(Buffer.from(view)) : null
-  return cells && !cells.some((cell) => cell.includes('\t') || cell.includes('\n')) ? cells.join('\t') : null
+/** A record's item: its texts made now (no view or row without a renderer). */
+function itemOf({record, stamp}: StampedRecord, render: IndexRenderer | undefined): SegmentItem {
+  const view = render?.view(record) ?? null
+  const cells = view ? render!.row(Buffer.from(view)) : null
+  // a row whose cells hold a tab or a newline is not kept: the view gives it
+  const row = cells && !cells.some((cell) => cell.includes('\t') || cell.includes('\n')) ? cells.join('\t') : null
+  return {id: record.id, stamp, texts: [JSON.stringify(record), view, row, record.name]}
+}
+
+/** An entry's item: its texts as they are when its segment has the renderer's version, else made anew from its record; null when that does not decode. */
+function itemOfEntry(entry: IndexEntry, render: IndexRenderer | undefined): SegmentItem | null {
+  const {stamps} = entry.segment
+  const at = entry.k * STAMP_FIELDS
+  const stamp = stamps && stamps[at + 2] !== 0 ? stamps.subarray(at, at + STAMP_FIELDS) : null
+  if (entry.segment.render === render?.version && entry.segment.columns.record) return {id: entry.id, stamp, texts: COLUMNS.map((c) => textOf(entry, c))}
+  const record = decodeEntry(entry)
+  return record ? itemOf({record, stamp: stamp as RecordStamp | null}, render) : null
+}
+
+/**
+ * Writes one segment of `items` (one per id, any order): temp file + fsync +
+ * rename + fsync of the folder, so once this returns it outlives a power
+ * loss — a fold removes hints only after that. The caller holds the index
+ * lock.
+ */
+function writeSegment(stateDir: string, seq: number, highWater: number, items: SegmentItem[], render: IndexRenderer | undefined): void {
+  items.sort((a, b) => a.id - b.id)
+  const dir = indexDir(stateDir)
+  mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+  const stamps = new Float64Array(items.length * STAMP_FIELDS)
+  items.forEach(({stamp}, k) => stamp && stamps.set(stamp, k * STAMP_FIELDS))
+  const columns = Object.fromEntries(COLUMNS.map((c, n) => [c, items.map((item) => item.texts[n])]))
+  const head = {kind: 'segment' as const, seq, highWater, ...(render ? {render: render.version} : {})}
+  // writeFileAtomic names its temp `.<name>.<unique>.tmp`: a dot name, never taken for a segment.
+  writeFileAtomic(path.join(dir, segmentName(seq)), packIndexFile(head, items.map((item) => item.id), stamps, columns))
+  fsyncDir(dir)
 }
 
 /** Removes the segments below `seq` and dead writers' temp files; the caller holds the index lock and has written `seq`. */
@@ -366,7 +391,7 @@ async function foldBatch(stateDir: string, ids: number[], opts: FoldOptions): Pr
     }
     if (records.length > 0) {
       const high = Math.max(readHighWater(stateDir), ...records.map((r) => r.record.id))
-      writeSegment(stateDir, nextSeq(stateDir), high, records, opts.render)
+      writeSegment(stateDir, nextSeq(stateDir), high, records.map((r) => itemOf(r, opts.render)), opts.render)
     }
     const removed: number[] = []
     for (const id of drop) {
@@ -392,51 +417,50 @@ export interface IndexUpdate {
 }
 
 /**
- * Rules 4 and 5, for a full reader holding the index lock (taken before it
+ * Rules 4 to 6, for a full reader holding the index lock (taken before it
  * read `fresh`): adds the fresh records as a segment; merges every segment
- * into one when they are many, mostly superseded or of another renderer;
- * and rebuilds an index that fails its checks — the fresh records under a
- * seq above every seq seen, then the old segments removed. Errors (a full
- * disk) are the caller's to ignore: the index is a cache.
+ * into one when they are many or mostly superseded, copying the texts of
+ * its renderer's version as they are; makes anew, alone, the segments of
+ * another renderer; and rebuilds an index that fails its checks — the fresh
+ * records under a seq above every seq seen, then the old segments removed.
+ * Errors (a full disk) are the caller's to ignore: the index is a cache.
  */
 export function updateIndex(stateDir: string, update: IndexUpdate): void {
+  const {render} = update
   const high = currentHighWater(stateDir, update.ids)
-  const current = loadIndex(stateDir, high, ['record'], update.render?.version)
-  const seq = (current.seqs.at(-1) ?? 0) + 1
-  const byId = (records: StampedRecord[]) => records.sort((a, b) => a.record.id - b.record.id)
+  const current = loadIndex(stateDir, high, COLUMNS, render?.version)
+  let seq = (current.seqs.at(-1) ?? 0) + 1
+  const fresh = update.fresh.map((r) => itemOf(r, render))
+  const freshIds = new Set(fresh.map((f) => f.id))
   if (!current.ok) {
-    writeSegment(stateDir, seq, high, byId(update.fresh), update.render)
+    writeSegment(stateDir, seq, high, fresh, render)
     removeOlder(stateDir, seq)
     return
   }
   let used = 0
   for (const id of update.ids) if (current.entries.has(id)) used++
-  // stale counts only for a reader that renders: this load asked for no view
-  const stale = update.render ? current.seqs.length - countRendered(stateDir, current.seqs, update.render.version) : 0
-  if (!compactionDue({...current, stale}, used) && listSegments(stateDir).temps.length === 0) {
-    if (update.fresh.length > 0) writeSegment(stateDir, seq, high, byId(update.fresh), update.render)
+  // Every current entry of a listed id (pruned ones go: ids are never reused), from `segments` or all.
+  const kept = (segments?: Set<number>) => {
+    const items: SegmentItem[] = []
+    for (const [id, entry] of current.entries) {
+      if ((segments && !segments.has(entry.segment.seq)) || !listed(update.ids, id) || freshIds.has(id)) continue
+      const item = itemOfEntry(entry, render)
+      if (item) items.push(item)
+    }
+    return items
+  }
+  if (compactionDue(current, used) || listSegments(stateDir).temps.length > 0) {
+    writeSegment(stateDir, seq, high, [...kept(), ...fresh], render)
+    removeOlder(stateDir, seq)
     return
   }
-  const merged = new Map<number, StampedRecord>()
-  for (const [id, entry] of current.entries) {
-    if (!listed(update.ids, id)) continue // pruned: ids are never reused
-    const record = decodeEntry(entry)
-    const at = entry.k * STAMP_FIELDS
-    const stamps = entry.segment.stamps
-    if (record && stamps && stamps[at + 2] !== 0) merged.set(id, {record, stamp: [stamps[at], stamps[at + 1], stamps[at + 2]]})
-  }
-  for (const record of update.fresh) merged.set(record.record.id, record)
-  writeSegment(stateDir, seq, high, byId([...merged.values()]), update.render)
-  removeOlder(stateDir, seq)
-}
-
-function countRendered(stateDir: string, seqs: number[], version: string): number {
-  let n = 0
-  for (const seq of seqs) {
-    const read = readIndexFile(path.join(indexDir(stateDir), segmentName(seq)), [], false)
-    if (typeof read === 'object' && read.header.render === version) n++
-  }
-  return n
+  if (fresh.length > 0) writeSegment(stateDir, seq++, high, fresh, render)
+  if (!render || current.stale === 0) return
+  // Rule 6: the segments of another renderer, their entries still current made anew under a newer seq; then they go.
+  const stale = new Set<number>()
+  for (const entry of current.entries.values()) if (entry.segment.render !== render.version) stale.add(entry.segment.seq)
+  writeSegment(stateDir, seq, high, kept(stale), render)
+  for (const old of stale) unlinkQuietly(path.join(indexDir(stateDir), segmentName(old)))
 }
 
 /**
@@ -481,8 +505,8 @@ export function planTaskReads(stateDir: string, ids: Float64Array, wanted: reado
   return {ids, hinted, index, entryFor, unindexed, used, indexed: hints !== null}
 }
 
-/** Whether the index wants more than new entries: a rebuild (a segment failed its checks) or a compaction. */
-export const repairWanted = (plan: TaskPlan) => plan.indexed && ((!plan.index.ok && plan.index.seqs.length > 0) || (plan.index.ok && compactionDue(plan.index, plan.used)))
+/** Whether the index wants more than new entries: a rebuild (a segment failed its checks), a compaction, or entries of another renderer made anew. */
+export const repairWanted = (plan: TaskPlan) => plan.indexed && ((!plan.index.ok && plan.index.seqs.length > 0) || (plan.index.ok && (compactionDue(plan.index, plan.used) || plan.index.stale > 0)))
 
 /** Whether a full reader should take the index lock before reading the records it must (never without a live index: live-hint.ts). */
 export const buildWanted = (plan: TaskPlan) => (plan.indexed && plan.unindexed >= BUILD_MIN) || repairWanted(plan)
