@@ -594,7 +594,7 @@ export class Drover {
    * goes too, discarding them (its branch and commits stay).
    */
   async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean} = {}): Promise<RmResult> {
-    const {findTask} = await import('../state/lookup.js')
+    const {findTask} = await import('../tasks/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
     for (const ref of refs) {

@@ -5,7 +5,7 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive, readHintedRecords} from '../state/live-index.js'
-import {tasksNamed} from '../state/lookup.js'
+import {tasksNamed} from './lookup.js'
 import {wasInterrupted} from '../agents/resumable.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask} from '../runner/settle.js'

@@ -10,7 +10,7 @@ import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths} from '../state/store.js'
 import {ProcessTree, stopLeftovers, stopMarked, stopUnwatched} from '../process/process-tree.js'
 export {readRunnerIdentity}
-import {reservePath} from '../state/reserve.js'
+import {reservePath} from '../runner/reserve.js'
 import type {RunnerPresence} from '../runner/executor.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask, type Settlement} from '../runner/settle.js'

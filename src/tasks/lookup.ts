@@ -3,12 +3,12 @@
 import {DroverError, ExitCode, notFoundError} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import {suggest} from '../base/suggest.js'
-import {isFinalStatus, type TaskRecord} from './record.js'
-import {listed} from './layout.js'
-import {taskIdsKept} from './index-listing.js'
-import {liveHints} from './live-index.js'
-import {isRealTaskDir, readRecord, type RecordRead} from './store.js'
-import {decodeEntry, indexNames, planTaskReads, textOf} from './index.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {listed} from '../state/layout.js'
+import {taskIdsKept} from '../state/index-listing.js'
+import {liveHints} from '../state/live-index.js'
+import {isRealTaskDir, readRecord, type RecordRead} from '../state/store.js'
+import {decodeEntry, indexNames, planTaskReads, textOf} from '../state/index.js'
 
 /**
  * Finds a task by id or name. For a name, a live task wins over finished
