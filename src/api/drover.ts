@@ -329,10 +329,9 @@ export class Drover {
     const items = await loadTaskViews(this.stateDir, indexRender, true)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
-      let cells = isEntry(item) ? rowCells(item) : null
+      let cells = isEntry(item) ? rowCells(item) : cellsOf(readJson(item, {stateDir: this.stateDir}))
       // a line that does not split into this task's row: the record says
-      if (cells !== null && (cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id))) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
-      cells ??= cellsOf(isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir}))
+      if (cells === null || cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id)) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
       if (pass === null || pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null)) visit(cells)
     }
   }

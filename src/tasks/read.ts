@@ -179,15 +179,17 @@ export async function loadTasks(stateDir: string, opts: IndexOptions = {}): Prom
 
 /**
  * Every task as the index's entry where that holds a view of the renderer's
- * version (its bytes are the task's `list --json` object; with `rows`, its
- * row's cells too), else as a record read to render: what `list --json`,
- * `list -q` and `list --all` print without parsing 100,000 records.
+ * version (its bytes are the task's `list --json` object) — or with `rows`,
+ * the cells of its table row instead — else as a record read to render: what
+ * `list --json`, `list -q` and `list --all` print without parsing 100,000
+ * records.
  */
 export async function loadTaskViews(stateDir: string, render: IndexRenderer, rows = false): Promise<(IndexEntry | RecordRead)[]> {
-  const {sources, hinted} = await loadTaskSources(stateDir, {render, columns: rows ? ['row', 'view'] : ['view']})
+  const column = rows ? 'row' : 'view'
+  const {sources, hinted} = await loadTaskSources(stateDir, {render, columns: [column]})
   for (let k = 0; k < sources.length; k++) {
     const source = sources[k]
-    if (!isEntry(source) || renderedText(source, 'view', render.version) === null) sources[k] = await settled(stateDir, source, hinted)
+    if (!isEntry(source) || renderedText(source, column, render.version) === null) sources[k] = await settled(stateDir, source, hinted)
   }
   return sources
 }
