@@ -28,7 +28,7 @@ const NO_USAGE = {turns: '', cost: ''}
 export function cellsOf(task: TaskRow | CorruptTaskJson): string[] {
   if (task.status === 'corrupt') return [String(task.id), '', 'corrupt', 'corrupt', '', '', '', '', '', '', (task as CorruptTaskJson).error]
   const t = task as TaskRow
-  const label = outcomeLabel({status: t.status, reason: t.reason, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
+  const label = outcomeLabel({status: t.status, engineWait: t.engineWait, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
   const {turns, cost} = t.agentInfo ? usage(t) : NO_USAGE
   return [String(t.id), t.name ?? '', t.status, label, t.queue ?? '', pidCell(t), t.startedAt ?? '', t.runtimeMs === null ? '' : formatDuration(t.runtimeMs), turns, cost, commandLine(t)]
 }

@@ -5,7 +5,7 @@ import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import {readsAgentEvents} from '../agents/registry.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type EngineWait, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
@@ -88,6 +88,8 @@ export interface TaskJson {
   hookTimeoutMs: number | null
   /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
   worktree: WorktreeInfo | null
+  /** while the job waits in its engine's own queue (Slurm's PENDING, shown as queued): the engine and its word for why; else null. */
+  engineWait: EngineWait | null
   /** while `waiting` for a usage limit to lift: when its runner resumes it. */
   waitUntil?: string | null
 }
@@ -121,7 +123,7 @@ export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'after
  * record, with the engine's reason) shows as `queued`, like a task waiting
  * for a slot of drover's own queues.
  */
-export function shownStatus(record: Pick<TaskRecord, 'status' | 'executor' | 'reason'>): TaskStatus {
+export function shownStatus(record: Pick<TaskRecord, 'status' | 'executor' | 'engineWait'>): TaskStatus {
   return isEngineQueued(record) ? 'queued' : record.status
 }
 
@@ -175,6 +177,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     onExit: record.onExit === null || show ? record.onExit : maskUrlCredentials(record.onExit),
     hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
+    engineWait: isEngineQueued(record) ? record.engineWait! : null,
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }

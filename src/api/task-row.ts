@@ -36,6 +36,7 @@ export type TaskRow = Pick<
   | 'attempt'
   | 'retryMax'
   | 'retryAt'
+  | 'engineWait'
 >
 
 /**
@@ -295,6 +296,8 @@ export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null
     attempt: v[32],
     retryMax: v[33],
     retryAt: v[34],
+    // an indexed view is of an ended task: no engine holds it
+    engineWait: null,
   }
 }
 

@@ -9,9 +9,12 @@
 // 2. A reader takes an entry only for an id in tasks/ without a hint, and
 //    only while its task.json has the stamp the entry names (identity, size,
 //    change time: a stat), so a record changed or damaged by hand since is
-//    read as it is now. Any segment failing its checks (index-format.ts),
-//    or one from the future (a high water above the ids handed out), and no
-//    segment is used: every record is read.
+//    read as it is now. A segment failing its checks (index-format.ts) and
+//    the reader that finds it removes every segment (a reader of other
+//    columns would not see the damage): every record is read until a
+//    builder indexes them again. One from the future (a high water above the
+//    ids handed out) and no segment is used, nor removed: the next builder
+//    rebuilds the index.
 // 3. A hint is removed only by a fold: under the index lock and the task
 //    lock, the record re-read, done with (ended, not lost while meant to
 //    run, no live runner), written into a new segment (fsynced, renamed,
@@ -38,7 +41,7 @@ import {liveHints, meantToRun} from './live-index.js'
 import type {TaskRecord} from './record.js'
 import {isRealTaskDir, readHighWater, readRecord, writeFileAtomic} from './store.js'
 import {unlinkQuietly} from './fs-clock.js'
-import {COLUMNS, packIndexFile, readIndexFile, STAMP_FIELDS, stampOf, textStart, type Column, type ColumnData, type RecordStamp} from './index-format.js'
+import {COLUMNS, packIndexFile, readIndexFile, STAMP_FIELDS, stampOf, textStart, type Column, type ColumnData, type IndexFile, type RecordStamp} from './index-format.js'
 
 export {stampOf, type Column, type RecordStamp} from './index-format.js'
 
@@ -211,12 +214,15 @@ export function loadIndex(stateDir: string, highWater: number, wanted: readonly 
         vanished = true
         break
       }
-      if (typeof read === 'string') return {...loaded, ok: false, error: `${segmentName(seq)}: ${read}`}
+      const damage = typeof read === 'string' ? read : segmentDamage(read, seq)
+      if (typeof read === 'string' || damage !== null) {
+        // No segment is written twice, so a damaged one stays damaged, and a reader of
+        // other columns would not see it: its finder puts the whole index away for good.
+        for (const other of listSegments(stateDir).seqs) unlinkQuietly(path.join(indexDir(stateDir), segmentName(other)))
+        return {...loaded, ok: false, error: `${segmentName(seq)}: ${damage}`}
+      }
       const {header, ids} = read
-      if (header.kind !== 'segment' || header.seq !== seq) return {...loaded, ok: false, error: `${segmentName(seq)}: not the segment its name says`}
       if (header.highWater > highWater) return {...loaded, ok: false, error: `${segmentName(seq)} is from the future: high water ${header.highWater}, ids handed out ${highWater}`}
-      const view = read.columns.view
-      if (view && !viewsAreTheirs(view, ids)) return {...loaded, ok: false, error: `${segmentName(seq)}: a view is not its task's`}
       const segment: Segment = {seq, ids, render: typeof header.render === 'string' ? header.render : undefined, stamps: read.stamps, columns: read.columns}
       const stale = render !== undefined && segment.render !== render
       for (let k = 0; k < ids.length; k++) {
@@ -231,6 +237,12 @@ export function loadIndex(stateDir: string, highWater: number, wanted: readonly 
     if (vanished) return {...loaded, ok: false, error: 'its segments kept changing while read'}
     return loaded
   }
+}
+
+/** Why a segment read whole is not what its name says, or null. */
+function segmentDamage({header, ids, columns}: IndexFile, seq: number): string | null {
+  if (header.kind !== 'segment' || header.seq !== seq) return 'not the segment its name says'
+  return columns.view && !viewsAreTheirs(columns.view, ids) ? 'a view is not its task’s' : null
 }
 
 /** Every view opens with `{"id":ID,` and closes with `}`: its own task's, and whole. */

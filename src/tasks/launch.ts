@@ -361,7 +361,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
 function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
   if (isFinalStatus(record.status) || record.status === 'queued') return record
   if (runnerState(stateDir, record) !== 'gone') return record
-  const engine = executorOf(record).explain?.(stateDir, record)
+  const engine = executorOf(record).explain?.(stateDir, record)?.reason
   const reason = `runner vanished without recording an end${engine ? ` (${engine})` : ''}`
   return endedInMemory(record, {status: 'lost', cause: 'runner-lost', reason})
 }

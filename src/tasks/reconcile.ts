@@ -52,7 +52,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
         // The worker lives and no runner could take it over: nothing of a task may outlive its final status.
         const unwatched = fresh.status !== 'starting' && !fresh.keepChildren && workerAlive(fresh)
         const left = unwatched ? await stopUnwatchedWorker(stateDir, fresh) : await stopOrphans(stateDir, fresh)
-        lost = lostSettlement(fresh, left, executorOf(fresh).explain?.(stateDir, fresh), unwatched, unreached(stateDir, fresh))
+        lost = lostSettlement(fresh, left, executorOf(fresh).explain?.(stateDir, fresh)?.reason, unwatched, unreached(stateDir, fresh))
         return lost
       },
       {
@@ -144,8 +144,8 @@ async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number
 
 /** A task waiting in a scheduler's queue shows why it waits, in memory only: the runner writes the record once it runs. */
 export function withEngineReason(stateDir: string, record: TaskRecord): TaskRecord {
-  const reason = record.status === 'starting' ? executorOf(record).explain?.(stateDir, record) : null
-  return reason ? {...record, reason} : record
+  const note = record.status === 'starting' ? executorOf(record).explain?.(stateDir, record) : null
+  return note ? {...record, reason: note.reason, engineWait: note.waiting} : record
 }
 
 /**

@@ -10,6 +10,7 @@
 
 import {closeSync, copyFileSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
+import {indexRender} from '../../src/api/row-cells.js'
 import {packIndexFile, STAMP_FIELDS} from '../../src/state/index-format.js'
 import type {Rng} from './rng.js'
 
@@ -206,10 +207,15 @@ function shiftBlobLengths(rng: Rng, bytes: Buffer, layout: Layout): Damage {
   return altered && {bytes: altered, says: `the header's blob lengths of ${header.columns[c]} and ${header.columns[c + 1]} shifted by ${shift} bytes`}
 }
 
-/** The header's renderer another version's, or none: its views and rows are not to be used, and the next full reader makes them anew. */
+/**
+ * The header's renderer another version's, or none: its views and rows are
+ * not to be used, and the next full reader makes them anew. A segment a fold
+ * wrote without a renderer (no views, no rows) is made to claim the reader's:
+ * its empty texts must still read as none.
+ */
 function alterRender(rng: Rng, bytes: Buffer, layout: Layout): Damage {
   const {render, ...rest} = layout.header
-  const other = rng.chance(0.5) ? undefined : `${render ?? '0'}.old`
+  const other = render === undefined ? indexRender.version : rng.chance(0.5) ? undefined : `${render}.old`
   const altered = withHeader(bytes, other === undefined ? rest : {...rest, render: other})
   return altered && {bytes: altered, says: `the header's render version ${render ?? 'none'} made ${other ?? 'none'}`}
 }

@@ -3,7 +3,7 @@
 // before every record write, entries used only while their task.json keeps
 // its stamp, folds that remove a hint only after its record is in a renamed
 // segment, builders that never remove one, the whole index put aside when a
-// segment fails a check — and the columns each reader takes: the views of
+// segment fails a check (its finder removes them all) — and the columns each reader takes: the views of
 // `list --json`, the rows of the table, the names of a lookup.
 
 import {spawn} from 'node:child_process'
@@ -155,19 +155,21 @@ describe('reading through the index', () => {
     ['with its ids swapped', (file: string) => writeFileSync(file, damaged.idsSwapped(readFileSync(file)))],
     ['named for another seq', (file: string) => editHeader(file, (h) => (h.seq = 7))],
   ] as const) {
-    it(`a segment ${fault} puts the whole index aside, and the next lock holder rebuilds it`, async () => {
+    it(`a segment ${fault} puts the whole index away, and the next lock holder rebuilds it`, async () => {
       const {dir, ids} = stateWith(BUILD_MIN + 2)
       await fold(dir)
       // A newer segment saying something else of every task: it must not be used once any segment fails.
       writeSeg(dir, 2, ids.length, ids.map((id) => ({...record(dir, id), name: 'wrong'})))
       damage(segFile(dir, 1))
       expect(loaded(dir, ids)).toMatchObject({ok: false, error: expect.stringMatching(/^seg-000000000001/)})
+      // its finder put every segment away: no reader, of whatever column, can take the newer one's word now
+      expect(segments(dir)).toEqual([])
       const release = await acquireLock(indexLockPath(dir), {waitMs: 0})
       expect(await shown(dir)).toEqual(truth(dir, ids)) // lock busy: every record read, nothing rebuilt
-      expect(segments(dir)).toEqual([1, 2])
+      expect(segments(dir)).toEqual([])
       release()
       expect(await shown(dir)).toEqual(truth(dir, ids))
-      expect(segments(dir)).toEqual([3]) // one segment under a fresh seq; the old ones gone
+      expect(segments(dir)).toEqual([1]) // rebuilt from the records by the next lock holder
       expect(loaded(dir, ids)).toMatchObject({ok: true, lines: ids.length})
       expect(await shown(dir)).toEqual(truth(dir, ids))
     })
@@ -265,15 +267,12 @@ const expectSame = (both: Awaited<ReturnType<typeof listedBoth>>) => {
   expect([both.json ?? both.jsonFromRecords, both.table ?? both.tableFromRecords]).toEqual([both.jsonFromRecords, both.tableFromRecords])
 }
 
-/** The views and row cells readers took from the index, by id (a record read is not among them). */
-async function taken(dir: string, render = indexRender): Promise<{views: Map<number, string>; rows: Map<number, string[] | null>}> {
+/** The views, then the row cells, readers took from the index, by id (a record read is not among them). */
+async function taken(dir: string): Promise<{views: Map<number, string>; rows: Map<number, string[] | null>}> {
   const views = new Map<number, string>()
   const rows = new Map<number, string[] | null>()
-  for (const item of await loadTaskViews(dir, render, true)) {
-    if (!isEntry(item)) continue
-    views.set(item.id, textOf(item, 'view')!.toString())
-    rows.set(item.id, rowCells(item))
-  }
+  for (const item of await loadTaskViews(dir, indexRender)) if (isEntry(item)) views.set(item.id, textOf(item, 'view')!.toString())
+  for (const item of await loadTaskViews(dir, indexRender, true)) if (isEntry(item)) rows.set(item.id, rowCells(item))
   return {views, rows}
 }
 
@@ -289,7 +288,7 @@ describe('the view and row columns', () => {
     expect(decodeEntry(loaded(dir, ids).entries.get(ids[2])!)!.name).toBe(`job${ids[2]}`) // the record column untouched
   })
 
-  it('rule 6: columns of another renderer version are rendered from the record column, and the next compaction makes them anew', async () => {
+  it('rule 6: columns of another renderer version are rendered from the record column, and a full reader makes them anew', async () => {
     const {dir, ids} = await endedTasks(3)
     const good = readFileSync(segFile(dir))
     writeFileSync(segFile(dir), replaceLast(good, `"name":"job${ids[0]}"`, `"name":"JOB${ids[0]}"`))
@@ -298,11 +297,13 @@ describe('the view and row columns', () => {
     expectSame(await listedBoth(dir))
     expect(segNames(dir)).toEqual(['seg-000000000002'])
     expect(JSON.parse(readFileSync(segFile(dir, 2)).toString('utf8', 0, 256))).toMatchObject({render: indexRender.version})
-    expect((await taken(dir)).views.size).toBe(3)
+    expect((await taken(dir)).views.get(ids[0])).toContain(`"name":"job${ids[0]}"`)
     // and a segment folded without a renderer gets its columns the same way
     const more = stateWith(2, dir)
     await fold(dir)
-    expect(segments(dir)).toEqual([2, 4]) // made anew alone, under a newer seq
+    expect(segments(dir)).toEqual([2, 3])
+    expect((await taken(dir)).views.size).toBe(3) // its two read from their records...
+    expect(segments(dir)).toEqual([2, 4]) // ...and made anew alone, under a newer seq
     expect([...(await taken(dir)).views.keys()]).toEqual([...ids, ...more.ids])
   })
 
@@ -327,17 +328,28 @@ describe('the view and row columns', () => {
     ['with no comma between two views', 'view', (b, ids) => replaceLast(b, `},{"id":${ids[2]},`, `} {"id":${ids[2]},`)],
     ['with no newline between two rows', 'row', (b, ids) => replaceLast(b, `\n${ids[2]}\t`, ` ${ids[2]}\t`)],
   ] as [string, 'view' | 'row', (b: Buffer, ids: number[]) => Buffer][]) {
-    it(`of a segment ${what} are not used, and the first reader of its ${column}s rebuilds it`, async () => {
-      const {dir, ids} = await endedTasks(4)
+    it(`of a segment ${what} are not used, and the first reader of its ${column}s puts the index away; the next builder rebuilds it`, async () => {
+      const {dir, ids} = await endedTasks(BUILD_MIN)
       writeFileSync(segFile(dir), harm(readFileSync(segFile(dir)), ids))
       expect(loadIndex(dir, currentHighWater(dir, ids), [column], indexRender.version).ok).toBe(false)
+      expect(segNames(dir)).toEqual([]) // put away by its finder
       const both = await listedBoth(dir, column)
       expectSame(both)
-      expect(segNames(dir)).toEqual(['seg-000000000002']) // rebuilt under a fresh seq, the damaged one gone
+      expect(segNames(dir)).toEqual(['seg-000000000001']) // rebuilt from the records
       expectSame(await listedBoth(dir))
-      expect((await taken(dir)).views.size).toBe(4)
+      expect((await taken(dir)).views.size).toBe(BUILD_MIN)
     })
   }
+
+  it('are put away with the index when a reader of another column finds that one damaged', async () => {
+    const {dir, ids} = await endedTasks(3)
+    writeFileSync(segFile(dir), replaceLast(readFileSync(segFile(dir)), `\njob${ids[1]}\n`, ` job${ids[1]}\n`))
+    expect((await taken(dir)).views.size).toBe(3) // the views hold together: a reader of them alone uses them
+    expect(indexNames(dir, ids)).toBe(null) // a name lookup finds its column damaged...
+    expect(segNames(dir)).toEqual([]) // ...and takes every segment away, so no reader uses this one again
+    expect((await taken(dir)).views.size).toBe(0)
+    expectSame(await listedBoth(dir))
+  })
 
   it('of another task in a row that holds together: that row is drawn from its record', async () => {
     const {dir, ids} = await endedTasks(4)
@@ -361,7 +373,7 @@ describe('the view and row columns', () => {
     expect(hints(dir)).toEqual([])
     const {views, rows} = await taken(dir)
     expect([...views.keys()]).toEqual([ids[0], ids[2], ids[3]]) // the viewless one is read from its record
-    expect([rows.get(ids[0])?.[0], rows.get(ids[2]), rows.get(ids[3])]).toEqual([String(ids[0]), null, null])
+    expect([...rows].map(([id, cells]) => [id, cells?.[0]])).toEqual([[ids[0], String(ids[0])]]) // the rowless ones too
     expectSame(await listedBoth(dir))
   })
 })
@@ -371,7 +383,7 @@ describe('name lookups through the index', () => {
   async function named(names: (string | null)[], dir = makeStateDir()): Promise<{dir: string; ids: number[]}> {
     const {ids} = stateWith(names.length, dir)
     ids.forEach((id, k) => writeRecord(dir, {...record(dir, id), name: names[k]}))
-    await fold(dir)
+    await loadRecentTasks(dir, 0, {render: indexRender})
     expect(hints(dir)).toEqual([])
     return {dir, ids}
   }
@@ -412,12 +424,13 @@ describe('name lookups through the index', () => {
     for (const name of ['highWater', 'segment', 'job', 'uild', 'job-1\njob-10', 'ild\nconstr']) expect([found(dir, name), index.named(name)], name).toEqual([null, []])
   })
 
-  it('are not used when the names column does not hold together, and the next full reader rebuilds it', async () => {
-    const {dir, ids} = await named(['a', 'b', 'c'])
+  it('are not used when the names column does not hold together, and full readers rebuild the index', async () => {
+    const {dir, ids} = await named(['a', 'b', 'c', ...Array.from({length: BUILD_MIN}, () => null)])
     writeFileSync(segFile(dir), replaceLast(readFileSync(segFile(dir)), '\nb\n', ' b\n'))
     expect(indexNames(dir, ids)).toBe(null)
     expect(found(dir, 'b')).toBe(ids[1]) // every record read instead
-    await loadTasks(dir)
+    await loadTasks(dir, {render: indexRender})
+    expectSame(await listedBoth(dir))
     expect(indexNames(dir, ids)?.named('b')).toEqual([ids[1]])
   })
 
