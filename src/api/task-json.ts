@@ -188,7 +188,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  */
-export const TASK_JSON_VERSION = 2
+export const TASK_JSON_VERSION = 3
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a
