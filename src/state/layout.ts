@@ -99,9 +99,6 @@ export function listTaskIds(stateDir: string): number[] {
 }
 
 
-/** Ids of the entries of tasks/ named like ids, ascending (idsIn). */
-export const taskIdsFast = (stateDir: string): Float64Array => idsIn(tasksDir(stateDir))
-
 /**
  * Ids of the entries of a tasks/ folder named like ids, ascending. Plain names
  * rather than file types, sorted as numbers in a typed array: at 10,000 tasks
