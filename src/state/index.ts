@@ -36,7 +36,7 @@ import {closeSync, fsyncSync, mkdirSync, openSync, readdirSync, statSync, unlink
 import path from 'node:path'
 import {checkRecord} from './record-codec.js'
 import {acquireLock, stateLockPath, taskLockPath, type Release} from './lock.js'
-import {DIR_MODE, indexDir, liveDir, listed, tasksDir} from './layout.js'
+import {DIR_MODE, indexDir, liveDir, listed, lowerBound, tasksDir} from './layout.js'
 import {liveHints, meantToRun} from './live-index.js'
 import type {TaskRecord} from './record.js'
 import {isRealTaskDir, readHighWater, readRecord, writeFileAtomic} from './store.js'
@@ -550,7 +550,7 @@ export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames
         if (!data) continue
         // a name is one text of the blob: find it, then its k by the ends; the entry must be its id's newest
         for (let at = data.bytes.indexOf(needle); at >= 0; at = data.bytes.indexOf(needle, at + 1)) {
-          const k = lowerBoundEnd(data.ends, at)
+          const k = lowerBound(data.ends, at) // the first text ending at or after `at`
           if (k < data.ends.length && textStart(data, k) === at && data.ends[k] === at + needle.length && entries.get(segment.ids[k])?.segment === segment) found.push(segment.ids[k])
         }
       }
@@ -562,16 +562,4 @@ export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames
       return all
     },
   }
-}
-
-/** The first k whose end is at or after `at`. */
-function lowerBoundEnd(ends: Float64Array, at: number): number {
-  let lo = 0
-  let hi = ends.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (ends[mid] < at) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
