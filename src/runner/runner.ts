@@ -26,7 +26,7 @@ import {checkCwd, launchWorker, taskMark, workerEnv, type Launch} from '../proce
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord} from '../state/record.js'
-import {DiskReserve, diskFull} from '../state/reserve.js'
+import {DiskReserve, diskFull} from './reserve.js'
 import {settle} from './settle.js'
 import type {LearnFlags} from './followup-run.js'
 import {runHeader} from './run-header.js'

@@ -276,6 +276,11 @@ export interface TaskRecord {
   limitWaits?: number
   /** follow-ups that were never delivered and why (the run failed, was stopped or cancelled; the session could not go on), latest last. */
   droppedFollowups?: DroppedFollowup[]
+  /**
+   * In memory only, never written: while a run's job waits in its engine's
+   * own queue (Slurm's PENDING), reconcile's word for it (runner/executor.ts).
+   */
+  engineWait?: EngineWait | null
 }
 
 /** A follow-up dropped instead of delivered (state/followups.ts holds the pending ones). */
@@ -287,6 +292,12 @@ export interface DroppedFollowup {
   droppedAt: string
   /** the run whose end dropped it. */
   run: number
+  reason: string
+}
+
+/** A job waiting in an engine's own queue: the engine, and its word for why (`Resources`). */
+export interface EngineWait {
+  engine: string
   reason: string
 }
 
