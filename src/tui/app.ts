@@ -14,6 +14,7 @@ import {parseKeys, type Key} from './keys.js'
 import {helpHeightFor, helpLines, listHeightFor, paneHeightFor, renderScreen} from './screen.js'
 import {painter, type Paint} from './style.js'
 import {TaskTable, type Row} from './tasks.js'
+import {takeOver} from './take-over.js'
 import type {Terminal} from './terminal.js'
 import {displayWidth} from './text.js'
 import {initialView, moveSelection, scrollHelp, scrollPane, selectedIndex, settle, type ActionName, type ViewState} from './view.js'
@@ -298,35 +299,11 @@ export class TopApp {
     )
   }
 
-  /**
-   * `attach` from top: top steps aside (the normal screen, cooked keys, its
-   * signal handlers off) while the agent's interactive session has the
-   * terminal, and draws itself again when the person quits it.
-   */
+  /** `attach` from top (take-over.ts): nothing is drawn while the session has the terminal. */
   private async takeOver(id: number): Promise<void> {
-    let aside = false
-    let hungUp = false
-    const onHangUp = () => (hungUp = true)
-    const stepAside = () => {
-      aside = true
-      this.suspended = true
-      this.terminal.stepAside()
-      process.on('SIGHUP', onHangUp)
-    }
-    let outcome: {text: string; tone: 'ok' | 'error'}
-    try {
-      const task = await this.drover.attach(id, {onOpening: stepAside})
-      outcome = {text: `task ${id}: the attached session ended ${task.status}; r or f sends it back to the background`, tone: 'ok'}
-    } catch (error) {
-      outcome = {text: `take over task ${id}: ${(error as Error).message}`, tone: 'error'}
-    }
-    if (aside) {
-      process.off('SIGHUP', onHangUp)
-      this.suspended = false
-      // a terminal closed under the session has nobody to draw for
-      if (hungUp || !this.terminal.comeBack()) return this.finish(129)
-    }
-    this.say(outcome.text, outcome.tone)
+    const end = await takeOver(this.drover, this.terminal, id, (on) => (this.suspended = !on))
+    if (end === 'hung-up') return this.finish(129)
+    this.say(end.text, end.tone)
     this.draw(true)
   }
 
