@@ -36,22 +36,22 @@ describe('drover ui: follow-ups', () => {
     await page.goto(`${ui.base}/task/${id}`)
 
     await send(page, 'write the tests next')
-    await expect.poll(() => page.locator('#followups ol li').count(), {timeout: 15_000}).toBe(1)
+    await expect.poll(() => page.locator('#followups ol li').count(), {timeout: 30_000}).toBe(1)
     expect(dialogs.at(-1)).toMatch(/^Queue this follow-up for task \d+\? It is delivered when the run at work ends well\./)
     await send(page, 'then the docs')
-    await expect.poll(() => page.locator('#followups ol li').count(), {timeout: 15_000}).toBe(2)
+    await expect.poll(() => page.locator('#followups ol li').count(), {timeout: 30_000}).toBe(2)
     expect((await followups(stateDir, id)).pending.map((f: any) => f.prompt)).toEqual(['write the tests next', 'then the docs'])
 
     await page.click('#followups button[data-withdraw="1"]')
-    await expect.poll(() => page.locator('#followups ol li').count(), {timeout: 15_000}).toBe(1)
+    await expect.poll(() => page.locator('#followups ol li').count(), {timeout: 30_000}).toBe(1)
     expect((await followups(stateDir, id)).pending.map((f: any) => f.n)).toEqual([2])
 
     await send(page, 'stop and read the spec first', {now: true})
-    await expect.poll(async () => json(await drover(stateDir, ['status', String(id), '--json'])).run, {timeout: 30_000}).toBe(2)
+    await expect.poll(async () => json(await drover(stateDir, ['status', String(id), '--json'])).run, {timeout: 60_000}).toBe(2)
     const task = json(await drover(stateDir, ['status', String(id), '--json']))
     expect(task.runs[0]).toMatchObject({status: 'drained', reason: 'drained to take a follow-up'})
     expect(task.runs[1]).toMatchObject({followup: 3, prompt: 'stop and read the spec first'})
-    await expect.poll(() => page.locator('#timeline li').nth(1).textContent(), {timeout: 15_000}).toMatch(/^run 2 \(follow-up 3\): .*told: stop and read the spec first$/)
+    await expect.poll(() => page.locator('#timeline li').nth(1).textContent(), {timeout: 30_000}).toMatch(/^run 2 \(follow-up 3\): .*told: stop and read the spec first$/)
     // the one still queued waits for this run's end
     expect((await followups(stateDir, id)).pending.map((f: any) => f.prompt)).toEqual(['then the docs'])
     await drover(stateDir, ['cancel', String(id)])
