@@ -55,7 +55,7 @@ describe('drover ui: follow-ups', () => {
     // the one still queued waits for this run's end
     expect((await followups(stateDir, id)).pending.map((f: any) => f.prompt)).toEqual(['then the docs'])
     await drover(stateDir, ['cancel', String(id)])
-  })
+  }, 120_000)
 
   it('offers no follow-up box to a task that runs no agent', async () => {
     const stateDir = makeStateDir()
