@@ -440,7 +440,8 @@ export interface IndexUpdate {
 export function updateIndex(stateDir: string, update: IndexUpdate): void {
   const {render} = update
   const high = currentHighWater(stateDir, update.ids)
-  const current = loadIndex(stateDir, high, COLUMNS, render?.version)
+  // The ids alone decide what to do; the texts are read only to merge or make anew.
+  const current = loadIndex(stateDir, high, [], render?.version, false)
   let seq = (current.seqs.at(-1) ?? 0) + 1
   const fresh = update.fresh.map((r) => itemOf(r, render))
   const freshIds = new Set(fresh.map((f) => f.id))
@@ -453,16 +454,19 @@ export function updateIndex(stateDir: string, update: IndexUpdate): void {
   for (const id of update.ids) if (current.entries.has(id)) used++
   // Every current entry of a listed id (pruned ones go: ids are never reused), from `segments` or all.
   const kept = (segments?: Set<number>) => {
+    const whole = loadIndex(stateDir, high, COLUMNS, render?.version)
     const items: SegmentItem[] = []
-    for (const [id, entry] of current.entries) {
+    for (const [id, entry] of whole.ok ? whole.entries : new EntryTable()) {
       if ((segments && !segments.has(entry.segment.seq)) || !listed(update.ids, id) || freshIds.has(id)) continue
       const item = itemOfEntry(entry, render)
       if (item) items.push(item)
     }
-    return items
+    return whole.ok ? items : null
   }
   if (compactionDue(current, used) || listSegments(stateDir).temps.length > 0) {
-    writeSegment(stateDir, seq, high, [...kept(), ...fresh], render)
+    const items = kept()
+    if (items === null) return // changed meanwhile: the next reader sees to it
+    writeSegment(stateDir, seq, high, [...items, ...fresh], render)
     removeOlder(stateDir, seq)
     return
   }
@@ -471,7 +475,9 @@ export function updateIndex(stateDir: string, update: IndexUpdate): void {
   // Rule 6: the segments of another renderer, their entries still current made anew under a newer seq; then they go.
   const stale = new Set<number>()
   for (const entry of current.entries.values()) if (entry.segment.render !== render.version) stale.add(entry.segment.seq)
-  writeSegment(stateDir, seq, high, kept(stale), render)
+  const items = kept(stale)
+  if (items === null) return
+  if (items.length > 0) writeSegment(stateDir, seq, high, items, render)
   for (const old of stale) unlinkQuietly(path.join(indexDir(stateDir), segmentName(old)))
 }
 
