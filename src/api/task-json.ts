@@ -92,10 +92,10 @@ export interface TaskJson {
   worktree: WorktreeInfo | null
   /** while the job waits in its engine's own queue (Slurm's PENDING, shown as queued): the engine and its word for why; else null. */
   engineWait: EngineWait | null
-  /** while `waiting` for a usage limit to lift: when its runner resumes it. */
-  waitUntil?: string | null
   /** follow-ups that were never delivered, and why (latest last; the queued ones are in `status`'s `followups`). */
   droppedFollowups: DroppedFollowup[]
+  /** while `waiting` for a usage limit to lift: when its runner resumes it. */
+  waitUntil?: string | null
 }
 
 export interface CorruptTaskJson {
@@ -182,8 +182,9 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
     engineWait: isEngineQueued(record) ? record.engineWait! : null,
-    ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
     droppedFollowups: show ? (record.droppedFollowups ?? []) : (record.droppedFollowups ?? []).map((d) => ({...d, prompt: maskUrlCredentials(d.prompt)})),
+    // the one key present only sometimes comes last, so every other key keeps its place
+    ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }
 

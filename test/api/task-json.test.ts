@@ -52,6 +52,13 @@ describe('the views stored in the ended-task summary', () => {
     })
   })
 
+  it('keeps every key in its place when the one sometimes present, waitUntil, is there: it comes last', async () => {
+    const record = checkRecord(await made())
+    const waiting = Object.keys(taskJson({...record, status: 'waiting', endedAt: null, waitUntil: '2026-01-02T04:00:00.000Z'}))
+    expect(waiting.slice(0, -1)).toEqual(Object.keys(taskJson(record)))
+    expect(waiting.slice(-3)).toEqual(['engineWait', 'droppedFollowups', 'waitUntil'])
+  })
+
   it('is stored only where it is a pure function of the record: ended, with an end time once started', async () => {
     const record = checkRecord(await made())
     expect(storableView(record)).toBe(JSON.stringify(taskJson(record)))
