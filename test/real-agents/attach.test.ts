@@ -26,9 +26,11 @@ interface Driver {
   prepare?: (home: string, work: string, env: Record<string, string>) => void
   /** the screen when it waits for a message. */
   ready: RegExp
+  /** the screen while a turn is under way: the reply shows before it ends, and a message typed then is queued, not run. */
+  busy: RegExp
   /** dialogs it may show first, and the keys that answer them (a new model offered, a folder to trust). */
   dialogs: {shows: RegExp; keys: string[]}[]
-  quit: string[]
+  quit: string
 }
 
 const DRIVERS: Record<string, Driver> = {
@@ -39,19 +41,22 @@ const DRIVERS: Record<string, Driver> = {
         JSON.stringify({hasCompletedOnboarding: true, customApiKeyResponses: {approved: [env.ANTHROPIC_API_KEY.slice(-20)], rejected: []}, projects: {[work]: {hasTrustDialogAccepted: true}}}),
       ),
     ready: /^❯\s*$/m,
+    busy: /esc to interrupt/,
     dialogs: [],
-    quit: ['/exit'],
+    quit: '/exit',
   },
   codex: {
     ready: /Ask Codex to do anything/,
+    busy: /esc to interrupt/,
     // "Use existing model": the fake server knows no other
     dialogs: [{shows: /2\. Use existing model/, keys: ['Down', 'Enter']}],
-    quit: ['/quit'],
+    quit: '/quit',
   },
   copilot: {
     ready: /^❯\s*$/m,
+    busy: /esc esc interrupt/,
     dialogs: [{shows: /Do you trust the files in this folder\?/, keys: ['Enter']}],
-    quit: ['/exit'],
+    quit: '/exit',
   },
 }
 
@@ -68,8 +73,8 @@ function attachIn(dir: string, env: Record<string, string>, id: number): Pane {
 }
 
 /**
- * Waits until the interface shows the conversation so far and waits for a
- * message — for a second look too, so a first frame drawn before a dialog
+ * Waits until the interface shows `history` and waits for a message, its
+ * turn over — for a second look too, so a first frame drawn before a dialog
  * does not count — answering its dialogs on the way.
  */
 async function untilReady(pane: Pane, driver: Driver, history: string): Promise<void> {
@@ -83,11 +88,23 @@ async function untilReady(pane: Pane, driver: Driver, history: string): Promise<
       readySince = 0
       return false
     }
-    const ready = screen.includes(history) && driver.ready.test(screen) && !driver.dialogs.some((d) => d.shows.test(screen))
+    const ready = screen.includes(history) && driver.ready.test(screen) && !driver.busy.test(screen) && !driver.dialogs.some((d) => d.shows.test(screen))
     if (!ready) readySince = 0
     else readySince ||= Date.now()
     return ready && Date.now() - readySince >= 1500
   }, 90_000)
+}
+
+/**
+ * Types a message as a person does: Enter only once the text shows in the
+ * input. Sent right behind it, as tmux sends one burst, the Enter could be
+ * taken while the interface still handled the text, and nothing was sent.
+ */
+async function submit(pane: Pane, text: string): Promise<void> {
+  pane.type(text)
+  await pane.waitFor((screen) => screen.includes(text), 30_000)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  pane.keys('Enter')
 }
 
 describe.each(AGENTS)('$kind: drover attach', (agent: RealAgent) => {
@@ -113,16 +130,15 @@ describe.each(AGENTS)('$kind: drover attach', (agent: RealAgent) => {
       expect(task.runs[1].command.join(' ')).toContain(sessionId)
 
       const typed = `typed in the terminal to ${agent.kind}`
-      pane.type(typed)
-      pane.keys('Enter')
+      await submit(pane, typed)
       await waitForRequest(server, typed)
       const request = server.modelRequests(typed).find((q) => agent.kind === 'copilot' || lastUserText(agent, q) === typed) ?? server.modelRequests(typed)[0]
       // the interactive session is the conversation the background run had
       expect(JSON.stringify(request.body)).toContain('first prompt before the attach')
-      await pane.waitFor(/Hello from the fake model/, 60_000)
+      // a quit typed while the turn still runs would be queued as a message (copilot), not run
+      await untilReady(pane, driver, 'Hello from the fake model')
 
-      for (const word of driver.quit) pane.type(word)
-      pane.keys('Enter')
+      await submit(pane, driver.quit)
       const screen = await pane.waitFor(/ATTACH-EXIT \d+/, 60_000)
       expect(screen).toMatch(/ATTACH-EXIT 0/)
       expect(screen).toContain(`drover: task ${id}: the attached session ended succeeded`)
