@@ -45,6 +45,16 @@ async function runningClaude(stateDir: string, env: Record<string, string>): Pro
   return id
 }
 
+/** A fake claude at work, then attached to in a terminal: its interactive session on the screen. */
+async function attachedClaude(): Promise<{stateDir: string; env: Record<string, string>; id: number; pane: Pane}> {
+  const stateDir = makeStateDir()
+  const env = agentEnv(makeTempDir('drover-home-'))
+  const id = await runningClaude(stateDir, env)
+  const pane = attachIn(stateDir, env, id)
+  await pane.waitFor(/fake claude interactive/, 60_000)
+  return {stateDir, env, id, pane}
+}
+
 describe('drover attach', () => {
   it('drains a running agent, runs its interactive session here as an attached run, and resume sends it back to the background', async () => {
     const stateDir = makeStateDir()
@@ -88,12 +98,7 @@ describe('drover attach', () => {
   })
 
   it('Ctrl-C ends the interactive session, not drover: the run is recorded and the task stays resumable', async () => {
-    const stateDir = makeStateDir()
-    const home = makeTempDir('drover-home-')
-    const env = agentEnv(home)
-    const id = await runningClaude(stateDir, env)
-    const pane = attachIn(stateDir, env, id)
-    await pane.waitFor(/fake claude interactive/, 60_000)
+    const {stateDir, env, id, pane} = await attachedClaude()
     pane.keys('C-c')
     const screen = await pane.waitFor(/ATTACH-EXIT \d+/)
     expect(screen).toContain('fake claude: interrupted, bye')
@@ -104,12 +109,7 @@ describe('drover attach', () => {
   })
 
   it('a closed terminal ends the session only: drover records the run and leaves nothing running', async () => {
-    const stateDir = makeStateDir()
-    const home = makeTempDir('drover-home-')
-    const env = agentEnv(home)
-    const id = await runningClaude(stateDir, env)
-    const pane = attachIn(stateDir, env, id)
-    await pane.waitFor(/fake claude interactive/, 60_000)
+    const {stateDir, env, id, pane} = await attachedClaude()
     const worker = readTask(stateDir, id).worker.pid
     pane.kill()
     const task = await waitFor(() => {
@@ -127,12 +127,7 @@ describe('drover attach', () => {
   })
 
   it('a stop from another shell reaches the attached session', async () => {
-    const stateDir = makeStateDir()
-    const home = makeTempDir('drover-home-')
-    const env = agentEnv(home)
-    const id = await runningClaude(stateDir, env)
-    const pane = attachIn(stateDir, env, id)
-    await pane.waitFor(/fake claude interactive/, 60_000)
+    const {stateDir, env, id, pane} = await attachedClaude()
     const stop = await drover(stateDir, ['stop', String(id)], {env})
     expect(stop.exitCode, stop.stderr).toBe(0)
     expect(readTask(stateDir, id).runs[1]).toMatchObject({attached: true, status: 'stopped'})

@@ -5,7 +5,7 @@
 // for the interactive session and comes back when it ends.
 
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, json, makeStateDir, readTask, startFakeClaude, startOk, waitFor} from '../helpers/cli.js'
 import {openTop, type TopSession} from '../helpers/tmux.js'
 
 const sessions: TopSession[] = []
@@ -24,13 +24,7 @@ const rowOf = (screen: string, id: number) => screen.split('\n').find((line) => 
 const footer = (screen: string) => screen.replace(/\n+$/, '').split('\n').at(-1)!
 
 async function agent(stateDir: string): Promise<number> {
-  const home = makeStateDir()
-  const started = await drover(stateDir, [
-    'start', '--json', '--agent', 'claude', '--name', 'agent',
-    '-e', `HOME=${home}`, '-e', 'FAKE_AGENT_TURNS=100000', '-e', 'FAKE_AGENT_TURN_MS=150',
-    '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
-  ])
-  const id = json(started).id
+  const id = await startFakeClaude(stateDir, 100_000)
   await waitFor(() => readTask(stateDir, id).agentInfo?.sessionId, {timeout: 20_000, message: 'the session id'})
   return id
 }

@@ -6,7 +6,7 @@
 
 import type {Page} from 'playwright-core'
 import {describe, expect, it} from 'vitest'
-import {drover, fixture, json, makeStateDir} from '../helpers/cli.js'
+import {drover, json, makeStateDir, startFakeClaude} from '../helpers/cli.js'
 import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
 const browser = useBrowser()
@@ -22,13 +22,7 @@ async function send(page: Page, prompt: string, opts: {now?: boolean} = {}) {
 describe('drover ui: follow-ups', () => {
   it('queues a follow-up for an agent at work, withdraws one, and sends one now: the run drains for it and the next run shows what it was told', async () => {
     const stateDir = makeStateDir()
-    const home = makeStateDir()
-    const started = await drover(stateDir, [
-      'start', '--json', '--agent', 'claude', '--name', 'agent',
-      '-e', `HOME=${home}`, '-e', 'FAKE_AGENT_TURNS=100000', '-e', 'FAKE_AGENT_TURN_MS=150',
-      '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
-    ])
-    const id = json(started).id
+    const id = await startFakeClaude(stateDir, 100_000)
     const ui = await startUi(stateDir)
     const page = await (await signedIn(browser(), ui)).newPage()
     const dialogs: string[] = []

@@ -6,11 +6,10 @@
 // the cut run, then the follow-up comes.
 
 import {describe, expect, it} from 'vitest'
-import {drover, isAlive, json, readTask, waitFor} from '../helpers/cli.js'
+import {drover, json, readTask, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
-import {processesOf} from './harness/processes.js'
 import {AGENTS, type RealAgent} from './harness/real-agents.js'
-import {lastUserText, runnerPid, sessionIdOf, sessionSaved, settled, start, stateDir, useFakeServers, waitForRequest} from './harness/tasks.js'
+import {lastUserText, reboot, sessionIdOf, sessionSaved, settled, start, stateDir, useFakeServers, waitForRequest} from './harness/tasks.js'
 
 const serverOf = useFakeServers()
 
@@ -83,12 +82,7 @@ describe.each(AGENTS)('$kind: follow-ups', (agent: RealAgent) => {
     const prompt = `after the reboot, ${agent.kind}`
     await queue(dir, id, env, prompt)
 
-    const runner = runnerPid(dir, id)!
-    const worker = readTask(dir, id).worker.pid
-    process.kill(runner, 'SIGKILL')
-    process.kill(-worker, 'SIGKILL')
-    await waitFor(() => !isAlive(runner) && !isAlive(worker), {timeout: 10_000, message: 'runner and worker to die'})
-    for (const p of processesOf(dir)) process.kill(p.pid, 'SIGKILL')
+    await reboot(dir, id)
     expect(json(await drover(dir, ['followups', String(id), '--json'], {env})).pending).toEqual([expect.objectContaining({n: 1, prompt})])
 
     // the cut run's reply is slow again: the prompt that continues it is the fake model's plain one
