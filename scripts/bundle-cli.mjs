@@ -25,6 +25,7 @@
 // are found from their place in dist/, as before.
 
 import {build} from 'esbuild'
+import {createHash} from 'node:crypto'
 import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
@@ -36,6 +37,21 @@ const CLI = path.join(DIST, 'cli')
 const OUT = path.join(DIST, 'cli-bundle')
 const VENDOR = path.join(OUT, 'vendor')
 const require = createRequire(import.meta.url)
+
+/**
+ * Makes a bundle pure ASCII and returns a hash of its content. esbuild escapes
+ * what is not ASCII in strings but not in a regular expression, and one such
+ * character makes V8 hold the whole source as two bytes a character; ASCII
+ * lets the loader read it as latin1, faster than utf8 and to the same string.
+ * An escape means the same there (no bundled regular expression uses the v flag).
+ * The hash (of the bundle and of the loader, which wraps it) names the
+ * bundle's code cache in the user's cache dir (cached-loader.mjs).
+ */
+function asciiWithHash(file) {
+  const text = readFileSync(file, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  writeFileSync(file, text)
+  return createHash('sha256').update(readFileSync(path.join(ROOT, 'scripts', 'cached-loader.mjs'))).update(text).digest('hex').slice(0, 16)
+}
 
 // The @oclif/core subpaths the CLI imports, each becoming vendor/<part>.js (config:
 // for bench/lib/oclif-floor.mjs, which times oclif's load alone).
@@ -83,6 +99,9 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
+  // Maps (never packed) let bench/profile.mjs name the module of each sampled function.
+  sourcemap: 'external',
+  sourcesContent: false,
   logLevel: 'warning',
   // Only for TypeScript sources in development (oclif's ts-path); never in a built CLI.
   external: ['typescript', 'ts-node', 'tsx'],
@@ -91,7 +110,7 @@ await build({
 writeFileSync(path.join(VENDOR, 'cached.js'), readFileSync(path.join(ROOT, 'scripts', 'cached-loader.mjs'), 'utf8'))
 writeFileSync(
   path.join(VENDOR, 'oclif.js'),
-  `import {loadCached} from './cached.js'\nconst loaded = loadCached(new URL('./oclif.cjs', import.meta.url))\nexport const oclif = loaded.exports\nexport const saveCodeCache = loaded.saveCodeCache\n`,
+  `import {loadCached} from './cached.js'\nconst loaded = await loadCached(new URL('./oclif.cjs', import.meta.url), {hash: ${JSON.stringify(asciiWithHash(path.join(VENDOR, 'oclif.cjs')))}})\nexport const oclif = loaded.exports\nexport const saveCodeCache = loaded.saveCodeCache\n`,
 )
 for (const part of PARTS) {
   const names = Object.keys(require(`@oclif/core/${part}`)).filter((name) => name !== 'default' && name !== '__esModule')
@@ -152,6 +171,8 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
+  sourcemap: 'external',
+  sourcesContent: false,
   logLevel: 'warning',
   external: ['typescript', 'ts-node', 'tsx'],
   plugins: [droverParts],
@@ -159,13 +180,14 @@ await build({
 // What stays outside is imported at run time, through the loader's import().
 const bundled = readFileSync(droverOut, 'utf8')
 writeFileSync(droverOut, bundled.replace(/\bimport\((?=["'])/g, '__droverImport('))
+const droverHash = asciiWithHash(droverOut)
 
 writeFileSync(
   path.join(VENDOR, 'drover.js'),
   `import {loadCached} from './cached.js'
 import {oclif} from './oclif.js'
 const moduleUrl = (own) => new URL(\`../../\${own}\`, import.meta.url).href
-const loaded = loadCached(new URL('./drover.cjs', import.meta.url), {__droverOclif: oclif, __droverModuleUrl: moduleUrl})
+const loaded = await loadCached(new URL('./drover.cjs', import.meta.url), {extra: {__droverOclif: oclif, __droverModuleUrl: moduleUrl}, hash: ${JSON.stringify(droverHash)}})
 export const drover = loaded.exports
 export const saveCodeCache = loaded.saveCodeCache
 `,

@@ -38,7 +38,8 @@ export async function interleaved(commands, runs, runsFor = () => runs) {
   return Object.fromEntries(names.map((n) => [n, summary(samples[n])]))
 }
 
-export const timeDrover = (stateDir, args) => () => timeRunCpu(node, [BIN, ...args], {env: envFor(stateDir)})
+/** A drover run, timed; `on` names another Node, another copy of drover (its bin) or more environment. */
+export const timeDrover = (stateDir, args, on = {}) => () => timeRunCpu(on.node ?? node, [on.bin ?? BIN, ...args], {env: envFor(stateDir, on.env)})
 export const timeNode = (args, env) => () => timeRunCpu(node, args, {env})
 
 /** A PATH of one folder holding a link to node and nothing else (no agent, no Slurm). */
@@ -78,11 +79,11 @@ export function startedId(result) {
  * collects, per start, the runner's share: from the record's creation
  * (`created` in events.ndjson, written by start) to `started` (the runner
  * recorded the worker running). `options` gives each start's flags (e.g. a
- * fresh `--name`).
+ * fresh `--name`); `on` as for timeDrover.
  */
-export function startTrue(stateDir, runnerParts = [], options = () => []) {
+export function startTrue(stateDir, runnerParts = [], options = () => [], on = {}) {
   return async () => {
-    const result = timed(node, [BIN, 'start', ...options(), '--', 'true'], {env: envFor(stateDir)})
+    const result = timed(on.node ?? node, [on.bin ?? BIN, 'start', ...options(), '--', 'true'], {env: envFor(stateDir, on.env)})
     const id = startedId(result)
     await waitFinal(stateDir, id)
     const at = eventTimes(stateDir, id)
@@ -116,7 +117,7 @@ export function checkGenerated(stateDir, count) {
 }
 
 /** A generated task that ended `succeeded` (status shows no output tail for it). */
-function succeededId(stateDir, count) {
+export function succeededId(stateDir, count) {
   for (let id = Math.ceil(count / 2); id <= count; id++) if (recordOf(stateDir, id)?.status === 'succeeded') return id
   throw new Error('no succeeded task among the generated ones')
 }
