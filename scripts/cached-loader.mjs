@@ -2,8 +2,9 @@
 // the way Node loads a CommonJS module, but compiled with V8's code cache when
 // one fits this V8 and CPU. V8 checks the cache itself and compiles from
 // source when it does not fit (another Node, other flags): the cache can make
-// loading faster, never different. Copied into dist/cli-bundle/vendor/cached.js
-// by scripts/bundle-cli.mjs.
+// loading faster, never different. Bundled, with env-paths, into
+// dist/cli-bundle/vendor/cached.cjs by scripts/bundle-cli.mjs: CommonJS, so
+// that bin/run.js reaches the bundles without Node's ES module loader.
 //
 // Where the cache comes from:
 // - beside the bundle, made at build time after a warm-up run of the commands
@@ -16,10 +17,10 @@
 //   length only, hence the content hash in its name. Only once the build is
 //   done: the build's own runs before its warm-up leave the user's dir alone.
 
+import envPaths from 'env-paths'
 import {mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import vm from 'node:vm'
 
 const TAG = `${process.versions.v8}-${process.arch}`
@@ -33,9 +34,8 @@ function readOrNull(file) {
 }
 
 /** The user's cache file for a bundle of this content on this V8, or null where there is no such dir. */
-async function userCacheFile(file, hash) {
+function userCacheFile(file, hash) {
   try {
-    const {default: envPaths} = await import('env-paths')
     return path.join(envPaths('drover', {suffix: ''}).cache, 'code-cache', `${path.basename(file)}-${hash}.${TAG}.cache`)
   } catch {
     return null
@@ -64,20 +64,19 @@ function writeAtomic(file, data) {
 }
 
 /**
- * Runs the bundle at `url` with the CommonJS module's own parameters, the
+ * Runs the bundle `file` with the CommonJS module's own parameters, the
  * import() its code uses (import() itself cannot run in vm.Script without an
  * experimental flag; relative specifiers resolve from this folder, where the
  * bundles are), and `extra` parameters by name. `hash` names the bundle's
  * content (scripts/bundle-cli.mjs), for the user's cache. Returns its exports
  * and the function that writes its code cache beside it.
  */
-export async function loadCached(url, {extra = {}, hash = null} = {}) {
-  const file = fileURLToPath(url)
+export function loadCached(file, {extra = {}, hash = null} = {}) {
   const beside = `${file}.${TAG}.cache`
   let cachedData = readOrNull(beside)
   let userFile = null
   if (cachedData === null && hash !== null && builtForSomeNode(file)) {
-    userFile = await userCacheFile(file, hash)
+    userFile = userCacheFile(file, hash)
     if (userFile !== null) cachedData = readOrNull(userFile)
   }
   const names = ['exports', 'require', 'module', '__filename', '__dirname', '__droverImport', ...Object.keys(extra)]
