@@ -15,6 +15,7 @@
 import {Config} from '@oclif/core/config'
 import {handle} from '@oclif/core/errors'
 import {flush} from '@oclif/core/flush'
+import {normalizeArgv} from '@oclif/core/help'
 import {existsSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -69,12 +70,15 @@ function liteConfig(pkg: Package, id: string, command: CommandClass): Config {
 /**
  * Runs `id` (one of argv.ts's HOT_COMMANDS) with `argv` (the words after it) as oclif
  * would, and returns what its run returned; null when oclif must run it (the
- * user's data dir has a package.json, from which oclif loads user plugins).
+ * user's data dir has a package.json, from which oclif loads user plugins; or
+ * oclif would take a word after the command for part of its name).
  * `command` is the command's class, as the manifest names it.
  */
 export async function runHot(pkg: Package, id: string, argv: string[], command: CommandClass): Promise<{result: unknown} | null> {
   const config = liteConfig(pkg, id, command)
   if (existsSync(path.join(config.dataDir, 'package.json'))) return null
+  // oclif reads `list stray` as a command `list stray`, which is not found (drover's command_not_found hook says why)
+  if (normalizeArgv(config, [id, ...argv])[0] !== id) return null
   // as oclif's plugin sets it on the class it loads for an id
   command.id = id
   try {
