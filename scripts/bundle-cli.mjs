@@ -70,11 +70,21 @@ rmSync(OUT, {recursive: true, force: true})
 // 0` here). Command ids are ASCII; they are sorted by code unit instead,
 // which orders drover's the same (test/scripts/bundle-cli.test.ts holds it).
 const LOCALE_SORT = 'a.id.localeCompare(b.id)'
+// Also: oclif requires some of Node's own modules at the top of a module that
+// uses them only now and then — readline in the parser (stdin for an
+// argument), perf_hooks for its performance marks, fs/promises and
+// child_process for Config.load — and loading them was a fifth of a hot
+// command's run beyond `node -e 0`. Each is required when first used instead
+// (__droverLazy, in the bundle's banner: a proxy of the module).
+const LAZY_BUILTIN = /const (\w+) = require\("node:(readline|perf_hooks|fs\/promises|child_process)"\);/g
+const LAZY_BANNER = `var __droverLazy = (load) => { let loaded; return new Proxy({}, {get: (_, key) => (loaded ??= load())[key], has: (_, key) => key in (loaded ??= load())}) };`
 const importThroughLoader = {
   name: 'import-through-loader',
   setup(b) {
     b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
       let text = readFileSync(args.path, 'utf8').replace(/await import\((?!['"])/g, 'await __droverImport(')
+      // Node's own modules oclif needs only now and then, required when first used (LAZY_BUILTINS)
+      text = text.replace(LAZY_BUILTIN, (_, name, builtin) => `const ${name} = __droverLazy(() => require("node:${builtin}"));`)
       if (/[\\/]config[\\/]plugin\.js$/.test(args.path)) {
         if (!text.includes(LOCALE_SORT)) throw new Error(`@oclif/core's config/plugin.js no longer sorts commands with ${LOCALE_SORT}: see scripts/bundle-cli.mjs`)
         text = text.replace(LOCALE_SORT, '(a.id < b.id ? -1 : a.id > b.id ? 1 : 0)')
@@ -91,6 +101,7 @@ await build({
     sourcefile: 'oclif-parts.cjs',
   },
   outfile: path.join(VENDOR, 'oclif.cjs'),
+  banner: {js: LAZY_BANNER},
   bundle: true,
   format: 'cjs',
   platform: 'node',
