@@ -173,7 +173,10 @@ export function updatedResults(text, {rows, cases, date, durationMs, machine: m}
   if (tableEnd === -1) throw new Error('BENCH_UPDATE: bench/RESULTS.md has no results table to update')
   const caseOf = (line) => line.slice(2, line.indexOf(' | ')).trim()
   const fresh = rows.map((r) => `| ${COLUMNS.map((c) => esc(r[c])).join(' | ')} |`)
-  let out = [...lines.slice(0, tableEnd + 1).filter((line) => !(line.startsWith('| ') && owned(caseOf(line)))), ...fresh, ...lines.slice(tableEnd + 1)]
+  // a case's rows named for what they are (`floor: …`) go by their names
+  const freshNames = new Set(rows.map((r) => r.case))
+  const replaced = (line) => line.startsWith('| ') && (owned(caseOf(line)) || freshNames.has(caseOf(line).replaceAll('\\|', '|')))
+  let out = [...lines.slice(0, tableEnd + 1).filter((line) => !replaced(line)), ...fresh, ...lines.slice(tableEnd + 1)]
   out = out.filter((line) => !(line.startsWith('- ') && owned(line.slice(2)) && out.indexOf('## Notes') < out.indexOf(line)))
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.case}: ${r.note}`)
   if (notes.length > 0) {
