@@ -1,6 +1,6 @@
 // Where a hot command's time goes: runs each one with V8's CPU profiler
 // (`--cpu-prof`), without the variables that change Node's boot, and sorts
-// every sample into the phase it belongs to — Node's ES module loader, Node's
+// every sample into the phase it belongs to — Node's module loaders, Node's
 // own modules loaded on demand, reading and compiling the bundles (their code
 // cache), running the modules' top level, oclif's Config and parse, the
 // command's state reads and rendering, garbage collection. Functions in the
@@ -24,12 +24,14 @@ const VENDOR = path.join(ROOT, 'dist', 'cli-bundle', 'vendor')
 /** The phases, in the order they are reported. */
 export const PHASES = [
   'ES module loader (Node)',
+  'CommonJS loader and the entry (Node)',
   "Node's own modules, loaded on demand",
   'bundles: read',
   'bundles: compile (code cache)',
   'modules: top level',
   'oclif: Config.load',
-  'oclif: find, parse, run',
+  'oclif: parse',
+  'oclif: find, run, other',
   'command: state reads',
   'command: rendering',
   'command: other',
@@ -71,6 +73,7 @@ export function phaseOf(stack) {
   if (leaf.name === '(program)' || leaf.name === '(idle)' || leaf.name === '(root)') return 'other'
   if (stack.some((f) => f.name === 'compileForInternalLoader' || f.name === 'compileForPublicLoader')) return "Node's own modules, loaded on demand"
   // the deepest frame that says which phase this is
+  let oclifSeen = false
   for (let i = stack.length - 1; i >= 0; i--) {
     const {name, source} = stack[i]
     if (name === 'Script' && stack.slice(0, i).some((f) => f.name === 'loadCached')) return 'bundles: compile (code cache)'
@@ -82,11 +85,15 @@ export function phaseOf(stack) {
     if (source.startsWith('dist/cli/render/')) return 'command: rendering'
     if (isModuleBody(name)) return 'modules: top level'
     if (name === 'load' && source.endsWith('config/config.js')) return 'oclif: Config.load'
-    if (name === 'run' && source.startsWith('dist/cli/commands/')) return 'command: other'
+    if (name === 'parse' && source.endsWith('parser/parse.js')) return 'oclif: parse'
+    if (name === 'run' && source.startsWith('dist/cli/commands/')) return oclifSeen ? 'oclif: find, run, other' : 'command: other'
     if (name === 'loadCached') return 'modules: top level'
-    if (source.includes('@oclif/core/lib/')) return 'oclif: find, parse, run'
+    // oclif's own work: which of it, its callers say (Config.load, the parser, a module's top level)
+    if (source.includes('@oclif/core/lib/')) oclifSeen = true
   }
-  if (stack.some((f) => f.url.startsWith('node:internal/modules/esm') || f.url.startsWith('node:internal/modules/run_main'))) return 'ES module loader (Node)'
+  if (oclifSeen) return 'oclif: find, run, other'
+  if (stack.some((f) => f.url.startsWith('node:internal/modules/esm'))) return 'ES module loader (Node)'
+  if (stack.some((f) => f.url.startsWith('node:internal/modules/'))) return 'CommonJS loader and the entry (Node)'
   return 'other'
 }
 
