@@ -38,7 +38,7 @@ function run(file, args, options = {}) {
   return result.stdout
 }
 
-/** `npm pack SPEC`, unpacked: its `package/` folder becomes `dest`, whole or not at all. */
+/** `npm pack SPEC`, unpacked: its `package/` folder becomes `dest`, whole or not at all (through a temp dir beside it; also scripts/install-windows.mjs). */
 export function unpackFromRegistry(spec, dest) {
   mkdirSync(path.dirname(dest), {recursive: true})
   const tmp = mkdtempSync(path.join(path.dirname(dest), '.unpack-'))
