@@ -531,6 +531,8 @@ export interface IndexNames {
   named(name: string): number[]
   /** every name some entry bears: the candidates of a did-you-mean. */
   names(): Set<string>
+  /** the ids whose entry no longer speaks for its task.json (rule 2: a stat each, so only when a name was not found). */
+  changed(): number[]
 }
 
 /** The index's names, or null when there is none to use (none, or one that fails a check). */
@@ -542,6 +544,10 @@ export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames
   for (const entry of entries.values()) segments.add(entry.segment)
   return {
     unheld: (list) => Array.prototype.filter.call(list, (id: number) => !entries.has(id)) as number[],
+    changed() {
+      const stamped = loadIndex(stateDir, currentHighWater(stateDir, ids), [])
+      return stamped.ok ? [...stamped.entries.values()].filter((entry) => !stampHolds(stateDir, entry)).map((entry) => entry.id) : []
+    },
     named(name) {
       const found: number[] = []
       const needle = Buffer.from(name)

@@ -35,7 +35,7 @@ export function findTask(stateDir: string, ref: string): RecordRead {
   const seen = new Set<string>()
   const matches = namedTasks(stateDir, parsed.name, seen)
   // the name meant, among those the lookup came across: never a read of its own, so a typo costs what the lookup cost
-  if (matches.length === 0) throw notFoundError(ref, suggest(parsed.name, [...seen]))
+  if (matches.length === 0) throw notFoundError(ref, suggest(parsed.name, [...seen].filter((other) => other !== parsed.name)))
   const live = matches.filter((m) => !isFinalStatus(m.record.status))
   return (live.length > 0 ? live : matches).at(-1)!
 }
@@ -68,7 +68,9 @@ function namedTasks(stateDir: string, name: string, seen: Set<string>): {ok: tru
     for (const id of hinted) if (listed(ids, id)) take(id)
     for (const id of index.unheld(ids)) if (!hinted.has(id)) take(id)
     for (const id of index.named(name)) if (!hinted.has(id) && listed(ids, id)) take(id)
-    // not found: the indexed tasks' names too (no record is read for them)
+    // Not found: a record edited by hand since it was indexed may bear it (its entry's stamp no longer
+    // holds: a stat per entry, paid only here); else the indexed tasks' names make the did-you-mean.
+    if (matches.length === 0) for (const id of index.changed()) if (!hinted.has(id) && listed(ids, id)) take(id)
     if (matches.length === 0) for (const other of index.names()) seen.add(other)
     return matches.sort((a, b) => a.id - b.id)
   }

@@ -408,6 +408,14 @@ describe('name lookups through the index', () => {
     expect([found(dir, 'beta'), found(dir, 'gamma'), found(dir, 'alpha')]).toEqual([null, ids[1], ids[0]])
   })
 
+  it('find a record renamed by hand after it was indexed by its new name (its stamp no longer holds), never by the old', async () => {
+    const {dir, ids} = await named(['a1', 'a2', 'a3'])
+    writeFileSync(taskFile(dir, ids[1]), JSON.stringify({...record(dir, ids[1]), name: 'renamed'}))
+    expect(found(dir, 'renamed')).toBe(ids[1])
+    expect(() => findTask(dir, 'a2')).toThrow(/^no such task: a2 \(did you mean a[13]\?\)$/) // never "did you mean a2?": the index's word for it is stale
+    expect(found(dir, 'a3')).toBe(ids[2])
+  })
+
   it('give a name not found the did-you-mean of an indexed task, from the index alone (no record read)', async () => {
     const {dir, ids} = await named(['fix', 'deploy', null, 'ranges'])
     expect(indexNames(dir, ids)!.names()).toEqual(new Set(['fix', 'deploy', 'ranges']))
