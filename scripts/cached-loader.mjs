@@ -13,12 +13,13 @@
 //   cache dir (env-paths), named by the bundle's content hash, V8's version
 //   and the CPU: made there by the first command that finds none — at its
 //   exit, holding every function that command compiled — written once, to a
-//   temp file renamed into place. V8 checks a cache against the source's
+//   temp file renamed into place, the caches of older builds of that bundle
+//   for that V8 removed. V8 checks a cache against the source's
 //   length only, hence the content hash in its name. Only once the build is
 //   done: the build's own runs before its warm-up leave the user's dir alone.
 
 import envPaths from 'env-paths'
-import {mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import vm from 'node:vm'
@@ -56,6 +57,19 @@ function builtForSomeNode(file) {
   }
 }
 
+/**
+ * Removes the caches of the same bundle and V8 made for another build (an
+ * older drover): one cache per bundle per Node stays, however many upgrades.
+ */
+function dropOtherBuilds(userFile) {
+  const dir = path.dirname(userFile)
+  const name = path.basename(userFile)
+  const bundle = name.slice(0, name.indexOf('-'))
+  for (const entry of readdirSync(dir)) {
+    if (entry !== name && entry.startsWith(`${bundle}-`) && entry.endsWith(`.${TAG}.cache`)) rmSync(path.join(dir, entry), {force: true})
+  }
+}
+
 function writeAtomic(file, data) {
   mkdirSync(path.dirname(file), {recursive: true})
   const temp = `${file}.${process.pid}.tmp`
@@ -75,7 +89,8 @@ export function loadCached(file, {extra = {}, hash = null} = {}) {
   const beside = `${file}.${TAG}.cache`
   let cachedData = readOrNull(beside)
   let userFile = null
-  if (cachedData === null && hash !== null && builtForSomeNode(file)) {
+  // the build's warm-up (warm-code-cache.mjs) writes the cache beside the bundle, not the user's
+  if (cachedData === null && hash !== null && globalThis.droverWarmUp !== true && builtForSomeNode(file)) {
     userFile = userCacheFile(file, hash)
     if (userFile !== null) cachedData = readOrNull(userFile)
   }
@@ -87,6 +102,7 @@ export function loadCached(file, {extra = {}, hash = null} = {}) {
     process.once('exit', () => {
       try {
         writeAtomic(userFile, script.createCachedData())
+        dropOtherBuilds(userFile)
       } catch {
         // a read-only or full cache dir: the next run compiles from source again
       }

@@ -13,6 +13,8 @@ import {fileURLToPath} from 'node:url'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
+// the caches go beside the bundles (saveCodeCache), not into the user's cache dir
+globalThis.droverWarmUp = true
 const oclif = await import('../dist/cli-bundle/vendor/oclif.js')
 const drover = await import('../dist/cli-bundle/vendor/drover.js')
 const {execute} = await import('../dist/cli-bundle/core/main.js')

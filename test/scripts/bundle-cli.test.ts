@@ -4,7 +4,7 @@
 // still works and prints the same. Checked on a copy of the built package.
 
 import {execa} from 'execa'
-import {cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -84,9 +84,14 @@ wineLacks('junctions (its node_modules is linked into the copy)').describe('the 
       // No cache beside the bundles for any Node: a build before its warm-up, which leaves the user's dir alone.
       expect(await outputs(env)).toEqual(cached)
       expect(userCaches()).toEqual([])
-      // A cache for another Node only, as in a package packed there.
+      // A cache for another Node only, as in a package packed there; in the user's dir, one an older drover made.
       for (const bundle of ['oclif.cjs', 'drover.cjs']) writeFileSync(path.join(vendor(), `${bundle}.0.0.0-other-${process.arch}.cache`), 'made by another Node')
+      const older = path.join(env.XDG_CACHE_HOME, 'drover', 'code-cache', `drover.cjs-0123456789abcdef.${process.versions.v8}-${process.arch}.cache`)
+      mkdirSync(path.dirname(older), {recursive: true})
+      writeFileSync(older, 'an older build')
       expect((await run(['list', '--json'], env)).stdout).toBe('[]')
+      if (process.platform === 'linux') expect(existsSync(older)).toBe(false)
+      rmSync(older, {force: true})
       const made = userCaches()
       expect(made.map((f) => path.basename(f).replace(/-[0-9a-f]{16}\./, '-HASH.'))).toEqual([`drover.cjs-HASH.${process.versions.v8}-${process.arch}.cache`, `oclif.cjs-HASH.${process.versions.v8}-${process.arch}.cache`])
       expect(made.every((f) => path.dirname(f).endsWith(path.join('drover', ...(process.platform === 'win32' ? ['Cache'] : []), 'code-cache')))).toBe(true)
