@@ -7,7 +7,7 @@
 // bundles are named by the module they came from through the bundles' source
 // maps (scripts/bundle-cli.mjs). The profile starts after Node's own boot,
 // which `node -e 0` times (shown beside). Numbers for
-// docs/decisions/0038-start-up-against-the-true-floor.md.
+// docs/decisions/0039-start-up-against-the-true-floor.md.
 //
 // Usage: node bench/profile.mjs [RUNS] [--json]   (build first; RUNS per command, default 5)
 

@@ -2,7 +2,7 @@
 // CommonJS (bin/package.json): --version, piped help and the hot commands
 // (list, status, start, logs, wait) reach their answer without Node's ES
 // module loader, whose start-up was a tenth of `node -e 0` before the first
-// module (docs/decisions/0038-start-up-against-the-true-floor.md). Everything
+// module (docs/decisions/0039-start-up-against-the-true-floor.md). Everything
 // else goes to oclif, as ES modules.
 'use strict'
 
