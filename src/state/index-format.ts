@@ -89,7 +89,7 @@ export function packIndexFile(head: HeaderFields, ids: ArrayLike<number>, stamps
   const parts = [header, numbers(Float64Array.from(ids))]
   if (stamps) parts.push(numbers(stamps.length === count * STAMP_FIELDS ? stamps : stamps.subarray(0, count * STAMP_FIELDS)))
   for (const end of ends) parts.push(numbers(end))
-  for (const blob of blobs) parts.push(...blob)
+  for (const blob of blobs) for (const part of blob) parts.push(part)
   return Buffer.concat(parts)
 }
 

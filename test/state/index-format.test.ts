@@ -72,6 +72,13 @@ describe('the index file format', () => {
     expect(() => packIndexFile({kind: 'segment', highWater: 1, pad: 'x'.repeat(300)}, [], null, {})).toThrow(/header too long/)
   })
 
+  it('packs 200,000 texts (as many as a segment of 100,000 tasks holds in two columns)', () => {
+    const ids = Array.from({length: 100_000}, (_, k) => k + 1)
+    const packed = read(packIndexFile({kind: 'segment', highWater: 100_000}, ids, null, {row: ids.map(String), name: ids.map((id) => `t${id}`)}))
+    expect(packed.header.count).toBe(100_000)
+    expect(texts(packed.columns.name!).at(-1)).toBe('t100000')
+  })
+
   it('is refused cut short at every length, or with a byte more', () => {
     for (let cut = 1; cut <= good.length; cut++) expect(typeof read(damaged.cut(good, cut)), `cut ${cut}`).toBe('string')
     expect(read(Buffer.concat([good, Buffer.from('\n')]))).toMatch(/bytes where its header says/)
