@@ -66,7 +66,7 @@ wineLacks('junctions (its node_modules is linked into the copy)').describe('the 
     for (const file of caches) rmSync(path.join(vendor(), file))
     expect(caches.every((file) => !existsSync(path.join(vendor(), file)))).toBe(true)
     expect(await outputs()).toEqual(cached)
-  })
+  }, 120_000)
 
   // Issue 41: a package packed on one Node ships that Node's caches only.
   it('is made for the running Node in the user\'s cache dir, once, when the package has one for another Node only', async () => {
@@ -106,7 +106,8 @@ wineLacks('junctions (its node_modules is linked into the copy)').describe('the 
     } finally {
       rmSync(home, {recursive: true, force: true})
     }
-  })
+    // sixteen runs of the CLI, four of them making a code cache: 20 s was short on a loaded machine
+  }, 120_000)
 })
 
 describe('the bundle of oclif', () => {
