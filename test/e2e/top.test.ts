@@ -253,7 +253,7 @@ describe('drover top: start-up cost of other commands', () => {
     await startOk(stateDir, ['--', process.execPath, '-e', '0'])
     const modulesLoaded = async (args: string[]) => {
       const record = path.join(makeStateDir(), 'imports.txt')
-      await execa(process.execPath, ['--import', fixture('record-imports.mjs'), BIN, ...args], {
+      await execa(process.execPath, ['--require', fixture('record-reads.cjs'), '--import', fixture('record-imports.mjs'), BIN, ...args], {
         env: {DROVER_STATE_DIR: stateDir, RECORD_IMPORTS: record, NO_COLOR: '1'},
         reject: false,
         stdin: 'ignore',
@@ -262,7 +262,7 @@ describe('drover top: start-up cost of other commands', () => {
       return readFileSync(record, 'utf8').trim().split('\n')
     }
     const list = await modulesLoaded(['list'])
-    expect(list.some((url) => url.endsWith('/dist/cli-bundle/commands/list.js'))).toBe(true)
+    expect(list.some((url) => url.endsWith('/dist/cli-bundle/commands/list.js') || url.endsWith('/dist/cli-bundle/vendor/drover.cjs'))).toBe(true)
     expect(list.filter((url) => url.includes('/dist/tui/'))).toEqual([])
     // without a terminal top stops at its first check, after loading its module
     expect((await modulesLoaded(['top'])).some((url) => url.endsWith('/dist/tui/index.js'))).toBe(true)
