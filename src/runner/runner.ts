@@ -25,7 +25,9 @@ import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
-import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord} from '../state/record.js'
+import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {commitRecord, type Committed} from './commit-record.js'
+import {fireStatusHooks} from './status-hooks.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {settle} from './settle.js'
 import {localTimeWithOffset} from '../base/local-time.js'
@@ -44,7 +46,6 @@ import {
   taskPaths,
   readTreeFile,
   writeFileAtomic,
-  writeRecord,
   type TaskPaths,
 } from '../state/store.js'
 
@@ -145,6 +146,8 @@ export class Runner {
   private reserve = DiskReserve.none()
   /** the supervisor of the exit hooks the run's end fired (a Slurm job waits for it before it ends). */
   hooks: ChildProcess | null = null
+  /** the status hooks' supervisor last started (a Slurm job waits for it too). */
+  statusHooks: ChildProcess | null = null
 
   constructor(private readonly options: RunnerOptions) {
     this.paths = taskPaths(options.stateDir, options.id)
@@ -157,10 +160,17 @@ export class Runner {
     return this.record.runs.at(-1)!
   }
 
-  private commit(next: TaskRecord): void {
+  /**
+   * Writes the record, whose status was `from` (what this runner last wrote),
+   * through the one writer (commit-record.ts). `fire` false: the status hooks'
+   * supervisor is left to the caller (a start fires it once `start` has its answer).
+   */
+  private commit(next: TaskRecord, from: TaskStatus = this.record.status, fire = true): Committed {
     this.record = next
-    this.reserve.write(() => writeRecord(this.options.stateDir, next))
+    const committed = commitRecord(this.options.stateDir, next, from, {guard: (write) => this.reserve.write(write), fire: fire ? selfEntry() : null})
     if (isFinalStatus(next.status)) this.reserve.release()
+    if (committed.hooks) this.statusHooks = committed.hooks
+    return committed
   }
 
   private event(event: string, extra: Record<string, unknown> = {}): void {
@@ -316,9 +326,11 @@ export class Runner {
     this.lastGrowthAt = this.runStartedAt
     const running = transition(this.record, {status: 'running'})
     running.runs[running.runs.length - 1] = {...running.runs.at(-1)!, outputOffset: this.runOutputStart}
-    this.commit({...running, worker: this.workerIdentity})
+    const committed = this.commit({...running, worker: this.workerIdentity}, this.record.status, false)
     this.event('started', {pid: this.workerIdentity!.pid, command: started.argv})
     this.signalReady()
+    // Only now: `start` has its answer, so a status hook adds nothing to a task's start.
+    if (committed.noted) this.statusHooks = fireStatusHooks(this.options.stateDir, this.options.id, selfEntry())
     return true
   }
 
@@ -678,7 +690,7 @@ export class Runner {
         id: this.options.id,
         paths: this.paths,
         record: () => this.record,
-        commit: (next) => this.commit(next),
+        commit: (next, from) => this.commit(next, from),
         event: (name, extra) => this.event(name, extra),
         finish: (status, outcome, extra) => this.finish(status, outcome, extra),
         handled: (file) => this.handledFiles.add(file),
@@ -706,8 +718,9 @@ export class Runner {
     const worktree = this.worktreeAtEnd()
     // A run that got through resets the backoff of usage-limit waits.
     const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
-    const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), write: (next) => this.commit(next)})
+    const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), commit: (next, from) => this.commit(next, from)})
     this.hooks = settled.hooks
+    this.statusHooks = settled.statusHooks ?? this.statusHooks
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
@@ -773,9 +786,10 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status: 'lost', cause: 'runner-interrupted', reason: `runner interrupted by ${signal}`},
-      {entry: selfEntry(), write: (next) => this.commit(next)},
+      {entry: selfEntry(), commit: (next, from) => this.commit(next, from)},
     )
     this.hooks = settled.hooks
+    this.statusHooks = settled.statusHooks ?? this.statusHooks
     safeUnlink(this.paths.runner)
   }
 

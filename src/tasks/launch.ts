@@ -37,8 +37,8 @@ import {
   safeUnlink,
   taskPaths,
   worktreesDir,
-  writeRecord,
 } from '../state/store.js'
+import {commitRecord, noteBetween} from '../runner/commit-record.js'
 
 export interface TaskSpec {
   command: string[]
@@ -70,6 +70,9 @@ export interface TaskSpec {
   ifAbsent?: boolean
   /** a shell command run once per final status. */
   onExit?: string | null
+  /** a shell command run at every status change; targets told of an end or a need for attention. */
+  onStatus?: string
+  notify?: string[]
   hookTimeoutMs?: number | null
   /** try a failed run again up to this many times. */
   retryMax?: number
@@ -119,6 +122,8 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     queuedAt: queued ? at : null,
     onExit: spec.onExit ?? null,
     hookTimeoutMs: spec.hookTimeoutMs ?? null,
+    ...(spec.onStatus ? {onStatus: spec.onStatus} : {}),
+    ...(spec.notify && spec.notify.length > 0 ? {notify: spec.notify} : {}),
     retryMax: spec.retryMax ?? 0,
     retryDelayMs: spec.retryDelayMs ?? null,
     retryOnTimeout: spec.retryOnTimeout ?? false,
@@ -177,7 +182,8 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
     createTaskLayout(paths)
     // Joined before the record exists (the caller holds the queue's lock): a crash in between leaves a stale entry, which the advancer drops.
     if (queue !== null) addWaiting(stateDir, queue, waitingKey(record))
-    writeRecord(stateDir, record)
+    // A task that starts now is its runner's to announce (once `start` has its answer); a queued one is announced here.
+    commitRecord(stateDir, record, null, {fire: record.status === 'queued' ? runnerEntry() : null})
   } catch (error) {
     // A full or read-only disk: no half-made task folder (list would call it corrupt).
     // The id stays used (last-id), as every id handed out does.
@@ -346,7 +352,9 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     safeUnlink(taskPaths(stateDir, id).runner)
     markLive(stateDir, id)
     if (queue !== null) addWaiting(stateDir, queue, waitingKey(next))
-    writeRecord(stateDir, next)
+    // a run found lost just now ended on the way: its hooks hear of that first
+    if (reconciled !== read.record) noteBetween(stateDir, read.record.status, reconciled)
+    commitRecord(stateDir, next, reconciled.status, {fire: next.status === 'queued' ? runnerEntry() : null})
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
   } finally {
     release()

@@ -12,6 +12,7 @@ import {findTask} from '../state/lookup.js'
 import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
+import {statusHooksPending} from '../state/status-changes.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus} from '../state/record.js'
 import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
@@ -85,7 +86,7 @@ const isEntry = (source: TaskSource): source is SummaryEntry => 'bytes' in sourc
  * the index stays about as small as what runs.
  */
 export async function foldDone(stateDir: string, ids: number[], views?: ViewRenderer): Promise<void> {
-  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record), views})
+  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record) || statusHooksPending(stateDir, record.id), views})
 }
 
 /**

@@ -136,6 +136,9 @@ describe('the artefacts of a state dir', () => {
     mkdirSync(path.join(dir, 'hooks'))
     writeFileSync(path.join(dir, 'hooks', 'on-exit'), '#!/bin/sh\ncat > /dev/null\necho "shared hook $DROVER_TASK_ID"\n')
     chmodSync(path.join(dir, 'hooks', 'on-exit'), 0o755)
+    // …and its status hook, which every task's changes are told to.
+    writeFileSync(path.join(dir, 'hooks', 'on-status'), '#!/bin/sh\ncat > /dev/null\necho "$DROVER_TASK_ID $DROVER_STATUS"\n')
+    chmodSync(path.join(dir, 'hooks', 'on-status'), 0o755)
 
     // A queue of one: one task holds the slot, one waits; a dependency waits in @after.
     await run(['queue', 'set', 'q', '--parallel', '1'])
@@ -196,6 +199,9 @@ describe('the artefacts of a state dir', () => {
       'summary/listing.bin',
       'summary/listing.journal',
       'cache/agent-flags-<key>.json',
+      'hooks/on-status',
+      'tasks/<id>/status-changes.ndjson',
+      'tasks/<id>/.status-hooks-done',
       'queues/<name>.json',
       'queues/<name>/waiting/<key>',
       'queues/<name>/active/<id>',

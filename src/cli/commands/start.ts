@@ -114,7 +114,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)', helpGroup: 'Retry'}),
     'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout'], helpGroup: 'Retry'}),
     'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder', helpGroup: 'Hooks'}),
-    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)', helpGroup: 'Hooks'}),
+    'on-status': Flags.string({description: 'a shell command run at every status change (queued, starting, running, stopping, waiting, each final one), with the record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_PREV_STATUS, DROVER_REASON, DROVER_CAUSE set; its output goes to hooks.log', helpGroup: 'Hooks'}),
+    notify: Flags.string({description: 'tell of the end, or of a need for attention (waiting on a usage limit, a budget reached, lost): an http(s) URL gets a JSON event posted (retried with backoff), `desktop` shows a desktop notification; repeatable; default: config.json\'s notify; `none` for none', multiple: true, helpGroup: 'Hooks'}),
+    'hook-timeout': Flags.string({description: 'stop an exit or status hook (--on-exit, --on-status, the state dir\'s hooks/on-exit and hooks/on-status) or a notification that runs longer than this (default 60s)', helpGroup: 'Hooks'}),
     ...SLURM_FLAGS,
   }
 
@@ -131,7 +133,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (flags.pretty && this.jsonEnabled()) throw usageError('--pretty shows a transcript for people; --json streams the raw output: leave one out')
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'on-status', 'notify', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw startAgainMixed(`--${flag}`, ours, args.task)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
@@ -291,6 +293,8 @@ function prepare(
     'after-ended'?: string[]
     'if-absent'?: boolean
     'on-exit'?: string
+    'on-status'?: string
+    notify?: string[]
     'hook-timeout'?: string
     retry?: number
     'retry-delay'?: string
@@ -330,7 +334,7 @@ function prepare(
   }
   const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
   if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
-  if (flags['on-exit'] !== undefined && flags['on-exit'].trim() === '') throw usageError('--on-exit needs a non-empty command')
+  for (const flag of ['on-exit', 'on-status'] as const) if (flags[flag] !== undefined && flags[flag].trim() === '') throw usageError(`--${flag} needs a non-empty command`)
   if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
   // `--after "$BUILD"` with BUILD unset must not drop the guard: an empty or
   // blank reference (a whole value, or one between commas) is refused.
@@ -346,6 +350,8 @@ function prepare(
     afterEnded: refs(flags['after-ended'], '--after-ended'),
     ifAbsent: flags['if-absent'],
     onExit: flags['on-exit'],
+    onStatus: flags['on-status'],
+    notify: notifyTargets(flags.notify),
     hookTimeoutMs: flags['hook-timeout'] === undefined ? undefined : parseDuration(flags['hook-timeout'], '--hook-timeout'),
     retry: flags.retry,
     retryDelayMs: flags['retry-delay'] === undefined ? undefined : parseDuration(flags['retry-delay'], '--retry-delay', {allowZero: true}),
@@ -380,4 +386,15 @@ function prepare(
       opts: flags['slurm-opt'],
     },
   }, config)
+}
+
+/** --notify as given (not split at commas: a URL may hold them); `none` alone: none, whatever config.json says. */
+function notifyTargets(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined
+  const targets = values.map((v) => v.trim())
+  if (targets.includes('none')) {
+    if (targets.length > 1) throw usageError('--notify none goes alone')
+    return []
+  }
+  return targets
 }
