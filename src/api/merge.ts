@@ -47,3 +47,12 @@ export async function mergeResult(stateDir: string, record: TaskRecord, opts: Me
   const {into, checkout, mode, commit, commits, fastForward, committedWork} = outcome
   return {id: record.id, branch: record.worktree!.branch, into, mode, checkout, commit, commits, fastForward, committedWork}
 }
+
+/** What a merge did, in one line for people: the CLI's answer, top's footer, the dashboard's notice. */
+export function mergeSentence(r: MergeResult): string {
+  const plural = r.commits === 1 ? '' : 's'
+  if (r.commits === 0 && r.committedWork === null) return `task ${r.id}: ${r.into} has all of ${r.branch} already; nothing to merge`
+  const how = r.mode === 'squash' ? 'squashed into one commit' : r.mode === 'rebase' ? 'rebased, then fast-forwarded' : r.fastForward ? 'fast-forwarded' : 'merged'
+  const work = r.committedWork ? ` (its uncommitted work committed first as ${r.committedWork.slice(0, 12)})` : ''
+  return `task ${r.id}: ${r.commits} commit${plural} of ${r.branch} ${how} into ${r.into}${work}; ${r.into} is at ${r.commit.slice(0, 12)} in ${r.checkout}`
+}

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import type {MergeResult} from '../../api/merge.js'
+import {mergeSentence, type MergeResult} from '../../api/merge.js'
 
 export default class Merge extends BaseCommand {
   static override summary = "Bring an ended --worktree task's branch into the branch it started from."
@@ -33,15 +33,7 @@ The merge is recorded on the task: status shows it, --json has worktree.merged {
     const {args, flags} = await this.parse(Merge)
     const drover = await this.drover(flags['state-dir'])
     const result = await drover.merge(args.task, {mode: flags.squash ? 'squash' : flags.rebase ? 'rebase' : 'merge', into: flags.into, commit: flags.commit})
-    if (!this.jsonEnabled() && !flags.quiet) process.stdout.write(mergedLine(result) + '\n')
+    if (!this.jsonEnabled() && !flags.quiet) process.stdout.write(mergeSentence(result) + '\n')
     return result
   }
-}
-
-function mergedLine(r: MergeResult): string {
-  const plural = r.commits === 1 ? '' : 's'
-  if (r.commits === 0 && r.committedWork === null) return `task ${r.id}: ${r.into} has all of ${r.branch} already; nothing to merge`
-  const how = r.mode === 'squash' ? 'squashed into one commit' : r.mode === 'rebase' ? 'rebased, then fast-forwarded' : r.fastForward ? 'fast-forwarded' : 'merged'
-  const work = r.committedWork ? ` (its uncommitted work committed first as ${r.committedWork.slice(0, 12)})` : ''
-  return `task ${r.id}: ${r.commits} commit${plural} of ${r.branch} ${how} into ${r.into}${work}; ${r.into} is at ${r.commit.slice(0, 12)} in ${r.checkout}`
 }
