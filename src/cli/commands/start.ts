@@ -31,7 +31,11 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
-With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
+With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff, drover merge brings the branch into the one it started from once the task has ended, and rm --discard throws it away; rm and prune remove the worktree only when no work is lost.
+
+--on-status CMD, and the state dir's executable hooks/on-status, run at every change of the task's status: queued, starting, running, stopping, waiting (a usage limit), and each end (succeeded, failed, stopped, cancelled, drained, lost, skipped). Each gets the record as that change left it on stdin, and DROVER_TASK_ID, DROVER_TASK_NAME, DROVER_STATUS, DROVER_PREV_STATUS (empty for a new task), DROVER_REASON, DROVER_CAUSE, DROVER_EXIT_CODE, DROVER_RUN and DROVER_STATE_DIR. They run after the change, in its order, one change at a time per task, in a process of their own: they never delay the task or its start. Each is stopped after --hook-timeout (default 60s); its output goes to hooks.log, and one that fails shows in status.
+
+--notify tells of the end, and of a need for attention (waiting on a usage limit, a budget reached, lost): an http(s) URL gets a small JSON event POSTed — {"source":"drover","kind":"ended"|"attention","id","name","status","previous","cause","reason","exitCode","run","at","host","text"}, tried again with backoff after no answer, a 429 or a 5xx, up to 5 times within --hook-timeout — and "desktop" shows a desktop notification (notify-send on Linux, osascript on macOS, a toast through PowerShell on Windows). Without --notify, config.json's "notify" list applies (e.g. {"notify": ["desktop"]}); --notify none turns it off. A webhook's path is its secret: views show only its origin unless --show-env.
 
 --on-limit wait: when an agent's run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
 
@@ -51,6 +55,8 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     },
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
     {description: 'An agent on its own branch and worktree, with a budget', command: '<%= config.bin %> start --worktree --name auth --max-turns 40 -- claude -p "add login" --output-format stream-json --verbose'},
+    {description: 'A desktop notification when the agent ends or needs you', command: '<%= config.bin %> start --notify desktop --on-limit wait -- claude -p "refactor the parser" --output-format stream-json --verbose'},
+    {description: 'Post to a Slack webhook (its `text` is the message)', command: '<%= config.bin %> start --notify https://hooks.slack.com/services/T000/B000/XXXX -- npm run e2e'},
   ]
 
   static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
