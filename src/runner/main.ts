@@ -61,7 +61,10 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
       // The scheduler's TERM (scancel, a time limit) is a stop to record, not the runner's own end.
       if (remote && signal === 'SIGTERM' && runner.stopFromEngine()) return
       // `lost` is a final status too: its hooks fire as it is recorded (no slot is handed on: a shutdown, usually).
-      void runner.interrupted(signal).finally(() => process.exit(0))
+      void runner
+        .interrupted(signal)
+        .then(() => runner.statusHooksStarted())
+        .finally(() => process.exit(0))
     })
   }
 
@@ -70,7 +73,10 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   runner
     .main()
     .then(
-      () => handOff(stateDir, id, {remote, hooks: [runner.hooks, runner.statusHooks]}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      async () => {
+        await runner.statusHooksStarted()
+        await handOff(stateDir, id, {remote, hooks: [runner.hooks, runner.statusHooks]}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`))
+      },
       crash,
     )
     .then(() => process.exit(0), crash)

@@ -27,7 +27,7 @@ import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {commitRecord, type Committed} from './commit-record.js'
-import {fireStatusHooks} from './status-hooks.js'
+import {StatusHookStarter} from './status-starter.js'
 import {DiskReserve, diskFull} from '../state/reserve.js'
 import {settle} from './settle.js'
 import {localTimeWithOffset} from '../base/local-time.js'
@@ -146,10 +146,12 @@ export class Runner {
   private reserve = DiskReserve.none()
   /** the supervisor of the exit hooks the run's end fired (a Slurm job waits for it before it ends). */
   hooks: ChildProcess | null = null
-  /** the status hooks' supervisor last started (a Slurm job waits for it too). */
-  statusHooks: ChildProcess | null = null
+
+  /** starts the status hooks' supervisor once `start` has its answer. */
+  private readonly statusStarter: StatusHookStarter
 
   constructor(private readonly options: RunnerOptions) {
+    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined)
     this.paths = taskPaths(options.stateDir, options.id)
     const read = readRecord(options.stateDir, options.id)
     if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
@@ -162,14 +164,14 @@ export class Runner {
 
   /**
    * Writes the record, whose status was `from` (what this runner last wrote),
-   * through the one writer (commit-record.ts). `fire` false: the status hooks'
-   * supervisor is left to the caller (a start fires it once `start` has its answer).
+   * through the one writer (commit-record.ts); a change of status wants the
+   * status hooks' supervisor, which starts once `start` has its answer (status-starter.ts).
    */
-  private commit(next: TaskRecord, from: TaskStatus = this.record.status, fire = true): Committed {
+  private commit(next: TaskRecord, from: TaskStatus = this.record.status): Committed {
     this.record = next
-    const committed = commitRecord(this.options.stateDir, next, from, {guard: (write) => this.reserve.write(write), fire: fire ? selfEntry() : null})
+    const committed = commitRecord(this.options.stateDir, next, from, {guard: (write) => this.reserve.write(write), fire: null})
     if (isFinalStatus(next.status)) this.reserve.release()
-    if (committed.hooks) this.statusHooks = committed.hooks
+    if (committed.noted) this.statusStarter.want()
     return committed
   }
 
@@ -189,6 +191,17 @@ export class Runner {
       // the launcher may be gone already; nobody is waiting
     }
     this.options.readyFd = undefined
+    this.statusStarter.answered()
+  }
+
+  /** The status hooks' supervisor last started (a Slurm job waits for it before it ends). */
+  get statusHooks(): ChildProcess | null {
+    return this.statusStarter.child
+  }
+
+  /** Resolves once the status hooks' supervisor this runner wants is started: before the runner exits. */
+  statusHooksStarted(): Promise<void> {
+    return this.statusStarter.started()
   }
 
   private heartbeat: NodeJS.Timeout | null = null
@@ -326,11 +339,9 @@ export class Runner {
     this.lastGrowthAt = this.runStartedAt
     const running = transition(this.record, {status: 'running'})
     running.runs[running.runs.length - 1] = {...running.runs.at(-1)!, outputOffset: this.runOutputStart}
-    const committed = this.commit({...running, worker: this.workerIdentity}, this.record.status, false)
+    this.commit({...running, worker: this.workerIdentity})
     this.event('started', {pid: this.workerIdentity!.pid, command: started.argv})
     this.signalReady()
-    // Only now: `start` has its answer, so a status hook adds nothing to a task's start.
-    if (committed.noted) this.statusHooks = fireStatusHooks(this.options.stateDir, this.options.id, selfEntry())
     return true
   }
 
@@ -720,7 +731,6 @@ export class Runner {
     const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
     const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), commit: (next, from) => this.commit(next, from)})
     this.hooks = settled.hooks
-    this.statusHooks = settled.statusHooks ?? this.statusHooks
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
     if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
@@ -789,7 +799,6 @@ export class Runner {
       {entry: selfEntry(), commit: (next, from) => this.commit(next, from)},
     )
     this.hooks = settled.hooks
-    this.statusHooks = settled.statusHooks ?? this.statusHooks
     safeUnlink(this.paths.runner)
   }
 
