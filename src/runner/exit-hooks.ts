@@ -45,6 +45,18 @@ export interface RunnerEntry {
 /** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
 export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
 
+/**
+ * Starts this bundle detached as a supervisor of hooks (`args` say which), out
+ * of the caller's process group and with no stdio of the caller's: it outlives
+ * whoever started it. Throws when it cannot be started.
+ */
+export function spawnSupervisor(entry: RunnerEntry, args: string[]): ChildProcess {
+  const child = spawn(process.execPath, [...entry.execArgv, entry.script, ...args], {detached: true, env: runnerEnv(), stdio: 'ignore', windowsHide: true})
+  child.on('error', () => {})
+  child.unref()
+  return child
+}
+
 function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: string[]}[] {
   const hooks: {name: string; argv: string[]}[] = []
   if (record.onExit) hooks.push({name: 'on-exit', argv: shellCommand(record.onExit)})
@@ -70,15 +82,7 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
   const paths = taskPaths(stateDir, record.id)
   const run = record.runs.length
   try {
-    const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
-      detached: true,
-      env: runnerEnv(),
-      stdio: 'ignore',
-      windowsHide: true,
-    })
-    child.on('error', () => {})
-    child.unref()
-    return child
+    return spawnSupervisor(entry, [HOOK_FLAG, stateDir, String(record.id), String(run)])
   } catch (error) {
     appendEvent(paths, {event: 'hook-failed', run, hook: 'all', reason: `could not start: ${(error as Error).message}`})
     return null

@@ -19,14 +19,13 @@
 // the next, which tells it again. One that is never started (its writer died
 // first) is started by the next command that reads the task (tasks/read.ts).
 
-import {spawn, type ChildProcess} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
-import {runnerEnv} from '../process/boot-env.js'
 import {shellCommand} from '../platform/platform.js'
 import {appendEvent, taskPaths} from '../state/store.js'
 import {markTold, sharedStatusHookPath, statusHookFiles, toldUpTo, untoldChanges, type StatusChange} from '../state/status-changes.js'
-import {DEFAULT_HOOK_TIMEOUT_MS, type RunnerEntry} from './exit-hooks.js'
+import {DEFAULT_HOOK_TIMEOUT_MS, spawnSupervisor, type RunnerEntry} from './exit-hooks.js'
 import {runHook, type HookOutcome} from './hook-run.js'
 import {notifyLabel} from '../base/notify-target.js'
 
@@ -35,15 +34,7 @@ export const STATUS_HOOKS_FLAG = '--status-hooks'
 /** Starts a supervisor for the task's untold changes; null when it could not be started (the next command starts one). */
 export function fireStatusHooks(stateDir: string, id: number, entry: RunnerEntry): ChildProcess | null {
   try {
-    const child = spawn(process.execPath, [...entry.execArgv, entry.script, STATUS_HOOKS_FLAG, stateDir, String(id)], {
-      detached: true,
-      env: runnerEnv(),
-      stdio: 'ignore',
-      windowsHide: true,
-    })
-    child.on('error', () => {})
-    child.unref()
-    return child
+    return spawnSupervisor(entry, [STATUS_HOOKS_FLAG, stateDir, String(id)])
   } catch {
     return null
   }
