@@ -35,6 +35,8 @@ export interface WorktreePlan {
   top: string
   base: string
   baseCommit: string
+  /** the local branch the base names (HEAD's for HEAD), or null: where `drover merge` goes by default. */
+  baseBranch: string | null
 }
 
 /**
@@ -64,7 +66,7 @@ export function planWorktree(req: Pick<WorktreeRequest, 'cwd' | 'branch' | 'base
     throw usageError(req.base === null ? `--worktree: ${top} has no commit yet to start a branch from` : `--base ${base} names no commit in ${top}`)
   }
   if (req.branch !== null) checkNewBranch(top, req.branch, exists, req.existingBranch ?? false)
-  return {top, base, baseCommit}
+  return {top, base, baseCommit, baseBranch: req.existingBranch ? null : localBranchOf(top, base)}
 }
 
 /** The local branch a ref names (HEAD: the branch checked out), or null (a tag, a commit, a detached HEAD). */
@@ -98,7 +100,7 @@ function checkNewBranch(top: string, branch: string, exists: boolean, existingBr
  * so an agent starts from exactly what the branch says.
  */
 export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWorktree(req)): {info: WorktreeInfo; cwd: string} {
-  const {top, base, baseCommit} = plan
+  const {top, base, baseCommit, baseBranch} = plan
   const branch = req.branch ?? defaultBranch(req.id, req.name)
   if (req.branch === null) checkNewBranch(top, branch, branchExists(top, branch), false)
   const baseDirty = req.base === null && !req.existingBranch && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
@@ -113,7 +115,6 @@ export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWo
   const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
   const created = req.existingBranch ? {createdBranch: false} : {}
   const pinned = req.pinBase ? {pinBase: true} : {}
-  const baseBranch = req.existingBranch ? null : localBranchOf(top, base)
   return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, ...pinned, baseBranch, summary: null}, cwd}
 }
 

@@ -9,7 +9,7 @@ import {tasksNamed} from '../state/lookup.js'
 import {wasInterrupted} from '../agents/resumable.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask} from '../runner/settle.js'
-import {createWorktree, planWorktree} from '../process/worktree.js'
+import {createWorktree, planWorktree, type WorktreePlan} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
 import {retryOnBusySync} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
@@ -141,9 +141,12 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
 /** Creates and launches a task; `reused` when `ifAbsent` found a live task of that name and returned it instead. */
 export async function startTask(stateDir: string, spec: TaskSpec): Promise<{record: TaskRecord; reused: boolean}> {
   let existing: TaskRecord | null = null
+  // Checked before the id is handed out (a refused worktree changes nothing in the state dir), and before
+  // any lock: its git work is no reason for ten starts at once to wait on each other.
+  const plan = spec.worktree ? planWorktree({cwd: spec.cwd, ...spec.worktree}) : null
   const create = async () => {
-    if (!spec.name) return createTask(stateDir, spec)
-    const named = await createNamedTask(stateDir, spec, spec.name)
+    if (!spec.name) return createTask(stateDir, spec, plan)
+    const named = await createNamedTask(stateDir, spec, spec.name, plan)
     if (named.existing) existing = named.record
     return named.record
   }
@@ -164,9 +167,7 @@ async function advanceOwn(stateDir: string, id: number): Promise<TaskRecord> {
   return read.record
 }
 
-function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
-  // Checked before the id is handed out: a refused worktree changes nothing in the state dir.
-  const plan = spec.worktree ? planWorktree({cwd: spec.cwd, ...spec.worktree}) : null
+function createTask(stateDir: string, spec: TaskSpec, plan: WorktreePlan | null): TaskRecord {
   const id = allocateTaskId(stateDir)
   let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
@@ -199,7 +200,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
  * happen under one state-wide lock, so two `start --name x` at once cannot both
  * win; names compare case-insensitively because macOS and Windows file systems do.
  */
-async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<{record: TaskRecord; existing: boolean}> {
+async function createNamedTask(stateDir: string, spec: TaskSpec, name: string, plan: WorktreePlan | null): Promise<{record: TaskRecord; existing: boolean}> {
   const release = await acquireLock(stateLockPath(stateDir, 'names'))
   try {
     const wanted = name.toLowerCase()
@@ -213,7 +214,7 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
       }
     }
     refuseHeldName(stateDir, name)
-    return {record: createTask(stateDir, spec), existing: false}
+    return {record: createTask(stateDir, spec, plan), existing: false}
   } finally {
     release()
   }

@@ -124,6 +124,7 @@ export function showTask(main: HTMLElement, id: number): void {
       ...fact('Reason', task.reason ?? ''),
       ...fact('Output', task.outputBytes === null ? '' : `${formatCount(task.outputBytes)} bytes`),
       ...fact('Resume', task.resume ?? task.resumeRefused ?? ''),
+      ...fact('Merged', mergedText(task)),
     )
     const info = task.agentInfo
     usage.replaceChildren(
@@ -214,6 +215,12 @@ export function showTask(main: HTMLElement, id: number): void {
 
   // status changes come from the feeds, turns and cost from the record: refresh both now and then
   setInterval(() => detail && !isFinal(detail.status) && void refresh(), 3000)
+}
+
+/** A worktree task's last merge, as `status` says it. */
+function mergedText(task: TaskDetail): string {
+  const m = task.worktree?.merged
+  return m ? `into ${m.into}${m.mode === 'merge' ? '' : ` (${m.mode})`}, ${m.commits} commit${m.commits === 1 ? '' : 's'}, now at ${m.commit.slice(0, 12)}, ${formatTime(m.at)}` : ''
 }
 
 function fact(name: string, value: string): HTMLElement[] {
