@@ -41,7 +41,7 @@ describe('drover ui: merge and discard', () => {
     await expect.poll(() => page.locator('#action-notice').textContent(), {timeout: 15_000}).toMatch(new RegExp(`task ${merged}: 1 commit of drover/${merged}-task fast-forwarded into main`))
     expect(dialogs.at(-1)).toMatch(/^Merge task 1's branch into the branch it started from\?/)
     expect(gitIn(repo, 'rev-parse', 'main').trim()).toBe(readTask(dir, merged).worktree.merged.commit)
-    await expect.poll(() => page.locator('dl.facts').textContent(), {timeout: 15_000}).toMatch(/Mergedinto main, 1 commit, now at [0-9a-f]{12}/)
+    await expect.poll(() => page.locator('dl.facts').first().textContent(), {timeout: 15_000}).toMatch(/Mergedinto main, 1 commit, now at [0-9a-f]{12}/)
 
     await page.goto(`${ui.base}/task/${squashed}`)
     await page.click('#actions button[data-action="squash"]')
