@@ -12,7 +12,7 @@ import type {IndexEntry} from '../../src/state/index.js'
 // @ts-expect-error -- a plain ES module of the benchmarks, without types
 const made = async (id: number): Promise<TaskRecord> => checkRecord((await import('../../bench/lib/make-tasks.mjs')).endedRecord(id, '2026-01-02T03:04:05.000Z'))
 
-const ROW_KEYS = ['id', 'name', 'status', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'startedAt', 'runtimeMs', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt'] as const
+const ROW_KEYS = ['id', 'name', 'status', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'startedAt', 'runtimeMs', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'engineWait'] as const
 
 const pick = (view: Record<string, unknown>) => Object.fromEntries(ROW_KEYS.map((key) => [key, view[key]]))
 

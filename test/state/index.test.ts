@@ -462,7 +462,7 @@ describe('name lookups through the index', () => {
 const MANY = underWine ? 2_000 : 10_000
 
 describe('at 10,000 tasks', () => {
-  it('the default list still shows the live task among 10,000 ended ones, before and after the index', {timeout: 120_000}, async () => {
+  it('the default list still shows the live task among 10,000 ended ones, before and after the index', {timeout: 240_000}, async () => {
     // Not a makeStateDir: its cleanup SIGKILLs the process group of every worker pid a record names,
     // and the benchmark's records name made-up pids that may be anyone's here.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'drover-index-'))
