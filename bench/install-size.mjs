@@ -2,20 +2,20 @@
 // (its prepack builds and writes the published package.json), installs the
 // tarball into an empty temp project with the runtime dependencies only, and
 // prints the packages installed, their size on disk, npm's install-script
-// warnings, and the published package.json's scripts.
+// warnings, and the published package.json's scripts. With --ignore-scripts
+// it packs the build on disk as it is (the published package.json all the same).
 //
 // Usage: node bench/install-size.mjs [--ignore-scripts]   (the registry is
 // asked only for what npm's cache lacks; nothing global is touched)
 
-import {execFileSync, spawnSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {npmEnv, packAndInstall} from './lib/install.mjs'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const work = mkdtempSync(path.join(os.tmpdir(), 'drover-install-size-'))
-const env = {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false'}
+const env = npmEnv()
 
 function bytes(dir) {
   let total = 0
@@ -28,16 +28,7 @@ function bytes(dir) {
 }
 
 try {
-  const packArgs = ['pack', '--json', '--pack-destination', work, ...(process.argv.includes('--ignore-scripts') ? ['--ignore-scripts'] : [])]
-  // the build in prepack prints to stdout too: npm's JSON is the array at the end
-  const packOut = execFileSync('npm', packArgs, {cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']})
-  const [packed] = JSON.parse(packOut.slice(packOut.search(/^\[/m)))
-  const tarball = path.join(work, packed.filename)
-  const app = path.join(work, 'app')
-  mkdirSync(app)
-  writeFileSync(path.join(app, 'package.json'), JSON.stringify({name: 'app', version: '1.0.0', private: true}))
-  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', tarball], {cwd: app, env, encoding: 'utf8'})
-  if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`)
+  const {tarball, app, installOutput} = packAndInstall(work, {build: !process.argv.includes('--ignore-scripts')})
   const ls = execFileSync('npm', ['ls', '--all', '--parseable', '--omit=dev'], {cwd: app, env, encoding: 'utf8'}).trim().split('\n')
   // each runtime dependency's share: the packages its closure holds (resolved in the lockfile as Node resolves them; shared ones counted under each)
   const lock = JSON.parse(readFileSync(path.join(app, 'package-lock.json'), 'utf8')).packages
@@ -83,7 +74,7 @@ try {
     publishedScripts: published.scripts ?? null,
     publishedDevDependencies: published.devDependencies ? Object.keys(published.devDependencies).length : 0,
     dependencies: Object.keys(published.dependencies ?? {}),
-    installOutput: `${install.stdout}${install.stderr}`.trim(),
+    installOutput,
   }
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
 } finally {

@@ -13,6 +13,7 @@ import {many} from './lib/many.mjs'
 import {manyLive} from './lib/many-live.mjs'
 import {scriptOnly} from './lib/script-only.mjs'
 import {memory} from './lib/memory.mjs'
+import {nodes} from './lib/nodes.mjs'
 import {detectPeers, nqSandbox, pm2Sandbox, tspSandbox} from './lib/peers.mjs'
 import {writeFinalTasks} from './lib/records.mjs'
 import {machine, resultsMarkdown, skipped, textTable, updatedResults} from './lib/report.mjs'
@@ -22,12 +23,16 @@ import {queues} from './lib/queues.mjs'
 import {top} from './lib/top.mjs'
 import {ui} from './lib/ui.mjs'
 import {winCost} from './lib/win-cost.mjs'
-import {intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
+import {clearBootVariables, intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
+const CASES = {roundtrip: roundTrip, start, nodes, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
 // Cases that take minutes of their own (a 100,000-task state dir): run only when named in BENCH_CASES.
 const ON_REQUEST = new Set(['many', 'manylive', 'scriptonly'])
 const DEFAULT_CASES = Object.keys(CASES).filter((name) => !ON_REQUEST.has(name))
+
+// Both sides of every ratio run without what changes Node's boot (util.mjs): the floor is Node's own.
+const bootVariables = clearBootVariables()
+const BOOT_VARIABLE_NAMES = 'NODE_*, UV_THREADPOOL_SIZE, OPENSSL_CONF, OPENSSL_MODULES, SSL_CERT_FILE, SSL_CERT_DIR'
 
 const quick = process.env.BENCH_QUICK === '1'
 const selected = (process.env.BENCH_CASES ?? DEFAULT_CASES.join(','))
@@ -146,6 +151,7 @@ const settings = {
   'drain (BENCH_DRAIN_TASKS)': `${sizes.drainTasks} tasks`,
   'sequential starts (BENCH_SEQUENTIAL_STARTS)': `${sizes.sequentialStarts} on each side`,
   'queues (BENCH_QUEUE_TASKS, BENCH_QUEUE_WAITING)': `${sizes.queueTasks} hand-offs; start with ${sizes.queueWaiting} waiting; wait on ${sizes.waitTasks}`,
+  environment: `every command, drover and \`node -e 0\` alike, runs without the variables that change Node's boot or oclif's (${BOOT_VARIABLE_NAMES}); removed from this run's environment: ${bootVariables.length > 0 ? bootVariables.join(', ') : 'none was set'}`,
   cases: selected.join(', '),
 }
 const markdown = update

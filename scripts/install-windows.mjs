@@ -13,10 +13,11 @@
 
 import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {unpackFromRegistry} from './install-nodes.mjs'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 // The Windows Node the suite runs on: the engines floor's major, as the Linux CI's.
@@ -81,19 +82,6 @@ function ensureDebianPackages() {
   log(`apt-get install ${DEBIAN_PACKAGES.join(' ')} …`)
   run('apt-get', ['update', '-qq'])
   run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...DEBIAN_PACKAGES], {env: {...process.env, DEBIAN_FRONTEND: 'noninteractive'}})
-}
-
-/** `npm pack NAME@VERSION` unpacked into dest (its package/ folder), through a temp dir so a half-unpacked one never counts. */
-function unpackFromRegistry(spec, dest) {
-  const tmp = mkdtempSync(path.join(path.dirname(dest), '.unpack-'))
-  try {
-    const file = run('npm', ['pack', spec, '--silent', '--pack-destination', tmp]).trim().split('\n').pop()
-    run('tar', ['-xzf', path.join(tmp, file), '-C', tmp])
-    rmSync(dest, {recursive: true, force: true})
-    renameSync(path.join(tmp, 'package'), dest)
-  } finally {
-    rmSync(tmp, {recursive: true, force: true})
-  }
 }
 
 function ensureNode(dir) {

@@ -17,7 +17,7 @@ if (process.argv[2] === '--child') {
   const {USER_AGENT_MARK} = await import('../dist/cli/fast-paths.js')
   const {Config} = await import('@oclif/core/config')
   const {loadHelpClass} = await import('@oclif/core/help')
-  const config = await Config.load(path.join(ROOT, 'bin', 'run.js'))
+  const config = await Config.load(ROOT)
   const Help = await loadHelpClass(config)
   const subjects = ['', ...config.commands.filter((c) => !c.hidden && c.pluginType === 'core').map((c) => c.id)]
   const rendered = {}

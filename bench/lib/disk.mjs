@@ -55,24 +55,24 @@ export async function disk(ctx) {
     .map(([name, [count, size, alloc]]) => `${name} ${per(alloc)} B allocated / ${per(size)} B written${count === TASKS ? '' : ` (${count} of ${TASKS})`}`)
     .join('; ')
   const block = lstatSync(stateDir).blksize
-  // The summary beside the folders: the segment the list folded them into,
-  // and the caches the full listings and a name lookup make beside it.
+  // The derived index beside the folders: the segment the list folded them
+  // into (its record, view, row and name columns), and the kept listing.
   drover(stateDir, ['list', '--json'])
   drover(stateDir, ['list', '--all'])
   drover(stateDir, ['status', 'disk-first'])
-  const summary = new Map()
-  let summaryBytes = 0
-  for (const [rel, stat] of walk(path.join(stateDir, 'summary'))) {
+  const kinds = new Map()
+  let indexBytes = 0
+  for (const [rel, stat] of walk(path.join(stateDir, 'index'))) {
     if (stat.isDirectory()) continue
-    const kind = rel.replace(/^seg-\d+\./, 'seg-<seq>.')
-    summary.set(kind, (summary.get(kind) ?? 0) + stat.size)
-    summaryBytes += stat.size
+    const kind = rel.replace(/^seg-\d+$/, 'seg-<seq>')
+    kinds.set(kind, (kinds.get(kind) ?? 0) + stat.size)
+    indexBytes += stat.size
   }
-  const summaryParts = [...summary.entries()].sort((a, b) => b[1] - a[1]).map(([kind, size]) => `${kind} ${per(size)} B`).join('; ')
+  const indexParts = [...kinds.entries()].sort((a, b) => b[1] - a[1]).map(([kind, size]) => `${kind} ${per(size)} B`).join('; ')
   return [
     row('disk: bytes allocated per ended task', per(allocated), '', null, 'B', null, `${TASKS} real \`start -- true\` tasks, ended, after \`list\` (${hints} live hints left); file system block ${block} B; by entry: ${breakdown}`),
     row('disk: bytes written per ended task', per(bytes), '', null, 'B', null, 'the files\' sizes: record, events journal, runner log, process tree; output.log empty'),
     row('disk: inodes per ended task', inodes / TASKS, '', null, 'inodes', null, 'the task folder, its requests/ and session/ folders and every file in them'),
-    row('disk: summary bytes per ended task', per(summaryBytes), '', null, 'B', null, `summary/ after \`list\`, \`list --json\`, \`list --all\` and a name lookup, over the ${TASKS} tasks: ${summaryParts}`),
+    row('disk: index bytes per ended task', per(indexBytes), '', null, 'B', null, `index/ after \`list\`, \`list --json\`, \`list --all\` and a name lookup, over the ${TASKS} tasks: ${indexParts}`),
   ]
 }

@@ -169,12 +169,22 @@ export function updatedResults(text, {rows, cases, date, durationMs, machine: m}
   const owned = (name) => cases.some((c) => name.startsWith(`${c}:`) || name.startsWith(`${c} `))
   const esc = (s) => String(s).replaceAll('|', '\\|')
   const lines = text.split('\n')
-  const tableEnd = lines.findLastIndex((line) => line.startsWith('| ') && !line.startsWith('| case '))
-  if (tableEnd === -1) throw new Error('BENCH_UPDATE: bench/RESULTS.md has no results table to update')
+  // the table under `## Results`, not one of the tables written by hand further down
+  const tableStart = lines.findIndex((line, i) => line.startsWith('| case ') && lines.slice(0, i).includes('## Results'))
+  let tableEnd = tableStart
+  while (tableEnd + 1 < lines.length && lines[tableEnd + 1].startsWith('| ')) tableEnd++
+  if (tableStart === -1 || tableEnd < tableStart + 2) throw new Error('BENCH_UPDATE: bench/RESULTS.md has no results table to update')
   const caseOf = (line) => line.slice(2, line.indexOf(' | ')).trim()
   const fresh = rows.map((r) => `| ${COLUMNS.map((c) => esc(r[c])).join(' | ')} |`)
-  let out = [...lines.slice(0, tableEnd + 1).filter((line) => !(line.startsWith('| ') && owned(caseOf(line)))), ...fresh, ...lines.slice(tableEnd + 1)]
-  out = out.filter((line) => !(line.startsWith('- ') && owned(line.slice(2)) && out.indexOf('## Notes') < out.indexOf(line)))
+  // a case's rows named for what they are (`floor: …`) go by their names
+  const freshNames = new Set(rows.map((r) => r.case))
+  const replaced = (line) => line.startsWith('| ') && (owned(caseOf(line)) || freshNames.has(caseOf(line).replaceAll('\\|', '|')))
+  let out = [...lines.slice(0, tableStart), ...lines.slice(tableStart, tableEnd + 1).filter((line) => !replaced(line)), ...fresh, ...lines.slice(tableEnd + 1)]
+  // the notes of the rows replaced, in the Notes section (not the sections written by hand after it)
+  const notesFrom = out.indexOf('## Notes')
+  const notesTo = out.findIndex((line, i) => i > notesFrom && line.startsWith('## '))
+  const oldNote = (line) => line.startsWith('- ') && (owned(line.slice(2)) || [...freshNames].some((name) => line.startsWith(`- ${name}: `)))
+  out = out.filter((line, i) => !(notesFrom !== -1 && i > notesFrom && (notesTo === -1 || i < notesTo) && oldNote(line)))
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.case}: ${r.note}`)
   if (notes.length > 0) {
     if (!out.includes('## Notes')) out.push('', '## Notes', '')

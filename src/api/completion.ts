@@ -4,14 +4,14 @@
 // one a newer drover wrote is refused (exit 5) as every command refuses it.
 
 import {readStateFormat, resolveStateDir} from '../state/statedir.js'
-import {refCandidates, type RefCandidate} from '../state/ref-candidates.js'
+import {refCandidates, type RefCandidate} from '../tasks/ref-candidates.js'
 
-export type {RefCandidate} from '../state/ref-candidates.js'
-export {formatCandidates} from '../state/ref-candidates.js'
+export type {RefCandidate} from '../tasks/ref-candidates.js'
+export {formatCandidates} from '../tasks/ref-candidates.js'
 
 export async function completeTaskRefs(opts: {stateDir?: string; word?: string} = {}): Promise<RefCandidate[]> {
   const stateDir = await resolveStateDir(opts.stateDir)
   readStateFormat(stateDir)
   return refCandidates(stateDir, opts.word ?? '')
 }
-export {NEWEST_OFFERED} from '../state/ref-candidates.js'
+export {NEWEST_OFFERED} from '../tasks/ref-candidates.js'

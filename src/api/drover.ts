@@ -11,12 +11,12 @@ import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, markStateFormat, resolveStateDir} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
-import {isRowLine, rowCells} from '../state/row-index.js'
+import {textAt, textOf} from '../state/index.js'
 import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskRows, loadTaskViews, newestEnded} from '../tasks/read.js'
-import {TasksListing} from '../state/tasks-listing.js'
+import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
+import {TasksListing} from '../state/index-listing.js'
 import type {EventOptions, TaskEvent} from './events.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
@@ -30,9 +30,9 @@ import type {MergeOptions, MergeResult} from './merge.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {newestEndedRows, viewRow, type TaskRow} from './task-row.js'
-import {CELL, CELL_COUNT, cellsOf, storedRows} from './row-cells.js'
+import {CELL, CELL_COUNT, cellsOf, indexRender, rowCells} from './row-cells.js'
 import {ChunkedWriter} from './chunked-writer.js'
-import {readJson, shownStatus, storedViews, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
+import {readJson, shownStatus, taskDetailJson, taskJson, type CorruptTaskJson, type TaskDetailJson, type TaskJson} from './task-json.js'
 
 /** `start`'s answer: the task, and whether `ifAbsent` reused a live one of that name instead of starting it. */
 export type StartedTaskJson = TaskJson & {reused: boolean}
@@ -118,7 +118,7 @@ function viewKept(filter: ListFilter): (task: TaskRow | CorruptTaskJson) => bool
 export class Drover {
   /**
    * tasks/ as last listed: a long-lived Drover (the dashboard's server, MCP's)
-   * lists 100,000 folders again only when tasks/ changed (tasks-listing.ts).
+   * lists 100,000 folders again only when tasks/ changed (index-listing.ts).
    */
   private readonly listing: TasksListing
 
@@ -250,8 +250,8 @@ export class Drover {
       return reads.map((read) => readJson(read, {showEnv: filter.showEnv, stateDir: this.stateDir}))
     }
     // An ended task's stored view parses to what taskJson makes of its record, without decoding the record.
-    const tasks = (await loadTaskViews(this.stateDir, storedViews)).map((item) =>
-      isEntry(item) ? (JSON.parse(item.bytes.toString('utf8', item.viewStart, item.viewEnd)) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
+    const tasks = (await loadTaskViews(this.stateDir, indexRender)).map((item) =>
+      isEntry(item) ? (JSON.parse(textOf(item, 'view')!.toString('utf8')) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
     )
     return filter.status === undefined && filter.queue === undefined ? tasks : tasks.filter(viewKept(filter))
   }
@@ -259,14 +259,14 @@ export class Drover {
   /**
    * `list(filter)` as compact JSON — the same bytes JSON.stringify would make
    * — handed to `write` in pieces of about a megabyte: without a filter, an
-   * ended task is the view the summary stores, copied as it is, so 100,000 of
+   * ended task is the view the index stores, copied as it is, so 100,000 of
    * them are neither parsed nor rendered again (nor held whole in memory twice).
-   * Tasks whose views lie side by side, comma between, in one views sidecar
-   * (view-index.ts) go out as one slice of it, without a copy.
+   * Tasks whose views lie side by side, comma between, in one segment's view
+   * column (state/index-format.ts) go out as one slice of it, without a copy.
    */
   async listJson(filter: ListFilter, write: (chunk: Buffer) => void): Promise<void> {
     if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return write(Buffer.from(JSON.stringify(await this.list(filter))))
-    const items = await loadTaskViews(this.stateDir, storedViews)
+    const items = await loadTaskViews(this.stateDir, indexRender)
     const out = new ChunkedWriter(write)
     out.put(OPEN_BRACKET)
     for (let k = 0; k < items.length; ) {
@@ -276,13 +276,14 @@ export class Drover {
         out.put(Buffer.from(JSON.stringify(readJson(item, {stateDir: this.stateDir}))))
         continue
       }
-      let end = item.viewEnd
+      const views = item.segment.columns.view!
+      let last = item.k
       for (; k < items.length; k++) {
         const next = items[k]
-        if (!isEntry(next) || next.bytes !== item.bytes || next.viewStart !== end + 1) break
-        end = next.viewEnd
+        if (!isEntry(next) || next.segment !== item.segment || next.k !== last + 1) break
+        last = next.k
       }
-      out.put(item.bytes, item.viewStart, end)
+      out.put(views.bytes, textAt(item, 'view'), views.ends[last])
     }
     out.put(CLOSE_BRACKET)
     out.flush()
@@ -290,8 +291,8 @@ export class Drover {
 
   /**
    * `list(filter)` with only what a table row shows of each task (TaskRow; a
-   * TaskJson for a task not summarised): an ended task's row is cut out of
-   * the view the summary stores instead of parsing all of it (task-row.ts).
+   * TaskJson for a task not indexed): an ended task's row is cut out of
+   * the view the index stores instead of parsing all of it (task-row.ts).
    */
   async listRows(filter: ListFilter = {}): Promise<(TaskRow | CorruptTaskJson)[]> {
     const rows: (TaskRow | CorruptTaskJson)[] = []
@@ -307,7 +308,7 @@ export class Drover {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(task))
     await this.listPredicate(filter) // refuses an unknown queue
     const kept = viewKept(filter)
-    const items = await loadTaskViews(this.stateDir, storedViews)
+    const items = await loadTaskViews(this.stateDir, indexRender)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
       const row = isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir})
@@ -317,22 +318,21 @@ export class Drover {
 
   /**
    * eachRow as the cells of a table row (row-cells.ts), oldest first: an
-   * ended task's come from the rows the summary keeps (state/row-index.ts),
-   * made once from the views, so `list --all` at 100,000 tasks cuts no row
-   * out of a view.
+   * ended task's come from the rows the index keeps (state/index.ts), made
+   * with the views, so `list --all` at 100,000 tasks cuts no row out of a
+   * view.
    */
   async eachRowCells(filter: ListFilter, visit: (cells: string[]) => void): Promise<void> {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(cellsOf(task)))
     await this.listPredicate(filter) // refuses an unknown queue
     // no filter: no test a row (of 100,000) need pass
     const pass = filter.status === undefined && filter.queue === undefined ? null : passes(filter)
-    const items = await loadTaskRows(this.stateDir, storedRows)
+    const items = await loadTaskViews(this.stateDir, indexRender, true)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
-      let cells = isEntry(item) && isRowLine(item) ? rowCells(item) : null
+      let cells = isEntry(item) ? rowCells(item) : cellsOf(readJson(item, {stateDir: this.stateDir}))
       // a line that does not split into this task's row: the record says
-      if (cells !== null && (cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id))) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
-      cells ??= cellsOf(isEntry(item) ? viewRow(item) : readJson(item, {stateDir: this.stateDir}))
+      if (cells === null || cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id)) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
       if (pass === null || pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null)) visit(cells)
     }
   }
@@ -350,7 +350,7 @@ export class Drover {
   /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */
   async listIds(filter: ListFilter = {}): Promise<number[]> {
     if (filter.status !== undefined || filter.queue !== undefined) return (await this.list(filter)).map((task) => task.id)
-    return (await loadTaskViews(this.stateDir, storedViews)).map((item) => item.id)
+    return (await loadTaskViews(this.stateDir, indexRender)).map((item) => item.id)
   }
 
   /**
@@ -372,7 +372,7 @@ export class Drover {
   /** What a filter can keep: a filter on live statuses alone reads only the live tasks (through the live index), however many ended. */
   private async candidates(filter: ListFilter): Promise<RecordRead[]> {
     if (await liveStatusesOnly(filter)) return (await import('../tasks/live-tasks.js')).loadLiveTasks(this.stateDir)
-    return loadTasks(this.stateDir, {views: storedViews})
+    return loadTasks(this.stateDir, {render: indexRender})
   }
 
   /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
@@ -392,7 +392,7 @@ export class Drover {
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
-    const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {views: storedViews, ids: this.listing.ids().ids})
+    const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {render: indexRender, ids: this.listing.ids().ids})
     return {tasks: reads.map((read) => readJson(read, {showEnv: opts.showEnv, stateDir: this.stateDir})), hidden}
   }
 
@@ -615,7 +615,7 @@ export class Drover {
    * deleted are named in each removal's worktree.discarded.
    */
   async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean; discard?: boolean} = {}): Promise<RmResult> {
-    const {findTask} = await import('../state/lookup.js')
+    const {findTask} = await import('../tasks/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
     for (const ref of refs) {

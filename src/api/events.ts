@@ -1,19 +1,19 @@
 // Drover.events(): the changes in a state dir as they happen, for every
 // watcher (top, the dashboard, MCP's subscriptions). One pass looks at what
 // may have changed since the last (watch-look.ts); the first pass takes the
-// ended tasks the summary holds from their stored views, so a watcher over
+// ended tasks the derived index holds from their stored views, so a watcher over
 // 100,000 tasks starts without reading 100,000 records.
 
 import {statSync} from 'node:fs'
 import path from 'node:path'
 import {FINAL_STATUSES, isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
-import {hasView, planTaskReads, type TaskPlan} from '../state/summary.js'
-import {loadSummaryViews} from '../state/view-index.js'
-import {Wakeup} from '../state/wakeup.js'
-import {WatchLook} from '../state/watch-look.js'
+import {planTaskReads, renderedText, type TaskPlan} from '../state/index.js'
+import {Wakeup} from '../tasks/wakeup.js'
+import {WatchLook} from '../tasks/watch-look.js'
 import {reconcile} from '../tasks/reconcile.js'
-import {shownStatus, storedViews, taskJson, type TaskJson} from './task-json.js'
+import {shownStatus, taskJson, type TaskJson} from './task-json.js'
+import {indexRender} from './row-cells.js'
 import {viewRow} from './task-row.js'
 
 /** A change seen in the state dir: a task appeared, changed status, or went away. */
@@ -36,8 +36,8 @@ export interface EventOptions {
 /** Tasks a pass looks at between two turns of the event loop. */
 const YIELD_EVERY = 64
 
-/** The stamp of a task the first pass took from the summary: its record not looked at yet. */
-const FROM_SUMMARY = 'summary'
+/** The stamp of a task the first pass took from the index: its record not looked at yet. */
+const FROM_INDEX = 'index'
 
 export async function* watchEvents(stateDir: string, opts: EventOptions = {}): AsyncGenerator<TaskEvent> {
   const tasks = path.join(stateDir, 'tasks')
@@ -66,8 +66,8 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
     while (!opts.signal?.aborted) {
       const passBegan = performance.now()
       const {ids: listed, hinted, hints, relisted} = look.next()
-      // The first pass takes the ended tasks the summary holds from it (in tasks/, no hint: its rules, summary.ts).
-      const plan = first ? summaryPlan(stateDir, listed) : null
+      // The first pass takes the ended tasks the index holds from it (in tasks/, no hint: its rules, state/index.ts).
+      const plan = first ? indexPlan(stateDir, listed) : null
       // The same folders as before: only tasks not seen ended, hinted ones and unread folders can have changed.
       const partial = hinted !== null && !relisted
       // (a partial pass starts from the ids present last time; a full one finds them all again)
@@ -90,16 +90,17 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
           continue
         }
         const entry = plan?.entryFor(id)
-        if (entry && hasView(entry, storedViews.version)) {
-          const task = opts.initial ? (JSON.parse(entry.bytes.toString('utf8', entry.viewStart, entry.viewEnd)) as TaskJson) : null
-          known.set(id, {status: task?.status ?? viewRow(entry).status, stamp: FROM_SUMMARY, read: null, body: null})
+        const view = entry ? renderedText(entry, 'view', indexRender.version) : null
+        if (entry && view) {
+          const task = opts.initial ? (JSON.parse(view.toString('utf8')) as TaskJson) : null
+          known.set(id, {status: task?.status ?? viewRow(entry).status, stamp: FROM_INDEX, read: null, body: null})
           ids.add(id)
           if (task) yield {type: 'created', id, task}
           continue
         }
         const stamp = stampOf(id)
-        // A sweep comes to a task taken from the summary: still without a hint, its record is the one summarised, so only its stamp is new.
-        if (before?.stamp === FROM_SUMMARY && !hints.has(id) && stamp !== null) {
+        // A sweep comes to a task taken from the index: still without a hint, its record is the one indexed, so only its stamp is new.
+        if (before?.stamp === FROM_INDEX && !hints.has(id) && stamp !== null) {
           before.stamp = stamp
           ids.add(id)
           continue
@@ -148,8 +149,8 @@ export async function* watchEvents(stateDir: string, opts: EventOptions = {}): A
   }
 }
 
-/** The summary's plan for the first pass, or null when it holds nothing to use: its views only (view-index.ts), all the pass takes of an entry. */
-function summaryPlan(stateDir: string, ids: Float64Array): TaskPlan | null {
-  const plan = planTaskReads(stateDir, ids, (dir, highWater) => loadSummaryViews(dir, highWater, storedViews))
+/** The index's plan for the first pass, or null when it holds nothing to use: its views only, all the pass takes of an entry. */
+function indexPlan(stateDir: string, ids: Float64Array): TaskPlan | null {
+  const plan = planTaskReads(stateDir, ids, ['view'], indexRender.version)
   return plan.used > 0 ? plan : null
 }

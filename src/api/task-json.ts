@@ -5,7 +5,7 @@ import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import {readsAgentEvents} from '../agents/registry.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type EngineWait, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
 import {maskNotifyTarget} from '../base/notify-target.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
@@ -93,6 +93,8 @@ export interface TaskJson {
   hookTimeoutMs: number | null
   /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
   worktree: WorktreeInfo | null
+  /** while the job waits in its engine's own queue (Slurm's PENDING, shown as queued): the engine and its word for why; else null. */
+  engineWait: EngineWait | null
   /** while `waiting` for a usage limit to lift: when its runner resumes it. */
   waitUntil?: string | null
 }
@@ -126,7 +128,7 @@ export function queuedReason(record: Pick<TaskRecord, 'queue' | 'after' | 'after
  * record, with the engine's reason) shows as `queued`, like a task waiting
  * for a slot of drover's own queues.
  */
-export function shownStatus(record: Pick<TaskRecord, 'status' | 'executor' | 'reason'>): TaskStatus {
+export function shownStatus(record: Pick<TaskRecord, 'status' | 'executor' | 'engineWait'>): TaskStatus {
   return isEngineQueued(record) ? 'queued' : record.status
 }
 
@@ -182,17 +184,18 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     notify: show ? (record.notify ?? []) : (record.notify ?? []).map(maskNotifyTarget),
     hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
+    engineWait: isEngineQueued(record) ? record.engineWait! : null,
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
 }
 
 /**
- * The version of the `taskJson` shape stored as views in the ended-task
- * summary (state/summary.ts): bump it with any change to what taskJson
+ * The version of the `taskJson` shape stored as views in the derived index
+ * (state/index.ts, with row-cells.ts's indexRender): bump it with any change to what taskJson
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  */
-export const TASK_JSON_VERSION = 3
+export const TASK_JSON_VERSION = 4
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a
@@ -203,8 +206,6 @@ export function storableView(record: TaskRecord): string | null {
   if (!isFinalStatus(record.status) || (record.startedAt !== null && record.endedAt === null)) return null
   return JSON.stringify(taskJson(record))
 }
-
-export const storedViews = {version: TASK_JSON_VERSION, render: storableView}
 
 export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: string} = {}): TaskJson | CorruptTaskJson {
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}

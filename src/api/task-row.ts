@@ -1,5 +1,5 @@
 // The few fields of a task's `list --json` view that a table row shows, cut
-// out of the view's bytes the summary stores (state/summary-codec.ts) without
+// out of the view's bytes the derived index stores (state/index.ts) without
 // parsing the whole object: at 100,000 tasks JSON.parse of every view (its
 // runs, policies, env …) and the garbage it left were most of `list --all`.
 // Each wanted value is what JSON.parse makes of its own bytes, so a row holds
@@ -7,7 +7,7 @@
 // malformed view) returns null and the caller parses the view whole.
 
 import {isFinalStatus} from '../state/record.js'
-import type {SummaryEntry} from '../state/summary-codec.js'
+import {textOf, type IndexEntry} from '../state/index.js'
 import type {CorruptTaskJson, TaskJson} from './task-json.js'
 
 /** What the `list` table reads of a task: a TaskJson has all of it. */
@@ -36,6 +36,7 @@ export type TaskRow = Pick<
   | 'attempt'
   | 'retryMax'
   | 'retryAt'
+  | 'engineWait'
 >
 
 /**
@@ -249,8 +250,7 @@ function plainStrings(b: Buffer, start: number, end: number): string[] | null {
 /**
  * The row fields of the view at b[start..end) (a JSON object), or null when
  * it is not compact JSON with the keys in taskJson's order (the caller parses
- * it whole). Reads up to the last key a row needs; cutLine (summary-codec.ts)
- * checked the view ends where its line says.
+ * it whole). Reads up to the last key a row needs.
  */
 export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null {
   if (b[start] !== OPEN_OBJECT || b[end - 1] !== CLOSE_OBJECT) return null
@@ -296,12 +296,15 @@ export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null
     attempt: v[32],
     retryMax: v[33],
     retryAt: v[34],
+    // an indexed view is of an ended task: no engine holds it
+    engineWait: null,
   }
 }
 
-/** A summary entry's row: cut out of its stored view, or (a view of another shape) the view parsed whole. */
-export function viewRow(entry: SummaryEntry): TaskRow {
-  return rowOfView(entry.bytes, entry.viewStart, entry.viewEnd) ?? (JSON.parse(utf8(entry.bytes, entry.viewStart, entry.viewEnd)) as TaskJson)
+/** An index entry's row: cut out of its stored view (the caller checked it has one), or (a view of another shape) the view parsed whole. */
+export function viewRow(entry: IndexEntry): TaskRow {
+  const view = textOf(entry, 'view')!
+  return rowOfView(view, 0, view.length) ?? (JSON.parse(utf8(view, 0, view.length)) as TaskJson)
 }
 
 /**

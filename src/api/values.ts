@@ -13,7 +13,7 @@ export {DEFAULT_DRAIN_GRACE_MS, DEFAULT_DRAIN_KILL_AFTER_MS, DEFAULT_STOP_GRACE_
 export {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 // the agents' names from their registry: the state layer stores any name, and one without a profile is handled as generic
 export {AGENT_NAMES, agentsThat, GENERIC_AGENT, knownAgentNames, readsAgentEvents} from '../agents/registry.js'
-export {DEFAULT_RETRY_DELAY_MS} from '../state/retry.js'
+export {DEFAULT_RETRY_DELAY_MS} from '../runner/retry.js'
 export {DEFAULT_HOOK_TIMEOUT_MS} from '../runner/exit-hooks.js'
 export {describeOutcome, outcomeLabel, reasonDetail} from '../tasks/outcome.js'
 export {DEFAULT_LOCK_WAIT_MS, hasCriterion, parsePruneStatuses} from '../tasks/prune-rules.js'

@@ -47,7 +47,7 @@ export async function selectForWait(stateDir: string, sel: WaitSelection): Promi
   if (refs.length > 0 && filters) throw usageError('give tasks, or --all/--queue/--status, not both')
   if (refs.length === 0 && !filters) throw usageError('no task given: name the tasks to wait for, or use --all, --queue NAME or --status S')
   if (refs.length > 0) {
-    const {findTask} = await import('../state/lookup.js')
+    const {findTask} = await import('../tasks/lookup.js')
     const ids: number[] = []
     const missing: string[] = []
     for (const ref of refs) {

@@ -33,3 +33,11 @@ export function asksForHelp(argv: readonly string[]): boolean {
   }
   return false
 }
+
+/** The commands scripts call in loops, which bin/run.js runs without oclif's Config.load (src/cli/hot.ts). */
+export const HOT_COMMANDS: readonly string[] = ['list', 'status', 'start', 'logs', 'wait']
+
+/** Whether the command line goes the hot way: one of those commands, no help asked for, and no DEBUG (oclif's own tracing shows). */
+export function goesHot(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  return HOT_COMMANDS.includes(argv[0] ?? '') && !asksForHelp(argv) && !env.DEBUG
+}

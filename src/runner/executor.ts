@@ -7,7 +7,7 @@
 // next, and a Kubernetes Job per task could follow (docs/decisions/0002-the-executor-seam.md).
 
 import {currentPlatform, isSameProcess, type PlatformContext, type ProcessSignal} from '../platform/platform.js'
-import type {ExecutorName, TaskRecord} from '../state/record.js'
+import type {EngineWait, ExecutorName, TaskRecord} from '../state/record.js'
 
 /** Whether the task's runner is there: running, still starting up (no identity recorded yet), or gone. */
 export type RunnerPresence = 'alive' | 'starting' | 'gone'
@@ -48,11 +48,19 @@ export interface Executor {
    */
   cancel(stateDir: string, id: number): boolean
   /**
-   * What the engine says about the task's placement, for its reason: why a
-   * job still waits (`queued in Slurm: Resources`) or how it ended. Only
-   * executors with an engine of their own have one.
+   * What the engine says about the task's placement: the sentence for its
+   * reason (`queued in Slurm: job 42 pending (Resources)`, or how it ended),
+   * and, while the job still waits in the engine's own queue, that wait as
+   * data. Only executors with an engine of their own have one.
    */
-  explain?(stateDir: string, record: TaskRecord): string | null
+  explain?(stateDir: string, record: TaskRecord): EngineNote | null
+}
+
+/** An engine's word on a placement: a sentence for people, and a wait in its queue as data. */
+export interface EngineNote {
+  reason: string
+  /** set while the job waits in the engine's own queue: which engine, and its word for why (`Resources`). */
+  waiting: EngineWait | null
 }
 
 /**
@@ -77,15 +85,12 @@ export function workerAliveHere(record: TaskRecord, ctx: PlatformContext = curre
   return record.worker !== null && capabilitiesOf(record).directControl && isSameProcess(record.worker, ctx)
 }
 
-/** How `explain` begins for a placement still waiting in the engine's own queue (`queued in Slurm: …`). */
-export const ENGINE_QUEUED_PREFIX = 'queued in '
-
 /**
  * A run handed to an engine that still waits there for resources: `starting`
  * in the record (its placement exists; the runner records `running` when it
- * starts), shown as `queued` with the engine's reason, which reconcile puts in
- * the record it returns.
+ * starts), shown as `queued` with the engine's wait, which reconcile puts in
+ * the record it returns (engineWait, never written).
  */
-export function isEngineQueued(record: Pick<TaskRecord, 'status' | 'executor' | 'reason'>): boolean {
-  return record.status === 'starting' && record.executor !== 'local' && record.reason?.startsWith(ENGINE_QUEUED_PREFIX) === true
+export function isEngineQueued(record: Pick<TaskRecord, 'status' | 'executor' | 'engineWait'>): boolean {
+  return record.status === 'starting' && record.executor !== 'local' && record.engineWait != null
 }

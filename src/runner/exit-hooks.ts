@@ -11,7 +11,7 @@
 // was lost with a firer killed between its claim and the spawn (a `list`
 // killed a millisecond after its first change): claimed, never run. The task's
 // live hint stays until the claim exists (hooksPending, taken by the fold in
-// summary.ts), so the next `list` fires hooks whose supervisor never came. The
+// state/index.ts), so the next `list` fires hooks whose supervisor never came. The
 // supervisor stops a hook at its timeout (default 60 s), appends its output to
 // the task's hooks.log and records each outcome as an event (`hook`, or
 // `hook-failed`, which status shows).

@@ -5,7 +5,7 @@
 // queue (handoff.ts), and if it is gone by then, the next drover command does.
 
 import {beginRun, type TaskRecord} from '../state/record.js'
-import {retryDelayMs} from '../state/retry.js'
+import {retryDelayMs} from './retry.js'
 import {addWaiting, effectiveQueue, waitingKey} from '../state/queues.js'
 
 /** The queued record of the next attempt, to be written in place of the failed one. */

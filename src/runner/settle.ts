@@ -11,7 +11,7 @@
 import type {ChildProcess} from 'node:child_process'
 import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
 import {joinLine, queueRetry} from './retry-run.js'
-import {retryable} from '../state/retry.js'
+import {retryable} from './retry.js'
 import {AFTER_QUEUE, effectiveQueue, removeActive, removeWaiting, waitingKey} from '../state/queues.js'
 import {isFinalStatus, settledRecord, type Ending, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {appendEvent, readRecord, taskPaths} from '../state/store.js'

@@ -13,7 +13,7 @@ import {fileURLToPath} from 'node:url'
 import type {ProcessSignal} from '../platform/platform.js'
 import type {TaskRecord} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
-import {ENGINE_QUEUED_PREFIX, EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
+import {EXECUTOR_CAPABILITIES, type EngineNote, type Executor, type RunnerPresence} from './executor.js'
 import {heartbeatAge} from './heartbeat.js'
 import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
 import {failSubmission, placeJob, slurm} from './slurm-submit.js'
@@ -135,16 +135,20 @@ function observe(stateDir: string, record: TaskRecord): RunnerPresence {
   return 'gone'
 }
 
-function explain(_stateDir: string, record: TaskRecord): string | null {
+function explain(_stateDir: string, record: TaskRecord): EngineNote | null {
   const jobId = record.slurm?.jobId
   if (!jobId) return null
   const view = queryJob(jobId)
-  if (view === 'unknown') return `Slurm job ${jobId}: the scheduler does not answer`
-  if (view === null) return `Slurm job ${jobId} is gone`
-  if (view.phase === 'pending') return `${ENGINE_QUEUED_PREFIX}Slurm: job ${jobId} pending (${view.reason ?? 'waiting'})`
-  if (view.phase === 'running') return `Slurm job ${jobId} ${view.state} on ${view.node ?? 'a node'}`
+  const said = (reason: string) => ({reason, waiting: null})
+  if (view === 'unknown') return said(`Slurm job ${jobId}: the scheduler does not answer`)
+  if (view === null) return said(`Slurm job ${jobId} is gone`)
+  if (view.phase === 'pending') {
+    const why = view.reason ?? 'waiting'
+    return {reason: `queued in Slurm: job ${jobId} pending (${why})`, waiting: {engine: 'Slurm', reason: why}}
+  }
+  if (view.phase === 'running') return said(`Slurm job ${jobId} ${view.state} on ${view.node ?? 'a node'}`)
   const exit = view.exitCode !== null ? ` (exit ${view.exitCode}:${view.signal ?? 0})` : ''
-  return `Slurm job ${jobId} ${view.state}${exit}${view.reason ? `, ${view.reason}` : ''}`
+  return said(`Slurm job ${jobId} ${view.state}${exit}${view.reason ? `, ${view.reason}` : ''}`)
 }
 
 function jobOf(stateDir: string, id: number): string | null {

@@ -26,7 +26,7 @@ export function runnerEntry(): RunnerEntry {
   // The bundled CommonJS runner (see src/runner/main.ts for why it is bundled).
   const built = path.join(here, '..', 'runner.cjs')
   if (existsSync(built)) return {script: built, execArgv: RUNNER_NODE_FLAGS}
-  // Running from sources (bin/dev.js): the runner is TypeScript too.
+  // Running from sources (bin/dev.mjs): the runner is TypeScript too.
   return {script: path.join(here, 'main.ts'), execArgv: [...RUNNER_NODE_FLAGS, '--import', 'tsx']}
 }
 

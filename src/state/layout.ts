@@ -1,5 +1,5 @@
 // Where things are in a state dir: the task folders and their files, the
-// live index and the summary, the file modes drover writes with, and the
+// live index and the derived index, the file modes drover writes with, and the
 // listing of task ids. Only names and listings — no record is read here — so
 // the modules that write records (store.ts) and mark them (live-hint.ts) can
 // share it without importing each other.
@@ -75,11 +75,11 @@ export function uniqueSuffix(): string {
   return `${process.pid}-${Date.now().toString(36)}-${uniqueCounter.toString(36)}${Math.floor(Math.random() * 0xffff).toString(36)}`
 }
 
-/** The live index (live-index.ts): live/<id> for every task whose record must be read, not taken from the summary. */
+/** The live index (live-index.ts): live/<id> for every task whose record must be read, not taken from the derived index. */
 export const liveDir = (stateDir: string) => path.join(stateDir, 'live')
 
-/** The ended-task summary (summary.ts): immutable segments of records that are done with. */
-export const summaryDir = (stateDir: string) => path.join(stateDir, 'summary')
+/** The derived index (index.ts, index-listing.ts): segments of the tasks done with, and the kept listing of tasks/. */
+export const indexDir = (stateDir: string) => path.join(stateDir, 'index')
 
 /** Ids of the task folders present, ascending. Dot entries (temp, trash) and symlinks are not tasks. */
 export function listTaskIds(stateDir: string): number[] {
@@ -98,9 +98,6 @@ export function listTaskIds(stateDir: string): number[] {
   return ids.sort((a, b) => a - b)
 }
 
-
-/** Ids of the entries of tasks/ named like ids, ascending (idsIn). */
-export const taskIdsFast = (stateDir: string): Float64Array => idsIn(tasksDir(stateDir))
 
 /**
  * Ids of the entries of a tasks/ folder named like ids, ascending. Plain names

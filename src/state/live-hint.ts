@@ -5,7 +5,7 @@
 
 import {closeSync, constants as fsc, existsSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
-import {DIR_MODE, FILE_MODE, listTaskIds, liveDir, NOFOLLOW, summaryDir, taskPaths, uniqueSuffix} from './layout.js'
+import {DIR_MODE, FILE_MODE, listTaskIds, liveDir, NOFOLLOW, indexDir, taskPaths, uniqueSuffix} from './layout.js'
 
 function touch(file: string): void {
   try {
@@ -18,10 +18,10 @@ function touch(file: string): void {
   }
 }
 
-/** Whether summary/ holds any segment (a temp file of a dead writer is none). */
-function hasSummary(stateDir: string): boolean {
+/** Whether index/ holds any segment (a temp file of a dead writer is none). */
+function hasIndex(stateDir: string): boolean {
   try {
-    return readdirSync(summaryDir(stateDir)).some((name) => name.startsWith('seg-'))
+    return readdirSync(indexDir(stateDir)).some((name) => name.startsWith('seg-'))
   } catch {
     return false
   }
@@ -30,10 +30,10 @@ function hasSummary(stateDir: string): boolean {
 /**
  * Makes the index if the state dir has none yet (made by an earlier drover, or
  * new), built aside and renamed into place, so a reader sees no index or a
- * whole one. Without a summary a hint is needed only where a runner keeps a
- * runner.json. With one, an index that went missing (removed by hand) took
+ * whole one. Without a derived index a hint is needed only where a runner keeps a
+ * runner.json. With one, a live index that went missing (removed by hand) took
  * with it the hints of records rewritten since they were summarised: every
- * task gets a hint, so none is taken from the summary until a fold proves it.
+ * task gets a hint, so none is taken from the index until a fold proves it.
  */
 export function ensureLiveIndex(stateDir: string): void {
   const dir = liveDir(stateDir)
@@ -43,7 +43,7 @@ export function ensureLiveIndex(stateDir: string): void {
   const temp = path.join(stateDir, `.live-${uniqueSuffix()}`)
   mkdirSync(temp, {mode: DIR_MODE})
   try {
-    const all = hasSummary(stateDir)
+    const all = hasIndex(stateDir)
     for (const id of listTaskIds(stateDir)) if (all || existsSync(taskPaths(stateDir, id).runner)) touch(path.join(temp, String(id)))
     renameSync(temp, dir)
   } catch (error) {
@@ -56,7 +56,7 @@ export function ensureLiveIndex(stateDir: string): void {
 /**
  * Marks a task: before a run's record says `starting`, and (store.ts) before
  * every write of its record — a hinted record is read, never taken from the
- * summary. One open/close when the index is there.
+ * derived index. One open/close when the index is there.
  */
 export function markLive(stateDir: string, id: number): void {
   const hint = path.join(liveDir(stateDir), String(id))

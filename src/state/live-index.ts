@@ -1,16 +1,16 @@
 // The live index: an empty file live/<id> for every task whose record must be
-// read rather than taken from the ended-task summary (summary.ts): a task that
-// may be meant to run, or whose record may differ from what the summary holds.
+// read rather than taken from the derived index (index.ts): a task that may
+// be meant to run, or whose record may differ from what the index holds.
 // So the `list` a person types finds the live tasks among 100,000 without
 // looking into every task folder, and the full listings read only the records
 // that may have changed. A hint is made before a run's record says `starting`
 // (start, restart, resume) and before every record write (store.ts); it is
-// removed only by a fold (summary.ts), under the summary lock and the task
+// removed only by a fold (index.ts), under the index lock and the task
 // lock, after the record it re-read — done with: ended, not lost while running
 // (that one waits for `resume --interrupted`), its runner gone, its exit hooks
-// claimed (runner/exit-hooks.ts) — is in a
-// summary segment. A stale hint costs one record read; a missing one would
-// hide a live task from the default view or let the summary show an old
+// claimed (runner/exit-hooks.ts) — is in an
+// index segment. A stale hint costs one record read; a missing one would
+// hide a live task from the default view or let the index show an old
 // record — so hints are made eagerly and removed only on proof.
 
 import {readdirSync} from 'node:fs'

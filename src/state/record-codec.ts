@@ -275,5 +275,7 @@ function isRunEntry(v: unknown): boolean {
 }
 
 export function encodeRecord(record: TaskRecord): string {
-  return JSON.stringify(record, null, 2) + '\n'
+  // engineWait is reconcile's word of the moment, never the record's
+  const {engineWait: _, ...kept} = record
+  return JSON.stringify(kept, null, 2) + '\n'
 }

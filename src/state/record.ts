@@ -287,6 +287,17 @@ export interface TaskRecord {
   waitUntil?: string | null
   /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
   limitWaits?: number
+  /**
+   * In memory only, never written: while a run's job waits in its engine's
+   * own queue (Slurm's PENDING), reconcile's word for it (runner/executor.ts).
+   */
+  engineWait?: EngineWait | null
+}
+
+/** A job waiting in an engine's own queue: the engine, and its word for why (`Resources`). */
+export interface EngineWait {
+  engine: string
+  reason: string
 }
 
 export type ExecutorName = 'local' | 'slurm'

@@ -3,7 +3,7 @@
 // with private permissions, refusal of a directory others could tamper with,
 // and its format: refusal of a layout newer than this drover reads.
 
-import {closeSync, constants as fsc, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats} from 'node:fs'
+import {closeSync, constants as fsc, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync, type Stats} from 'node:fs'
 import path from 'node:path'
 import {stateDirError} from '../base/errors.js'
 import {FILE_MODE, NOFOLLOW, uniqueSuffix} from './layout.js'
@@ -30,7 +30,7 @@ export async function resolveStateDir(flag: string | undefined, env: NodeJS.Proc
  * refused — transcripts hold prompts and secrets, and a writable state dir lets
  * another user plant records that make drover signal their choice of pid —
  * and so is one of a newer format (readStateFormat). Its tasks/, locks/ and
- * summary/ are made where missing; a dir that had no tasks/ is new to drover,
+ * index/ are made where missing; a dir that had no tasks/ is new to drover,
  * and gets its format file then.
  */
 export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): StateFormat {
@@ -58,13 +58,13 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): Stat
   refuseUnsafe(dir, stats)
   // Before anything is made in it: a newer drover's dir is left as it is.
   format ??= readStateFormat(dir)
-  // summary/ from the start: the listing of tasks/ is kept there (kept-listing.ts),
+  // index/ from the start: the listing of tasks/ is kept there (index-listing.ts),
   // and where no full reader had made it yet (a state dir of an older drover,
   // or one whose records were written by other means) every look listed every
   // folder — `top`'s first frame at 100,000 tasks 1.27–1.47× the same at 200.
-  // Only segment files make a summary (live-hint.ts): an empty summary/ is none.
+  // Only segment files make an index (live-hint.ts): an empty index/ is none.
   let fresh = false
-  for (const sub of ['tasks', 'locks', 'summary']) {
+  for (const sub of ['tasks', 'locks', 'index']) {
     try {
       mkdirSync(path.join(dir, sub), {mode: 0o700})
       if (sub === 'tasks') fresh = true
@@ -79,12 +79,29 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): Stat
 }
 
 /**
+ * drover 0.1.0 kept its caches in summary/, in formats of their own; index/
+ * holds them now, built again from the records. Nothing in the old folder is
+ * the truth, so it goes when the dir gets its format file: at the first
+ * command that writes, never at a look.
+ */
+function dropLegacyCache(dir: string): void {
+  const legacy = path.join(dir, 'summary')
+  if (lstatSync(legacy, {throwIfNoEntry: false})?.isDirectory()) {
+    try {
+      rmSync(legacy, {recursive: true, force: true})
+    } catch {
+      // a read-only state dir: it stays, unread
+    }
+  }
+}
+
+/**
  * The format this drover writes and the newest it reads: which layout of files
  * a state dir holds, as one line `drover-state <n>` in <state dir>/format.
  * Raise it with a change an older drover would misread (a record field it
  * needs, a file moved, a queue file's shape), and teach readStateFormat's
  * callers to migrate or read the older one; a cache with a version of its
- * own (summary/, kept-listing.ts), whose readers rebuild what they do not
+ * own (index/, index-format.ts), whose readers rebuild what they do not
  * know, needs no raise.
  */
 export const STATE_FORMAT = 1
@@ -175,7 +192,9 @@ export function markStateFormat(dir: string): boolean {
   } catch {
     // renamed into place, or never made
   }
-  return existsSync(file)
+  if (!existsSync(file)) return false
+  dropLegacyCache(dir)
+  return true
 }
 
 /**

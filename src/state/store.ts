@@ -20,7 +20,7 @@ import {
 import path from 'node:path'
 import {retryOnBusySync} from '../platform/platform.js'
 import {DIR_MODE, FILE_MODE, listTaskIds, NOFOLLOW, taskDir, tasksDir, taskPaths, uniqueSuffix, type TaskPaths} from './layout.js'
-import {noteFolderMade} from './listing-journal.js'
+import {noteFolderMade} from './index-listing.js'
 import {markLive} from './live-hint.js'
 import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
 import type {ProcessIdentity, TaskRecord} from './record.js'
@@ -103,8 +103,8 @@ export function readOwnFile(file: string): string {
 
 /**
  * The one way a record is written. The task's live hint is touched first: a
- * hinted record is always read, never taken from the ended-task summary
- * (summary.ts), so a record changed after it was summarised can never be
+ * hinted record is always read, never taken from the derived index
+ * (index.ts), so a record changed after it was indexed can never be
  * shown as it was — whoever writes it, and wherever the writer dies.
  */
 export function writeRecord(stateDir: string, record: TaskRecord): void {
@@ -289,7 +289,7 @@ export function allocateTaskId(stateDir: string, stalled?: () => void): number {
   stalled?.()
   for (;;) {
     const dir = path.join(tasksDir(stateDir), String(candidate))
-    // The hint comes before the folder: a summary segment may already hold an
+    // The hint comes before the folder: an index segment may already hold an
     // entry for this id (one from the future, its ids caught up with), and a
     // folder without a hint would let a reader take that entry for the task.
     markLive(stateDir, candidate)

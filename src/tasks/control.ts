@@ -8,7 +8,7 @@ import {currentPlatform, identityState, isSameProcess} from '../platform/platfor
 import {taskMark} from '../process/worker.js'
 import {drainCheckpoint, executeStopPlan, ProcessTree} from '../process/process-tree.js'
 import {executorOf, reconcile, runnerState, workerAlive} from './reconcile.js'
-import {ENGINE_QUEUED_PREFIX, isEngineQueued, type Executor} from '../runner/executor.js'
+import {isEngineQueued, type Executor} from '../runner/executor.js'
 import {describeOutcome} from './outcome.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {dropRequest, type NewRequest, type StopRequest} from '../state/requests.js'
@@ -172,8 +172,7 @@ async function withdrawQueued(stateDir: string, record: TaskRecord, request: New
     record.id,
     (current) => {
       if (current.status !== 'starting' || executor.observe(stateDir, current) !== 'starting') return null
-      const why = executor.explain?.(stateDir, current) ?? ''
-      if (!why.startsWith(ENGINE_QUEUED_PREFIX) || !executor.cancel(stateDir, record.id)) return null
+      if (!executor.explain?.(stateDir, current)?.waiting || !executor.cancel(stateDir, record.id)) return null
       // The job may have started between the look and the scancel: a runner that recorded its start first wins;
       // one still waiting for this lock finds the run withdrawn and leaves (runner/start-claim.ts).
       const again = readRecord(stateDir, record.id)

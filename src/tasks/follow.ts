@@ -7,7 +7,7 @@ import {closeSync, existsSync, fstatSync, openSync, readSync} from 'node:fs'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {reconcile} from './reconcile.js'
 import {fileSize, readRecord, taskPaths} from '../state/store.js'
-import {Wakeup} from '../state/wakeup.js'
+import {Wakeup} from './wakeup.js'
 
 const CHUNK = 64 * 1024
 // A line longer than this is passed on without waiting for its newline:

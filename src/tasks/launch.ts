@@ -5,7 +5,7 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {markLive, readHintedRecords} from '../state/live-index.js'
-import {tasksNamed} from '../state/lookup.js'
+import {tasksNamed} from './lookup.js'
 import {wasInterrupted} from '../agents/resumable.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask} from '../runner/settle.js'
@@ -370,7 +370,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
 function reconcileLocked(stateDir: string, record: TaskRecord): TaskRecord {
   if (isFinalStatus(record.status) || record.status === 'queued') return record
   if (runnerState(stateDir, record) !== 'gone') return record
-  const engine = executorOf(record).explain?.(stateDir, record)
+  const engine = executorOf(record).explain?.(stateDir, record)?.reason
   const reason = `runner vanished without recording an end${engine ? ` (${engine})` : ''}`
   return endedInMemory(record, {status: 'lost', cause: 'runner-lost', reason})
 }

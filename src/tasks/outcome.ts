@@ -29,8 +29,6 @@ function localClock(iso: string): string {
 
 /** The policies a failed run is labelled by, as the table words them. */
 const POLICY_LABEL: Partial<Record<EndCause, string>> = {timeout: 'timeout', idle: 'idle', 'output-limit': 'output limit'}
-// The engine's reason of a run waiting in its queue: `queued in Slurm: job 42 pending (Resources)`.
-const ENGINE_WAIT = /^queued in (\w+): .*\(([^()]*)\)$/
 
 /**
  * The short form for a table cell: the status with the one fact that tells
@@ -38,9 +36,10 @@ const ENGINE_WAIT = /^queued in (\w+): .*\(([^()]*)\)$/
  */
 export function outcomeLabel(task: {
   status: TaskStatus
-  reason: string | null
-  /** why the run ended: what tells the outcomes apart (the reason is only read for an engine's queue). */
+  /** why the run ended: what tells the outcomes apart (the reason is never read). */
   cause?: EndCause | null
+  /** a job waiting in its engine's own queue (Slurm). */
+  engineWait?: {engine: string; reason: string} | null
   exitCode: number | null
   signal: string | null
   forced?: boolean
@@ -51,12 +50,11 @@ export function outcomeLabel(task: {
   retryMax?: number
   retryAt?: string | null
 }): string {
-  const {status, reason} = task
+  const {status} = task
   switch (status) {
     case 'queued': {
       // waiting in the engine's own queue (Slurm): its reason, e.g. `queued (Slurm: Resources)`
-      const engine = reason ? ENGINE_WAIT.exec(reason) : null
-      if (engine) return `queued (${engine[1]}: ${engine[2]})`
+      if (task.engineWait) return `queued (${task.engineWait.engine}: ${task.engineWait.reason})`
       if (task.retryAt) return `queued (retry ${task.attempt}/${(task.retryMax ?? 0) + 1} at ${localClock(task.retryAt)})`
       const paused = task.queuePaused ? ', paused' : ''
       if (task.queue && task.position) return `queued (#${task.position} in ${task.queue}${paused})`

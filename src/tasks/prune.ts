@@ -136,7 +136,7 @@ async function plan(stateDir: string, options: PruneOptions, ctx: PlatformContex
 
 /**
  * What the plan judges: the tasks named, or every task — through the
- * summary's entries, which write nothing (a dry run's too). Each task it
+ * index's entries, which write nothing (a dry run's too). Each task it
  * picks is read again under its lock before it goes (claimTask), so an entry
  * behind its record decides nothing.
  */

@@ -7,7 +7,7 @@
 
 import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
 import {acquireLock, LockBusyError, taskLockPath} from '../state/lock.js'
-import {findTask} from '../state/lookup.js'
+import {findTask} from './lookup.js'
 import {addWaiting, effectiveQueue, MAX_PRIORITY, queueLockPath, removeWaiting, waitingKey, waitingKeys, idOfKey} from '../state/queues.js'
 import type {TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, taskPaths} from '../state/store.js'

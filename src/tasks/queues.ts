@@ -11,7 +11,7 @@ import {advanceAll, type Advanced} from '../runner/advance.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {settleTask} from '../runner/settle.js'
 import {LockBusyError, withLock} from '../state/lock.js'
-import {findTask} from '../state/lookup.js'
+import {findTask} from './lookup.js'
 import {readHintedRecords} from '../state/live-index.js'
 import {
   activeIds,

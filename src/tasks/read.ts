@@ -4,11 +4,9 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {listed} from '../state/layout.js'
-import {taskIdsKept} from '../state/kept-listing.js'
-import {loadSummaryViews} from '../state/view-index.js'
-import {isRowLine, loadSummaryRows, type RowRenderer} from '../state/row-index.js'
+import {taskIdsKept} from '../state/index-listing.js'
 import {liveHints, meantToRun} from '../state/live-index.js'
-import {findTask} from '../state/lookup.js'
+import {findTask} from './lookup.js'
 import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
@@ -21,16 +19,17 @@ import {
   buildWanted,
   decodeEntry,
   foldHints,
-  hasView,
   planTaskReads,
   recordStamp,
+  renderedText,
   repairWanted,
-  trySummaryLock,
-  updateSummary,
+  tryIndexLock,
+  updateIndex,
+  type Column,
+  type IndexEntry,
+  type IndexRenderer,
   type StampedRecord,
-  type SummaryEntry,
-  type ViewRenderer,
-} from '../state/summary.js'
+} from '../state/index.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
 // a folder that young without a record is a task being created, not a corrupt one.
@@ -64,45 +63,41 @@ function settleHooks(stateDir: string, read: RecordRead, hinted: ReadonlySet<num
   if (read.ok && hinted.has(read.id) && isFinalStatus(read.record.status)) fireHooks(stateDir, read.record)
 }
 
-/** What the summary-aware reads take: how the API renders the `list --json` view stored beside a record. */
-export interface SummaryOptions {
-  views?: ViewRenderer
-  /** the caller uses an entry's view and nothing else of it: the summary is read through its views sidecars (view-index.ts). */
-  viewsOnly?: boolean
-  /** the caller draws an entry's row and nothing else of it: the summary is read through its rows sidecars (row-index.ts), else its views. */
-  rows?: RowRenderer
+/** What the index-aware reads take: how the API renders the columns the index keeps, and which of them the caller uses. */
+export interface IndexOptions {
+  render?: IndexRenderer
+  /** the columns of an entry the caller uses (default: its record). */
+  columns?: readonly Column[]
 }
 
-/** A task as a full read found it: its record read, or the summary's entry for it (not decoded yet). */
-export type TaskSource = RecordRead | SummaryEntry
+/** A task as a full read found it: its record read, or the index's entry for it (not decoded yet). */
+export type TaskSource = RecordRead | IndexEntry
 
-const isEntry = (source: TaskSource): source is SummaryEntry => 'bytes' in source
+const isEntry = (source: TaskSource): source is IndexEntry => 'segment' in source
 
 /**
  * Folds the hints of tasks whose record, read just now, shows them done with
- * (summary.ts rule 3: under its lock and the task's, each record read again,
+ * (index.ts rule 3: under its lock and the task's, each record read again,
  * best effort): so whichever command read them — the default `list`, `list
- * --json`, `wait --all` — the next reader takes them from the summary, and
- * the index stays about as small as what runs.
+ * --json`, `wait --all` — the next reader takes them from the index, and
+ * the live index stays about as small as what runs.
  */
-export async function foldDone(stateDir: string, ids: number[], views?: ViewRenderer): Promise<void> {
-  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record) || statusHooksPending(stateDir, record.id), views})
+export async function foldDone(stateDir: string, ids: number[], render?: IndexRenderer): Promise<void> {
+  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record) || statusHooksPending(stateDir, record.id), render})
 }
 
 /**
- * Every task, ascending by id, through the ended-task summary (summary.ts):
- * an entry for each id it may use, the record for every other one. Having
- * had to read many records no entry stood for (or finding the summary
- * damaged, or in many segments), it leaves them summarised for the next
- * reader — holding the summary lock from before it reads them (rule 4) —
+ * Every task, ascending by id, through the derived index (index.ts): an
+ * entry for each id it may use, the record for every other one. Having had
+ * to read many records no entry stood for (or finding the index damaged, in
+ * many segments, or of another renderer), it leaves them indexed for the
+ * next reader — holding the index lock from before it reads them (rule 4) —
  * and folds the hints of the ended tasks it read (foldDone).
  */
-export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {}): Promise<{sources: TaskSource[]; hinted: ReadonlySet<number>}> {
+export async function loadTaskSources(stateDir: string, opts: IndexOptions = {}): Promise<{sources: TaskSource[]; hinted: ReadonlySet<number>}> {
   const ids = taskIdsKept(stateDir)
-  const views = opts.viewsOnly ? opts.views : undefined
-  const {rows} = opts
-  const plan = planTaskReads(stateDir, ids, rows ? (dir, highWater) => loadSummaryRows(dir, highWater, rows) : views ? (dir, highWater) => loadSummaryViews(dir, highWater, views) : undefined)
-  const release = buildWanted(plan) ? await trySummaryLock(stateDir) : null
+  const plan = planTaskReads(stateDir, ids, opts.columns ?? ['record'], opts.render?.version)
+  const release = buildWanted(plan) ? await tryIndexLock(stateDir) : null
   const done: number[] = []
   let result: {sources: TaskSource[]; hinted: ReadonlySet<number>}
   try {
@@ -114,7 +109,7 @@ export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {
         sources.push(entry)
         continue
       }
-      // A builder stamps what it may summarise before reading it (rule 6).
+      // A builder stamps what it may index before reading it.
       const stamp = release && !plan.hinted.has(id) ? recordStamp(stateDir, id) : null
       // Not dirChecked: the names came without file types, so readRecord refuses a symlinked folder itself.
       const read = readRecord(stateDir, id)
@@ -125,33 +120,33 @@ export async function loadTaskSources(stateDir: string, opts: SummaryOptions = {
       if (read.ok && plan.hinted.has(id) && !meantToRun(read.record)) done.push(id)
       sources.push(read)
     }
-    // Nothing to add (the unsummarised were live, corrupt or not tasks yet) and nothing to repair: the summary stays as it is.
+    // Nothing to add (the unindexed were live, corrupt or not tasks yet) and nothing to repair: the index stays as it is.
     if (release && (fresh.length > 0 || repairWanted(plan))) {
       try {
-        updateSummary(stateDir, {ids, fresh, views: opts.views})
+        updateIndex(stateDir, {ids, fresh, render: opts.render})
       } catch {
-        // a full or read-only disk: the summary is a cache, the records were read
+        // a full or read-only disk: the index is a cache, the records were read
       }
     }
     result = {sources, hinted: plan.hinted}
   } finally {
     release?.()
   }
-  await foldDone(stateDir, done, opts.views)
+  await foldDone(stateDir, done, opts.render)
   return result
 }
 
 /** The entry's record, or — should it not decode — the task's record read from disk. */
-function entryRead(stateDir: string, entry: SummaryEntry): RecordRead {
+function entryRead(stateDir: string, entry: IndexEntry): RecordRead {
   const record = decodeEntry(entry)
   return record ? {ok: true, id: entry.id, record} : readRecord(stateDir, entry.id)
 }
 
 /**
  * Every task's record read, ascending by id, as readAllRecords finds them but
- * with the summary's entry standing in for an ended task's record where it
+ * with the index's entry standing in for an ended task's record where it
  * may (planTaskReads): what prune plans from, 10,000 files fewer to open. It
- * writes nothing, not even the summary a full read would leave behind, so a
+ * writes nothing, not even the index a full read would leave behind, so a
  * dry run can take it; nor does it reconcile or settle hooks: the caller
  * judges live records. An entry that does not decode is read from its record.
  */
@@ -167,7 +162,7 @@ export function readEveryRecord(stateDir: string): RecordRead[] {
   return reads
 }
 
-/** A source as a record read, reconciled when live (a summarised task never is), exit hooks settled. */
+/** A source as a record read, reconciled when live (an indexed task never is), exit hooks settled. */
 async function settled(stateDir: string, source: TaskSource, hinted: ReadonlySet<number>): Promise<RecordRead> {
   if (isEntry(source)) return entryRead(stateDir, source)
   if (source.ok && !isFinalStatus(source.record.status)) source.record = await reconcile(stateDir, source.record)
@@ -176,7 +171,7 @@ async function settled(stateDir: string, source: TaskSource, hinted: ReadonlySet
 }
 
 /** All tasks, ascending by id; corrupt ones included as such. */
-export async function loadTasks(stateDir: string, opts: SummaryOptions = {}): Promise<RecordRead[]> {
+export async function loadTasks(stateDir: string, opts: IndexOptions = {}): Promise<RecordRead[]> {
   const {sources, hinted} = await loadTaskSources(stateDir, opts)
   const reads: RecordRead[] = new Array(sources.length)
   for (let k = 0; k < sources.length; k++) reads[k] = await settled(stateDir, sources[k], hinted)
@@ -184,30 +179,18 @@ export async function loadTasks(stateDir: string, opts: SummaryOptions = {}): Pr
 }
 
 /**
- * Every task as the summary's entry where that holds a stored view of
- * `views`' version (its bytes are the task's `list --json` object), else as a
- * record read to render: what `list --json` and `list -q` print without
- * parsing 100,000 records.
+ * Every task as the index's entry where that holds a view of the renderer's
+ * version (its bytes are the task's `list --json` object) — or with `rows`,
+ * the cells of its table row instead — else as a record read to render: what
+ * `list --json`, `list -q` and `list --all` print without parsing 100,000
+ * records.
  */
-export async function loadTaskViews(stateDir: string, views: ViewRenderer): Promise<(SummaryEntry | RecordRead)[]> {
-  const {sources, hinted} = await loadTaskSources(stateDir, {views, viewsOnly: true})
+export async function loadTaskViews(stateDir: string, render: IndexRenderer, rows = false): Promise<(IndexEntry | RecordRead)[]> {
+  const column = rows ? 'row' : 'view'
+  const {sources, hinted} = await loadTaskSources(stateDir, {render, columns: [column]})
   for (let k = 0; k < sources.length; k++) {
     const source = sources[k]
-    if (!isEntry(source) || !hasView(source, views.version)) sources[k] = await settled(stateDir, source, hinted)
-  }
-  return sources
-}
-
-/**
- * loadTaskViews for a table: every task as the summary's row line where a
- * rows sidecar has one (isRowLine), else as its entry with a stored view,
- * else as a record read.
- */
-export async function loadTaskRows(stateDir: string, rows: RowRenderer): Promise<(SummaryEntry | RecordRead)[]> {
-  const {sources, hinted} = await loadTaskSources(stateDir, {views: rows.views, rows})
-  for (let k = 0; k < sources.length; k++) {
-    const source = sources[k]
-    if (!isEntry(source) || !(isRowLine(source) || hasView(source, rows.views.version))) sources[k] = await settled(stateDir, source, hinted)
+    if (!isEntry(source) || renderedText(source, column, render.version) === null) sources[k] = await settled(stateDir, source, hinted)
   }
   return sources
 }
@@ -217,7 +200,7 @@ export {isEntry}
 /** How many ended tasks the table a person types shows beside the live ones. */
 export const DEFAULT_LAST = 20
 
-/** The ids in tasks/ when the caller has them listed already (tasks-listing.ts). */
+/** The ids in tasks/ when the caller has them listed already (index-listing.ts). */
 export interface ListingOptions {
   ids?: Float64Array
 }
@@ -240,7 +223,7 @@ export interface RecentTasks {
  * (none started by this drover) has each older folder checked for the
  * runner.json a live runner keeps instead — read-only, as list must be.
  */
-export async function loadRecentTasks(stateDir: string, last: number, opts: SummaryOptions & ListingOptions = {}): Promise<RecentTasks> {
+export async function loadRecentTasks(stateDir: string, last: number, opts: IndexOptions & ListingOptions = {}): Promise<RecentTasks> {
   const ids = opts.ids ?? taskIdsKept(stateDir)
   const hints = liveHints(stateDir)
   const hinted = new Set(hints ?? [])
@@ -271,13 +254,13 @@ export async function loadRecentTasks(stateDir: string, last: number, opts: Summ
     const dir = tasksDir(stateDir) + path.sep
     for (; k >= 0; k--) if (existsSync(`${dir}${ids[k]}${path.sep}runner.json`)) await take(ids[k], true)
   }
-  // Hints of tasks now ended or gone are folded into the summary (rule 3:
+  // Hints of tasks now ended or gone are folded into the index (rule 3:
   // under its lock and the task's, best effort), so the index stays about as
   // small as what runs.
   await foldDone(
     stateDir,
     (hints ?? []).filter((id) => doneIds.has(id) || !listed(ids, id)),
-    opts.views,
+    opts.render,
   )
   shown.sort((a, b) => a.id - b.id)
   return {reads: shown, hidden: ids.length - skipped - shown.length}

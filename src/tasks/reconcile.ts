@@ -10,7 +10,7 @@ import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, readRunnerIdentity, readTreeFile, safeUnlink, taskPaths} from '../state/store.js'
 import {ProcessTree, stopLeftovers, stopMarked, stopUnwatched} from '../process/process-tree.js'
 export {readRunnerIdentity}
-import {reservePath} from '../state/reserve.js'
+import {reservePath} from '../runner/reserve.js'
 import type {RunnerPresence} from '../runner/executor.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask, type Settlement} from '../runner/settle.js'
@@ -52,7 +52,7 @@ export async function reconcile(stateDir: string, record: TaskRecord): Promise<T
         // The worker lives and no runner could take it over: nothing of a task may outlive its final status.
         const unwatched = fresh.status !== 'starting' && !fresh.keepChildren && workerAlive(fresh)
         const left = unwatched ? await stopUnwatchedWorker(stateDir, fresh) : await stopOrphans(stateDir, fresh)
-        lost = lostSettlement(fresh, left, executorOf(fresh).explain?.(stateDir, fresh), unwatched, unreached(stateDir, fresh))
+        lost = lostSettlement(fresh, left, executorOf(fresh).explain?.(stateDir, fresh)?.reason, unwatched, unreached(stateDir, fresh))
         return lost
       },
       {
@@ -144,8 +144,8 @@ async function stopOrphans(stateDir: string, record: TaskRecord): Promise<number
 
 /** A task waiting in a scheduler's queue shows why it waits, in memory only: the runner writes the record once it runs. */
 export function withEngineReason(stateDir: string, record: TaskRecord): TaskRecord {
-  const reason = record.status === 'starting' ? executorOf(record).explain?.(stateDir, record) : null
-  return reason ? {...record, reason} : record
+  const note = record.status === 'starting' ? executorOf(record).explain?.(stateDir, record) : null
+  return note ? {...record, reason: note.reason, engineWait: note.waiting} : record
 }
 
 /**

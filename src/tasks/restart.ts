@@ -5,7 +5,7 @@
 import {conflictError, DroverError, ExitCode} from '../base/errors.js'
 import {readiness} from '../runner/advance.js'
 import {startNewRun} from './launch.js'
-import {findTask} from '../state/lookup.js'
+import {findTask} from './lookup.js'
 import type {TaskRecord} from '../state/record.js'
 import type {RecordRead} from '../state/store.js'
 

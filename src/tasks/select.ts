@@ -5,7 +5,7 @@
 import {notFoundError, usageError, DroverError, type MissingRef} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import type {TaskRecord, TaskStatus} from '../state/record.js'
-import {findTask} from '../state/lookup.js'
+import {findTask} from './lookup.js'
 import {loadTasks} from './read.js'
 import {loadLiveTasks, onlyLiveStatuses} from './live-tasks.js'
 import {reconcile} from './reconcile.js'

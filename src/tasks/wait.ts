@@ -6,7 +6,7 @@ import {DroverError, ExitCode} from '../base/errors.js'
 import {reconcile} from './reconcile.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {readRecord, taskPaths} from '../state/store.js'
-import {Wakeup} from '../state/wakeup.js'
+import {Wakeup} from './wakeup.js'
 
 export async function waitForFinal(
   stateDir: string,

@@ -61,7 +61,7 @@ export function rowOf(task: AnyTask): Row {
   const label =
     t.status === 'waiting' && t.waitUntil
       ? `waiting until ${hhmm(t.waitUntil)}`
-      : outcomeLabel({status: t.status, reason: t.reason, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
+      : outcomeLabel({status: t.status, engineWait: t.engineWait, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
   const info = t.agentInfo ? sessionUsage(t.agentInfo) : null
   const run = t.agentInfo ? runUsageIfResumed(t.agentInfo) : null
   const command = commandLine(t)

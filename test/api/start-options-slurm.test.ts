@@ -74,16 +74,18 @@ describe('the status a Slurm task is shown with', () => {
   const base = () => ({...newRecord(3, prepareStart({command: ['true'], executor: 'slurm'}).spec), status: 'starting' as const})
 
   slurmOnly.it("is queued while its job pends in Slurm, with Slurm's reason in the label; its record stays starting", () => {
-    const pending = {...base(), reason: 'queued in Slurm: job 42 pending (Resources)', slurm: {...base().slurm!, jobId: '42'}}
+    const engineWait = {engine: 'Slurm', reason: 'Resources'}
+    const pending = {...base(), reason: 'queued in Slurm: job 42 pending (Resources)', engineWait, slurm: {...base().slurm!, jobId: '42'}}
     const json = taskJson(pending)
-    expect(json).toMatchObject({status: 'queued', reason: 'queued in Slurm: job 42 pending (Resources)', jobId: '42', executor: 'slurm'})
+    expect(json).toMatchObject({status: 'queued', reason: 'queued in Slurm: job 42 pending (Resources)', engineWait, jobId: '42', executor: 'slurm'})
     expect(outcomeLabel(json)).toBe('queued (Slurm: Resources)')
     expect(pending.status).toBe('starting')
   })
 
-  slurmOnly.it('is starting while the job has just begun, and a local task is never taken for a queued job', () => {
+  slurmOnly.it('is starting while the job has just begun, and a local task is never taken for a queued job; the reason is never read for it', () => {
     expect(taskJson({...base(), reason: null}).status).toBe('starting')
-    expect(shownStatus({status: 'starting', executor: 'local', reason: 'queued in Slurm: job 1 pending (Resources)'})).toBe('starting')
+    expect(taskJson({...base(), reason: 'queued in Slurm: job 1 pending (Resources)'})).toMatchObject({status: 'starting', engineWait: null})
+    expect(shownStatus({status: 'starting', executor: 'local', engineWait: {engine: 'Slurm', reason: 'Resources'}})).toBe('starting')
   })
 })
 

@@ -7,12 +7,12 @@ import {newestEndedRows, rowOfView, VIEW_KEYS, viewRow, type TaskRow} from '../.
 import {taskJson, type CorruptTaskJson} from '../../src/api/task-json.js'
 import {checkRecord} from '../../src/state/record-codec.js'
 import type {TaskRecord} from '../../src/state/record.js'
-import type {SummaryEntry} from '../../src/state/summary-codec.js'
+import type {IndexEntry} from '../../src/state/index.js'
 
 // @ts-expect-error -- a plain ES module of the benchmarks, without types
 const made = async (id: number): Promise<TaskRecord> => checkRecord((await import('../../bench/lib/make-tasks.mjs')).endedRecord(id, '2026-01-02T03:04:05.000Z'))
 
-const ROW_KEYS = ['id', 'name', 'status', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'startedAt', 'runtimeMs', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt'] as const
+const ROW_KEYS = ['id', 'name', 'status', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'startedAt', 'runtimeMs', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'engineWait'] as const
 
 const pick = (view: Record<string, unknown>) => Object.fromEntries(ROW_KEYS.map((key) => [key, view[key]]))
 
@@ -70,8 +70,10 @@ describe('rowOfView', () => {
     const view = taskJson(await made(5))
     const {name, id, ...rest} = view
     const text = JSON.stringify({name, id, ...rest})
-    const {bytes, start, end} = inSegment(text)
-    const entry: SummaryEntry = {id: 5, bytes, start: 0, end: bytes.length - 1, recordStart: -1, recordEnd: -1, viewStart: start, viewEnd: end, views: 1}
+    // the second view of a segment's view column, after another task's
+    const bytes = Buffer.from(`{"id":4},${text}`)
+    const columns = {view: {bytes, ends: Float64Array.of(8, bytes.length), separator: 0x2c}}
+    const entry: IndexEntry = {id: 5, segment: {seq: 1, ids: Float64Array.of(4, 5), render: '1', stamps: null, columns}, k: 1}
     expect(pick(viewRow(entry) as unknown as Record<string, unknown>)).toEqual(pick(view as unknown as Record<string, unknown>))
   })
 })

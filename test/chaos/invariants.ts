@@ -16,7 +16,7 @@
 //              process has kept the one clock (no clock step yet in the run)
 //   hooks      an --on-exit hook ran at most once per run (and, at the end, at least once)
 //   list       `list --json --all` equals what reading every task.json says, field by field
-//              (the ended-task summary is a cache: it may make list faster, never different);
+//              (the derived index is a cache: it may make list faster, never different);
 //              checked on records that stayed the same from before the list to after it
 
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
@@ -281,11 +281,11 @@ const FIELDS_SHOWN = 6
  * A record that changed meanwhile (a runner recording a step, a queue
  * starting a task, list's own reconcile) is skipped: what the list saw of it
  * in between cannot be known — and such a record carries a live hint, so
- * list reads it rather than the summary anyway. A task still non-final on
+ * list reads it rather than the index anyway. A task still non-final on
  * disk may show `lost` for the same run: reconcile's verdict when it could
  * not take the task lock to write it.
  */
-export function checkListMatchesRecords(world: World, before: RecordTexts, listed: unknown[], after: RecordTexts, label: string, summarised = new Set<number>()): string[] {
+export function checkListMatchesRecords(world: World, before: RecordTexts, listed: unknown[], after: RecordTexts, label: string, indexed = new Set<number>()): string[] {
   const violations: string[] = []
   const seen = new Set<number>()
   let previous = 0
@@ -311,7 +311,7 @@ export function checkListMatchesRecords(world: World, before: RecordTexts, liste
       continue
     }
     world.listCompared++
-    if (summarised.has(id)) world.listSummarised++
+    if (indexed.has(id)) world.listIndexed++
     const expected = expectedJson(world.stateDir, id, text)
     const shown = byId.get(id)
     if (!shown) {

@@ -3,8 +3,9 @@
 // A seeded chaos run against the real CLI and real processes: each round, P
 // actors issue random drover commands at once while faults are injected
 // (SIGKILL of runners, workers and commands; frozen runners and stalled
-// commands; steps of the wall clock; a full disk; the ended-task summary
-// truncated, from the future, deleted, or its writers killed mid-write);
+// commands; steps of the wall clock; a full disk; the derived index's
+// segments truncated, from the future or damaged, the index deleted, its
+// listing or journal damaged, or its writers killed mid-write);
 // every K rounds a reboot kills everything and `resume --interrupted` runs.
 // After each round the invariants (invariants.ts) are checked; a violation
 // stops the run with the seed, the round, the recent history and the state
@@ -20,7 +21,7 @@ import {processStartTime} from '../../src/platform/platform.js'
 import {DELAY_WEIGHTS, FAULT_WEIGHTS, injectFault, reboot, type Fault, type FaultContext} from './faults.js'
 import {clockShifter} from './clock.js'
 import {checkDependenciesObserved, checkInvariants, checkListMatchesRecords, readRecordTexts, type ListedTask} from './invariants.js'
-import {injectSummaryFault, SUMMARY_WEIGHTS, summarisedIds} from './summary-faults.js'
+import {injectIndexFault, INDEX_WEIGHTS, indexedIds, type IndexFault} from './index-faults.js'
 import {OP_WEIGHTS, runOp} from './ops.js'
 import {kill, processesByPrefix} from './procs.js'
 import {Rng} from './rng.js'
@@ -89,9 +90,9 @@ async function list(round: number): Promise<ListedTask[]> {
 /** The checker's list, and how it differs from every task.json read just before and just after it. */
 async function listChecked(round: number, label: string): Promise<{listed: ListedTask[]; violations: string[]}> {
   const before = readRecordTexts(stateDir)
-  const summarised = summarisedIds(stateDir)
+  const indexed = indexedIds(stateDir)
   const listed = await list(round)
-  return {listed, violations: checkListMatchesRecords(world, before, listed, readRecordTexts(stateDir), label, summarised)}
+  return {listed, violations: checkListMatchesRecords(world, before, listed, readRecordTexts(stateDir), label, indexed)}
 }
 
 function fail(round: number, violations: string[]): never {
@@ -134,19 +135,19 @@ async function round(n: number): Promise<void> {
       }
     })()
   const delays: FaultContext = {...ctx, rng: Rng.derive(seed, n, 998)}
-  // the summary's faults: a stream of their own too, so older seeds replay as they did
-  const summaryRng = Rng.derive(seed, n, 997)
-  const summaryFaults = (async () => {
+  // the index's faults: a stream of their own too, so older seeds replay as they did
+  const indexRng = Rng.derive(seed, n, 997)
+  const indexFaults = (async () => {
     while (faulting) {
-      await new Promise((r) => setTimeout(r, summaryRng.int(300, 1500)))
+      await new Promise((r) => setTimeout(r, indexRng.int(300, 1500)))
       if (!faulting) break
-      record(n, await injectSummaryFault(world, summaryRng, n, summaryRng.weighted(SUMMARY_WEIGHTS)))
+      await indexFault(n, indexRng)
     }
   })()
   const faults = Promise.all([
     injector(ctx, () => ctx.rng.weighted(FAULT_WEIGHTS), [100, 600]),
     injector(delays, () => delays.rng.weighted(DELAY_WEIGHTS), [300, 1500]),
-    summaryFaults,
+    indexFaults,
   ])
   // The queues' limits, watched in the process table while the round runs.
   let sampling = true
@@ -172,7 +173,7 @@ async function round(n: number): Promise<void> {
     world.faults++
     await world.drover(n, 'boot', ['resume', '--interrupted', '-q'], {HOME: home})
   }
-  // the view a person types folds the hints of ended tasks into the summary,
+  // the view a person types folds the hints of ended tasks into the index,
   // so the listing checked next reads them from it
   const folded = await world.drover(n, 'checker', ['list'])
   const checked = await listChecked(n, 'list --json --all')
@@ -180,13 +181,23 @@ async function round(n: number): Promise<void> {
   if (folded.exitCode !== 0) violations.push(`list: the default view failed (${folded.exitCode ?? folded.signal}): ${folded.stderr.trim()}`)
   if (violations.length > 0) fail(n, violations)
 
-  // At this quiet point (no actor, no other fault), one summary fault, and
+  // At this quiet point (no actor, no other fault), one index fault, and
   // `list --json` must still say what the records say.
-  const quietRng = Rng.derive(seed, n, 996)
-  const done = await injectSummaryFault(world, quietRng, n, quietRng.weighted(SUMMARY_WEIGHTS), true)
-  record(n, done)
-  const again = await listChecked(n, `list --json --all after ${done ?? 'no summary fault'}`)
+  const done = await indexFault(n, Rng.derive(seed, n, 996), true)
+  const again = await listChecked(n, `list --json --all after ${done ?? 'no index fault'}`)
   if (again.violations.length > 0) fail(n, again.violations)
+}
+
+/** Index faults injected so far, by kind: the run's last lines say which were. */
+const indexInjected = new Map<IndexFault, number>(Object.keys(INDEX_WEIGHTS).map((kind) => [kind as IndexFault, 0]))
+
+/** One index fault drawn from `rng` and injected; what it did, or null when it found nothing to act on. */
+async function indexFault(n: number, rng: Rng, quiet = false): Promise<string | null> {
+  const kind = rng.weighted(INDEX_WEIGHTS)
+  const done = await injectIndexFault(world, rng, n, kind, quiet)
+  if (done) indexInjected.set(kind, indexInjected.get(kind)! + 1)
+  record(n, done)
+  return done
 }
 
 function record(n: number, fault: string | null): void {
@@ -243,7 +254,8 @@ try {
   const violations = [...checkInvariants(world, checked.listed, {final: true}), ...checked.violations]
   if (violations.length > 0) fail(rounds + 1, violations)
   console.log(`chaos: passed — seed ${seed}, ${rounds} rounds, ${world.operations} operations, ${world.faults} faults, 0 violations in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-  console.log(`chaos: list --json matched ${world.listCompared} records field by field, ${world.listSummarised} of them with a summary entry and no hint (${world.listMoved} rewritten while listed, skipped)`)
+  console.log(`chaos: list --json matched ${world.listCompared} records field by field, ${world.listIndexed} of them with an index entry and no hint (${world.listMoved} rewritten while listed, skipped)`)
+  console.log(`chaos: index faults injected: ${[...indexInjected].map(([kind, count]) => `${kind} ${count}`).join(', ')}`)
   cleanupAll()
   if (!values.keep) {
     rmSync(stateDir, {recursive: true, force: true})

@@ -71,8 +71,8 @@ export class World {
   clockShift = 0
   /** records the `list` invariant compared with the listing, and those it skipped as rewritten while listed. */
   listCompared = 0
-  /** of those, the ones a segment held an entry for, with no live hint: what the summary could say. */
-  listSummarised = 0
+  /** of those, the ones a segment held an entry for, with no live hint: what the index could say. */
+  listIndexed = 0
   listMoved = 0
   operations = 0
   faults = 0

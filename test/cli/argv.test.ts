@@ -1,7 +1,7 @@
 // Global flags typed before the command move behind it; nothing after `--` moves.
 
 import {describe, expect, it} from 'vitest'
-import {asksForHelp, hoistGlobalFlags} from '../../src/cli/argv.js'
+import {asksForHelp, goesHot, hoistGlobalFlags} from '../../src/cli/argv.js'
 
 describe('hoistGlobalFlags', () => {
   it.each([
@@ -37,5 +37,16 @@ describe('asksForHelp', () => {
     expect(asksForHelp(['start', '--help', '--', 'x'])).toBe(true)
     expect(asksForHelp(['start', '--', 'ls', '-h'])).toBe(false)
     expect(asksForHelp(['start', '--', 'x', '--help'])).toBe(false)
+  })
+})
+
+describe('goesHot', () => {
+  it('takes list, status, start, logs and wait past oclif\'s Config.load, unless help or DEBUG is asked for', () => {
+    for (const command of ['list', 'status', 'start', 'logs', 'wait']) expect(goesHot([command, '--json'], {})).toBe(true)
+    expect(goesHot(['start', '--', 'ls', '-h'], {})).toBe(true)
+    expect(goesHot(['list', '--help'], {})).toBe(false)
+    expect(goesHot(['status', '-h', '3'], {})).toBe(false)
+    expect(goesHot(['list'], {DEBUG: '*'})).toBe(false)
+    for (const argv of [['stop', '3'], ['queue', 'ls'], ['help', 'list'], ['--version'], []]) expect(goesHot(argv, {})).toBe(false)
   })
 })

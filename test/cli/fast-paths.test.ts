@@ -26,7 +26,7 @@ async function droverRun(args: string[], env = plainEnv()) {
 
 /** oclif's execute() as installed, on drover's package: what oclif prints for these words. */
 async function oclifRun(args: string[], env = plainEnv()) {
-  const script = `const {execute} = await import('@oclif/core/execute'); await execute({args: process.argv.slice(1), dir: ${JSON.stringify(BIN)}})`
+  const script = `const {execute} = await import('@oclif/core/execute'); await execute({args: process.argv.slice(1), dir: ${JSON.stringify(ROOT)}})`
   const r = await execa(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {env, extendEnv: false, reject: false, stdin: 'ignore', cwd: ROOT})
   return {stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode}
 }

@@ -1,9 +1,9 @@
 // Every file and folder drover leaves in a state dir is named in
 // docs/architecture.md. The doc's tables are the single source: this test
-// reads their path patterns (`summary/seg-<seq>.names`, `tasks/<id>/.reserve`),
+// reads their path patterns (`index/seg-<seq>`, `tasks/<id>/.reserve`),
 // drives the real CLI through every feature that writes to the state dir —
 // queues, a worktree, exit hooks, a fake claude drained and resumed, a retry,
-// `--after`, prune, a config.json, the summary and its sidecars, a name
+// `--after`, prune, a config.json, the derived index, a name
 // lookup, doctor — and fails on any name it finds that no row matches. The
 // state dir is walked while tasks run as well as at the end, so the files of
 // live runs (runner.json, .reserve, queue entries) are checked too.
@@ -99,13 +99,13 @@ describe('the artefacts of a state dir', () => {
     const rows = documentedPatterns(doc())
     const match = (p: string) => rows.filter((row) => row.regex.test(p)).map((row) => row.pattern)
     expect(rows.length).toBeGreaterThan(40)
-    expect(match('summary/seg-000000000003.names')).toEqual(['summary/seg-<seq>.names'])
+    expect(match('index/seg-000000000003')).toEqual(['index/seg-<seq>'])
     expect(match('tasks/12/')).toEqual(['tasks/<id>/'])
     expect(match('tasks/12/.hooks-fired-2')).toEqual(['tasks/<id>/.hooks-fired-<run>'])
     expect(match('tasks/12/session/anything/in/it')).toEqual(['tasks/<id>/session/…'])
     expect(match('queues/q/.q.json.1-a-1.tmp')).toContain('…/.<file>.<unique>.tmp')
     expect(match('tasks/12/unknown')).toEqual([])
-    expect(match('summary/seg-3.names')).toEqual([])
+    expect(match('index/seg-3')).toEqual([])
   })
 
   it('names every file and folder drover leaves, with every feature used', async () => {
@@ -171,14 +171,14 @@ describe('the artefacts of a state dir', () => {
     await final(agent)
     // prune removes some ended tasks (last-id, trash on the way).
     await run(['prune', '--status', 'succeeded', '--keep', '2'])
-    // The default list folds the ended tasks into the summary; then, with tasks/ still for
-    // over 2 s, a listing is kept (listing.bin, listing.journal) and a start is journalled.
+    // The default list folds the ended tasks into the index; then, with tasks/ still for
+    // over 2 s, a listing is kept (index/listing, index/journal) and a start is journalled.
     await run(['list'])
     await new Promise((resolve) => setTimeout(resolve, 2500))
     await run(['list'])
     await final(await start(['--name', 'late', '--', 'true']))
-    await run(['status', 'agent']) // a name lookup: the names index
-    await run(['list', '--all']) // rows (and views)
+    await run(['status', 'agent']) // a name lookup: the names column
+    await run(['list', '--all']) // the rows column
     await run(['list', '--json'])
     await run(['doctor'])
     look()
@@ -192,12 +192,9 @@ describe('the artefacts of a state dir', () => {
       'config.json',
       'last-id',
       'live/<id>',
-      'summary/seg-<seq>.ndjson',
-      'summary/seg-<seq>.names',
-      'summary/seg-<seq>.views',
-      'summary/seg-<seq>.rows',
-      'summary/listing.bin',
-      'summary/listing.journal',
+      'index/seg-<seq>',
+      'index/listing',
+      'index/journal',
       'cache/agent-flags-<key>.json',
       'hooks/on-status',
       'tasks/<id>/status-changes.ndjson',

@@ -102,12 +102,12 @@ describe('Drover.events', () => {
     await drover(stateDir, ['cancel', String(id)])
   })
 
-  it("takes the ended tasks the summary holds from their stored views on the first look; a record spoilt behind drover's back, or a run opened later, is read", async () => {
+  it("takes the ended tasks the index holds from their stored views on the first look; a record spoilt behind drover's back, or a run opened later, is read", async () => {
     const stateDir = makeStateDir()
     const kept = await startOk(stateDir, ['--', 'true'])
     const other = await startOk(stateDir, ['--', 'false'])
     await waitFor(() => readTask(stateDir, kept).status === 'succeeded' && readTask(stateDir, other).status === 'failed')
-    // list folds the ended tasks into the summary and drops their hints
+    // list folds the ended tasks into the index and drops their hints
     await drover(stateDir, ['list'])
     await waitFor(() => !existsSync(path.join(stateDir, 'live', String(kept))) && !existsSync(path.join(stateDir, 'live', String(other))))
     const first = await collect(stateDir, {initial: true, updates: true}, () => false, 800)
@@ -117,8 +117,8 @@ describe('Drover.events', () => {
       ['created', other, 'failed'],
     ])
     expect(first.seen.slice(first.readyAfter)).toEqual([])
-    // the views were read from the sidecar the first look made beside the segment (view-index.ts), not the segment's records
-    expect(readdirSync(path.join(stateDir, 'summary')).filter((name) => name.endsWith('.views'))).toEqual(['seg-000000000001.views'])
+    // the views came from the segment the fold wrote (its view column), not from the records
+    expect(readdirSync(path.join(stateDir, 'index')).filter((name) => name.startsWith('seg-'))).toEqual(['seg-000000000001'])
     // A record spoilt behind drover's back (no hint, as no drover write would): its entry names the file's stamp,
     // which no longer holds, so the next first look reads the record as it is now and reports no task there.
     writeFileSync(path.join(stateDir, 'tasks', String(kept), 'task.json'), 'not json')

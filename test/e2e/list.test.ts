@@ -169,13 +169,13 @@ describe('list at scale', () => {
     expect(readdirSync(path.join(dir, 'live'))).toEqual([])
   })
 
-  it('list --json through the summary says what every record says: after folds, builds, a restart of a summarised task, and a damaged segment', async () => {
+  it('list --json through the index says what every record says: after folds, builds, a restart of an indexed task, and a damaged segment', async () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
     const ran = [await startOk(dir, ['--name', 'first', '--', node, '-e', 'process.exit(3)']), await startOk(dir, ['--', node, '-e', '0'])]
     for (const id of ran) await waitFinal(dir, id)
     const ended = Array.from({length: 8}, (_, i) => makeTask(dir, {status: i % 2 ? 'failed' : 'stopped'}))
-    // Every task as its own record says, by `status --json` (which never reads the summary).
+    // Every task as its own record says, by `status --json` (which never reads the index).
     const truth = async () => {
       const all = [...ran, ...ended]
       const tasks = []
@@ -185,9 +185,10 @@ describe('list at scale', () => {
     const listed = async () => json(await drover(dir, ['list', '--json'])).map((t: any) => ({id: t.id, status: t.status, exitCode: t.exitCode, run: t.run, runtimeMs: t.runtimeMs, name: t.name}))
     expect((await drover(dir, ['list'])).exitCode).toBe(0) // folds every hint of a task done with
     expect(readdirSync(path.join(dir, 'live'))).toEqual([])
-    expect(readdirSync(path.join(dir, 'summary'))).toEqual(['seg-000000000001.ndjson'])
+    const segments = () => readdirSync(path.join(dir, 'index')).filter((name) => name.startsWith('seg-'))
+    expect(segments()).toEqual(['seg-000000000001'])
     expect(await listed()).toEqual(await truth())
-    // Started again: its record changes after it was summarised (a second run, another exit).
+    // Started again: its record changes after it was indexed (a second run, another exit).
     expect((await drover(dir, ['start', String(ran[0])])).exitCode).toBe(0)
     await waitFor(() => readTask(dir, ran[0]).runs.length === 2 && readTask(dir, ran[0]).status === 'failed', {timeout: 30_000, message: 'the second run to end'})
     const again = await listed()
@@ -195,22 +196,16 @@ describe('list at scale', () => {
     expect(again).toEqual(await truth())
     expect((await drover(dir, ['list', '-q'])).stdout.split('\n').map(Number)).toEqual([...ran, ...ended])
     expect((await drover(dir, ['status', 'first', '--json'])).exitCode).toBe(0)
-    // A segment cut short: put aside, every record read, the summary rebuilt by that reader.
-    const segment = path.join(dir, 'summary', 'seg-000000000001.ndjson')
-    writeFileSync(segment, readFileSync(segment, 'utf8').slice(0, 500))
+    // A segment cut short: its finder, a full reader, puts the index away, reads every record and indexes them anew.
+    const segment = path.join(dir, 'index', 'seg-000000000001')
+    writeFileSync(segment, readFileSync(segment).subarray(0, 500))
     expect(await listed()).toEqual(await truth())
-    const segments = () => readdirSync(path.join(dir, 'summary')).filter((name) => name.endsWith('.ndjson'))
-    expect(segments().length).toBe(1)
-    expect(segments()).not.toContain('seg-000000000001.ndjson')
+    expect(segments()).toEqual(['seg-000000000001'])
+    expect(readFileSync(segment).length).toBeGreaterThan(500)
     expect(await listed()).toEqual(await truth())
-    // the name index of the segment put aside goes with the next lookup by name; the new segment gets its own
-    expect(readdirSync(path.join(dir, 'summary'))).toContain('seg-000000000001.names')
     expect(json(await drover(dir, ['status', 'first', '--json']))).toMatchObject({id: ran[0], run: 2})
-    // (the views sidecar of the segment put aside went with the list after the rebuild, which made the new segment's)
-    const sidecars = ['.names', '.views'].map((ext) => segments()[0].replace('.ndjson', ext))
-    // beside them the kept listing of tasks/ and its journal, kept once tasks/ stood still for a while (it may not have here)
-    const kept = readdirSync(path.join(dir, 'summary')).filter((name) => name.startsWith('listing.'))
-    expect(kept.length === 0 || kept.sort().join() === 'listing.bin,listing.journal').toBe(true)
-    expect(readdirSync(path.join(dir, 'summary')).filter((name) => !name.startsWith('listing.')).sort()).toEqual([...segments(), ...sidecars].sort())
+    // beside the segments only the kept listing of tasks/ and its journal, kept once tasks/ stood still for a while (it may not have here)
+    const kept = readdirSync(path.join(dir, 'index')).filter((name) => !name.startsWith('seg-'))
+    expect(kept.length === 0 || kept.sort().join() === 'journal,listing').toBe(true)
   })
 })

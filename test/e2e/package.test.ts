@@ -52,7 +52,7 @@ function walk(dir: string, base = dir): string[] {
 
 /** What a user needs and nothing more: the compiled code without maps, the launchers, man pages, manifest, docs. */
 function expectedFiles(): string[] {
-  const files = ['package.json', 'bin/run.js', 'bin/run.cmd', 'oclif.manifest.json']
+  const files = ['package.json', 'bin/run.js', 'bin/package.json', 'bin/run.cmd', 'oclif.manifest.json']
   for (const optional of ['README.md', 'LICENSE']) if (existsSync(path.join(ROOT, optional))) files.push(optional)
   files.push(...walk(path.join(ROOT, 'dist')).filter((file) => !file.endsWith('.map')).map((file) => `dist/${file}`))
   files.push(...readdirSync(path.join(ROOT, 'man')).map((name) => `man/${name}`))
@@ -88,7 +88,7 @@ it('packs only what a user needs', {timeout: 120_000}, async () => {
   const [packed] = JSON.parse(String(pack.stdout)) as [{files: {path: string}[]}]
   const files = packed.files.map((file) => file.path).sort()
   // TypeScript sources stay out; the declarations (.d.ts) of the API are for users' scripts.
-  expect(files.filter((file) => /^(test|src|scripts|bench)\/|\.map$|^bin\/dev\.js$|(?<!\.d)\.ts$/.test(file))).toEqual([])
+  expect(files.filter((file) => /^(test|src|scripts|bench)\/|\.map$|^bin\/dev\.m?js$|(?<!\.d)\.ts$/.test(file))).toEqual([])
   expect(files).toContain('dist/api/index.d.ts')
   expect(files).toEqual(expectedFiles())
   expect(files).toContain('man/drover-logs.1')

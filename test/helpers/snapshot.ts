@@ -3,16 +3,16 @@
 import {lstatSync, readdirSync, readFileSync, readlinkSync} from 'node:fs'
 import path from 'node:path'
 
-// The kept listing of tasks/ (src/state/kept-listing.ts): a cache any look at
-// the tasks may write once tasks/ has stood still for 2 s — a refused name
-// lookup too, whose listing came before the refusal — and never the state.
-const KEPT_LISTING = new Set(['summary/listing.bin', 'summary/listing.journal'])
-const isKeptListing = (rel: string) => KEPT_LISTING.has(rel.split(path.sep).join('/')) || /^summary[\\/]\.listing-/.test(rel)
+// The derived index (src/state/index.ts, index-listing.ts): a cache any look
+// at the tasks may write — the kept listing of tasks/ once tasks/ has stood
+// still for 2 s, a refused name lookup too, whose listing came before the
+// refusal; a full read's segments — and never the state.
+const isIndex = (rel: string) => rel === 'index' || rel.startsWith(`index${path.sep}`)
 
 /**
  * Every path under dir with its type, mode, size, mtime and content (files) or target
  * (links): equal snapshots mean nothing was created, removed, written or even touched —
- * but for the kept listing of tasks/, a cache.
+ * but for the derived index, a cache.
  */
 export function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {}
@@ -20,7 +20,7 @@ export function snapshot(dir: string): Record<string, string> {
     for (const name of readdirSync(current).sort()) {
       const full = path.join(current, name)
       const rel = path.relative(dir, full)
-      if (isKeptListing(rel)) continue
+      if (isIndex(rel)) continue
       const s = lstatSync(full)
       const mode = (s.mode & 0o7777).toString(8)
       if (s.isSymbolicLink()) out[rel] = `link ${readlinkSync(full)}`

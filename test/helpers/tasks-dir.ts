@@ -1,6 +1,6 @@
 // tasks/ made to look long unchanged: its modification time a minute back, so
 // a listing of it counts as made well after its last change (the listings of
-// tasks-listing.ts and kept-listing.ts, a watch's passes).
+// index-listing.ts, a watch's passes).
 
 import {utimesSync} from 'node:fs'
 import {tasksDir} from '../../src/state/store.js'

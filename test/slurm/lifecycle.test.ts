@@ -147,7 +147,7 @@ describe('a task on Slurm', () => {
     // the record says starting: the job exists, its runner records running when Slurm runs it
     expect(readTask(dir, queued.id).status).toBe('starting')
     const shown = json(await onCluster(dir, ['status', String(queued.id), '--json']))
-    expect(shown).toMatchObject({status: 'queued', jobId: queued.jobId})
+    expect(shown).toMatchObject({status: 'queued', jobId: queued.jobId, engineWait: {engine: 'Slurm', reason: expect.stringMatching(/^(Resources|Priority)$/)}})
     expect(shown.reason).toMatch(why)
     const table = await onCluster(dir, ['list'])
     const row = table.stdout.split('\n').find((line) => line.startsWith(`${queued.id} `))

@@ -42,6 +42,13 @@ describe('decodeRecord', () => {
     expect(decodeRecord(encodeRecord(record))).toEqual(record)
   })
 
+  it("never writes reconcile's in-memory word of an engine's queue (engineWait)", () => {
+    const plain = fresh()
+    const record = {...plain, engineWait: {engine: 'Slurm', reason: 'Resources'}}
+    expect(encodeRecord(record)).not.toContain('engineWait')
+    expect(decodeRecord(encodeRecord(record))).toEqual(plain)
+  })
+
   it('explains text that is not JSON, or JSON that is not an object', () => {
     expect(decodeError('{"id": 1')).toMatch(/not valid JSON/)
     expect(decodeError('')).toMatch(/not valid JSON/)

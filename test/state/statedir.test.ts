@@ -129,7 +129,7 @@ describe('ensureStateDir', () => {
     expect((caught as DroverError).message).not.toContain('\n')
   }
 
-  it('creates the dir and its missing parents 0700, with tasks/, locks/ and summary/ inside', () => {
+  it('creates the dir and its missing parents 0700, with tasks/, locks/ and index/ inside', () => {
     const dir = path.join(root, 'a', 'b', 'state')
     ensureStateDir(dir)
     expect(statSync(dir).isDirectory()).toBe(true)
@@ -138,18 +138,30 @@ describe('ensureStateDir', () => {
       expect(mode(path.join(root, 'a'))).toBe(0o700)
       expect(mode(path.join(dir, 'tasks'))).toBe(0o700)
       expect(mode(path.join(dir, 'locks'))).toBe(0o700)
-      expect(mode(path.join(dir, 'summary'))).toBe(0o700)
+      expect(mode(path.join(dir, 'index'))).toBe(0o700)
     }
-    expect(statSync(path.join(dir, 'summary')).isDirectory()).toBe(true)
+    expect(statSync(path.join(dir, 'index')).isDirectory()).toBe(true)
     ensureStateDir(dir) // a second time is a no-op
   })
 
-  it('makes summary/ in a state dir of an older drover that has none, so the next look can keep its listing of tasks/', () => {
+  it('makes index/ in a state dir of an older drover that has none, so the next look can keep its listing of tasks/', () => {
     const dir = path.join(root, 'old')
     mkdirSync(path.join(dir, 'tasks', '1'), {recursive: true, mode: 0o700})
     chmodSync(dir, 0o700)
     ensureStateDir(dir)
-    expect(readdirSync(path.join(dir, 'summary'))).toEqual([])
+    expect(readdirSync(path.join(dir, 'index'))).toEqual([])
+  })
+
+  it("removes 0.1.0's caches (summary/) when it gives the dir its format file, never before", () => {
+    const dir = path.join(root, 'old')
+    mkdirSync(path.join(dir, 'tasks', '1'), {recursive: true, mode: 0o700})
+    mkdirSync(path.join(dir, 'summary'), {mode: 0o700})
+    writeFileSync(path.join(dir, 'summary', 'seg-000000000001.ndjson'), '{"summary":1}\n')
+    chmodSync(dir, 0o700)
+    expect(ensureStateDir(dir)).toEqual({format: 1, marked: false})
+    expect(readdirSync(path.join(dir, 'summary'))).toEqual(['seg-000000000001.ndjson'])
+    expect(markStateFormat(dir)).toBe(true)
+    expect(existsSync(path.join(dir, 'summary'))).toBe(false)
   })
 
   it('gives a state dir it makes its format file: one line, 0600', () => {
@@ -157,7 +169,7 @@ describe('ensureStateDir', () => {
     expect(ensureStateDir(dir)).toEqual({format: STATE_FORMAT, marked: true})
     expect(readFileSync(formatPath(dir), 'utf8')).toBe(`drover-state ${STATE_FORMAT}\n`)
     if (hasPosix) expect(mode(formatPath(dir))).toBe(0o600)
-    expect(readdirSync(dir).sort()).toEqual(['format', 'locks', 'summary', 'tasks']) // no temp file left
+    expect(readdirSync(dir).sort()).toEqual(['format', 'index', 'locks', 'tasks']) // no temp file left
     expect(ensureStateDir(dir)).toEqual({format: STATE_FORMAT, marked: true})
     // an empty dir made by hand is new to drover too
     const empty = path.join(root, 'empty')
@@ -183,7 +195,7 @@ describe('ensureStateDir', () => {
     const before = snapshot(dir)
     const newer = `state dir ${dir} was written by a newer drover (format ${STATE_FORMAT + 1}; this drover reads up to ${STATE_FORMAT}): upgrade drover`
     expectStateDirError(() => ensureStateDir(dir), new RegExp(`^${newer.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))
-    expect(snapshot(dir)).toEqual(before) // no tasks/, locks/ or summary/ made in it
+    expect(snapshot(dir)).toEqual(before) // no tasks/, locks/ or index/ made in it
     for (const text of ['', 'drover-state', 'drover-state 0\n', 'drover-state -1\n', 'drover-state 1.5\n', 'drover-state 1\nmore\n', 'DROVER-STATE 1\n', 'x'.repeat(1000)]) {
       writeFileSync(formatPath(dir), text)
       expectStateDirError(() => ensureStateDir(dir), /has a format file drover cannot read: .*format holds ".*", not "drover-state <number>"$/)

@@ -29,8 +29,8 @@ describe('describeOutcome', () => {
 })
 
 describe('outcomeLabel', () => {
-  const t = (status: any, cause: EndCause | null, reason: string | null, exitCode: number | null = null, signal: string | null = null, forced?: boolean) =>
-    outcomeLabel({status, cause, reason, exitCode, signal, forced})
+  const t = (status: any, cause: EndCause | null, _reason: string | null, exitCode: number | null = null, signal: string | null = null, forced?: boolean) =>
+    outcomeLabel({status, cause, exitCode, signal, forced})
   it.each([
     [t('failed', 'exit', 'exit 3', 3), 'failed (3)'],
     [t('failed', 'signal', 'killed by SIGSEGV', null, 'SIGSEGV'), 'failed (SIGSEGV)'],

@@ -1,17 +1,17 @@
 // The recent view of `list` on real state dirs: the newest ended tasks by id,
 // older tasks only while meant to run — found through the live index, or,
 // in a state dir without one, through the runner.json a live runner keeps —
-// and the index's hints folded into the summary once a record shows the task
+// and the index's hints folded into the derived index once a record shows the task
 // is done with. And the read prune plans from: every record, through the
-// summary's entries, writing nothing.
+// index's entries, writing nothing.
 
 import {existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir, markLive} from '../../src/state/live-index.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {summaryDir} from '../../src/state/layout.js'
-import {planTaskReads} from '../../src/state/summary.js'
+import {indexDir} from '../../src/state/layout.js'
+import {planTaskReads} from '../../src/state/index.js'
 import {encodeRecord} from '../../src/state/record-codec.js'
 import {readAllRecords, readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
 import {loadNewestTasks, loadRecentTasks, loadTasks, readEveryRecord} from '../../src/tasks/read.js'
@@ -114,20 +114,20 @@ function endedState(): {dir: string; ids: number[]} {
 }
 
 describe('readEveryRecord', () => {
-  it('reads what readAllRecords reads, writing nothing where a full read would build the summary', async () => {
+  it('reads what readAllRecords reads, writing nothing where a full read would build the index', async () => {
     const {dir} = endedState()
     const before = snapshot(dir)
     expect(readEveryRecord(dir)).toEqual(readAllRecords(dir))
     expect(snapshot(dir)).toEqual(before)
-    // a full read of the same state leaves a summary behind: there was one to write
+    // a full read of the same state leaves index segments behind: there was one to write
     await loadTasks(dir)
-    expect(readdirSync(summaryDir(dir)).some((name) => name.startsWith('seg-'))).toBe(true)
+    expect(readdirSync(indexDir(dir)).some((name) => name.startsWith('seg-'))).toBe(true)
     expect(readEveryRecord(dir)).toEqual(readAllRecords(dir))
   })
 
-  it("takes an ended task's record from its summary entry while its file keeps the entry's stamp; one edited by hand is read as it is now", async () => {
+  it("takes an ended task's record from its index entry while its file keeps the entry's stamp; one edited by hand is read as it is now", async () => {
     const {dir, ids} = endedState()
-    await loadTasks(dir) // builds the summary
+    await loadTasks(dir) // builds the index
     // A hand edit that bypasses drover's writes (no hint): only the file has it.
     const edited = ids[3]
     const read = readRecord(dir, edited)

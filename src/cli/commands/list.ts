@@ -48,7 +48,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     const forScripts = this.jsonEnabled() || flags.quiet
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
     const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
-    // Every task for a script: the summary's stored views written out as they are, never parsed into objects here.
+    // Every task for a script: the index's stored views written out as they are, never parsed into objects here.
     // (On a terminal the objects go to logJson, which indents them for a person.)
     if (last === null && this.jsonEnabled() && !process.stdout.isTTY) {
       await drover.listJson(filter, (chunk) => process.stdout.write(chunk))
@@ -65,7 +65,7 @@ On a terminal the table fits its width: long names and commands are cut with …
       if (flags.quiet && !this.jsonEnabled() && tasks.length > 0) process.stdout.write(tasks.map((t) => t.id).join('\n') + '\n')
       return tasks
     }
-    // The table shows a few fields of each task: rows, which the summary's views give without parsing them whole.
+    // The table shows a few fields of each task: rows, which the index keeps without parsing them whole.
     const table = new TaskTable({color: this.color(flags.color), width: process.stdout.isTTY ? process.stdout.columns : undefined})
     let hidden = 0
     if (last === null) await drover.eachRowCells(filter, (cells) => table.addCells(cells))

@@ -4,7 +4,7 @@ import {completeTaskRefs, formatCandidates, type RefCandidate} from '../../api/c
 
 // What the completion scripts call on Tab for a TASK argument. bin/run.js
 // answers it without oclif (src/cli/completion/refs-answer.ts); this is the
-// same answer when oclif runs it (bin/dev.js, or a command line the fast path
+// same answer when oclif runs it (bin/dev.mjs, or a command line the fast path
 // leaves to oclif).
 export default class TaskRefs extends BaseCommand {
   static override hidden = true

@@ -24,7 +24,7 @@ async function droverRun(args: string[]) {
 
 /** oclif's execute() as installed, on drover's package: what the oclif command prints. */
 async function oclifRun(args: string[]) {
-  const script = `const {execute} = await import('@oclif/core/execute'); await execute({args: process.argv.slice(1), dir: ${JSON.stringify(BIN)}})`
+  const script = `const {execute} = await import('@oclif/core/execute'); await execute({args: process.argv.slice(1), dir: ${JSON.stringify(ROOT)}})`
   const r = await execa(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {env: env(), extendEnv: false, reject: false, stdin: 'ignore', cwd: ROOT})
   return {stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode}
 }

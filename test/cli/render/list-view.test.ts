@@ -28,7 +28,7 @@ const queued = (r: TaskRecord): TaskRecord => ({...r, status: 'queued'})
 describe('the PID column of list', () => {
   slurmOnly.it('a Slurm task: slurm before it has a job, the job while it waits and once it ended, pid@node while it runs', () => {
     expect(pidCell(taskJson(queued(record('slurm'))))).toBe('slurm')
-    expect(pidCell(taskJson({...record('slurm', '4242'), reason: 'queued in Slurm: job 4242 pending (Resources)'}))).toBe('job 4242')
+    expect(pidCell(taskJson({...record('slurm', '4242'), reason: 'queued in Slurm: job 4242 pending (Resources)', engineWait: {engine: 'Slurm', reason: 'Resources'}}))).toBe('job 4242')
     const onNode = running(record('slurm', '4242'), 'node7')
     expect(pidCell(taskJson(onNode))).toBe('4321@node7')
     expect(pidCell(taskJson(moveTo(onNode, {status: 'succeeded', exitCode: 0})))).toBe('job 4242')

@@ -5,7 +5,7 @@
 // with each attempt, with ±20 % jitter so tasks that failed together (a rate
 // limit) do not all come back at the same moment.
 
-import type {EndCause, TaskRecord} from './record.js'
+import type {EndCause, TaskRecord} from '../state/record.js'
 
 export const DEFAULT_RETRY_DELAY_MS = 1000
 const MAX_DELAY_MS = 3_600_000

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {retryable, retryDelayMs} from '../../src/state/retry.js'
+import {retryable, retryDelayMs} from '../../src/runner/retry.js'
 import type {TaskRecord} from '../../src/state/record.js'
 
 const ended = (fields: Partial<TaskRecord>): TaskRecord =>

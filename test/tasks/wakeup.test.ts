@@ -2,7 +2,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {Wakeup} from '../../src/state/wakeup.js'
+import {Wakeup} from '../../src/tasks/wakeup.js'
 
 const dirs: string[] = []
 afterEach(() => {

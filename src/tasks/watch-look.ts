@@ -12,8 +12,8 @@
 // clock stepped back or a writer that broke the rule costs a late event, never
 // a lost one. A state dir without an index is looked at whole, every pass.
 
-import {liveHints} from './live-index.js'
-import {TasksListing} from './tasks-listing.js'
+import {liveHints} from '../state/live-index.js'
+import {TasksListing} from '../state/index-listing.js'
 
 const SWEEP_MS = 60_000
 

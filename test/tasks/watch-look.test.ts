@@ -9,7 +9,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir} from '../../src/state/live-index.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {tasksDir} from '../../src/state/store.js'
-import {WatchLook} from '../../src/state/watch-look.js'
+import {WatchLook} from '../../src/tasks/watch-look.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 import {ageTasksDir} from '../helpers/tasks-dir.js'
 

@@ -1,7 +1,7 @@
-// The ended-task summary through the CLI (issue 38): it holds nothing that
+// The derived index through the CLI (issue 38): it holds nothing that
 // depends on which command a user runs — a script that never runs the default
 // `list` leaves no hints of ended tasks behind either — and it never hides a
-// record changed or damaged by hand after it was summarised: every view,
+// record changed or damaged by hand after it was indexed: every view,
 // prune and doctor see the record as it is now.
 
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
@@ -16,20 +16,20 @@ afterEach(() => cleanupStateDirs())
 
 
 const hints = (dir: string) => readdirSync(path.join(dir, 'live'))
-const segments = (dir: string) => readdirSync(path.join(dir, 'summary')).filter((name) => name.endsWith('.ndjson'))
+const segments = (dir: string) => readdirSync(path.join(dir, 'index')).filter((name) => name.startsWith('seg-'))
 /** Every runner gone: it removes its runner.json as its last write of the task folder. */
 const runnersGone = (dir: string, ids: number[]) =>
   waitFor(() => ids.every((id) => !existsSync(path.join(dir, 'tasks', String(id), 'runner.json'))), {timeout: 30_000, message: 'the runners to exit'})
 
-describe('the summary through the CLI', () => {
-  it('a record damaged after it was summarised is seen damaged by list --json, list --status, prune and doctor, and prune --include-corrupt removes it', async () => {
+describe('the derived index through the CLI', () => {
+  it('a record damaged after it was indexed is seen damaged by list --json, list --status, prune and doctor, and prune --include-corrupt removes it', async () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
     const id = await startOk(dir, ['--', 'sh', '-c', 'echo x'])
     const kept = await startOk(dir, ['--', 'sh', '-c', 'echo y'])
     for (const t of [id, kept]) await waitFor(() => readTask(dir, t).status === 'succeeded', {timeout: 30_000, message: `task ${t} to end`})
     await runnersGone(dir, [id, kept])
-    expect((await drover(dir, ['list'])).exitCode).toBe(0) // folds both into the summary
+    expect((await drover(dir, ['list'])).exitCode).toBe(0) // folds both into the index
     expect(hints(dir)).toEqual([])
     expect(segments(dir).length).toBeGreaterThan(0)
     writeFileSync(path.join(dir, 'tasks', String(id), 'task.json'), 'garbage\n')
@@ -54,7 +54,7 @@ describe('the summary through the CLI', () => {
     expect(json(await drover(dir, ['list', '--json'])).map((t: any) => t.id)).toEqual([kept])
   })
 
-  it('a record edited by hand after it was summarised shows as it is now', async () => {
+  it('a record edited by hand after it was indexed shows as it is now', async () => {
     const dir = makeStateDir()
     ensureStateDir(dir)
     const id = await startOk(dir, ['--name', 'before', '--', node, '-e', '0'])

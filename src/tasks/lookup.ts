@@ -3,13 +3,12 @@
 import {DroverError, ExitCode, notFoundError} from '../base/errors.js'
 import {parseTaskRef} from '../base/parse.js'
 import {suggest} from '../base/suggest.js'
-import {isFinalStatus, type TaskRecord} from './record.js'
-import {listed} from './layout.js'
-import {taskIdsKept} from './kept-listing.js'
-import {liveHints} from './live-index.js'
-import {summaryNames} from './name-index.js'
-import {isRealTaskDir, readRecord, type RecordRead} from './store.js'
-import {decodeEntry, planTaskReads, recordMayHold} from './summary.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {listed} from '../state/layout.js'
+import {taskIdsKept} from '../state/index-listing.js'
+import {liveHints} from '../state/live-index.js'
+import {isRealTaskDir, readRecord, type RecordRead} from '../state/store.js'
+import {decodeEntry, indexNames, planTaskReads, textOf} from '../state/index.js'
 
 /**
  * Finds a task by id or name. For a name, a live task wins over finished
@@ -36,15 +35,15 @@ export function findTask(stateDir: string, ref: string): RecordRead {
   const seen = new Set<string>()
   const matches = namedTasks(stateDir, parsed.name, seen)
   // the name meant, among those the lookup came across: never a read of its own, so a typo costs what the lookup cost
-  if (matches.length === 0) throw notFoundError(ref, suggest(parsed.name, [...seen]))
+  if (matches.length === 0) throw notFoundError(ref, suggest(parsed.name, [...seen].filter((other) => other !== parsed.name)))
   const live = matches.filter((m) => !isFinalStatus(m.record.status))
   return (live.length > 0 ? live : matches).at(-1)!
 }
 
 /**
- * The tasks named `name`, ascending by id: every task, through the ended-task
- * summary (summary.ts) as full listings read them. A summarised entry is
- * looked into only when its line holds the name at all.
+ * The tasks named `name`, ascending by id: every task, through the derived
+ * index (index.ts) as full listings read them: only the records that bear
+ * the name, or that the index does not speak for, are read.
  */
 export function tasksNamed(stateDir: string, name: string): {ok: true; id: number; record: TaskRecord}[] {
   return namedTasks(stateDir, name, new Set())
@@ -53,8 +52,8 @@ export function tasksNamed(stateDir: string, name: string): {ok: true; id: numbe
 function namedTasks(stateDir: string, name: string, seen: Set<string>): {ok: true; id: number; record: TaskRecord}[] {
   const ids = taskIdsKept(stateDir)
   const hints = liveHints(stateDir)
-  // Through the names of the summarised tasks where the summary may be used (name-index.ts): only the records that bear the name, or that it does not speak for, are read.
-  const index = hints === null ? null : summaryNames(stateDir, ids)
+  // Through the names column of the index where it may be used.
+  const index = hints === null ? null : indexNames(stateDir, ids)
   const note = (record: TaskRecord) => {
     if (record.name !== null) seen.add(record.name)
   }
@@ -69,18 +68,20 @@ function namedTasks(stateDir: string, name: string, seen: Set<string>): {ok: tru
     for (const id of hinted) if (listed(ids, id)) take(id)
     for (const id of index.unheld(ids)) if (!hinted.has(id)) take(id)
     for (const id of index.named(name)) if (!hinted.has(id) && listed(ids, id)) take(id)
-    // not found: the summarised tasks' names too, from the index (no record is read for them)
+    // Not found: a record edited by hand since it was indexed may bear it (its entry's stamp no longer
+    // holds: a stat per entry, paid only here); else the indexed tasks' names make the did-you-mean.
+    if (matches.length === 0) for (const id of index.changed()) if (!hinted.has(id) && listed(ids, id)) take(id)
     if (matches.length === 0) for (const other of index.names()) seen.add(other)
     return matches.sort((a, b) => a.id - b.id)
   }
-  const plan = planTaskReads(stateDir, ids)
-  const needle = Buffer.from(JSON.stringify(name))
+  const plan = planTaskReads(stateDir, ids, ['record', 'name'])
+  const needle = Buffer.from(name)
   const matches: {ok: true; id: number; record: TaskRecord}[] = []
   for (const id of ids) {
     const entry = plan.entryFor(id)
     let read: RecordRead
     if (entry) {
-      if (!recordMayHold(entry, needle)) continue
+      if (!textOf(entry, 'name')?.equals(needle)) continue
       const record = decodeEntry(entry)
       read = record ? {ok: true, id, record} : readRecord(stateDir, id)
     } else {

@@ -7,9 +7,9 @@
 // (the description is a hint; the ref is what matters).
 
 import {LATEST_REF} from '../base/parse.js'
-import {liveHints, meantToRun} from './live-index.js'
-import {isFinalStatus, type TaskRecord} from './record.js'
-import {listTaskIds, readHighWater, readRecord, type RecordRead} from './store.js'
+import {liveHints, meantToRun} from '../state/live-index.js'
+import {isFinalStatus, type TaskRecord} from '../state/record.js'
+import {listTaskIds, readHighWater, readRecord, type RecordRead} from '../state/store.js'
 
 export interface RefCandidate {
   /** what completes: an id, a name, or `:latest`; never anything a shell must quote. */

@@ -6,7 +6,7 @@ import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:f
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {makeEndedTasks} from '../../bench/lib/make-tasks.mjs'
-import {formatCandidates, NEWEST_OFFERED, refCandidates} from '../../src/state/ref-candidates.js'
+import {formatCandidates, NEWEST_OFFERED, refCandidates} from '../../src/tasks/ref-candidates.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
 
 afterEach(cleanupStateDirs)
