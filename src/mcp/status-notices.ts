@@ -6,7 +6,9 @@
 // usage limit, lost, failed or drained by its budget is a warning, another
 // end a notice, the rest info — so a client's logging/setLevel picks what it
 // hears. Watched from the client's initialisation on, at a slower pace than
-// a screen's (a notice a second late costs nothing).
+// a screen's (a notice a second late costs nothing); changes between two
+// looks come as one (starting → failed), so every end is told, not every
+// step to it — the status hooks (start --on-status) hear of each.
 
 import type {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import type {LoggingLevel} from '@modelcontextprotocol/sdk/types.js'
