@@ -3,7 +3,7 @@
 // status the record had before it, so a change of status is noticed here and
 // nowhere else — the status hooks and notifications hear of every change of
 // every writer (status-hooks.ts), and a new writer cannot forget them
-// (test/scripts/commit-record.test.ts holds writeRecord to this module).
+// (test/scripts/settle.test.ts holds writeRecord to this module).
 
 import type {ChildProcess} from 'node:child_process'
 import type {TaskRecord, TaskStatus} from '../state/record.js'

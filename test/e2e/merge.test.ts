@@ -9,8 +9,9 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, readTask, taskEvents, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, json, makeStateDir, readTask, taskEvents} from '../helpers/cli.js'
 import {branches, cleanupRepos, commitFile, GIT_IDENTITY, gitIn, makeRepo, worktreePaths} from '../helpers/git.js'
+import {workedTask} from '../helpers/worktree-task.js'
 
 vi.setConfig({testTimeout: 120_000})
 afterEach(() => {
@@ -20,14 +21,7 @@ afterEach(() => {
 
 const env = GIT_IDENTITY
 
-/** A --worktree task running `script` in the repository, once it has ended. */
-async function worked(dir: string, repo: string, script: string, args: string[] = []): Promise<any> {
-  const r = await drover(dir, ['start', '--worktree', ...args, '--shell', script], {cwd: repo, env})
-  expect(r.exitCode, r.stderr).toBe(0)
-  const id = Number(r.stdout)
-  return waitFor(() => ['succeeded', 'failed'].includes(readTask(dir, id).status) && readTask(dir, id), {message: `task ${id} ended`})
-}
-
+const worked = workedTask
 const tip = (repo: string, ref: string) => gitIn(repo, 'rev-parse', ref).trim()
 const merge = (dir: string, args: string[]) => drover(dir, ['merge', ...args], {env})
 

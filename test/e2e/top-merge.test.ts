@@ -3,9 +3,10 @@
 // work and removes the task, each only after y; n leaves everything as it was.
 
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, makeStateDir, readTask} from '../helpers/cli.js'
 import {branches, cleanupRepos, GIT_IDENTITY, gitIn, makeRepo} from '../helpers/git.js'
 import {openTop, type TopSession} from '../helpers/tmux.js'
+import {workedTask} from '../helpers/worktree-task.js'
 
 const sessions: TopSession[] = []
 afterEach(() => {
@@ -16,13 +17,7 @@ afterEach(() => {
 
 const rowOf = (screen: string, id: number) => screen.split('\n').find((line) => new RegExp(`^[> ] +${id}  `).test(line)) ?? ''
 
-async function worked(dir: string, repo: string, name: string, script: string): Promise<number> {
-  const r = await drover(dir, ['start', '--worktree', '--name', name, '--shell', script], {cwd: repo, env: GIT_IDENTITY})
-  expect(r.exitCode, r.stderr).toBe(0)
-  const id = Number(r.stdout)
-  await waitFor(() => readTask(dir, id).status === 'succeeded', {message: `task ${id}`})
-  return id
-}
+const worked = async (dir: string, repo: string, name: string, script: string): Promise<number> => (await workedTask(dir, repo, script, ['--name', name])).id
 
 describe('drover top: merge and discard', () => {
   it('m merges after y (not after n); x discards after y, naming the commits thrown away', async () => {

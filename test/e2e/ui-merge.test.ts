@@ -5,19 +5,14 @@
 
 import type {Page} from 'playwright-core'
 import {describe, expect, it} from 'vitest'
-import {drover, json, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {drover, json, makeStateDir, readTask} from '../helpers/cli.js'
 import {branches, cleanupRepos, commitFile, GIT_IDENTITY, gitIn, makeRepo} from '../helpers/git.js'
 import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
+import {workedTask} from '../helpers/worktree-task.js'
 
 const browser = useBrowser(cleanupRepos)
 
-async function worked(dir: string, repo: string, script: string): Promise<number> {
-  const r = await drover(dir, ['start', '--worktree', '--shell', script], {cwd: repo, env: GIT_IDENTITY})
-  expect(r.exitCode, r.stderr).toBe(0)
-  const id = Number(r.stdout)
-  await waitFor(() => readTask(dir, id).status === 'succeeded', {message: `task ${id}`})
-  return id
-}
+const worked = async (dir: string, repo: string, script: string): Promise<number> => (await workedTask(dir, repo, script)).id
 
 const buttons = (page: Page) => page.locator('#actions button').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-action')))
 
