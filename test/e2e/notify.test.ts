@@ -7,7 +7,7 @@
 // watched delivering to a notification server on a private D-Bus.
 
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
 import path from 'node:path'
@@ -58,6 +58,22 @@ const ready = (child: ChildProcess, what: string) =>
 
 const hookEvents = (dir: string, id: number) => taskEvents(dir, id).filter((e) => e.event === 'hook' || e.event === 'hook-failed')
 
+/**
+ * Waits until the task's status-hook supervisor is done: every change told and
+ * its lock let go. A test that ended at the post would otherwise remove the
+ * state dir while the supervisor still writes its event and offset there.
+ */
+const supervisorDone = (dir: string, id: number) => {
+  const task = path.join(dir, 'tasks', String(id))
+  return waitFor(
+    () => {
+      const done = existsSync(path.join(task, '.status-hooks-done')) ? Number(readFileSync(path.join(task, '.status-hooks-done'), 'utf8')) : -1
+      return done === statSync(path.join(task, 'status-changes.ndjson')).size && !readdirSync(task).some((name) => name.startsWith('.status-hooks.lock'))
+    },
+    {timeout: 30_000, message: 'the status-hook supervisor to be done'},
+  )
+}
+
 describe('--notify URL', () => {
   it('posts the end as JSON, tried again after a 503; the secret path shows nowhere', async () => {
     const dir = makeStateDir()
@@ -107,6 +123,7 @@ describe('--notify URL', () => {
     expect((await drover(dir, ['cancel', String(id)], {env})).exitCode).toBe(0)
     await waitFor(() => hook.received.length === 2, {timeout: 30_000, message: 'the end'})
     expect(hook.received[1].body).toMatchObject({kind: 'ended', status: 'cancelled', previous: 'waiting'})
+    await supervisorDone(dir, id)
   })
 
   it("config.json's notify is the default; --notify none silences it; a bad target is refused with nothing written", async () => {
@@ -145,13 +162,14 @@ describe('--notify desktop', () => {
     expect(r.exitCode, r.stderr).toBe(0)
     await waitFor(() => existsSync(seen), {timeout: 30_000, message: 'notify-send ran'})
     expect(JSON.parse(readFileSync(seen, 'utf8'))).toEqual(['--app-name=drover', '--', 'drover: failed', `task ${r.stdout.trim()} (x) failed: exit 2`])
+    await supervisorDone(dir, Number(r.stdout))
   })
 
   // Debian's notify-send (libnotify-bin) speaks D-Bus to org.freedesktop.Notifications:
   // a private session bus and a small server (python3-dbus) stand in for a desktop's.
-  const realNotifySend = ['notify-send', 'dbus-daemon'].every((cmd) => {
+  const realNotifySend = ['command -v notify-send', 'command -v dbus-daemon', "/usr/bin/python3 -c 'import dbus, gi'"].every((check) => {
     try {
-      execFileSync('sh', ['-c', `command -v ${cmd}`], {stdio: 'ignore'})
+      execFileSync('sh', ['-c', check], {stdio: 'ignore'})
       return true
     } catch {
       return false
@@ -182,5 +200,6 @@ describe('--notify desktop', () => {
     expect(JSON.parse(readFileSync(got, 'utf8'))).toEqual({app: 'drover', summary: 'drover: succeeded', body: `task ${r.stdout.trim()} succeeded: exit 0`})
     await waitFor(() => hookEvents(dir, Number(r.stdout)).length === 1)
     expect(hookEvents(dir, Number(r.stdout))[0]).toMatchObject({event: 'hook', hook: 'notify desktop', exitCode: 0})
+    await supervisorDone(dir, Number(r.stdout))
   })
 })
