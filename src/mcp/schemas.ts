@@ -116,6 +116,10 @@ export const inputs = {
     retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
     retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
     ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error, with reused: true (start work only once)'),
+    notify: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('tell of the end, or of a need for attention (waiting on a usage limit, a budget reached, lost): http(s) URLs get a small JSON event posted (Slack takes its `text`), "desktop" shows a desktop notification; [] for none (default: the state dir\'s config.json notify)'),
   }),
   list_tasks: z.strictObject({
     status: z.array(statusEnum).optional().describe('only tasks in these statuses, e.g. ["running"]'),
@@ -163,6 +167,15 @@ export const inputs = {
     now: z.boolean().optional().describe('deliver it at the next safe point: the run at work is drained for it (as drain_tasks does), then continued with it. Default: when the run ends well'),
     keep: z.boolean().optional().describe('keep it queued if the run fails or is stopped (by default it is dropped then, the drop recorded)'),
   }),
+  merge_task: z.strictObject({
+    task: taskRef,
+    mode: z
+      .enum(['merge', 'squash', 'rebase'])
+      .optional()
+      .describe('"merge" (default: git\'s merge, a fast-forward when it can be), "squash" (one commit of all the work), or "rebase" (the branch onto the target, then a fast-forward)'),
+    into: z.string().min(1).optional().describe('the branch to merge into (default: the branch the task started from)'),
+    commit: z.boolean().optional().describe('commit the work the worktree holds uncommitted first (one commit), rather than refuse'),
+  }),
   queue_status: z.strictObject({
     queue: z.string().min(1).optional().describe('only this queue'),
   }),
@@ -208,6 +221,17 @@ export const outputs = {
       .describe('the follow-up queued for the run at work; null when the task was not at work and was resumed with the message at once'),
     delivered: z.boolean().describe('a run with the message has begun (at once for a task not at work)'),
     task,
+  }),
+  merge_task: z.object({
+    id: z.number().int(),
+    branch: z.string(),
+    into: z.string(),
+    mode: z.enum(['merge', 'squash', 'rebase']),
+    checkout: z.string().describe('the checkout the merge was made in'),
+    commit: z.string().describe('the tip of `into` after the merge'),
+    commits: z.number().int().describe("the branch's commits brought in (0: the target had them all)"),
+    fastForward: z.boolean(),
+    committedWork: nullableString.describe('the commit made of the uncommitted work first (commit: true), or null'),
   }),
   queue_status: z.object({
     queues: z.array(

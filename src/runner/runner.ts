@@ -25,7 +25,9 @@ import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv, type Launch} from '../process/worker.js'
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
-import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord} from '../state/record.js'
+import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {commitRecord, type Committed} from './commit-record.js'
+import {StatusHookStarter} from './status-starter.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {settle} from './settle.js'
 import type {LearnFlags} from './followup-run.js'
@@ -45,7 +47,6 @@ import {
   taskPaths,
   readTreeFile,
   writeFileAtomic,
-  writeRecord,
   type TaskPaths,
 } from '../state/store.js'
 
@@ -158,7 +159,11 @@ export class Runner {
   /** drains asked for: to deliver a follow-up now (`resume --now`), and any other (the task is parked then). */
   private drains = {followup: false, other: false}
 
+  /** starts the status hooks' supervisor once `start` has its answer. */
+  private readonly statusStarter: StatusHookStarter
+
   constructor(private readonly options: RunnerOptions) {
+    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined)
     this.paths = taskPaths(options.stateDir, options.id)
     const read = readRecord(options.stateDir, options.id)
     if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
@@ -169,10 +174,17 @@ export class Runner {
     return this.record.runs.at(-1)!
   }
 
-  private commit(next: TaskRecord): void {
+  /**
+   * Writes the record, whose status was `from` (what this runner last wrote),
+   * through the one writer (commit-record.ts); a change of status wants the
+   * status hooks' supervisor, which starts once `start` has its answer (status-starter.ts).
+   */
+  private commit(next: TaskRecord, from: TaskStatus = this.record.status): Committed {
     this.record = next
-    this.reserve.write(() => writeRecord(this.options.stateDir, next))
+    const committed = commitRecord(this.options.stateDir, next, from, {guard: (write) => this.reserve.write(write), fire: null})
     if (isFinalStatus(next.status)) this.reserve.release()
+    if (committed.noted) this.statusStarter.want()
+    return committed
   }
 
   private event(event: string, extra: Record<string, unknown> = {}): void {
@@ -191,6 +203,17 @@ export class Runner {
       // the launcher may be gone already; nobody is waiting
     }
     this.options.readyFd = undefined
+    this.statusStarter.answered()
+  }
+
+  /** The status hooks' supervisor last started (a Slurm job waits for it before it ends). */
+  get statusHooks(): ChildProcess | null {
+    return this.statusStarter.child
+  }
+
+  /** Resolves once the status hooks' supervisor this runner wants is started: before the runner exits. */
+  statusHooksStarted(): Promise<void> {
+    return this.statusStarter.started()
   }
 
   private heartbeat: NodeJS.Timeout | null = null
@@ -731,7 +754,7 @@ export class Runner {
         id: this.options.id,
         paths: this.paths,
         record: () => this.record,
-        commit: (next) => this.commit(next),
+        commit: (next, from) => this.commit(next, from),
         event: (name, extra) => this.event(name, extra),
         finish: (status, outcome, extra) => this.finish(status, outcome, extra),
         handled: (file) => this.handledFiles.add(file),
@@ -768,7 +791,7 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}},
-      {entry: selfEntry(), write: (next) => this.commit(next), deliverFollowup},
+      {entry: selfEntry(), commit: (next, from) => this.commit(next, from), deliverFollowup},
     )
     this.hooks = settled.hooks
     this.followupOpened = settled.delivered !== null
@@ -838,7 +861,7 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status: 'lost', cause: 'runner-interrupted', reason: `runner interrupted by ${signal}`},
-      {entry: selfEntry(), write: (next) => this.commit(next)},
+      {entry: selfEntry(), commit: (next, from) => this.commit(next, from)},
     )
     this.hooks = settled.hooks
     safeUnlink(this.paths.runner)

@@ -1,8 +1,9 @@
 // The one way a run ends or pauses. Whoever records an ending — the task's
 // runner, or a command holding the task lock because no runner will (a stop of
 // an orphaned worker, a queued task cancelled, a runner found gone) — calls
-// settle, which does what follows in one order: the record, the `exit` event,
-// a retry's next attempt or the follow-ups queued, the queue bookkeeping, the exit hooks. Later
+// settle, which does what follows in one order: the record (and with it the
+// status hooks, commit-record.ts), the `exit` event, a retry's next attempt or
+// the follow-ups queued, the queue bookkeeping, the exit hooks. Later
 // features that react to a status change hook in here, not at each caller.
 // It is in the runner's layer because the runner uses it, so it loads no
 // more than the runner may (the lock module only when a lock is asked for).
@@ -14,8 +15,9 @@ import {retryable} from './retry.js'
 import {followupsAtEnd, type LearnFlags} from './followup-run.js'
 import {removeFollowup, type Followup} from '../state/followups.js'
 import {AFTER_QUEUE, effectiveQueue, removeActive, removeWaiting, waitingKey} from '../state/queues.js'
-import {isFinalStatus, settledRecord, type Ending, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {isFinalStatus, settledRecord, type Ending, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {appendEvent, readRecord, taskPaths} from '../state/store.js'
+import {commitRecord, noteBetween, type Committed} from './commit-record.js'
 
 /** An ending and what it sets beside the status (a checkpoint, `desired`, the worktree's summary). */
 export interface Settlement extends Ending {
@@ -25,10 +27,8 @@ export interface Settlement extends Ending {
 }
 
 export interface SettleOptions {
-  /** how the hook supervisor is started: this bundle (a runner) or the built runner (a command). */
+  /** how the hook supervisors are started: this bundle (a runner) or the built runner (a command). */
   entry: RunnerEntry
-  /** the runner writes through its disk reserve; everyone else writes the record plainly. */
-  write?: (record: TaskRecord) => void
   /**
    * The runner's end of a run that went well: the first follow-up queued is
    * delivered, the record written being its run (runner/followup-run.ts),
@@ -36,6 +36,8 @@ export interface SettleOptions {
    * task lock, which the commands that queue one take too.
    */
   deliverFollowup?: LearnFlags
+  /** the runner writes through its own commit (its disk reserve, its copy of the record); everyone else through commitRecord. */
+  commit?: (record: TaskRecord, from: TaskStatus) => Committed
 }
 
 export interface Settled {
@@ -46,8 +48,9 @@ export interface Settled {
   retried: boolean
   /** the follow-up whose run the record written opens (the runner goes on to run it), or null. */
   delivered: Followup | null
-  /** the supervisor started for the exit hooks, if any. */
+  /** the supervisors started for the exit hooks and the status hooks, if any. */
   hooks: ChildProcess | null
+  statusHooks: ChildProcess | null
 }
 
 /**
@@ -62,8 +65,13 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
   const retry = final && retryable(ended) ? queueRetry(stateDir, ended) : null
   // A run tried again keeps its follow-ups for the attempt that ends for good.
   const followups = final && !retry ? followupsAtEnd(stateDir, ended, options.deliverFollowup ?? null) : null
-  const written = retry ?? followups?.record ?? ended
-  ;(options.write ?? ((next: TaskRecord) => writeRecord(stateDir, next)))(written)
+  // A run that opens its next at once: a retry's attempt queued, a follow-up's run started.
+  const next = retry ?? (followups?.delivered ? followups.record : null)
+  const written = next ?? followups?.record ?? ended
+  // Its end happened in memory only, before the record written: the status hooks hear of both, in order.
+  if (next) noteBetween(stateDir, record.status, ended)
+  const from = next ? ended.status : record.status
+  const committed = options.commit ? options.commit(written, from) : commitRecord(stateDir, written, from, {fire: options.entry})
 
   const paths = taskPaths(stateDir, record.id)
   const run = ended.runs.length
@@ -98,7 +106,7 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
 
   // Exit hooks: once per final status, after the record says it (a retry's queued attempt is not final).
   const hooks = isFinalStatus(written.status) ? fireExitHooks(stateDir, written, options.entry) : null
-  return {record: written, ended, retried: retry !== null, delivered, hooks}
+  return {record: written, ended, retried: retry !== null, delivered, hooks, statusHooks: committed.hooks}
 }
 
 /**

@@ -5,11 +5,19 @@
 
 import type {Drover} from '../api/drover.js'
 import type {ActionName} from './view.js'
+import {mergeSentence} from '../api/merge.js'
 
-export const ACTION_KEYS: Record<string, ActionName> = {s: 'stop', c: 'cancel', d: 'drain', r: 'resume', a: 'again', w: 'wrap-up', f: 'followup', F: 'followup-now', t: 'attach'}
+export const ACTION_KEYS: Record<string, ActionName> = {s: 'stop', c: 'cancel', d: 'drain', r: 'resume', a: 'again', w: 'wrap-up', f: 'followup', F: 'followup-now', t: 'attach', m: 'merge', x: 'discard'}
 
 /** The actions that take a message first: resume's may be empty (its default), a follow-up's may not. */
 export const MESSAGE_ACTIONS: ReadonlySet<ActionName> = new Set(['resume', 'followup', 'followup-now'])
+
+/**
+ * Actions done when their call returns: no change of status to wait for (a
+ * merge; a follow-up, whose run comes when the one at work ends), or no task
+ * left to show one (a discard).
+ */
+export const DONE_AT_ONCE: ReadonlySet<ActionName> = new Set(['merge', 'discard', 'followup', 'followup-now'])
 
 /** How the question names the action: `stop task 3 (build)`. */
 export const ACTION_VERBS: Record<ActionName, string> = {
@@ -22,6 +30,8 @@ export const ACTION_VERBS: Record<ActionName, string> = {
   followup: 'send a follow-up to',
   'followup-now': 'send a follow-up now (drained at a safe point) to',
   attach: 'take over in this terminal',
+  merge: 'merge the branch of',
+  discard: 'discard the work (worktree, branch, unmerged commits) and remove',
 }
 
 /** What the footer says while the call is out. */
@@ -35,6 +45,8 @@ export const ACTION_PROGRESS: Record<ActionName, string> = {
   followup: 'sending a follow-up to',
   'followup-now': 'sending a follow-up now to',
   attach: 'draining, to take over',
+  merge: 'merging',
+  discard: 'discarding',
 }
 
 /** Runs the action; resolves with the line the footer shows (a refusal throws the API's error). */
@@ -64,5 +76,14 @@ export async function runAction(drover: Drover, action: ActionName, id: number, 
     }
     case 'attach':
       throw new Error('attach takes the terminal: top runs it itself')
+    case 'merge':
+      return mergeSentence(await drover.merge(id))
+    case 'discard': {
+      const result = await drover.rm([id], {discard: true})
+      const refused = result.skipped[0]?.reason ?? result.errors[0]?.error
+      if (refused) throw new Error(refused)
+      const note = result.removed[0]?.worktree?.note
+      return `task ${id} removed${note ? `: ${note}` : ''}`
+    }
   }
 }

@@ -39,22 +39,26 @@ export const KEYS: {key: string; what: string; action?: boolean}[] = [
   {key: 'f', what: "follow-up: a message for an agent, delivered when its run ends well (at once if it is not at work)", action: true},
   {key: 'F', what: 'follow-up now: the run is drained at a safe point for it', action: true},
   {key: 't', what: "take over in this terminal (attach): top steps aside for the agent's own interactive session, and comes back when you quit it", action: true},
+  {key: 'm', what: "merge an ended --worktree task's branch into the branch it started from", action: true},
+  {key: 'x', what: 'discard: remove the task with its worktree and branch, unmerged commits named', action: true},
   {key: 'v', what: "the worktree's diff (--worktree tasks)"},
   {key: 'p', what: "an agent's transcript, or its raw events"},
   {key: '?', what: 'this help'},
   {key: 'q', what: 'quit (tasks keep running)'},
 ]
 
+// Help and quit come before the action keys: with every action the line is
+// longer than a 120-column terminal, and what it cuts `?` lists.
 const SHORT_KEYS = (readOnly: boolean) =>
   [
     '↑↓ move',
     '⏎ open',
     '/ filter',
-    ...(readOnly ? [] : ['s stop', 'c cancel', 'd drain', 'r resume', 'f follow-up', 't attach', 'a again', 'w wrap-up']),
-    'v diff',
-    'p raw',
     '? help',
     'q quit',
+    ...(readOnly ? [] : ['s stop', 'c cancel', 'd drain', 'r resume', 'f follow-up', 't attach', 'm merge', 'x discard', 'a again', 'w wrap-up']),
+    'v diff',
+    'p raw',
   ].join('  ')
 
 /** How many rows the list gets in the list view; the preview pane gets the rest. */

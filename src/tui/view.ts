@@ -20,7 +20,7 @@ export interface Pending {
   message?: string
 }
 
-export type ActionName = 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'wrap-up' | 'followup' | 'followup-now' | 'attach'
+export type ActionName = 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'wrap-up' | 'followup' | 'followup-now' | 'attach' | 'merge' | 'discard'
 
 export interface ViewState {
   mode: Mode
