@@ -32,7 +32,7 @@ import {DiskReserve, diskFull} from './reserve.js'
 import {settle} from './settle.js'
 import type {LearnFlags} from './followup-run.js'
 import {runHeader} from './run-header.js'
-import {selfEntry} from './exit-hooks.js'
+import {selfEntry, type RunnerEntry} from './exit-hooks.js'
 import {holdStart, runTaken, type StartHold} from './start-claim.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
@@ -116,6 +116,12 @@ export interface RunnerOptions {
    * and no timeout, idle timeout or output cap applies: a person is there.
    */
   terminal?: boolean
+  /**
+   * What the hook supervisors are started from: this bundle (default), or the
+   * built runner when the runner runs inside another program (`drover
+   * attach`'s, whose own entry is the CLI, which knows no supervisor flag).
+   */
+  entry?: RunnerEntry
 }
 
 
@@ -161,9 +167,12 @@ export class Runner {
 
   /** starts the status hooks' supervisor once `start` has its answer. */
   private readonly statusStarter: StatusHookStarter
+  /** what hook supervisors are started from (RunnerOptions.entry). */
+  private readonly entry: RunnerEntry
 
   constructor(private readonly options: RunnerOptions) {
-    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined)
+    this.entry = options.entry ?? selfEntry()
+    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined, this.entry)
     this.paths = taskPaths(options.stateDir, options.id)
     const read = readRecord(options.stateDir, options.id)
     if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
@@ -791,7 +800,7 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}},
-      {entry: selfEntry(), commit: (next, from) => this.commit(next, from), deliverFollowup},
+      {entry: this.entry, commit: (next, from) => this.commit(next, from), deliverFollowup},
     )
     this.hooks = settled.hooks
     this.followupOpened = settled.delivered !== null
@@ -861,7 +870,7 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status: 'lost', cause: 'runner-interrupted', reason: `runner interrupted by ${signal}`},
-      {entry: selfEntry(), commit: (next, from) => this.commit(next, from)},
+      {entry: this.entry, commit: (next, from) => this.commit(next, from)},
     )
     this.hooks = settled.hooks
     safeUnlink(this.paths.runner)

@@ -14,6 +14,7 @@ import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {readRecord} from '../state/store.js'
 import {requestControl, scheduleMs} from './control.js'
 import {startNewRun} from './launch.js'
+import {runnerEntry} from '../runner/local-executor.js'
 import {reconcile} from './reconcile.js'
 import {learnAgentFlags} from './resume.js'
 
@@ -51,7 +52,8 @@ export async function attachTask(stateDir: string, start: TaskRecord, steps: Att
   })
   steps.onOpening?.(opened, argv)
   const {Runner} = await import('../runner/runner.js')
-  const runner = new Runner({stateDir, id: opened.id, terminal: true})
+  // This process is the CLI: the hooks' supervisors are the built runner's to run.
+  const runner = new Runner({stateDir, id: opened.id, terminal: true, entry: runnerEntry()})
   // The terminal's Ctrl-C and hang-up reach the whole foreground group: the
   // session decides what they do to it, and its runner lives on to record the end.
   const ignore = () => {}

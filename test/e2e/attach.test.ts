@@ -7,6 +7,7 @@
 // terminal, or for a task that runs no agent, exit 2.
 
 import {execa} from 'execa'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, cleanupStateDirs, drover, fixture, isAlive, json, makeStateDir, makeTempDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
@@ -37,8 +38,8 @@ function attachIn(stateDir: string, env: Record<string, string>, id: number): Pa
   return pane
 }
 
-async function runningClaude(stateDir: string, env: Record<string, string>): Promise<number> {
-  const r = await drover(stateDir, ['start', '--', 'claude', '-p', 'build it', '--output-format', 'stream-json', '--verbose', '--model', 'opus'], {env})
+async function runningClaude(stateDir: string, env: Record<string, string>, options: string[] = []): Promise<number> {
+  const r = await drover(stateDir, ['start', ...options, '--', 'claude', '-p', 'build it', '--output-format', 'stream-json', '--verbose', '--model', 'opus'], {env})
   expect(r.exitCode, r.stderr).toBe(0)
   const id = Number(r.stdout.trim())
   await waitFor(() => readTask(stateDir, id).agentInfo?.sessionId, {timeout: 20_000, message: 'the session id'})
@@ -106,6 +107,31 @@ describe('drover attach', () => {
     const task = readTask(stateDir, id)
     expect(task.runs[1]).toMatchObject({attached: true, status: 'succeeded'})
     expect(json(await drover(stateDir, ['status', String(id), '--json'], {env}))).toMatchObject({resume: `drover resume ${id}`, runnerAlive: false})
+  })
+
+  it("the attached run's changes reach the status hooks, and its end the exit hooks, as any run's", async () => {
+    const stateDir = makeStateDir()
+    const env = agentEnv(makeTempDir('drover-home-'))
+    const log = (name: string) => path.join(stateDir, name)
+    const onStatus = `printf "%s %s>%s\\n" "$DROVER_RUN" "$DROVER_PREV_STATUS" "$DROVER_STATUS" >> ${sh(log('changes'))}`
+    const onExit = `printf "%s %s\\n" "$DROVER_RUN" "$DROVER_STATUS" >> ${sh(log('ends'))}`
+    const id = await runningClaude(stateDir, env, ['--on-status', onStatus, '--on-exit', onExit])
+    const pane = attachIn(stateDir, env, id)
+    await pane.waitFor(/fake claude interactive/, 60_000)
+    pane.keys('C-c')
+    await pane.waitFor(/ATTACH-EXIT 0/)
+    const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [])
+    // the attach process is the run's runner: the hooks' supervisors are the built runner's, not the CLI's
+    expect(await waitFor(() => lines(log('changes')).length >= 7 && lines(log('changes')), {timeout: 30_000, message: 'every change told'})).toEqual([
+      '1 >starting',
+      '1 starting>running',
+      '1 running>stopping',
+      '1 stopping>drained',
+      '2 drained>starting',
+      '2 starting>running',
+      '2 running>succeeded',
+    ])
+    expect(await waitFor(() => lines(log('ends')).length >= 2 && lines(log('ends')), {timeout: 30_000, message: 'both ends told'})).toEqual(['1 drained', '2 succeeded'])
   })
 
   it('a closed terminal ends the session only: drover records the run and leaves nothing running', async () => {
