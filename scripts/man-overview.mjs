@@ -49,6 +49,9 @@ const FILES = [
   ['STATE_DIR/tasks/ID/runner.json', 'the live runner\'s identity: pid and process start time, so a recycled pid is never signalled'],
   ['STATE_DIR/tasks/ID/heartbeat', 'for a task run as a Slurm job: the host and pid of its runner, rewritten every few seconds while it lives; a task on another host is lost only when Slurm says its job ended and this has gone stale; on Windows every runner keeps one, so that list and status know it lives without starting PowerShell'],
   ['STATE_DIR/live/ID', 'an empty hint for each task that may be meant to run, so drover list finds them without opening every task folder'],
+  ['STATE_DIR/hooks/on-exit', 'an executable you may put there: run once every task has ended, with the final record on stdin (see drover-start(1), --on-exit)'],
+  ['STATE_DIR/hooks/on-status', 'an executable you may put there: run at every change of every task\'s status, with the record on stdin and DROVER_STATUS, DROVER_PREV_STATUS set (see drover-start(1), --on-status)'],
+  ['STATE_DIR/config.json', 'optional defaults for new tasks, written by hand: "executor", "slurm" (sbatch options), "notify" (where ends and needs for attention are told; see drover-start(1), --notify)'],
 ]
 
 const ENVIRONMENT = [
@@ -74,7 +77,7 @@ const EXIT_STATUS = [
   ['1', 'the operation failed: a task could not be started, a stop did not complete'],
   ['2', 'usage: a bad flag, a bad value, a missing argument'],
   ['3', 'no such task'],
-  ['4', 'conflict: the task is in a state that forbids this (resuming a running task, a name already taken, a lock held)'],
+  ['4', 'conflict: the task is in a state that forbids this (resuming a running task, a name already taken, a lock held); a merge that conflicts (left as git leaves it), or whose target checkout has uncommitted changes'],
   ['5', 'the state directory is unusable: not a directory, no permission, unsafe permissions, or written by a newer drover (upgrade drover)'],
 ]
 

@@ -87,8 +87,26 @@ export function startTrue(stateDir, runnerParts = [], options = () => [], on = {
     const id = startedId(result)
     await waitFinal(stateDir, id)
     const at = eventTimes(stateDir, id)
-    if (at.created !== undefined && at.started !== undefined) runnerParts.push(at.started - at.created)
+    // with a status hook: from `started` to the hook's event of that change (the run's end may come first)
+    const hooked = options().length > 0
+    if (hooked) await waitHook(stateDir, id)
+    const from = hooked ? at.started : at.created
+    const to = hooked ? eventTimes(stateDir, id).hook : at.started
+    if (from !== undefined && to !== undefined) runnerParts.push(to - from)
     return {ms: result.ms, cpuMs: result.cpuMs}
+  }
+}
+
+/** Waits (at most 30 s) until the task's journal holds a hook's event of `running`. */
+async function waitHook(stateDir, id) {
+  const file = path.join(stateDir, 'tasks', String(id), 'events.ndjson')
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    try {
+      if (readFileSync(file, 'utf8').includes('"hook":"on-status","status":"starting"')) return
+    } catch {
+      // not there yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
 
@@ -191,9 +209,12 @@ export async function roundTrip(ctx) {
 export async function start(ctx) {
   const {peers, dirs, runs} = ctx
   const runnerParts = []
+  const hookDelays = []
   const commands = {
     floor: timeNode(['-e', '0']),
     drover: startTrue(dirs.fresh('start'), runnerParts),
+    // A status hook is told of `running` only once start has its answer: it must cost a start nothing.
+    hooked: startTrue(dirs.fresh('start-status-hook'), hookDelays, () => ['--on-status', 'true']),
     // What no drover change removes from a start, alone (see bench/README.md).
     startFloor: timeNode([path.join(LIB, 'start-floor.mjs'), ROOT, dirs.fresh('start-floor')]),
   }
@@ -215,6 +236,8 @@ export async function start(ctx) {
   const rows = [
     row('start: `start -- true` until recorded running', s.drover.median, FLOOR, s.floor.median, 'ms', {maxRatio: 3}, `${fmtCpu(s.drover.cpuMean, s.floor.cpuMean)} (the CLI alone: the runner is not its child)`),
     row('start: of which the runner, record created → recorded running', summary(runnerParts).median, FLOOR, s.floor.median, 'ms'),
+    row('start: with a status hook (`--on-status true`)', s.hooked.median, 'without', s.drover.median, 'ms', {maxRatio: 1.1}, fmtCpu(s.hooked.cpuMean, s.drover.cpuMean)),
+    row('status hook: recorded running → its first hook done', summary(hookDelays).median, FLOOR, s.floor.median, 'ms'),
     row(
       'floor: oclif as drover loads it, and a standby Node that records a spawned `true` (the protocol of start alone)',
       s.startFloor.median,

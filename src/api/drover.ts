@@ -25,7 +25,8 @@ import type {PreparedStart, StartOptions} from './start-options.js'
 import type {QueueDetail, QueueInfo} from './queues.js'
 import type {QueueMove} from '../tasks/queue-move.js'
 import type {Budget} from './budget.js'
-import type {DiffOptions, DiffResult, WorktreeStatus} from './worktrees.js'
+import type {DiffOptions, DiffResult, PairDiffResult, WorktreeStatus} from './worktrees.js'
+import type {MergeOptions, MergeResult} from './merge.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
 import type {UsagePoint} from './usage.js'
 import {newestEndedRows, viewRow, type TaskRow} from './task-row.js'
@@ -561,6 +562,25 @@ export class Drover {
     return taskDiff(await this.record(ref), opts)
   }
 
+  /** Where two tasks' work differs (`drover diff A B`): from `a`'s worktree to `b`'s, both of one repository. */
+  async diffTasks(a: TaskRef, b: TaskRef, opts: DiffOptions = {}): Promise<PairDiffResult> {
+    const {taskPairDiff} = await import('./worktrees.js')
+    return taskPairDiff(await this.record(a), await this.record(b), opts)
+  }
+
+  /**
+   * Brings an ended --worktree task's branch into the branch it started from
+   * (or `into`): a merge, a squash or a rebase. Refused (exit 4) while the task
+   * lives, when the target's checkout has uncommitted changes or the worktree
+   * work not committed; a conflict is left as git leaves it, exit 4. The merge
+   * is recorded on the task (worktree.merged, a `merged` event).
+   */
+  async merge(ref: TaskRef, opts: MergeOptions = {}): Promise<MergeResult> {
+    const {checkMergeOptions, mergeResult} = await import('./merge.js')
+    checkMergeOptions(opts)
+    return this.wrote(await mergeResult(this.stateDir, await this.record(ref), opts))
+  }
+
   /** The task's events journal, oldest first; with `last`, only the newest `last` entries. */
   async journal(ref: TaskRef, opts: {last?: number} = {}): Promise<JournalEntry[]> {
     const entries = readEvents(taskPaths(this.stateDir, (await this.record(ref)).id)) as JournalEntry[]
@@ -590,9 +610,11 @@ export class Drover {
    * Removes the named ended tasks. A live one is skipped (in `skipped`),
    * refs that name no task come back in `missing`; every ref is checked
    * before anything is removed. `force`: a worktree with uncommitted changes
-   * goes too, discarding them (its branch and commits stay).
+   * goes too, discarding them (its branch and commits stay). `discard`: the
+   * worktree and its branch go whatever they hold; the unmerged commits
+   * deleted are named in each removal's worktree.discarded.
    */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean} = {}): Promise<RmResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean; discard?: boolean} = {}): Promise<RmResult> {
     const {findTask} = await import('../tasks/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
@@ -609,7 +631,7 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
-    return {...this.removed(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.force ? 'force' : opts.includeWorktrees})), missing}
+    return {...this.removed(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.discard ? 'discard' : opts.force ? 'force' : opts.includeWorktrees})), missing}
   }
 
   /**

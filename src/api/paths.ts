@@ -6,6 +6,7 @@
 import path from 'node:path'
 import {stateHookPath} from '../runner/exit-hooks.js'
 import {configPath} from '../state/config.js'
+import {sharedStatusHookPath} from '../state/status-changes.js'
 import {resolveStateDir, STATE_DIR_ENV} from '../state/statedir.js'
 
 /** Where a state dir's path came from: the option (--state-dir), $DROVER_STATE_DIR, or the per-OS default. */
@@ -29,6 +30,8 @@ export interface DroverPaths {
   hooksDir: string
   /** the on-exit hook itself, there or not. */
   onExitHook: string
+  /** the on-status hook, run at every status change of every task, there or not. */
+  onStatusHook: string
   /** the state dir's optional settings, written by hand. */
   configFile: string
 }
@@ -37,5 +40,5 @@ export async function droverPaths(options: {stateDir?: string; env?: NodeJS.Proc
   const env = options.env ?? process.env
   const stateDir = await resolveStateDir(options.stateDir, env)
   const onExitHook = stateHookPath(stateDir)
-  return {stateDir, source: stateDirSource(options.stateDir, env), hooksDir: path.dirname(onExitHook), onExitHook, configFile: configPath(stateDir)}
+  return {stateDir, source: stateDirSource(options.stateDir, env), hooksDir: path.dirname(onExitHook), onExitHook, onStatusHook: sharedStatusHookPath(stateDir), configFile: configPath(stateDir)}
 }

@@ -4,6 +4,7 @@
 
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
+import {notifyTargetProblem} from '../base/notify-target.js'
 import {parseDuration, parseEnvAssignment, parseTaskName} from '../base/parse.js'
 import {resolveExecutable, shellCommand, slurmUnavailable} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
@@ -35,6 +36,8 @@ const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
   slurm: {partition: 'string', time: 'string', cpus: 'number', mem: 'string', drainBeforeLimitS: 'number', opts: 'string[]'},
   ifAbsent: 'boolean',
   onExit: 'string',
+  onStatus: 'string',
+  notify: 'string[]',
   hookTimeoutMs: 'number',
   retry: 'number',
   retryDelayMs: 'number',
@@ -85,7 +88,11 @@ export interface StartOptions extends QueueStartOptions {
   ifAbsent?: boolean
   /** a shell command run once per final status, the final record as JSON on stdin. */
   onExit?: string
-  /** how long an exit hook may run (default 60 s). */
+  /** a shell command run at every status change: the record on stdin, DROVER_STATUS, DROVER_PREV_STATUS, DROVER_REASON set. */
+  onStatus?: string
+  /** where to tell of the end or a need for attention (a usage limit, a budget, lost): http(s) URLs (a JSON event is posted) or `desktop`; by default config.json's `notify`. */
+  notify?: string[]
+  /** how long an exit or status hook (or a notification) may run (default 60 s). */
   hookTimeoutMs?: number
   /** try a failed run again up to this many times (not after stop, cancel, drain or a limit). */
   retry?: number
@@ -216,6 +223,7 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
     ...placement(o, config),
     ifAbsent: o.ifAbsent ?? false,
     onExit: o.onExit ?? null,
+    ...statusHooks(o, config),
     hookTimeoutMs: o.hookTimeoutMs ?? null,
     retryMax: o.retry ?? 0,
     retryDelayMs: o.retryDelayMs ?? null,
@@ -223,6 +231,17 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
     worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false, pinBase: o.pinBase ?? false},
   }
   return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
+}
+
+/** --on-status and --notify (config.json's `notify` when not given), only when there are any: a task without keeps the record it always had. */
+function statusHooks(o: StartOptions, config: StateConfig): Pick<TaskSpec, 'onStatus' | 'notify'> {
+  if (o.onStatus !== undefined && o.onStatus.trim() === '') throw usageError('the --on-status command is empty')
+  const notify = o.notify ?? config.notify ?? []
+  for (const target of notify) {
+    const problem = notifyTargetProblem(target)
+    if (problem) throw usageError(problem)
+  }
+  return {...(o.onStatus !== undefined ? {onStatus: o.onStatus} : {}), ...(notify.length > 0 ? {notify: [...new Set(notify)]} : {})}
 }
 
 /**

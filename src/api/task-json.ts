@@ -7,6 +7,7 @@ import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
 import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type EngineWait, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {signalNumber} from '../platform/platform.js'
+import {maskNotifyTarget} from '../base/notify-target.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
 import {isEngineQueued} from '../runner/executor.js'
 import {existsSync, readFileSync} from 'node:fs'
@@ -84,7 +85,11 @@ export interface TaskJson {
   retryOnTimeout: boolean
   /** the shell command run once the task ended (`start --on-exit`; URL credentials masked unless showEnv), or null. */
   onExit: string | null
-  /** how long an exit hook may run; null: the default, 60 s. */
+  /** the shell command run at every status change (`start --on-status`; URL credentials masked unless showEnv), or null. */
+  onStatus: string | null
+  /** where the end or a need for attention is told (`start --notify`): `desktop`, or URLs shown by their origin alone unless showEnv (a webhook's path is its secret). */
+  notify: string[]
+  /** how long an exit or status hook may run; null: the default, 60 s. */
   hookTimeoutMs: number | null
   /** the git worktree the task runs in (`start --worktree`), with its summary once a run ended. */
   worktree: WorktreeInfo | null
@@ -175,6 +180,8 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     retryDelayMs: record.retryDelayMs,
     retryOnTimeout: record.retryOnTimeout,
     onExit: record.onExit === null || show ? record.onExit : maskUrlCredentials(record.onExit),
+    onStatus: !record.onStatus ? null : show ? record.onStatus : maskUrlCredentials(record.onStatus),
+    notify: show ? (record.notify ?? []) : (record.notify ?? []).map(maskNotifyTarget),
     hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
     engineWait: isEngineQueued(record) ? record.engineWait! : null,
@@ -188,7 +195,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  */
-export const TASK_JSON_VERSION = 3
+export const TASK_JSON_VERSION = 4
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a
@@ -204,10 +211,12 @@ export function readJson(read: RecordRead, opts: {showEnv?: boolean; stateDir?: 
   return read.ok ? taskJson(read.record, opts) : {id: read.id, status: 'corrupt', error: read.error}
 }
 
-/** An exit hook that failed (non-zero exit, a signal, its timeout, or it could not start). */
+/** An exit or status hook, or a notification, that failed (non-zero exit, a signal, its timeout, no answer, or it could not start). */
 export interface HookFailureJson {
   run: number
   hook: string
+  /** the status change a status hook or notification was for; null for an exit hook. */
+  status: string | null
   reason: string | null
   exitCode: number | null
   signal: string | null
@@ -227,7 +236,7 @@ function hookFailures(paths: TaskPaths): HookFailureJson[] {
     try {
       const e = JSON.parse(line) as Record<string, unknown>
       if (e.event !== 'hook-failed') continue
-      failures.push({run: Number(e.run) || 0, hook: String(e.hook), reason: (e.reason as string) ?? null, exitCode: (e.exitCode as number) ?? null, signal: (e.signal as string) ?? null})
+      failures.push({run: Number(e.run) || 0, hook: String(e.hook), status: typeof e.status === 'string' ? e.status : null, reason: (e.reason as string) ?? null, exitCode: (e.exitCode as number) ?? null, signal: (e.signal as string) ?? null})
     } catch {
       // a torn line
     }
@@ -239,7 +248,7 @@ export type TaskDetailJson = TaskJson & {
   found: true
   /** the size of output.log in bytes; null when it cannot be read. */
   outputBytes: number | null
-  /** exit hooks that failed, from the task's events. */
+  /** exit and status hooks (and notifications) that failed, from the task's events. */
   hookFailures: HookFailureJson[]
   runnerAlive: boolean
   workerAlive: boolean

@@ -4,7 +4,7 @@
 
 import {existsSync} from 'node:fs'
 import {DroverError, ExitCode} from '../base/errors.js'
-import {summarizeWorktree, worktreeDiff} from '../process/worktree.js'
+import {sameRepository, summarizeWorktree, worktreeDiff, worktreesDiff} from '../process/worktree.js'
 import type {TaskRecord, WorktreeInfo, WorktreeSummary} from '../state/record.js'
 
 export type {WorktreeSummary}
@@ -44,6 +44,46 @@ export function taskDiff(record: TaskRecord, opts: DiffOptions = {}): DiffResult
   const diff = withTaskErrors(record, () => worktreeDiff(worktree, opts))
   const {branch, base, baseCommit, path} = worktree
   return {id: record.id, branch, base, baseCommit, path, stat: opts.stat ?? false, nameOnly: opts.nameOnly ?? false, paths: opts.paths ?? [], present, diff}
+}
+
+/** The stable --json shape of `drover diff A B`: from A's work to B's. */
+export interface PairDiffResult {
+  ids: [number, number]
+  branches: [string, string]
+  /** the commits the two branches started from; the same for two tasks started from one base. */
+  baseCommits: [string, string]
+  sameBase: boolean
+  stat: boolean
+  nameOnly: boolean
+  paths: string[]
+  /** whether each worktree folder is there (else that side is its branch's commits). */
+  present: [boolean, boolean]
+  /** git's diff from the first task's work to the second's. */
+  diff: string
+}
+
+/**
+ * What tells two tasks' work apart: for agents given one job from one base,
+ * where their answers differ. Both need a worktree in the same repository
+ * (exit 2 otherwise); each side is its work as it is, committed or not.
+ */
+export function taskPairDiff(a: TaskRecord, b: TaskRecord, opts: DiffOptions = {}): PairDiffResult {
+  const [wa, wb] = [worktreeOf(a), worktreeOf(b)]
+  if (!withTaskErrors(a, () => sameRepository(wa.repo, wb.repo))) {
+    throw new DroverError(`tasks ${a.id} and ${b.id} are of different repositories (${wa.repo}, ${wb.repo}): nothing to compare`, ExitCode.usage, {ids: [a.id, b.id]})
+  }
+  const {diff, present} = withTaskErrors(a, () => worktreesDiff(wa, wb, opts))
+  return {
+    ids: [a.id, b.id],
+    branches: [wa.branch, wb.branch],
+    baseCommits: [wa.baseCommit, wb.baseCommit],
+    sameBase: wa.baseCommit === wb.baseCommit,
+    stat: opts.stat ?? false,
+    nameOnly: opts.nameOnly ?? false,
+    paths: opts.paths ?? [],
+    present,
+    diff,
+  }
 }
 
 /** A task's worktree and what it holds against its base. */

@@ -116,6 +116,10 @@ export const inputs = {
     retryDelay: duration('with retry: wait this long before the first retry, doubling each time (default "1s")').optional(),
     retryOnTimeout: z.boolean().optional().describe('with retry: also retry a run stopped by `timeout`'),
     ifAbsent: z.boolean().optional().describe('with name: if a task of that name is queued or running, return it instead of an error, with reused: true (start work only once)'),
+    notify: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('tell of the end, or of a need for attention (waiting on a usage limit, a budget reached, lost): http(s) URLs get a small JSON event posted (Slack takes its `text`), "desktop" shows a desktop notification; [] for none (default: the state dir\'s config.json notify)'),
   }),
   list_tasks: z.strictObject({
     status: z.array(statusEnum).optional().describe('only tasks in these statuses, e.g. ["running"]'),
@@ -157,6 +161,15 @@ export const inputs = {
     maxTokens: z.number().int().min(1).optional().describe("a new budget for the session's total tokens (the tokens so far count)"),
     maxCostUsd: dollars(`a new budget for the session's total cost in US dollars (${agentsThat((a) => a.reports.cost).join(', ')})`).optional(),
   }),
+  merge_task: z.strictObject({
+    task: taskRef,
+    mode: z
+      .enum(['merge', 'squash', 'rebase'])
+      .optional()
+      .describe('"merge" (default: git\'s merge, a fast-forward when it can be), "squash" (one commit of all the work), or "rebase" (the branch onto the target, then a fast-forward)'),
+    into: z.string().min(1).optional().describe('the branch to merge into (default: the branch the task started from)'),
+    commit: z.boolean().optional().describe('commit the work the worktree holds uncommitted first (one commit), rather than refuse'),
+  }),
   queue_status: z.strictObject({
     queue: z.string().min(1).optional().describe('only this queue'),
   }),
@@ -194,6 +207,17 @@ export const outputs = {
   cancel_task: z.object({result: controlResult}),
   drain_tasks: z.object({results: z.array(controlResult)}),
   resume_task: z.object({task}),
+  merge_task: z.object({
+    id: z.number().int(),
+    branch: z.string(),
+    into: z.string(),
+    mode: z.enum(['merge', 'squash', 'rebase']),
+    checkout: z.string().describe('the checkout the merge was made in'),
+    commit: z.string().describe('the tip of `into` after the merge'),
+    commits: z.number().int().describe("the branch's commits brought in (0: the target had them all)"),
+    fastForward: z.boolean(),
+    committedWork: nullableString.describe('the commit made of the uncommitted work first (commit: true), or null'),
+  }),
   queue_status: z.object({
     queues: z.array(
       z.looseObject({

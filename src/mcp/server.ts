@@ -8,6 +8,7 @@ import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import type {Drover} from '../api/index.js'
 import {registerResources} from './resources.js'
+import {watchStatusNotices} from './status-notices.js'
 import {argumentsError, errorResult, toolError} from './tool-error.js'
 import {listedTool, toolSchemas, toolsFor, type ToolContext, type ToolDefinition} from './tools.js'
 import type {ToolName} from './schemas.js'
@@ -24,7 +25,7 @@ export interface ServerOptions {
 export const DEFAULT_MAX_WAIT_MS = 5 * 60_000
 export const HEARTBEAT_MS = 5000
 
-const INSTRUCTIONS = `drover runs commands and AI coding agents (claude -p, codex exec) as background tasks that outlive this session. Start one with start_task, read its output incrementally with read_output (pass the nextCursor you got back), wait with wait_tasks, and end it with stop_task (graceful), drain_tasks (checkpoint to resume later) or cancel_task (abandon). Tasks persist when this server or client exits; nothing is stopped unless you ask. Errors end with the drover CLI's exit code: (exit 2) bad arguments, (exit 3) no such task, (exit 4) conflict with the task's state.`
+const INSTRUCTIONS = `drover runs commands and AI coding agents (claude -p, codex exec) as background tasks that outlive this session. Start one with start_task, read its output incrementally with read_output (pass the nextCursor you got back), wait with wait_tasks, and end it with stop_task (graceful), drain_tasks (checkpoint to resume later) or cancel_task (abandon). Tasks persist when this server or client exits; nothing is stopped unless you ask. Each change of a task's status comes as a log message (logger "drover"; warning when a task needs a person). A task started with worktree is brought into its branch with merge_task once it has ended. Errors end with the drover CLI's exit code: (exit 2) bad arguments, (exit 3) no such task, (exit 4) conflict with the task's state.`
 
 export interface McpServerHandle {
   server: Server
@@ -35,8 +36,10 @@ export interface McpServerHandle {
 export function createServer(drover: Drover, options: ServerOptions): McpServerHandle {
   const server = new Server(
     {name: 'drover', version: options.version},
-    {capabilities: {tools: {}, resources: {subscribe: true, listChanged: true}}, instructions: INSTRUCTIONS},
+    {capabilities: {tools: {}, resources: {subscribe: true, listChanged: true}, logging: {}}, instructions: INSTRUCTIONS},
   )
+  let notices: {close: () => void} | null = null
+  server.oninitialized = () => (notices ??= watchStatusNotices(server, drover))
   const tools = new Map(toolsFor(options).map((tool) => [tool.name, tool]))
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS
   // Computed once: the schemas never change while the server runs.
@@ -90,6 +93,7 @@ export function createServer(drover: Drover, options: ServerOptions): McpServerH
     server,
     close: async (graceMs) => {
       closing.abort()
+      notices?.close()
       await resources.close()
       const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
       await Promise.race([Promise.allSettled([...inFlight]), grace])

@@ -42,5 +42,6 @@ export function startOptions(args: StartArgs): StartOptions {
     retryDelayMs: durationMs(args.retryDelay, 'retryDelay', {allowZero: true}),
     retryOnTimeout: args.retryOnTimeout,
     ifAbsent: args.ifAbsent,
+    notify: args.notify,
   }
 }

@@ -162,6 +162,16 @@ export const TOOLS = [
     },
   }),
   define({
+    name: 'merge_task',
+    access: 'write',
+    annotations: annotate("Merge a task's branch", {destructiveHint: true}),
+    description:
+      "Bring an ended task's work (started with worktree) into the branch it started from, or into `into`: mode \"merge\" (default; a fast-forward when it can be), \"squash\" (one commit) or \"rebase\" (the branch onto the target, then a fast-forward). It is made in the checkout where the target branch is checked out. Refused (conflict, exit 4) while the task runs, when that checkout has uncommitted changes, or when the worktree holds work not committed (pass commit: true to commit it first). A conflict is left as git leaves it, for a person to resolve: the error names the files and how to undo it. The merge is recorded on the task (get_task: worktree.merged). Returns {id, branch, into, mode, commit, commits, fastForward, committedWork}.",
+    async run(args, {drover}) {
+      return {...(await drover.merge(args.task, {mode: args.mode, into: args.into, commit: args.commit}))}
+    },
+  }),
+  define({
     name: 'queue_status',
     access: 'read',
     annotations: reading('Show queues'),

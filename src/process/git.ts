@@ -20,12 +20,12 @@ export class GitError extends Error {
 // messages stay in English so the few we recognise can be recognised.
 const GIT_ENV = {GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0'}
 
-/** Runs `git -C cwd ARGS`, returning stdout; throws GitError on a non-zero exit. */
-export function git(cwd: string, args: string[], opts: {env?: NodeJS.ProcessEnv} = {}): string {
+/** Runs `git -C cwd ARGS` (with `input` on its stdin), returning stdout; throws GitError on a non-zero exit. */
+export function git(cwd: string, args: string[], opts: {env?: NodeJS.ProcessEnv; input?: string} = {}): string {
   try {
     return execFileSync('git', ['-C', cwd, ...args], {
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.input === undefined ? {stdio: ['ignore', 'pipe', 'pipe'] as const} : {input: opts.input, stdio: ['pipe', 'pipe', 'pipe'] as const}),
       env: {...process.env, ...opts.env, ...GIT_ENV},
       maxBuffer: 256 * 1024 * 1024,
     })

@@ -3,12 +3,13 @@
 // demand, and taken away by prune/rm only when no commit and no uncommitted
 // change can be lost. Every decision re-reads git; the record only says where.
 
-import {existsSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.js'
 import type {WorktreeInfo, WorktreeSummary} from '../state/record.js'
 import {git, GitError, gitTest, parseShortstat} from './git.js'
+import {branchTip, commitsSince, mergedInto} from './branch-state.js'
 
 export interface WorktreeRequest {
   /** the directory `start` was asked to run in: must be inside a git working tree. */
@@ -34,6 +35,8 @@ export interface WorktreePlan {
   top: string
   base: string
   baseCommit: string
+  /** the local branch the base names (HEAD's for HEAD), or null: where `drover merge` goes by default. */
+  baseBranch: string | null
 }
 
 /**
@@ -63,7 +66,17 @@ export function planWorktree(req: Pick<WorktreeRequest, 'cwd' | 'branch' | 'base
     throw usageError(req.base === null ? `--worktree: ${top} has no commit yet to start a branch from` : `--base ${base} names no commit in ${top}`)
   }
   if (req.branch !== null) checkNewBranch(top, req.branch, exists, req.existingBranch ?? false)
-  return {top, base, baseCommit}
+  return {top, base, baseCommit, baseBranch: req.existingBranch ? null : localBranchOf(top, base)}
+}
+
+/** The local branch a ref names (HEAD: the branch checked out), or null (a tag, a commit, a detached HEAD). */
+export function localBranchOf(top: string, ref: string): string | null {
+  try {
+    const full = git(top, ['rev-parse', '--symbolic-full-name', ref]).trim()
+    return full.startsWith('refs/heads/') ? full.slice('refs/heads/'.length) : null
+  } catch {
+    return null
+  }
 }
 
 const branchExists = (top: string, branch: string) => gitTest(top, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])
@@ -87,7 +100,7 @@ function checkNewBranch(top: string, branch: string, exists: boolean, existingBr
  * so an agent starts from exactly what the branch says.
  */
 export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWorktree(req)): {info: WorktreeInfo; cwd: string} {
-  const {top, base, baseCommit} = plan
+  const {top, base, baseCommit, baseBranch} = plan
   const branch = req.branch ?? defaultBranch(req.id, req.name)
   if (req.branch === null) checkNewBranch(top, branch, branchExists(top, branch), false)
   const baseDirty = req.base === null && !req.existingBranch && git(top, ['status', '--porcelain', '--untracked-files=no']).trim() !== ''
@@ -102,7 +115,7 @@ export function createWorktree(req: WorktreeRequest, plan: WorktreePlan = planWo
   const cwd = rel === '' || rel.startsWith('..') ? worktreePath : path.join(worktreePath, rel)
   const created = req.existingBranch ? {createdBranch: false} : {}
   const pinned = req.pinBase ? {pinBase: true} : {}
-  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, ...pinned, summary: null}, cwd}
+  return {info: {repo: top, path: worktreePath, branch, base, baseCommit, baseDirty, ...created, ...pinned, baseBranch, summary: null}, cwd}
 }
 
 /**
@@ -194,17 +207,57 @@ export function worktreeDiff(info: WorktreeInfo, opts: {stat?: boolean; nameOnly
 }
 
 /**
+ * The tree of the worktree's work as it is — tracked and untracked, committed
+ * or not — written into the repository's objects (one `git write-tree` of an
+ * index of its own); its branch's tree when the folder is gone.
+ */
+export function workTree(info: WorktreeInfo): {tree: string; present: boolean} {
+  if (existsSync(info.path)) return {tree: withWholeTree(info, (env) => git(info.path, ['write-tree'], {env}).trim()), present: true}
+  if (existsSync(info.repo) && gitTest(info.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${info.branch}`])) {
+    return {tree: git(info.repo, ['rev-parse', `refs/heads/${info.branch}^{tree}`]).trim(), present: false}
+  }
+  throw new DroverError(`the worktree ${info.path} and its branch ${info.branch} are gone: nothing to diff`, ExitCode.failed)
+}
+
+/** Whether two working trees belong to one repository (the same object store: linked worktrees of it count). */
+export function sameRepository(a: string, b: string): boolean {
+  const common = (dir: string) => realpathSync(path.resolve(dir, git(dir, ['rev-parse', '--git-common-dir']).trim()))
+  try {
+    return common(a) === common(b)
+  } catch {
+    return false
+  }
+}
+
+/** What two tasks' work differs in: git's diff from `a`'s tree to `b`'s, run in `a`'s repository (both are in it). */
+export function worktreesDiff(a: WorktreeInfo, b: WorktreeInfo, opts: {stat?: boolean; nameOnly?: boolean; color?: boolean; paths?: string[]} = {}): {diff: string; present: [boolean, boolean]} {
+  const from = workTree(a)
+  const to = workTree(b)
+  const flags = [`--color=${opts.color ? 'always' : 'never'}`, ...(opts.stat ? ['--stat'] : []), ...(opts.nameOnly ? ['--name-only'] : [])]
+  const paths = opts.paths && opts.paths.length > 0 ? ['--', ...opts.paths] : []
+  return {diff: git(a.repo, ['diff', ...flags, from.tree, to.tree, ...paths]), present: [from.present, to.present]}
+}
+
+/**
  * How far removing a task may go with its worktree: false keeps a task whose
  * branch has unmerged commits; true removes its clean worktree and keeps the
  * branch; 'force' (`rm --force`) also removes a worktree with uncommitted
- * changes, discarding them — the branch and its commits are kept all the same.
+ * changes, discarding them — the branch and its commits are kept all the same;
+ * 'discard' (`rm --discard`) throws the work away: the worktree whatever it
+ * holds, and the branch with its unmerged commits, which it names.
  */
-export type WorktreeRule = boolean | 'force'
+export type WorktreeRule = boolean | 'force' | 'discard'
 
 /** What removing a task may do with its worktree. */
 export type WorktreeVerdict =
   | {keep: true; reason: string}
-  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null; discardUncommitted?: boolean}
+  | {keep: false; removeWorktree: boolean; deleteBranch: boolean; note: string | null; discardUncommitted?: boolean; discarded?: DiscardedCommit[]}
+
+/** A commit a discard deleted with its branch: still in git's object store until it is pruned, so `git branch NAME <sha>` brings it back. */
+export interface DiscardedCommit {
+  sha: string
+  subject: string
+}
 
 /**
  * The rule that never loses work: a worktree with uncommitted changes stays
@@ -220,6 +273,7 @@ export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: WorktreeRu
     return {keep: false, removeWorktree: false, deleteBranch: false, note: null}
   }
   const dirty = present && git(info.path, ['status', '--porcelain']).trim() !== ''
+  if (includeWorktrees === 'discard') return discardVerdict(info, present, dirty)
   if (dirty && includeWorktrees !== 'force') {
     return {keep: true, reason: `its worktree ${info.path} has uncommitted changes (commit or discard them first, or drover rm --force to discard them)`}
   }
@@ -228,6 +282,21 @@ export function worktreeVerdict(info: WorktreeInfo, includeWorktrees: WorktreeRu
   // --force: the uncommitted changes go with the worktree; the branch keeps every commit (never deleted while it has unmerged ones)
   const discarded = `uncommitted changes in ${info.path} discarded`
   return {...verdict, discardUncommitted: true, note: verdict.note ? `${discarded}; ${verdict.note}` : discarded}
+}
+
+/** `rm --discard`: everything goes, and the note names what: uncommitted changes, and each commit no other branch has. */
+function discardVerdict(info: WorktreeInfo, present: boolean, dirty: boolean): WorktreeVerdict {
+  const tip = branchTip(info.repo, info.branch)
+  const uncommitted = dirty ? `uncommitted changes in ${info.path} discarded` : null
+  const notes = (...parts: (string | null)[]) => parts.filter(Boolean).join('; ') || null
+  if (tip === null) return {keep: false, removeWorktree: present, deleteBranch: false, discardUncommitted: dirty, note: notes(uncommitted)}
+  if (info.createdBranch === false) {
+    return {keep: false, removeWorktree: present, deleteBranch: false, discardUncommitted: dirty, note: notes(uncommitted, `branch ${info.branch} kept: it existed before the task`)}
+  }
+  const discarded = tip === info.baseCommit || merged(info, tip) ? [] : commitsSince(info.repo, info.baseCommit, tip)
+  const plural = discarded.length === 1 ? '' : 's'
+  const commits = discarded.length === 0 ? null : `branch ${info.branch} deleted with ${discarded.length} unmerged commit${plural}: ${discarded.map((c) => `${c.sha.slice(0, 12)} ${c.subject}`).join('; ')} (git branch ${info.branch} ${tip.slice(0, 12)} brings them back until git prunes unreachable commits)`
+  return {keep: false, removeWorktree: present, deleteBranch: true, discardUncommitted: dirty, note: notes(uncommitted, commits), discarded}
 }
 
 function branchVerdict(info: WorktreeInfo, present: boolean, includeWorktrees: boolean): WorktreeVerdict {
@@ -246,22 +315,12 @@ function branchVerdict(info: WorktreeInfo, present: boolean, includeWorktrees: b
   return {keep: false, removeWorktree: present, deleteBranch: false, note: `branch ${info.branch} kept: ${commits} unmerged commit${commits === 1 ? '' : 's'}`}
 }
 
-function branchTip(repo: string, branch: string): string | null {
-  try {
-    return git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]).trim()
-  } catch {
-    return null
-  }
-}
-
+/** Merged into the repository's HEAD, the base ref or the base branch: by git's reckoning, or in content (a squash, a rebase). */
 function merged(info: WorktreeInfo, tip: string): boolean {
-  for (const into of ['HEAD', info.base]) {
+  const targets = new Set(['HEAD', info.base, ...(info.baseBranch ? [info.baseBranch] : []), ...(info.merged ? [info.merged.into] : [])])
+  for (const into of targets) {
     if (into === `refs/heads/${info.branch}` || into === info.branch) continue
-    try {
-      if (gitTest(info.repo, ['merge-base', '--is-ancestor', tip, into])) return true
-    } catch {
-      // that ref is gone (or HEAD is unborn): not merged into it
-    }
+    if (mergedInto(info.repo, into, tip, info.baseCommit)) return true
   }
   return false
 }
@@ -273,6 +332,8 @@ export interface WorktreeRemoval {
   worktreeRemoved: boolean
   branchDeleted: boolean
   note: string | null
+  /** `rm --discard`: the unmerged commits deleted with the branch (newest first). */
+  discarded?: DiscardedCommit[]
 }
 
 /** Carries out a verdict that lets the task go. git itself refuses a dirty worktree here, a second guard. */
@@ -283,5 +344,5 @@ export function removeWorktree(info: WorktreeInfo, verdict: Extract<WorktreeVerd
   if (verdict.removeWorktree) git(info.repo, ['worktree', 'remove', ...(verdict.discardUncommitted ? ['--force'] : []), info.path])
   if (verdict.deleteBranch) git(info.repo, ['branch', '-D', info.branch])
   if (existsSync(info.repo)) git(info.repo, ['worktree', 'prune'])
-  return {path: info.path, branch: info.branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}
+  return {path: info.path, branch: info.branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note, ...(verdict.discarded ? {discarded: verdict.discarded} : {})}
 }

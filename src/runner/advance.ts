@@ -31,7 +31,8 @@ import {
 import {isFinalStatus, transition, type TaskRecord} from '../state/record.js'
 import type {RunnerEntry} from './exit-hooks.js'
 import {settle} from './settle.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readRecord, taskPaths} from '../state/store.js'
+import {commitRecord} from './commit-record.js'
 
 export interface AdvanceOptions {
   /** the record as it truly is: commands reconcile it; a runner takes it as written (a dead runner's task then still counts). */
@@ -171,7 +172,8 @@ async function claim(stateDir: string, name: string, key: string, id: number, re
     }
     // The slot is taken on disk before the record says so: a crash in between leaves a stale entry, never an uncounted task.
     addActive(stateDir, name, id)
-    writeRecord(stateDir, transition(read.record, {status: 'starting'}))
+    // its runner tells the status hooks, as it records `running` (or settle, should it never)
+    commitRecord(stateDir, transition(read.record, {status: 'starting'}), read.record.status, {fire: null})
     appendEvent(paths, {event: 'dequeued', run, queue: name === '@after' ? null : name})
     removeWaiting(stateDir, name, key)
     return 'started'

@@ -26,13 +26,13 @@ import {runnerEnv} from '../process/boot-env.js'
 import {spawn, type ChildProcess} from 'node:child_process'
 import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
-import {shellCommand, signalProcessGroup} from '../platform/platform.js'
+import {shellCommand} from '../platform/platform.js'
+import {runHook} from './hook-run.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
-import {appendEvent, openAppend, readRecord, taskPaths} from '../state/store.js'
+import {appendEvent, readRecord, taskPaths} from '../state/store.js'
 
 export const HOOK_FLAG = '--hook'
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000
-const KILL_AFTER_MS = 5000
 
 export const stateHookPath = (stateDir: string) => path.join(stateDir, 'hooks', 'on-exit')
 
@@ -44,6 +44,18 @@ export interface RunnerEntry {
 
 /** This bundle as this process was started: what a sibling runner or a hook supervisor is started with. */
 export const selfEntry = (): RunnerEntry => ({script: process.argv[1], execArgv: process.execArgv})
+
+/**
+ * Starts this bundle detached as a supervisor of hooks (`args` say which), out
+ * of the caller's process group and with no stdio of the caller's: it outlives
+ * whoever started it. Throws when it cannot be started.
+ */
+export function spawnSupervisor(entry: RunnerEntry, args: string[]): ChildProcess {
+  const child = spawn(process.execPath, [...entry.execArgv, entry.script, ...args], {detached: true, env: runnerEnv(), stdio: 'ignore', windowsHide: true})
+  child.on('error', () => {})
+  child.unref()
+  return child
+}
 
 function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: string[]}[] {
   const hooks: {name: string; argv: string[]}[] = []
@@ -70,15 +82,7 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
   const paths = taskPaths(stateDir, record.id)
   const run = record.runs.length
   try {
-    const child = spawn(process.execPath, [...entry.execArgv, entry.script, HOOK_FLAG, stateDir, String(record.id), String(run)], {
-      detached: true,
-      env: runnerEnv(),
-      stdio: 'ignore',
-      windowsHide: true,
-    })
-    child.on('error', () => {})
-    child.unref()
-    return child
+    return spawnSupervisor(entry, [HOOK_FLAG, stateDir, String(record.id), String(run)])
   } catch (error) {
     appendEvent(paths, {event: 'hook-failed', run, hook: 'all', reason: `could not start: ${(error as Error).message}`})
     return null
@@ -107,57 +111,11 @@ export async function superviseExitHooks(stateDir: string, id: number, run: numb
     DROVER_RUN: String(run),
   }
   for (const hook of hooksOf(stateDir, record)) {
-    const outcome = await runOne(hook.argv, {cwd: existsSync(record.cwd) ? record.cwd : stateDir, env, input, log: path.join(paths.dir, 'hooks.log'), timeoutMs})
+    const outcome = await runHook(hook.argv, {cwd: existsSync(record.cwd) ? record.cwd : stateDir, env, input, log: path.join(paths.dir, 'hooks.log'), timeoutMs})
     try {
       appendEvent(paths, {event: outcome.ok ? 'hook' : 'hook-failed', run, hook: hook.name, ...outcome.detail})
     } catch {
       // a full disk: the hook ran all the same, and the next one runs too
     }
   }
-}
-
-/** hooks.log for appending, or nowhere when it cannot be opened (a full disk must not keep a hook from running). */
-function openLog(file: string): number | 'ignore' {
-  try {
-    return openAppend(file)
-  } catch {
-    return 'ignore'
-  }
-}
-
-function runOne(
-  argv: string[],
-  o: {cwd: string; env: NodeJS.ProcessEnv; input: string; log: string; timeoutMs: number},
-): Promise<{ok: boolean; detail: Record<string, unknown>}> {
-  return new Promise((resolve) => {
-    const logFd = openLog(o.log)
-    let child
-    try {
-      child = spawn(argv[0], argv.slice(1), {cwd: o.cwd, env: o.env, stdio: ['pipe', logFd, logFd], detached: true, windowsHide: true})
-    } catch (error) {
-      resolve({ok: false, detail: {reason: `could not start: ${(error as Error).message}`}})
-      return
-    } finally {
-      if (logFd !== 'ignore') closeSync(logFd)
-    }
-    // A hook that never reads its stdin closes the pipe early: that is its choice, not a failure.
-    child.stdin?.on('error', () => {})
-    child.stdin?.end(o.input)
-    let timedOut = false
-    const term = setTimeout(() => {
-      timedOut = true
-      if (child.pid) signalProcessGroup(child.pid, 'SIGTERM')
-    }, o.timeoutMs)
-    const kill = setTimeout(() => child.pid && signalProcessGroup(child.pid, 'SIGKILL'), o.timeoutMs + KILL_AFTER_MS)
-    const done = (detail: Record<string, unknown>, ok: boolean) => {
-      clearTimeout(term)
-      clearTimeout(kill)
-      resolve({ok, detail})
-    }
-    child.once('error', (error) => done({reason: `could not start: ${error.message}`}, false))
-    child.once('exit', (code, signal) => {
-      if (timedOut) done({reason: `timed out after ${Math.round(o.timeoutMs / 1000)} s`, exitCode: code, signal}, false)
-      else done({exitCode: code, signal}, code === 0)
-    })
-  })
 }

@@ -19,14 +19,13 @@ export {selfEntry}
 
 /**
  * `remote`: this runner is a batch job on a cluster node (see the top of this
- * file). `hooks`: the supervisor the run's end started (settle.ts fired it).
+ * file). `hooks`: the supervisors the run's end started (exit hooks, status hooks).
  */
-export async function handOff(stateDir: string, id: number, opts: {remote?: boolean; hooks?: ChildProcess | null} = {}): Promise<void> {
-  const hooks = opts.hooks ?? null
+export async function handOff(stateDir: string, id: number, opts: {remote?: boolean; hooks?: (ChildProcess | null)[]} = {}): Promise<void> {
   try {
     await moveQueuesOn(stateDir, id, opts.remote ?? false)
   } finally {
-    if (opts.remote && hooks) await exited(hooks)
+    if (opts.remote) for (const hooks of opts.hooks ?? []) if (hooks) await exited(hooks)
   }
 }
 

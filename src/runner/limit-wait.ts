@@ -8,7 +8,8 @@ import {spawn} from 'node:child_process'
 import {closeSync, existsSync} from 'node:fs'
 import path from 'node:path'
 import {sessionRefusal} from '../agents/profiles.js'
-import type {EndCause, EndingStatus, TaskRecord} from '../state/record.js'
+import type {EndCause, EndingStatus, TaskRecord, TaskStatus} from '../state/record.js'
+import type {Committed} from './commit-record.js'
 import {selfEntry} from './exit-hooks.js'
 import {settle} from './settle.js'
 import {profileOf} from '../agents/registry.js'
@@ -39,7 +40,7 @@ export interface WaitingRunner {
   id: number
   paths: TaskPaths
   record: () => TaskRecord
-  commit: (next: TaskRecord) => void
+  commit: (next: TaskRecord, from?: TaskStatus) => Committed
   event: (name: string, extra?: Record<string, unknown>) => void
   finish: (status: EndingStatus, outcome: {cause: EndCause; reason: string; exitCode?: number | null; signal?: string | null}, extra?: Partial<TaskRecord>) => void
   /** a request file answered by the end the runner records. */
@@ -70,7 +71,7 @@ export async function waitForLimit(runner: WaitingRunner, until: number, end: {c
       set: {waitUntil: untilIso, limitWaits: waits},
       event: {until: untilIso, attempt: waits},
     },
-    {entry: selfEntry(), write: runner.commit},
+    {entry: selfEntry(), commit: runner.commit},
   )
   const runs = runner.record().runs.length
   const ended = {waitUntil: null}

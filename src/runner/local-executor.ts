@@ -14,6 +14,8 @@ import type {TaskRecord} from '../state/record.js'
 import {openAppend, readRunnerIdentity, taskPaths} from '../state/store.js'
 import {EXECUTOR_CAPABILITIES, type Executor, type RunnerPresence} from './executor.js'
 import {fireExitHooks} from './exit-hooks.js'
+import {fireStatusHooks} from './status-hooks.js'
+import {statusHooksPending} from '../state/status-changes.js'
 import {runnerEnv} from '../process/boot-env.js'
 import {runnerEntry, takeStandby} from './standby.js'
 
@@ -68,9 +70,10 @@ export function spawnRunner(stateDir: string, id: number, opts: {adopt?: boolean
   }
 }
 
-/** Fires a final record's exit hooks from a command (not a runner). */
+/** Fires a final record's exit hooks, and its status hooks' untold changes, from a command (not a runner). */
 export function fireHooks(stateDir: string, record: TaskRecord): void {
   fireExitHooks(stateDir, record, runnerEntry())
+  if (statusHooksPending(stateDir, record.id)) fireStatusHooks(stateDir, record.id, runnerEntry())
 }
 
 /**

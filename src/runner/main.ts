@@ -10,6 +10,7 @@ import {logRunnerError, Runner, setRunnerErrorLog} from './runner.js'
 import {openAppend, taskPaths} from '../state/store.js'
 import {handOff} from './handoff.js'
 import {HOOK_FLAG, superviseExitHooks} from './exit-hooks.js'
+import {STATUS_HOOKS_FLAG, superviseStatusHooks} from './status-hooks.js'
 import {restoreDeferredEnv} from '../process/boot-env.js'
 
 // Same literal as STANDBY_FLAG in runner/standby.ts, which the runner does not
@@ -60,7 +61,10 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
       // The scheduler's TERM (scancel, a time limit) is a stop to record, not the runner's own end.
       if (remote && signal === 'SIGTERM' && runner.stopFromEngine()) return
       // `lost` is a final status too: its hooks fire as it is recorded (no slot is handed on: a shutdown, usually).
-      void runner.interrupted(signal).finally(() => process.exit(0))
+      void runner
+        .interrupted(signal)
+        .then(() => runner.statusHooksStarted())
+        .finally(() => process.exit(0))
     })
   }
 
@@ -69,7 +73,10 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
   runner
     .main()
     .then(
-      () => handOff(stateDir, id, {remote, hooks: runner.hooks}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`)),
+      async () => {
+        await runner.statusHooksStarted()
+        await handOff(stateDir, id, {remote, hooks: [runner.hooks, runner.statusHooks]}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`))
+      },
       crash,
     )
     .then(() => process.exit(0), crash)
@@ -122,13 +129,15 @@ function standby(): void {
 restoreDeferredEnv()
 
 const [first, second, third, fourth] = process.argv.slice(2)
-if (first === HOOK_FLAG) {
-  superviseExitHooks(second, Number(third), Number(fourth)).then(
+const supervised = (work: Promise<void>) =>
+  work.then(
     () => process.exit(0),
     (error: unknown) => {
       logRunnerError(`drover hooks: ${(error as Error).message}\n`)
       process.exit(1)
     },
   )
-} else if (first === STANDBY_FLAG) standby()
+if (first === HOOK_FLAG) supervised(superviseExitHooks(second, Number(third), Number(fourth)))
+else if (first === STATUS_HOOKS_FLAG) supervised(superviseStatusHooks(second, Number(third)))
+else if (first === STANDBY_FLAG) standby()
 else main(first, second, third === ADOPT_FLAG, third === REMOTE_FLAG)

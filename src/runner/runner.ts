@@ -25,7 +25,9 @@ import {profileOf} from '../agents/registry.js'
 import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
-import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord} from '../state/record.js'
+import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {commitRecord, type Committed} from './commit-record.js'
+import {StatusHookStarter} from './status-starter.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {settle} from './settle.js'
 import {localTimeWithOffset} from '../base/local-time.js'
@@ -44,7 +46,6 @@ import {
   taskPaths,
   readTreeFile,
   writeFileAtomic,
-  writeRecord,
   type TaskPaths,
 } from '../state/store.js'
 
@@ -146,7 +147,11 @@ export class Runner {
   /** the supervisor of the exit hooks the run's end fired (a Slurm job waits for it before it ends). */
   hooks: ChildProcess | null = null
 
+  /** starts the status hooks' supervisor once `start` has its answer. */
+  private readonly statusStarter: StatusHookStarter
+
   constructor(private readonly options: RunnerOptions) {
+    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined)
     this.paths = taskPaths(options.stateDir, options.id)
     const read = readRecord(options.stateDir, options.id)
     if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
@@ -157,10 +162,17 @@ export class Runner {
     return this.record.runs.at(-1)!
   }
 
-  private commit(next: TaskRecord): void {
+  /**
+   * Writes the record, whose status was `from` (what this runner last wrote),
+   * through the one writer (commit-record.ts); a change of status wants the
+   * status hooks' supervisor, which starts once `start` has its answer (status-starter.ts).
+   */
+  private commit(next: TaskRecord, from: TaskStatus = this.record.status): Committed {
     this.record = next
-    this.reserve.write(() => writeRecord(this.options.stateDir, next))
+    const committed = commitRecord(this.options.stateDir, next, from, {guard: (write) => this.reserve.write(write), fire: null})
     if (isFinalStatus(next.status)) this.reserve.release()
+    if (committed.noted) this.statusStarter.want()
+    return committed
   }
 
   private event(event: string, extra: Record<string, unknown> = {}): void {
@@ -179,6 +191,17 @@ export class Runner {
       // the launcher may be gone already; nobody is waiting
     }
     this.options.readyFd = undefined
+    this.statusStarter.answered()
+  }
+
+  /** The status hooks' supervisor last started (a Slurm job waits for it before it ends). */
+  get statusHooks(): ChildProcess | null {
+    return this.statusStarter.child
+  }
+
+  /** Resolves once the status hooks' supervisor this runner wants is started: before the runner exits. */
+  statusHooksStarted(): Promise<void> {
+    return this.statusStarter.started()
   }
 
   private heartbeat: NodeJS.Timeout | null = null
@@ -678,7 +701,7 @@ export class Runner {
         id: this.options.id,
         paths: this.paths,
         record: () => this.record,
-        commit: (next) => this.commit(next),
+        commit: (next, from) => this.commit(next, from),
         event: (name, extra) => this.event(name, extra),
         finish: (status, outcome, extra) => this.finish(status, outcome, extra),
         handled: (file) => this.handledFiles.add(file),
@@ -706,7 +729,7 @@ export class Runner {
     const worktree = this.worktreeAtEnd()
     // A run that got through resets the backoff of usage-limit waits.
     const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
-    const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), write: (next) => this.commit(next)})
+    const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), commit: (next, from) => this.commit(next, from)})
     this.hooks = settled.hooks
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
@@ -773,7 +796,7 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status: 'lost', cause: 'runner-interrupted', reason: `runner interrupted by ${signal}`},
-      {entry: selfEntry(), write: (next) => this.commit(next)},
+      {entry: selfEntry(), commit: (next, from) => this.commit(next, from)},
     )
     this.hooks = settled.hooks
     safeUnlink(this.paths.runner)

@@ -1,8 +1,9 @@
 // The one way a run ends or pauses. Whoever records an ending — the task's
 // runner, or a command holding the task lock because no runner will (a stop of
 // an orphaned worker, a queued task cancelled, a runner found gone) — calls
-// settle, which does what follows in one order: the record, the `exit` event,
-// a retry's next attempt, the queue bookkeeping, the exit hooks. Later
+// settle, which does what follows in one order: the record (and with it the
+// status hooks, commit-record.ts), the `exit` event, a retry's next attempt,
+// the queue bookkeeping, the exit hooks. Later
 // features that react to a status change hook in here, not at each caller.
 // It is in the runner's layer because the runner uses it, so it loads no
 // more than the runner may (the lock module only when a lock is asked for).
@@ -12,8 +13,9 @@ import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
 import {joinLine, queueRetry} from './retry-run.js'
 import {retryable} from './retry.js'
 import {AFTER_QUEUE, effectiveQueue, removeActive, removeWaiting, waitingKey} from '../state/queues.js'
-import {isFinalStatus, settledRecord, type Ending, type TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {isFinalStatus, settledRecord, type Ending, type TaskRecord, type TaskStatus} from '../state/record.js'
+import {appendEvent, readRecord, taskPaths} from '../state/store.js'
+import {commitRecord, noteBetween, type Committed} from './commit-record.js'
 
 /** An ending and what it sets beside the status (a checkpoint, `desired`, the worktree's summary). */
 export interface Settlement extends Ending {
@@ -23,10 +25,10 @@ export interface Settlement extends Ending {
 }
 
 export interface SettleOptions {
-  /** how the hook supervisor is started: this bundle (a runner) or the built runner (a command). */
+  /** how the hook supervisors are started: this bundle (a runner) or the built runner (a command). */
   entry: RunnerEntry
-  /** the runner writes through its disk reserve; everyone else writes the record plainly. */
-  write?: (record: TaskRecord) => void
+  /** the runner writes through its own commit (its disk reserve, its copy of the record); everyone else through commitRecord. */
+  commit?: (record: TaskRecord, from: TaskStatus) => Committed
 }
 
 export interface Settled {
@@ -35,8 +37,9 @@ export interface Settled {
   /** the run as it ended (before a retry queued the next attempt). */
   ended: TaskRecord
   retried: boolean
-  /** the supervisor started for the exit hooks, if any. */
+  /** the supervisors started for the exit hooks and the status hooks, if any. */
   hooks: ChildProcess | null
+  statusHooks: ChildProcess | null
 }
 
 /**
@@ -50,7 +53,10 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
   const final = isFinalStatus(ended.status)
   const retry = final && retryable(ended) ? queueRetry(stateDir, ended) : null
   const written = retry ?? ended
-  ;(options.write ?? ((next: TaskRecord) => writeRecord(stateDir, next)))(written)
+  // A retried run ended before its next attempt was queued: the status hooks hear of both, in order.
+  if (retry) noteBetween(stateDir, record.status, ended)
+  const from = retry ? ended.status : record.status
+  const committed = options.commit ? options.commit(written, from) : commitRecord(stateDir, written, from, {fire: options.entry})
 
   const paths = taskPaths(stateDir, record.id)
   const run = ended.runs.length
@@ -75,7 +81,7 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
 
   // Exit hooks: once per final status, after the record says it (a retry's queued attempt is not final).
   const hooks = isFinalStatus(written.status) ? fireExitHooks(stateDir, written, options.entry) : null
-  return {record: written, ended, retried: retry !== null, hooks}
+  return {record: written, ended, retried: retry !== null, hooks, statusHooks: committed.hooks}
 }
 
 /**

@@ -7,7 +7,8 @@
 import {spawnSync} from 'node:child_process'
 import type {TaskRecord} from '../state/record.js'
 import {settle} from './settle.js'
-import {appendEvent, readRecord, safeUnlink, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readRecord, safeUnlink, taskPaths} from '../state/store.js'
+import {commitRecord} from './commit-record.js'
 import type {RunnerEntry} from './exit-hooks.js'
 import {heartbeatFile} from './heartbeat.js'
 import {batchScript, jobEnv, parseSbatch, sbatchArgs, scancelArgs} from './slurm-commands.js'
@@ -60,7 +61,7 @@ export function placeJob(stateDir: string, id: number, runner: RunnerEntry): str
     return null
   }
   // Held until now, so this write cannot race the runner: it is the only writer once the job runs.
-  writeRecord(stateDir, {...record, slurm: {...record.slurm!, jobId}, host: null})
+  commitRecord(stateDir, {...record, slurm: {...record.slurm!, jobId}, host: null}, record.status, {fire: null})
   appendEvent(paths, {event: 'submitted', run: record.runs.length, executor: 'slurm', jobId})
   const release = slurm('scontrol', ['release', jobId])
   if (!release.ok) {

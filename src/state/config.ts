@@ -8,6 +8,7 @@
 import {constants as fsc, lstatSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
+import {notifyTargetProblem} from '../base/notify-target.js'
 import {EXECUTOR_NAMES, type ExecutorName} from './record.js'
 
 export const CONFIG_FILE = 'config.json'
@@ -30,12 +31,15 @@ export interface StateConfig {
   /** the executor a new task gets when neither `--executor` nor DROVER_EXECUTOR says. */
   executor?: ExecutorName
   slurm?: SlurmDefaults
+  /** where a new task tells of its end or a need for attention when `--notify` does not say (URLs, `desktop`). */
+  notify?: string[]
   /** the file it was read from, for messages about its values (absent: no file). */
   source?: string
 }
 
 export const configPath = (stateDir: string) => path.join(stateDir, CONFIG_FILE)
 
+const CONFIG_KEYS = ['executor', 'slurm', 'notify']
 const SLURM_STRING_KEYS = ['partition', 'time', 'mem', 'drainBeforeLimit'] as const
 const SLURM_KEYS = [...SLURM_STRING_KEYS, 'cpus', 'opts']
 
@@ -81,7 +85,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function checkConfig(value: unknown, bad: (why: string) => Error): StateConfig {
   if (!isObject(value)) throw bad('must be a JSON object, e.g. {"executor": "slurm"}')
-  for (const key of Object.keys(value)) if (key !== 'executor' && key !== 'slurm') throw bad(`unknown key '${key}' (known: executor, slurm)`)
+  for (const key of Object.keys(value)) if (!CONFIG_KEYS.includes(key)) throw bad(`unknown key '${key}' (known: ${CONFIG_KEYS.join(', ')})`)
   const config: StateConfig = {}
   if (value.executor !== undefined) {
     if (typeof value.executor !== 'string' || !EXECUTOR_NAMES.includes(value.executor as ExecutorName)) {
@@ -110,6 +114,14 @@ function checkConfig(value: unknown, bad: (why: string) => Error): StateConfig {
       slurm.opts = [...(s.opts as string[])]
     }
     config.slurm = slurm
+  }
+  if (value.notify !== undefined) {
+    if (!Array.isArray(value.notify) || !value.notify.every((t) => typeof t === 'string')) throw bad('notify must be an array of targets, e.g. ["desktop", "https://ntfy.sh/…"]')
+    for (const target of value.notify as string[]) {
+      const problem = notifyTargetProblem(target)
+      if (problem) throw bad(`notify: ${problem.replace(/^--notify /, '')}`)
+    }
+    config.notify = [...(value.notify as string[])]
   }
   return config
 }

@@ -78,6 +78,8 @@ export function checkRecord(value: unknown): TaskRecord {
   check(r.queuedAt === undefined || isStringOrNull(r.queuedAt), 'queuedAt')
   check(r.onExit === undefined || isStringOrNull(r.onExit), 'onExit')
   check(r.hookTimeoutMs === undefined || isIntOrNull(r.hookTimeoutMs), 'hookTimeoutMs')
+  check(r.onStatus === undefined || isStringOrNull(r.onStatus), 'onStatus')
+  check(r.notify === undefined || (Array.isArray(r.notify) && r.notify.every((t) => typeof t === 'string')), 'notify')
   check(r.retryMax === undefined || (Number.isSafeInteger(r.retryMax) && (r.retryMax as number) >= 0), 'retryMax')
   check(r.retryDelayMs === undefined || isIntOrNull(r.retryDelayMs), 'retryDelayMs')
   check(r.retryOnTimeout === undefined || typeof r.retryOnTimeout === 'boolean', 'retryOnTimeout')
@@ -244,7 +246,10 @@ function isWorktree(v: unknown): boolean {
       typeof s.uncommitted === 'boolean' &&
       typeof s.at === 'string' &&
       ['commits', 'filesChanged', 'insertions', 'deletions'].every((k) => Number.isSafeInteger(s[k])))
-  return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary
+  const m = v.merged
+  const merged = m === undefined || m === null || (isObject(m) && ['into', 'mode', 'commit', 'at'].every((k) => typeof m[k] === 'string') && Number.isSafeInteger(m.commits))
+  const baseBranch = v.baseBranch === undefined || isStringOrNull(v.baseBranch)
+  return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary && merged && baseBranch
 }
 
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')

@@ -146,7 +146,22 @@ export interface WorktreeInfo {
   createdBranch?: boolean
   /** the base commit was fixed when the task was created (`--pin-base`); without it the first run starts from what `base` names then. */
   pinBase?: boolean
+  /** the local branch `base` named at start (HEAD's branch for HEAD): where `drover merge` brings the work by default; null when none (a detached HEAD, a tag). */
+  baseBranch?: string | null
   summary: WorktreeSummary | null
+  /** the last `drover merge` of the branch, once it succeeded. */
+  merged?: WorktreeMerge | null
+}
+
+/** How a task's branch was brought into another (`drover merge`). */
+export interface WorktreeMerge {
+  into: string
+  mode: 'merge' | 'squash' | 'rebase'
+  /** the tip of `into` after the merge. */
+  commit: string
+  /** the branch's commits that were brought in. */
+  commits: number
+  at: string
 }
 
 /**
@@ -252,6 +267,10 @@ export interface TaskRecord {
   onExit: string | null
   /** how long an exit hook may run before it is stopped (default 60 s). */
   hookTimeoutMs: number | null
+  /** a shell command run at every status change (`start --on-status`); absent: none. */
+  onStatus?: string | null
+  /** where to tell of an end or a need for attention (`start --notify`): http(s) URLs, or `desktop`; absent: nowhere. */
+  notify?: string[]
   /** `start --retry N`: failed runs are tried again up to N times (0: never). */
   retryMax: number
   /** the first retry's delay; each later one doubles it (with jitter). null: 1 s. */

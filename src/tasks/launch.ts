@@ -9,7 +9,7 @@ import {tasksNamed} from './lookup.js'
 import {wasInterrupted} from '../agents/resumable.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {endedInMemory, settleTask} from '../runner/settle.js'
-import {createWorktree, planWorktree} from '../process/worktree.js'
+import {createWorktree, planWorktree, type WorktreePlan} from '../process/worktree.js'
 import {stopMarked} from '../process/process-tree.js'
 import {retryOnBusySync} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
@@ -37,8 +37,8 @@ import {
   safeUnlink,
   taskPaths,
   worktreesDir,
-  writeRecord,
 } from '../state/store.js'
+import {commitRecord, noteBetween} from '../runner/commit-record.js'
 
 export interface TaskSpec {
   command: string[]
@@ -70,6 +70,9 @@ export interface TaskSpec {
   ifAbsent?: boolean
   /** a shell command run once per final status. */
   onExit?: string | null
+  /** a shell command run at every status change; targets told of an end or a need for attention. */
+  onStatus?: string
+  notify?: string[]
   hookTimeoutMs?: number | null
   /** try a failed run again up to this many times. */
   retryMax?: number
@@ -119,6 +122,8 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     queuedAt: queued ? at : null,
     onExit: spec.onExit ?? null,
     hookTimeoutMs: spec.hookTimeoutMs ?? null,
+    ...(spec.onStatus ? {onStatus: spec.onStatus} : {}),
+    ...(spec.notify && spec.notify.length > 0 ? {notify: spec.notify} : {}),
     retryMax: spec.retryMax ?? 0,
     retryDelayMs: spec.retryDelayMs ?? null,
     retryOnTimeout: spec.retryOnTimeout ?? false,
@@ -136,9 +141,12 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
 /** Creates and launches a task; `reused` when `ifAbsent` found a live task of that name and returned it instead. */
 export async function startTask(stateDir: string, spec: TaskSpec): Promise<{record: TaskRecord; reused: boolean}> {
   let existing: TaskRecord | null = null
+  // Checked before the id is handed out (a refused worktree changes nothing in the state dir), and before
+  // any lock: its git work is no reason for ten starts at once to wait on each other.
+  const plan = spec.worktree ? planWorktree({cwd: spec.cwd, ...spec.worktree}) : null
   const create = async () => {
-    if (!spec.name) return createTask(stateDir, spec)
-    const named = await createNamedTask(stateDir, spec, spec.name)
+    if (!spec.name) return createTask(stateDir, spec, plan)
+    const named = await createNamedTask(stateDir, spec, spec.name, plan)
     if (named.existing) existing = named.record
     return named.record
   }
@@ -159,9 +167,7 @@ async function advanceOwn(stateDir: string, id: number): Promise<TaskRecord> {
   return read.record
 }
 
-function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
-  // Checked before the id is handed out: a refused worktree changes nothing in the state dir.
-  const plan = spec.worktree ? planWorktree({cwd: spec.cwd, ...spec.worktree}) : null
+function createTask(stateDir: string, spec: TaskSpec, plan: WorktreePlan | null): TaskRecord {
   const id = allocateTaskId(stateDir)
   let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
@@ -177,7 +183,8 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
     createTaskLayout(paths)
     // Joined before the record exists (the caller holds the queue's lock): a crash in between leaves a stale entry, which the advancer drops.
     if (queue !== null) addWaiting(stateDir, queue, waitingKey(record))
-    writeRecord(stateDir, record)
+    // A task that starts now is its runner's to announce (once `start` has its answer); a queued one is announced here.
+    commitRecord(stateDir, record, null, {fire: record.status === 'queued' ? runnerEntry() : null})
   } catch (error) {
     // A full or read-only disk: no half-made task folder (list would call it corrupt).
     // The id stays used (last-id), as every id handed out does.
@@ -193,7 +200,7 @@ function createTask(stateDir: string, spec: TaskSpec): TaskRecord {
  * happen under one state-wide lock, so two `start --name x` at once cannot both
  * win; names compare case-insensitively because macOS and Windows file systems do.
  */
-async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): Promise<{record: TaskRecord; existing: boolean}> {
+async function createNamedTask(stateDir: string, spec: TaskSpec, name: string, plan: WorktreePlan | null): Promise<{record: TaskRecord; existing: boolean}> {
   const release = await acquireLock(stateLockPath(stateDir, 'names'))
   try {
     const wanted = name.toLowerCase()
@@ -207,7 +214,7 @@ async function createNamedTask(stateDir: string, spec: TaskSpec, name: string): 
       }
     }
     refuseHeldName(stateDir, name)
-    return {record: createTask(stateDir, spec), existing: false}
+    return {record: createTask(stateDir, spec, plan), existing: false}
   } finally {
     release()
   }
@@ -346,7 +353,9 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     safeUnlink(taskPaths(stateDir, id).runner)
     markLive(stateDir, id)
     if (queue !== null) addWaiting(stateDir, queue, waitingKey(next))
-    writeRecord(stateDir, next)
+    // a run found lost just now ended on the way: its hooks hear of that first
+    if (reconciled !== read.record) noteBetween(stateDir, read.record.status, reconciled)
+    commitRecord(stateDir, next, reconciled.status, {fire: next.status === 'queued' ? runnerEntry() : null})
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
   } finally {
     release()

@@ -27,7 +27,7 @@ export interface PruneCriteria {
    * with uncommitted changes keeps its task, unless 'force' (`drover rm
    * --force`), which discards those changes and still keeps the branch.
    */
-  includeWorktrees?: boolean | 'force'
+  includeWorktrees?: boolean | 'force' | 'discard'
   /** exactly these tasks (`drover rm`), instead of the rules: a live one is skipped. */
   ids?: readonly number[]
 }

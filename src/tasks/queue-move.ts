@@ -10,7 +10,8 @@ import {acquireLock, LockBusyError, taskLockPath} from '../state/lock.js'
 import {findTask} from './lookup.js'
 import {addWaiting, effectiveQueue, MAX_PRIORITY, queueLockPath, removeWaiting, waitingKey, waitingKeys, idOfKey} from '../state/queues.js'
 import type {TaskRecord} from '../state/record.js'
-import {appendEvent, readRecord, taskPaths, writeRecord} from '../state/store.js'
+import {appendEvent, readRecord, taskPaths} from '../state/store.js'
+import {commitRecord} from '../runner/commit-record.js'
 import {isEngineQueued} from '../runner/executor.js'
 import {checkPriority, queueForStart} from './queues.js'
 
@@ -50,7 +51,7 @@ export async function moveQueued(stateDir: string, ref: string, move: QueueMove)
     const priority = move.first ? firstPriority(stateDir, to!, record.id) : (move.priority ?? record.priority)
     const next: TaskRecord = {...record, queue, priority, queuedAt: record.queuedAt ?? new Date().toISOString()}
     if (to !== null) addWaiting(stateDir, to, waitingKey(next))
-    writeRecord(stateDir, next)
+    commitRecord(stateDir, next, record.status, {fire: null})
     if (from !== null && (from !== to || waitingKey(record) !== waitingKey(next))) removeWaiting(stateDir, from, waitingKey(record))
     appendEvent(taskPaths(stateDir, record.id), {event: 'moved', run: record.runs.length, queue, priority})
     return next

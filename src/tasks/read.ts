@@ -10,6 +10,7 @@ import {findTask} from './lookup.js'
 import {reconcile} from './reconcile.js'
 import {fireHooks} from '../runner/local-executor.js'
 import {hooksPending} from '../runner/exit-hooks.js'
+import {statusHooksPending} from '../state/status-changes.js'
 import {runnerAlive} from '../runner/executors.js'
 import {isFinalStatus} from '../state/record.js'
 import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
@@ -82,7 +83,7 @@ const isEntry = (source: TaskSource): source is IndexEntry => 'segment' in sourc
  * the live index stays about as small as what runs.
  */
 export async function foldDone(stateDir: string, ids: number[], render?: IndexRenderer): Promise<void> {
-  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record), render})
+  await foldHints(stateDir, ids, {runnerAlive: (record) => runnerAlive(stateDir, record.id, record), pending: (record) => hooksPending(stateDir, record) || statusHooksPending(stateDir, record.id), render})
 }
 
 /**

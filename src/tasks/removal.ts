@@ -63,7 +63,7 @@ export function plannedWorktreeRemoval(record: TaskRecord, includeWorktrees: Wor
   const verdict = worktreeJudgement(record, includeWorktrees)
   if (!verdict || verdict.keep) return null
   const {path: where, branch} = record.worktree!
-  return {path: where, branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note}
+  return {path: where, branch, worktreeRemoved: verdict.removeWorktree, branchDeleted: verdict.deleteBranch, note: verdict.note, ...(verdict.discarded ? {discarded: verdict.discarded} : {})}
 }
 
 

@@ -6,7 +6,7 @@
 import type {Drover, TaskEvent} from '../api/drover.js'
 import type {TaskJson} from '../api/task-json.js'
 import {GENERIC_AGENT, isFinalStatus, readsAgentEvents, type TaskStatus} from '../api/values.js'
-import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, runAction} from './actions.js'
+import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, DONE_AT_ONCE, runAction} from './actions.js'
 import {layout, naturalWidths, type Layout} from './columns.js'
 import {diffLines} from './diff-view.js'
 import {Follower} from './follower.js'
@@ -275,11 +275,12 @@ export class TopApp {
     this.set({confirm: null})
     if (key.name !== 'char' || (key.ch !== 'y' && key.ch !== 'Y')) return this.say(`not done: ${pending.label}`, 'info')
     this.say(`${ACTION_PROGRESS[pending.action]} task ${pending.id}…`, 'info')
-    this.awaiting.set(pending.id, pending.action)
+    const atOnce = DONE_AT_ONCE.has(pending.action)
+    if (!atOnce) this.awaiting.set(pending.id, pending.action)
     runAction(this.drover, pending.action, pending.id, pending.message).then(
       (message) => {
         // the status event may have come first and said how it ended: keep that
-        if (this.awaiting.has(pending.id)) this.say(message, 'ok')
+        if (atOnce || this.awaiting.has(pending.id)) this.say(message, 'ok')
         this.draw()
       },
       (error: unknown) => {

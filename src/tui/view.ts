@@ -20,7 +20,7 @@ export interface Pending {
   message?: string
 }
 
-export type ActionName = 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'wrap-up'
+export type ActionName = 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'wrap-up' | 'merge' | 'discard'
 
 export interface ViewState {
   mode: Mode

@@ -7,8 +7,9 @@ import type {Drover} from '../api/drover.js'
 import type {StartOptions} from '../api/start-options.js'
 import {AGENT_NAMES, parseCount, parseDuration, usageError} from '../api/values.js'
 import {HttpError} from './http.js'
+import {mergeSentence, type MergeMode} from '../api/merge.js'
 
-export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again', 'rm'] as const
+export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again', 'rm', 'merge', 'discard'] as const
 export type TaskAction = (typeof TASK_ACTIONS)[number]
 
 export async function runTaskAction(drover: Drover, id: number, action: TaskAction, body: Record<string, unknown>): Promise<unknown> {
@@ -30,6 +31,21 @@ export async function runTaskAction(drover: Drover, id: number, action: TaskActi
       if (skipped) throw new HttpError(409, `task ${id} was not removed: ${skipped.reason}`)
       if (result.errors[0]) throw new HttpError(500, result.errors[0].error)
       return result
+    }
+    case 'merge': {
+      // as `drover merge ID [--squash|--rebase]`: its refusals and conflicts are the API's (409)
+      const mode = optionalString(body, 'mode') as MergeMode | undefined
+      const result = await drover.merge(id, {mode})
+      return {...result, message: mergeSentence(result)}
+    }
+    case 'discard': {
+      // as `drover rm --discard ID`: the commits thrown away are named in the answer
+      const result = await drover.rm([id], {discard: true})
+      const skipped = result.skipped[0]
+      if (skipped) throw new HttpError(409, `task ${id} was not removed: ${skipped.reason}`)
+      if (result.errors[0]) throw new HttpError(500, result.errors[0].error)
+      const note = result.removed[0]?.worktree?.note
+      return {...result, message: `task ${id} removed${note ? `: ${note}` : ''}`}
     }
   }
 }

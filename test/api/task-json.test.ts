@@ -42,11 +42,11 @@ describe('the views stored in the ended-task summary', () => {
   it('TASK_JSON_VERSION names this shape: a change to its keys must bump it (stored views of the old shape are then rendered afresh)', async () => {
     const record = checkRecord(await made())
     expect({version: TASK_JSON_VERSION, keys: Object.keys(taskJson(record))}).toEqual({
-      version: 3,
+      version: 4,
       keys: [
         'id', 'name', 'status', 'desired', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'cwd', 'env', 'agent', 'createdAt', 'startedAt',
         'endedAt', 'runtimeMs', 'run', 'runs', 'policies', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'priority', 'after',
-        'afterEnded', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'retryDelayMs', 'retryOnTimeout', 'onExit', 'hookTimeoutMs', 'worktree',
+        'afterEnded', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'retryDelayMs', 'retryOnTimeout', 'onExit', 'onStatus', 'notify', 'hookTimeoutMs', 'worktree',
         'engineWait',
       ],
     })

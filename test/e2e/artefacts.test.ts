@@ -2,13 +2,16 @@
 // docs/architecture.md. The doc's tables are the single source: this test
 // reads their path patterns (`index/seg-<seq>`, `tasks/<id>/.reserve`),
 // drives the real CLI through every feature that writes to the state dir —
-// queues, a worktree, exit hooks, a fake claude drained and resumed, a retry,
+// queues, a worktree, exit and status hooks, a notification to a webhook, a
+// fake claude drained and resumed, a retry,
 // `--after`, prune, a config.json, the derived index, a name
 // lookup, doctor — and fails on any name it finds that no row matches. The
 // state dir is walked while tasks run as well as at the end, so the files of
 // live runs (runner.json, .reserve, queue entries) are checked too.
 
 import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -16,8 +19,10 @@ import {cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, ROOT, w
 import {cleanupRepos, makeRepo} from '../helpers/git.js'
 
 const homes: string[] = []
+const servers: http.Server[] = []
 
 afterEach(() => {
+  for (const server of servers.splice(0)) server.close()
   cleanupStateDirs()
   cleanupRepos()
   for (const dir of homes.splice(0)) rmSync(dir, {recursive: true, force: true})
@@ -136,6 +141,9 @@ describe('the artefacts of a state dir', () => {
     mkdirSync(path.join(dir, 'hooks'))
     writeFileSync(path.join(dir, 'hooks', 'on-exit'), '#!/bin/sh\ncat > /dev/null\necho "shared hook $DROVER_TASK_ID"\n')
     chmodSync(path.join(dir, 'hooks', 'on-exit'), 0o755)
+    // …and its status hook, which every task's changes are told to.
+    writeFileSync(path.join(dir, 'hooks', 'on-status'), '#!/bin/sh\ncat > /dev/null\necho "$DROVER_TASK_ID $DROVER_STATUS"\n')
+    chmodSync(path.join(dir, 'hooks', 'on-status'), 0o755)
 
     // A queue of one: one task holds the slot, one waits; a dependency waits in @after.
     await run(['queue', 'set', 'q', '--parallel', '1'])
@@ -145,8 +153,16 @@ describe('the artefacts of a state dir', () => {
     // A worktree of a real repository.
     const repo = makeRepo()
     const inWorktree = await start(['--worktree', '--name', 'wt', '--shell', 'echo two >> a.txt'], {cwd: repo})
-    // A task's own exit hook, on a failing run; a retried run; a dependency that fails (skipped).
-    const hooked = await start(['--on-exit', 'echo own hook', '--', 'sh', '-c', 'exit 3'])
+    // A task's own exit hook and a webhook told of its end, on a failing run; a retried run; a dependency that fails (skipped).
+    let posts = 0
+    const webhook = http.createServer((req, res) => {
+      posts++
+      req.resume().on('end', () => res.writeHead(200).end())
+    })
+    servers.push(webhook)
+    await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve))
+    const hookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`
+    const hooked = await start(['--on-exit', 'echo own hook', '--notify', hookUrl, '--', 'sh', '-c', 'exit 3'])
     const retried = await start(['--retry', '1', '--retry-delay', '1s', '--', 'sh', '-c', 'exit 1'])
     const skipped = await start(['--after', String(hooked), '--', 'true'])
     // An agent: the fake claude, working until drained.
@@ -161,6 +177,7 @@ describe('the artefacts of a state dir', () => {
     for (const id of [waiter, dependent, inWorktree, hooked, skipped]) await final(id)
     await waitFor(() => readTask(dir, retried).runs.length === 2 && readTask(dir, retried).status === 'failed', {timeout: 30_000, message: 'the retry to end'})
     expect(readTask(dir, skipped).status).toBe('skipped')
+    await waitFor(() => posts === 1, {timeout: 30_000, message: 'the webhook to be told of the end'})
     look()
 
     // resume learns claude's grammar from its --help (cache/), and runs a short session.
@@ -193,6 +210,9 @@ describe('the artefacts of a state dir', () => {
       'index/listing',
       'index/journal',
       'cache/agent-flags-<key>.json',
+      'hooks/on-status',
+      'tasks/<id>/status-changes.ndjson',
+      'tasks/<id>/.status-hooks-done',
       'queues/<name>.json',
       'queues/<name>/waiting/<key>',
       'queues/<name>/active/<id>',

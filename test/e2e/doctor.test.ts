@@ -214,6 +214,7 @@ describe('drover doctor --paths', () => {
       `state dir  ${dir}  (the per-OS default; DROVER_STATE_DIR is not set)`,
       `hooks dir  ${path.join(dir, 'hooks')}`,
       `on-exit    ${path.join(dir, 'hooks', 'on-exit')}`,
+      `on-status  ${path.join(dir, 'hooks', 'on-status')}`,
       `config     ${path.join(dir, 'config.json')}`,
     ])
     expect(existsSync(dir)).toBe(false)
@@ -226,6 +227,7 @@ describe('drover doctor --paths', () => {
       source: 'environment',
       hooksDir: path.join(spaced, 'hooks'),
       onExitHook: path.join(spaced, 'hooks', 'on-exit'),
+      onStatusHook: path.join(spaced, 'hooks', 'on-status'),
       configFile: path.join(spaced, 'config.json'),
     })
     expect(json(await drover(spaced, ['doctor', '--paths', '--json', '--state-dir', home]))).toMatchObject({stateDir: home, source: 'option'})

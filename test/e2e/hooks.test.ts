@@ -49,7 +49,7 @@ describe('exit hooks', () => {
     await waitFor(() => taskEvents(dir, failing).some((e) => e.event === 'hook-failed'))
     expect(hooksLog(dir, failing)).toBe('oops\n')
     const status = json(await drover(dir, ['status', String(id), '--json']))
-    expect(status.hookFailures).toEqual([{run: 1, hook: 'on-exit', reason: 'timed out after 1 s', exitCode: null, signal: 'SIGTERM'}])
+    expect(status.hookFailures).toEqual([{run: 1, hook: 'on-exit', status: null, reason: 'timed out after 1 s', exitCode: null, signal: 'SIGTERM'}])
     expect(readTask(dir, failing).status).toBe('succeeded')
     const shown = (await drover(dir, ['status', String(failing)])).stdout
     expect(shown).toMatch(/hook failed\s+on-exit \(run 1\): exit 4; output in hooks.log/)

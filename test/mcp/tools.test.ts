@@ -35,7 +35,7 @@ const INPUTS: Record<string, {required: string[]; properties: Record<string, str
       timeout: 'string', idleTimeout: 'string', maxOutputBytes: 'integer', keepChildren: 'boolean', queue: 'string', priority: 'integer',
       after: `(${REF})[]`, afterEnded: `(${REF})[]`, worktree: 'boolean | string', base: 'string', existingBranch: 'boolean',
       maxTurns: 'integer', maxTokens: 'integer', maxCostUsd: 'number', onLimit: 'enum(fail,wait)',
-      retry: 'integer', retryDelay: 'string', retryOnTimeout: 'boolean', ifAbsent: 'boolean',
+      retry: 'integer', retryDelay: 'string', retryOnTimeout: 'boolean', ifAbsent: 'boolean', notify: 'string[]',
     },
   },
   list_tasks: {required: [], properties: {status: STATUSES, limit: 'integer'}},
@@ -46,6 +46,7 @@ const INPUTS: Record<string, {required: string[]; properties: Record<string, str
   cancel_task: {required: ['task'], properties: {task: REF, wait: 'boolean'}},
   drain_tasks: {required: [], properties: {tasks: `(${REF})[]`, all: 'boolean', graceSeconds: 'number', killAfterSeconds: 'number'}},
   resume_task: {required: ['task'], properties: {task: REF, prompt: 'string', maxTurns: 'integer', maxTokens: 'integer', maxCostUsd: 'number'}},
+  merge_task: {required: ['task'], properties: {task: REF, mode: 'enum(merge,squash,rebase)', into: 'string', commit: 'boolean'}},
   queue_status: {required: [], properties: {queue: 'string'}},
   prune_tasks: {required: [], properties: {keep: 'integer', olderThanSeconds: 'number', status: STATUSES, includeCheckpoints: 'boolean', dryRun: 'boolean'}},
 }
@@ -61,6 +62,7 @@ const OUTPUTS: Record<string, string[]> = {
   cancel_task: ['result'],
   drain_tasks: ['results'],
   resume_task: ['task'],
+  merge_task: ['id', 'branch', 'into', 'mode', 'checkout', 'commit', 'commits', 'fastForward', 'committedWork'],
   queue_status: ['queues'],
   prune_tasks: ['dryRun', 'removed', 'kept'],
 }
@@ -79,6 +81,7 @@ const ANNOTATIONS: Record<string, typeof reads> = {
   cancel_task: {readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false},
   drain_tasks: {readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false},
   resume_task: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
+  merge_task: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   prune_tasks: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
 }
 
@@ -120,6 +123,7 @@ describe('the MCP tools', () => {
       worktree: {worktree: true}, base: {worktree: true, base: 'main'}, existingBranch: {worktree: 'b', existingBranch: true},
       maxTurns: {maxTurns: 2}, maxTokens: {maxTokens: 2}, maxCostUsd: {maxCostUsd: 2}, onLimit: {onLimit: 'wait'},
       retry: {retry: 2}, retryDelay: {retry: 2, retryDelay: '5s'}, retryOnTimeout: {retry: 2, retryOnTimeout: true}, ifAbsent: {name: 'n', ifAbsent: true},
+      notify: {notify: ['desktop']},
     }
     expect(Object.keys(samples).sort()).toEqual(Object.keys(INPUTS.start_task.properties).sort())
     for (const [name, extra] of Object.entries(samples)) {

@@ -79,7 +79,7 @@ wineLacks('git for Windows').describe('making a worktree', () => {
     expect(exitOf(() => planWorktree({cwd: repo, branch: 'bad..name', base: null}))[0]).toBe(2)
     expect(exitOf(() => planWorktree({cwd: repo, branch: null, base: null, existingBranch: true}))[0]).toBe(2)
     const plan = planWorktree({cwd: repo, branch: null, base: null})
-    expect(plan).toEqual({top: repo, base: 'HEAD', baseCommit: gitIn(repo, 'rev-parse', 'HEAD').trim()})
+    expect(plan).toEqual({top: repo, base: 'HEAD', baseCommit: gitIn(repo, 'rev-parse', 'HEAD').trim(), baseBranch: 'main'})
     expect(worktreePaths(repo)).toEqual([repo])
     gitIn(repo, 'branch', 'drover/7-fix')
     expect(exitOf(() => make(repo))).toEqual([4, expect.stringMatching(/^branch drover\/7-fix already exists/)])

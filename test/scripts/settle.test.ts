@@ -1,7 +1,11 @@
 // The one settle path, checked over the source like the import rule: a run
 // ends or pauses only through src/runner/settle.ts, which alone calls
 // settledRecord; transition() refuses an ending; and no module writes a record
-// it moved to an ending status by hand ({...record, status: 'failed'}).
+// it moved to an ending status by hand ({...record, status: 'failed'}). And
+// the one record writer: every write goes through src/runner/commit-record.ts,
+// which names the status before it, so the status hooks hear of every change
+// whoever makes it (a module calling writeRecord itself would change statuses
+// no hook hears of).
 
 import {readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
@@ -13,6 +17,8 @@ import {FINAL_STATUSES, transition} from '../../src/state/record.js'
 const SRC = path.join(ROOT, 'src')
 const SETTLE = path.join('runner', 'settle.ts')
 const RECORD = path.join('state', 'record.ts')
+const COMMIT = path.join('runner', 'commit-record.ts')
+const STORE = path.join('state', 'store.ts')
 
 function sources(dir: string): string[] {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
@@ -49,5 +55,12 @@ describe('one settle path', () => {
       expect(() => transition(running, {status}), status).toThrow(/settle\.ts/)
     }
     expect(transition(running, {status: 'stopping'}).status).toBe('stopping')
+  })
+})
+
+describe('one record writer', () => {
+  it('only commit-record.ts writes records (store.ts defines writeRecord)', () => {
+    expect(offenders(/\bwriteRecord\b/, [COMMIT, STORE])).toEqual([])
+    expect(files.get(COMMIT)).toMatch(/writeRecord\(stateDir, next\)/)
   })
 })

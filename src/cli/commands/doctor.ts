@@ -18,7 +18,7 @@ Environment: which API key variables of the agents are set. Their values are nev
 
 doctor changes nothing: a missing state dir is not created, a stale lock is not taken over, a task whose runner is gone is not recorded lost. The commands it names do that.
 
---paths prints only where drover keeps things, and checks nothing: the state dir and where its path came from (--state-dir, $DROVER_STATE_DIR or the default), its hooks dir, the on-exit hook and config.json (with --json: {"stateDir", "source", "hooksDir", "onExitHook", "configFile"}). Scripts and crontabs read it rather than building "$DROVER_STATE_DIR/hooks" themselves, which is /hooks where the variable is unset.`
+--paths prints only where drover keeps things, and checks nothing: the state dir and where its path came from (--state-dir, $DROVER_STATE_DIR or the default), its hooks dir, the on-exit and on-status hooks and config.json (with --json: {"stateDir", "source", "hooksDir", "onExitHook", "onStatusHook", "configFile"}). Scripts and crontabs read it rather than building "$DROVER_STATE_DIR/hooks" themselves, which is /hooks where the variable is unset.`
 
   static override examples = [
     {description: 'Is everything in order?', command: '<%= config.bin %> doctor'},
@@ -51,6 +51,7 @@ doctor changes nothing: a missing state dir is not created, a stale lock is not 
         ['state dir', `${paths.stateDir}  (${stateDirSourceText(paths.source)})`],
         ['hooks dir', paths.hooksDir],
         ['on-exit', paths.onExitHook],
+        ['on-status', paths.onStatusHook],
         ['config', paths.configFile],
       ]
       process.stdout.write(lines.map(([what, where]) => `${what.padEnd(11)}${where}\n`).join(''))

@@ -8,7 +8,7 @@ import {removedLines} from '../render/prune-view.js'
 
 export default class Rm extends BaseCommand {
   static override summary = 'Remove named ended tasks and their logs.'
-  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too. A task's git worktree (start --worktree) follows prune's rule: removed with its task when clean, its branch deleted only when it has no unmerged commits; uncommitted changes keep the task (exit 4) unless --force, which discards them after a warning on stderr (the branch and its commits stay, as with --include-worktrees), and unmerged commits keep it unless --include-worktrees (the worktree goes, the branch stays).
+  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too. A task's git worktree (start --worktree) follows prune's rule: removed with its task when clean, its branch deleted only when it has no unmerged commits; uncommitted changes keep the task (exit 4) unless --force, which discards them after a warning on stderr (the branch and its commits stay, as with --include-worktrees), and unmerged commits keep it unless --include-worktrees (the worktree goes, the branch stays). A branch counts as merged when its tip is in the repository's HEAD, the base or the branch it was merged into, and also when every change of it is there already: a squash merge, a rebase, cherry-picks (git cherry, patch ids). --discard throws the work away instead: the worktree whatever it holds and the branch with every unmerged commit, each named in the output with the command that brings them back (git branch BRANCH SHA, until git prunes unreachable commits); a branch that existed before the task (--existing-branch) is never deleted.
 
 Every ref is checked before anything is removed. A task that cannot be removed is left alone and named on stderr with exit 4; an unknown one exits 3; the others are removed. It takes turns with prune through the same lock, never follows a symlink and never reuses an id. --json prints prune's shape plus "missing".`
 
@@ -31,6 +31,10 @@ Every ref is checked before anything is removed. A task that cannot be removed i
       char: 'f',
       description: "also remove a worktree with uncommitted changes, discarding them (warned on stderr first); the branch and its commits are kept, as with --include-worktrees",
     }),
+    discard: Flags.boolean({
+      description: "throw the task's work away: its worktree goes whatever it holds, and its branch is deleted with its unmerged commits, each named in the output (git branch BRANCH SHA brings them back until git prunes them)",
+      exclusive: ['include-worktrees', 'force'],
+    }),
     quiet: Flags.boolean({char: 'q', description: 'print nothing unless something went wrong'}),
   }
 
@@ -49,7 +53,7 @@ Every ref is checked before anything is removed. A task that cannot be removed i
         }
       }
     }
-    const result = await drover.rm(refs, {dryRun: flags['dry-run'], includeWorktrees: flags['include-worktrees'], force: flags.force})
+    const result = await drover.rm(refs, {dryRun: flags['dry-run'], includeWorktrees: flags['include-worktrees'], force: flags.force, discard: flags.discard})
     const {missing} = result
     if (!this.jsonEnabled()) {
       if (!flags.quiet) for (const line of removedLines(result, painter(this.color(flags.color)))) process.stdout.write(`${line}\n`)

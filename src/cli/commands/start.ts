@@ -31,7 +31,11 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
-With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff; rm and prune remove the worktree only when no work is lost.
+With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff, drover merge brings the branch into the one it started from once the task has ended, and rm --discard throws it away; rm and prune remove the worktree only when no work is lost.
+
+--on-status CMD, and the state dir's executable hooks/on-status, run at every change of the task's status: queued, starting, running, stopping, waiting (a usage limit), and each end (succeeded, failed, stopped, cancelled, drained, lost, skipped). Each gets the record as that change left it on stdin, and DROVER_TASK_ID, DROVER_TASK_NAME, DROVER_STATUS, DROVER_PREV_STATUS (empty for a new task), DROVER_REASON, DROVER_CAUSE, DROVER_EXIT_CODE, DROVER_RUN and DROVER_STATE_DIR. They run after the change, in its order, one change at a time per task, in a process of their own: they never delay the task or its start. Each is stopped after --hook-timeout (default 60s); its output goes to hooks.log, and one that fails shows in status.
+
+--notify tells of the end, and of a need for attention (waiting on a usage limit, a budget reached, lost): an http(s) URL gets a small JSON event POSTed — {"source":"drover","kind":"ended"|"attention","id","name","status","previous","cause","reason","exitCode","run","at","host","text"}, tried again with backoff after no answer, a 429 or a 5xx, up to 5 times within --hook-timeout — and "desktop" shows a desktop notification (notify-send on Linux, osascript on macOS, a toast through PowerShell on Windows). Without --notify, config.json's "notify" list applies (e.g. {"notify": ["desktop"]}); --notify none turns it off. A webhook's path is its secret: views show only its origin unless --show-env.
 
 --on-limit wait: when an agent's run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
 
@@ -51,6 +55,8 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     },
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
     {description: 'An agent on its own branch and worktree, with a budget', command: '<%= config.bin %> start --worktree --name auth --max-turns 40 -- claude -p "add login" --output-format stream-json --verbose'},
+    {description: 'A desktop notification when the agent ends or needs you', command: '<%= config.bin %> start --notify desktop --on-limit wait -- claude -p "refactor the parser" --output-format stream-json --verbose'},
+    {description: 'Post to a Slack webhook (its `text` is the message)', command: '<%= config.bin %> start --notify https://hooks.slack.com/services/T000/B000/XXXX -- npm run e2e'},
   ]
 
   static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
@@ -114,7 +120,9 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     'retry-delay': Flags.string({description: 'wait this long before the first retry, doubling each time, with jitter (default 1s)', helpGroup: 'Retry'}),
     'retry-on': Flags.string({description: 'also retry a run stopped by --timeout', options: ['timeout'], helpGroup: 'Retry'}),
     'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder', helpGroup: 'Hooks'}),
-    'hook-timeout': Flags.string({description: 'stop an exit hook (--on-exit, and the state dir\'s hooks/on-exit) that runs longer than this (default 60s)', helpGroup: 'Hooks'}),
+    'on-status': Flags.string({description: 'a shell command run at every status change (queued, starting, running, stopping, waiting, each final one), with the record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_PREV_STATUS, DROVER_REASON, DROVER_CAUSE set; its output goes to hooks.log', helpGroup: 'Hooks'}),
+    notify: Flags.string({description: 'tell of the end, or of a need for attention (waiting on a usage limit, a budget reached, lost): an http(s) URL gets a JSON event posted (retried with backoff), `desktop` shows a desktop notification; repeatable; default: config.json\'s notify; `none` for none', multiple: true, helpGroup: 'Hooks'}),
+    'hook-timeout': Flags.string({description: 'stop an exit or status hook (--on-exit, --on-status, the state dir\'s hooks/on-exit and hooks/on-status) or a notification that runs longer than this (default 60s)', helpGroup: 'Hooks'}),
     ...SLURM_FLAGS,
   }
 
@@ -131,7 +139,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (flags.pretty && this.jsonEnabled()) throw usageError('--pretty shows a transcript for people; --json streams the raw output: leave one out')
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
+      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'on-status', 'notify', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw startAgainMixed(`--${flag}`, ours, args.task)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
@@ -291,6 +299,8 @@ function prepare(
     'after-ended'?: string[]
     'if-absent'?: boolean
     'on-exit'?: string
+    'on-status'?: string
+    notify?: string[]
     'hook-timeout'?: string
     retry?: number
     'retry-delay'?: string
@@ -330,7 +340,7 @@ function prepare(
   }
   const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
   if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
-  if (flags['on-exit'] !== undefined && flags['on-exit'].trim() === '') throw usageError('--on-exit needs a non-empty command')
+  for (const flag of ['on-exit', 'on-status'] as const) if (flags[flag] !== undefined && flags[flag].trim() === '') throw usageError(`--${flag} needs a non-empty command`)
   if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
   // `--after "$BUILD"` with BUILD unset must not drop the guard: an empty or
   // blank reference (a whole value, or one between commas) is refused.
@@ -346,6 +356,8 @@ function prepare(
     afterEnded: refs(flags['after-ended'], '--after-ended'),
     ifAbsent: flags['if-absent'],
     onExit: flags['on-exit'],
+    onStatus: flags['on-status'],
+    notify: notifyTargets(flags.notify),
     hookTimeoutMs: flags['hook-timeout'] === undefined ? undefined : parseDuration(flags['hook-timeout'], '--hook-timeout'),
     retry: flags.retry,
     retryDelayMs: flags['retry-delay'] === undefined ? undefined : parseDuration(flags['retry-delay'], '--retry-delay', {allowZero: true}),
@@ -380,4 +392,15 @@ function prepare(
       opts: flags['slurm-opt'],
     },
   }, config)
+}
+
+/** --notify as given (not split at commas: a URL may hold them); `none` alone: none, whatever config.json says. */
+function notifyTargets(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined
+  const targets = values.map((v) => v.trim())
+  if (targets.includes('none')) {
+    if (targets.length > 1) throw usageError('--notify none goes alone')
+    return []
+  }
+  return targets
 }

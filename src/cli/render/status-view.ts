@@ -61,14 +61,17 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   }
   for (const f of task.hookFailures) {
     const why = f.reason ?? (f.signal ? `killed by ${f.signal}` : `exit ${f.exitCode}`)
-    add('hook failed', `${f.hook} (run ${f.run}): ${why}; output in hooks.log`)
+    add('hook failed', `${f.hook} (run ${f.run}${f.status ? `, at ${f.status}` : ''}): ${why}${f.hook.startsWith('notify') ? '' : '; output in hooks.log'}`)
   }
   if (task.retryMax > 0) {
     add('attempt', `${task.attempt} of ${task.retryMax + 1}${task.retryAt ? `; next starts ${timeWithAge(task.retryAt)}` : ''}`)
     const first = formatDuration(task.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS)
     add('retry', `up to ${task.retryMax} time${task.retryMax === 1 ? '' : 's'} after a failed run, ${first} before the first, doubling each time${task.retryOnTimeout ? '; a run stopped by --timeout too' : ''}`)
   }
-  if (task.onExit !== null) add('on exit', `${task.onExit} (stopped after ${formatDuration(task.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS)}; output in hooks.log)`)
+  const hookLimit = `stopped after ${formatDuration(task.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS)}; output in hooks.log`
+  if (task.onExit !== null) add('on exit', `${task.onExit} (${hookLimit})`)
+  if (task.onStatus !== null) add('on status', `${task.onStatus} (${hookLimit})`)
+  if (task.notify.length > 0) add('notify', `${task.notify.join(', ')} (at the end, and when it needs you)`)
   if (task.after.length > 0) add('after', task.after.join(', '))
   if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))
@@ -117,6 +120,10 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
     add('worktree', `${w.path}${missing ? ' MISSING (deleted by hand?)' : ''} (branch ${w.branch} from ${w.base === 'HEAD' ? '' : `${w.base} `}${w.baseCommit.slice(0, 12)})`)
     // the summary is the one recorded when a run ended: with the folder gone, its uncommitted changes went too
     if (w.summary) add('changes', missing ? `${worktreeChanges({...w.summary, uncommitted: false}).replace(/, nothing uncommitted$/, '')} on the branch; changes not committed went with the folder` : worktreeChanges(w.summary))
+    if (w.merged) {
+      const m = w.merged
+      add('merged', `into ${m.into}${m.mode === 'merge' ? '' : ` (${m.mode})`}, ${m.commits} commit${m.commits === 1 ? '' : 's'}, now at ${m.commit.slice(0, 12)}, ${timeWithAge(m.at)}`)
+    }
     if (missing) add('clean up', `drover rm ${task.id} (the branch and its commits are kept unless merged)`)
   }
   // an ended agent's resume is a follow-up: the prompt is what it takes

@@ -49,7 +49,7 @@ export interface Task {
   /** the queue it waits in or holds a slot of, its place in line while queued. */
   queue: string | null
   position: number | null
-  worktree: {branch: string; base: string; baseCommit: string; path: string} | null
+  worktree: {branch: string; base: string; baseCommit: string; path: string; merged?: {into: string; mode: string; commit: string; commits: number; at: string} | null} | null
   createdAt: string
   startedAt: string | null
   endedAt: string | null

@@ -11,11 +11,16 @@ import {usageChart, type UsagePoint} from './usage-chart.js'
 import {getJson, HttpError, isFinal, post, readOnly, readsAgentEvents, type Task, type TaskDetail} from './net.js'
 
 interface Action {
-  name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'rm'
+  name: 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'rm' | 'merge' | 'discard'
   label: string
   offered: (task: TaskDetail) => boolean
   question: string
+  /** what the POST carries (a merge's mode); the button's data-action then names it. */
+  body?: Record<string, string>
+  key?: string
 }
+
+const worktreeEnded = (t: TaskDetail) => isFinal(t.status) && t.worktree !== null
 
 const ACTIONS: Action[] = [
   {name: 'stop', label: 'Stop', offered: (t) => !isFinal(t.status), question: 'Stop task {id}? (SIGTERM to its whole tree, SIGKILL after 10 s)'},
@@ -24,6 +29,14 @@ const ACTIONS: Action[] = [
   {name: 'resume', label: 'Resume', offered: (t) => t.resume !== null, question: 'Resume task {id} (continue its session)?'},
   {name: 'again', label: 'Start again', offered: (t) => isFinal(t.status), question: 'Start task {id} again as a new run?'},
   {name: 'rm', label: 'Remove', offered: (t) => isFinal(t.status), question: 'Remove task {id}? (its record and output; its worktree only when no work is lost, as drover rm does)'},
+  {name: 'merge', label: 'Merge', offered: worktreeEnded, question: "Merge task {id}'s branch into the branch it started from? (git merge in the checkout of that branch; a conflict is left there for you to resolve)"},
+  {name: 'merge', key: 'squash', label: 'Squash-merge', body: {mode: 'squash'}, offered: worktreeEnded, question: "Squash task {id}'s branch into one commit on the branch it started from?"},
+  {
+    name: 'discard',
+    label: 'Discard',
+    offered: worktreeEnded,
+    question: "Discard task {id}'s work and remove the task? Its worktree and its branch are deleted, unmerged commits and uncommitted changes included (the commits are named in the answer).",
+  },
 ]
 
 /** A run's outcome as the CLI words it: the status, then what the reason adds ("failed (exit 3)", never "succeeded, exit 0 (exit 0)"). */
@@ -41,6 +54,7 @@ export function showTask(main: HTMLElement, id: number): void {
   const chart = el('div')
   const buttons = el('div', {className: 'actions', attrs: {id: 'actions'}})
   const message = el('p', {className: 'error', attrs: {role: 'alert', id: 'action-message'}})
+  const notice = el('p', {attrs: {role: 'status', id: 'action-notice'}})
   const timeline = el('ol', {className: 'timeline', attrs: {id: 'timeline'}})
   const seen = el('ol', {className: 'timeline'})
   const tabs = el('nav', {className: 'tabs'})
@@ -53,6 +67,7 @@ export function showTask(main: HTMLElement, id: number): void {
     facts,
     readOnly ? null : buttons,
     message,
+    notice,
     usage,
     chart,
     tabs,
@@ -109,6 +124,7 @@ export function showTask(main: HTMLElement, id: number): void {
       ...fact('Reason', task.reason ?? ''),
       ...fact('Output', task.outputBytes === null ? '' : `${formatCount(task.outputBytes)} bytes`),
       ...fact('Resume', task.resume ?? task.resumeRefused ?? ''),
+      ...fact('Merged', mergedText(task)),
     )
     const info = task.agentInfo
     usage.replaceChildren(
@@ -124,7 +140,7 @@ export function showTask(main: HTMLElement, id: number): void {
         : []),
     )
     buttons.replaceChildren(
-      ...ACTIONS.filter((a) => a.offered(task)).map((a) => el('button', {attrs: {type: 'button', 'data-action': a.name}, on: {click: () => act(a)}}, a.label)),
+      ...ACTIONS.filter((a) => a.offered(task)).map((a) => el('button', {attrs: {type: 'button', 'data-action': a.key ?? a.name}, on: {click: () => act(a)}}, a.label)),
     )
     timeline.replaceChildren(
       ...task.runs.map((run) =>
@@ -160,10 +176,14 @@ export function showTask(main: HTMLElement, id: number): void {
   const act = (action: Action) => {
     if (!confirm(action.question.replace('{id}', String(id)))) return
     message.textContent = ''
-    post<unknown>(`/api/tasks/${id}/${action.name}`)
-      .then(() => {
+    notice.textContent = ''
+    post<{message?: string}>(`/api/tasks/${id}/${action.name}`, action.body ?? {})
+      .then((answer) => {
         seen.append(el('li', {}, `${clockTime(new Date())}: ${action.label.toLowerCase()} asked`))
+        // a merge's and a discard's answer says what they did (the commits a discard threw away): it stays on the page
+        if (answer.message) notice.textContent = answer.message
         if (action.name === 'rm') location.assign('/')
+        else if (action.name === 'discard') buttons.replaceChildren()
         else if (action.name === 'again' || action.name === 'resume') location.reload()
         else void refresh()
       })
@@ -195,6 +215,12 @@ export function showTask(main: HTMLElement, id: number): void {
 
   // status changes come from the feeds, turns and cost from the record: refresh both now and then
   setInterval(() => detail && !isFinal(detail.status) && void refresh(), 3000)
+}
+
+/** A worktree task's last merge, as `status` says it. */
+function mergedText(task: TaskDetail): string {
+  const m = task.worktree?.merged
+  return m ? `into ${m.into}${m.mode === 'merge' ? '' : ` (${m.mode})`}, ${m.commits} commit${m.commits === 1 ? '' : 's'}, now at ${m.commit.slice(0, 12)}, ${formatTime(m.at)}` : ''
 }
 
 function fact(name: string, value: string): HTMLElement[] {
