@@ -20,12 +20,13 @@ import {machine, resultsMarkdown, skipped, textTable, updatedResults} from './li
 import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
+import {followups} from './lib/followups.mjs'
 import {top} from './lib/top.mjs'
 import {ui} from './lib/ui.mjs'
 import {winCost} from './lib/win-cost.mjs'
 import {clearBootVariables, intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, nodes, starts, memory, follow, throughput, drain, scale, list: listView, queues, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
+const CASES = {roundtrip: roundTrip, start, nodes, starts, memory, follow, throughput, drain, scale, list: listView, queues, followups, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
 // Cases that take minutes of their own (a 100,000-task state dir): run only when named in BENCH_CASES.
 const ON_REQUEST = new Set(['many', 'manylive', 'scriptonly'])
 const DEFAULT_CASES = Object.keys(CASES).filter((name) => !ON_REQUEST.has(name))
@@ -62,6 +63,7 @@ const sizes = {
   drainTasks: intEnv('BENCH_DRAIN_TASKS', quick ? 10 : 50),
   queueTasks: intEnv('BENCH_QUEUE_TASKS', quick ? 20 : 100),
   queueWaiting: intEnv('BENCH_QUEUE_WAITING', 1000),
+  followups: intEnv('BENCH_FOLLOWUPS', quick ? 5 : 20),
   waitTasks: 100,
   waitWindowMs: quick ? 5000 : 10_000,
   uiTasks: intEnv('BENCH_UI_TASKS', 20),
@@ -151,6 +153,7 @@ const settings = {
   'drain (BENCH_DRAIN_TASKS)': `${sizes.drainTasks} tasks`,
   'sequential starts (BENCH_SEQUENTIAL_STARTS)': `${sizes.sequentialStarts} on each side`,
   'queues (BENCH_QUEUE_TASKS, BENCH_QUEUE_WAITING)': `${sizes.queueTasks} hand-offs; start with ${sizes.queueWaiting} waiting; wait on ${sizes.waitTasks}`,
+  'follow-ups (BENCH_FOLLOWUPS)': `${sizes.followups} delivered in a row`,
   environment: `every command, drover and \`node -e 0\` alike, runs without the variables that change Node's boot or oclif's (${BOOT_VARIABLE_NAMES}); removed from this run's environment: ${bootVariables.length > 0 ? bootVariables.join(', ') : 'none was set'}`,
   cases: selected.join(', '),
 }

@@ -45,6 +45,7 @@ const FILES = [
   ['STATE_DIR/tasks/ID/events.ndjson', 'lifecycle events, one JSON object per line: created, started, request, signal, exit'],
   ['STATE_DIR/tasks/ID/control', 'the control file given to the command as DROVER_CONTROL_FILE'],
   ['STATE_DIR/tasks/ID/requests/', 'pending stop, cancel and drain requests, one file each, for the runner to act on'],
+  ['STATE_DIR/tasks/ID/followups/', 'prompts queued for an agent at work (`drover resume ID --prompt`), one numbered file each, delivered one run each by the task\'s runner; `drover followups ID` lists and withdraws them'],
   ['STATE_DIR/tasks/ID/session/', 'the command\'s own resumable state (DROVER_SESSION_DIR)'],
   ['STATE_DIR/tasks/ID/runner.json', 'the live runner\'s identity: pid and process start time, so a recycled pid is never signalled'],
   ['STATE_DIR/tasks/ID/heartbeat', 'for a task run as a Slurm job: the host and pid of its runner, rewritten every few seconds while it lives; a task on another host is lost only when Slurm says its job ended and this has gone stale; on Windows every runner keeps one, so that list and status know it lives without starting PowerShell'],
@@ -96,6 +97,11 @@ const EXAMPLES = [
   ['Run a build, wait for it in a script and use its exit code:', ['drover start --follow -- npm test']],
   ['See what runs, and the ids of running tasks only:', ['drover list', 'drover list --status running -q']],
   ['Checkpoint every running agent before a reboot, and continue them afterwards:', ['drover drain --all', 'drover resume --all']],
+  ['Tell an agent at work what to do next, once its run ends; take it over in this terminal, then send it back:', [
+    'drover resume fix-tests --prompt "Then update the changelog."',
+    'drover attach fix-tests',
+    'drover resume fix-tests --prompt "Carry on as we agreed."',
+  ]],
   ['Keep a private state directory for one project:', ['export DROVER_STATE_DIR="$PWD/.drover"']],
   ['Crontab lines: every night remove tasks that ended more than a week ago, and after a reboot resume the tasks that were running:', [
     '0 3 * * * drover prune --older-than 7d -q',

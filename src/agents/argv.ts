@@ -22,3 +22,8 @@ export function launcherSplit(args: string[], program: string, binaries: string[
 export function keptTokens(tokens: Token[], drop: string[]): string[] {
   return tokens.filter((t) => t.role !== 'positional' && t.role !== 'separator' && !(t.flag && drop.includes(t.flag))).map((t) => t.text)
 }
+
+/** The flags in `keep` (by long name) with their values, as given: what an interactive session carries over of a headless command. */
+export function carriedTokens(tokens: Token[], keep: string[]): string[] {
+  return tokens.filter((t) => (t.role === 'flag' || t.role === 'value') && t.flag !== undefined && keep.includes(t.flag)).map((t) => t.text)
+}

@@ -6,7 +6,7 @@
 
 import path from 'node:path'
 import {clip, iso, list, num, obj, oneLine, str} from './json.js'
-import {keptTokens} from './argv.js'
+import {carriedTokens, keptTokens} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
@@ -156,6 +156,27 @@ export function claudeShapedItems(type: string, event: Record<string, unknown>):
 }
 
 const BINARIES = ['claude']
+const CLAUDE_CARRIED = [
+  '--model',
+  '--permission-mode',
+  '--dangerously-skip-permissions',
+  '--allowedTools',
+  '--allowed-tools',
+  '--disallowedTools',
+  '--disallowed-tools',
+  '--tools',
+  '--add-dir',
+  '--settings',
+  '--setting-sources',
+  '--mcp-config',
+  '--strict-mcp-config',
+  '--append-system-prompt',
+  '--system-prompt',
+  '--effort',
+  '--agent',
+  '--agents',
+  '--plugin-dir',
+]
 
 export const claude: AgentProfile = {
   name: 'claude',
@@ -182,6 +203,9 @@ export const claude: AgentProfile = {
     const print = tokens.some((t) => t.role === 'flag' && (t.flag === '--print' || t.text === '-p')) ? [] : ['-p']
     return [program, ...head, ...print, ...kept, '--resume', sessionId, '--', prompt]
   },
+  interactive: 'claude --resume <session id>',
+  // Print-mode flags (output format, max turns, budget) have no place in a terminal session.
+  interactiveArgv: ({program, head, tokens, sessionId}) => [program, ...head, ...carriedTokens(tokens, CLAUDE_CARRIED), '--resume', sessionId],
   fold,
   runEnding: (lastEvent) => lastEvent !== null && lastEvent.startsWith('result'),
   reportedSuccess: (info) => info.lastEvent === 'result/success' && !info.error,

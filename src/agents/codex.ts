@@ -5,7 +5,7 @@
 
 import path from 'node:path'
 import {clip, list, minus, num, obj, oneLine, iso, str} from './json.js'
-import {keptTokens} from './argv.js'
+import {carriedTokens, keptTokens} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
@@ -136,6 +136,19 @@ export const codex: AgentProfile = {
     const json = kept.includes('--json') ? [] : ['--json']
     return [program, ...head, 'exec', ...json, ...kept, 'resume', sessionId, '--', prompt]
   },
+  interactive: 'codex resume --no-daemon <session id>',
+  // `exec` becomes `resume`, the TUI's own: what shapes the session (model, sandbox, directories, config) goes with it.
+  // --no-daemon: the session runs in this process, not through codex's shared background server, whose start
+  // hangs at "Resuming session…" where it cannot reach its service (offline, behind a proxy), and which may
+  // hold the thread a drained run wrote; the thread is read from its files either way.
+  interactiveArgv: ({program, head, tokens, sessionId}) => [
+    program,
+    ...head,
+    'resume',
+    '--no-daemon',
+    ...carriedTokens(tokens, ['--model', '--sandbox', '--cd', '--add-dir', '--config', '--profile', '--dangerously-bypass-approvals-and-sandbox', '--oss', '--local-provider', '--enable', '--disable']),
+    sessionId,
+  ],
   fold,
   // after its turn's end the real codex exits
   runEnding: (lastEvent) => lastEvent === 'turn.completed' || lastEvent === 'turn.failed',

@@ -13,7 +13,7 @@
 
 import {homedir} from 'node:os'
 import path from 'node:path'
-import {keptTokens, launcherSplit} from './argv.js'
+import {carriedTokens, keptTokens, launcherSplit} from './argv.js'
 import {clip, iso, list, num, obj, oneLine, str} from './json.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState, LoggedUsage} from './profile.js'
@@ -126,6 +126,13 @@ export const copilot: AgentProfile = {
     const kept = keptTokens(tokens, [...SESSION_FLAGS, '--prompt'])
     return [program, ...head, ...kept, `--resume=${sessionId}`, `--prompt=${prompt}`]
   },
+  interactive: 'copilot --resume=<session id>',
+  interactiveArgv: ({program, head, tokens, sessionId}) => [
+    program,
+    ...head,
+    ...carriedTokens(tokens, ['--model', '--agent', '--allow-all-tools', '--allow-tool', '--deny-tool', '--add-dir', '--allow-all-paths', '--allow-all', '--yolo', '--no-auto-update', '--disable-client-telemetry']),
+    `--resume=${sessionId}`,
+  ],
   fold,
   runEnding: (lastEvent) => lastEvent !== null && lastEvent.startsWith('result'),
   reportedSuccess: (info) => info.lastEvent === 'result/success' && !info.error,

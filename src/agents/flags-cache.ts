@@ -1,8 +1,8 @@
 // Learning an agent's grammar (flags.ts) by running its `--help`, cached
-// in the state dir per binary. Used by `resume` only: the runner never runs it,
-// and `start` does not pay for it.
-
-import {createHash} from 'node:crypto'
+// in the state dir per binary. Used by `resume`, by the commands that queue a
+// follow-up (so the cache is warm), and by a runner delivering one; `start`
+// does not pay for it. No node:crypto: a runner that loads it carries ~2 MB
+// more for the rest of its life, and a cache key need not resist an attacker.
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
@@ -67,16 +67,23 @@ export function learnFlags(stateDir: string, argv: string[], opts: {env: NodeJS.
 }
 
 function cacheKey(argv: string[], cwd: string): string {
-  const hash = createHash('sha256')
+  let text = ''
   for (const arg of argv) {
-    hash.update(arg + '\0')
+    text += arg + '\0'
     try {
       const file = realpathSync(path.resolve(cwd, arg))
       const stat = statSync(file)
-      if (stat.isFile()) hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`)
+      if (stat.isFile()) text += `${file}\0${stat.size}\0${stat.mtimeMs}\0`
     } catch {
       // not a file: the text alone is the key
     }
   }
-  return hash.digest('hex').slice(0, 24)
+  return [0x811c9dc5, 0x050c5d1f, 0x1f3d5b79].map((seed) => fnv1a(text, seed).toString(16).padStart(8, '0')).join('')
+}
+
+/** FNV-1a over UTF-16 code units: 32 bits per seed, three seeds make the key's 96. */
+function fnv1a(text: string, seed: number): number {
+  let hash = seed
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return hash
 }

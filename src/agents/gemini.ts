@@ -9,7 +9,7 @@
 
 import path from 'node:path'
 import {clip, iso, num, obj, oneLine, str} from './json.js'
-import {keptTokens, launcherSplit} from './argv.js'
+import {carriedTokens, keptTokens, launcherSplit} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
@@ -126,6 +126,14 @@ export const gemini: AgentProfile = {
     const kept = keptTokens(tokens, [...gemini.sessionFlags, '--prompt'])
     return [program, ...head, ...kept, '--resume', sessionId, `--prompt=${prompt}`]
   },
+  interactive: 'gemini --resume <session id>',
+  interactiveArgv: ({program, head, tokens, sessionId}) => [
+    program,
+    ...head,
+    ...carriedTokens(tokens, ['--model', '--approval-mode', '--yolo', '--sandbox', '--include-directories', '--extensions', '--allowed-tools', '--allowed-mcp-server-names']),
+    '--resume',
+    sessionId,
+  ],
   fold,
   runEnding: (lastEvent) => lastEvent !== null && lastEvent.startsWith('result'),
   reportedSuccess: (info) => info.lastEvent === 'result/success' && !info.error,

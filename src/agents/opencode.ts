@@ -10,7 +10,7 @@
 // it hangs before the turn, so a resume never adds one.
 
 import path from 'node:path'
-import {keptTokens} from './argv.js'
+import {carriedTokens, keptTokens} from './argv.js'
 import {clip, iso, num, obj, oneLine, str} from './json.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
@@ -125,6 +125,9 @@ export const opencode: AgentProfile = {
     const run = head.includes('run') ? head : [...head, 'run']
     return [program, ...run, ...kept, ...json, '--session', sessionId, '--', prompt]
   },
+  interactive: 'opencode --session <session id>',
+  // The TUI is opencode without `run`; it opens in the task's folder, where the session was made.
+  interactiveArgv: ({program, head, tokens, sessionId}) => [program, ...head.filter((t) => t !== 'run'), ...carriedTokens(tokens, ['--model', '--agent']), '--session', sessionId],
   fold,
   runEnding: (lastEvent) => lastEvent === 'step_finish/stop' || lastEvent === 'error',
   reportedSuccess: (info) => info.lastEvent === 'step_finish/stop' && !info.error,

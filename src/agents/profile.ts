@@ -70,6 +70,8 @@ export interface ResumeInput {
   cwd: string
 }
 
+export type InteractiveInput = Omit<ResumeInput, 'prompt'>
+
 /** Where an agent keeps its sessions: what `doctor` checks and `resume` relies on. */
 export interface SessionStore {
   /** the store's directory (or file) for this HOME and working directory. */
@@ -115,6 +117,14 @@ export interface AgentProfile {
   splitArgs(args: string[], program: string): AgentArgs
   /** the command that continues the session (every kept token verbatim, in order). */
   resumeArgv(input: ResumeInput): string[]
+  /** the interactive mode on the session, as a person writes it (`claude --resume <id>`): for help and docs. */
+  interactive: string
+  /**
+   * The interactive mode on the same session, for a person at a terminal
+   * (`drover attach`): the launcher kept, the flags that shape the session
+   * (model, permissions, directories) carried over, the session named, no prompt.
+   */
+  interactiveArgv(input: InteractiveInput): string[]
   /** folds one JSON event (its `type` given) into `state`. */
   fold(state: FoldState, type: string, event: Record<string, unknown>): void
   /** the agent said its run is over (a budget reached now is not stopped: the run ends by itself). */

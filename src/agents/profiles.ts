@@ -75,3 +75,17 @@ export function resumeCommand(record: TaskRecord, prompt: string, flags: FlagTab
   const tokens = classifyArgs(rest, flags)
   return {command: profile.resumeArgv({program: programOf(record), head, tokens, sessionId, prompt, cwd: record.cwd})}
 }
+
+/**
+ * The agent's interactive mode on the task's session, for a person at a
+ * terminal (`drover attach`), or null when there is no session to open (call
+ * sessionRefusal first). `flags`: the installed agent's grammar, which tells
+ * the flags carried over from their values.
+ */
+export function interactiveCommand(record: TaskRecord, flags: FlagTable): string[] | null {
+  const sessionId = sessionIdOf(record)
+  const profile = profileOf(record.agent)
+  if (!profile || !sessionId) return null
+  const {head, rest} = splitAgentArgs(record)
+  return profile.interactiveArgv({program: programOf(record), head, tokens: classifyArgs(rest, flags), sessionId, cwd: record.cwd})
+}

@@ -9,7 +9,7 @@
 
 import path from 'node:path'
 import {claudeShapedItems, resultError} from './claude.js'
-import {keptTokens, launcherSplit} from './argv.js'
+import {carriedTokens, keptTokens, launcherSplit} from './argv.js'
 import {iso, list, minus, num, obj, oneLine, str} from './json.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
@@ -92,6 +92,14 @@ export const qwen: AgentProfile = {
     const kept = keptTokens(tokens, qwen.sessionFlags)
     return [program, ...head, ...kept, '--resume', sessionId, prompt.startsWith('-') ? `--prompt=${prompt}` : prompt]
   },
+  interactive: 'qwen --resume <session id>',
+  interactiveArgv: ({program, head, tokens, sessionId}) => [
+    program,
+    ...head,
+    ...carriedTokens(tokens, ['--model', '--approval-mode', '--yolo', '--sandbox', '--include-directories', '--auth-type', '--openai-base-url', '--allowed-tools', '--allowed-mcp-server-names']),
+    '--resume',
+    sessionId,
+  ],
   fold,
   runEnding: (lastEvent) => lastEvent !== null && lastEvent.startsWith('result'),
   reportedSuccess: (info) => info.lastEvent === 'result/success' && !info.error,

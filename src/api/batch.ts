@@ -3,7 +3,7 @@
 // not one after another: ten stops take one grace, not ten. The caller gets a
 // promise per task, so a front-end can show progress however it likes.
 
-import {DroverError, ExitCode, type MissingRef} from '../base/errors.js'
+import {DroverError, ExitCode, usageError, type MissingRef} from '../base/errors.js'
 import {sessionRefusal} from '../agents/profiles.js'
 import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import type {Checkpoint, TaskRecord, TaskStatus} from '../state/record.js'
@@ -12,6 +12,7 @@ import {readRecord} from '../state/store.js'
 import type {ControlResult} from '../tasks/control.js'
 import {taskJson, type TaskJson} from './task-json.js'
 import type {Budget} from './budget.js'
+import {sendFollowup, type FollowupSent} from './followups.js'
 
 export type {ControlResult}
 
@@ -100,6 +101,8 @@ export function drainResult(stateDir: string, result: ControlResult): DrainResul
 /** The --json shape of `drover resume`. */
 export interface ResumeResult {
   resumed: TaskJson[]
+  /** prompts given to tasks at work: queued as follow-ups, delivered when the run ends well (or now). */
+  queued: FollowupSent[]
   /** tasks that cannot be resumed, why, and the exit code that says it (4 conflict, or the error's own). */
   refused: {id: number; reason: string; exitCode: number}[]
   missing: MissingRef[]
@@ -108,12 +111,22 @@ export interface ResumeResult {
 export interface ResumeManyOptions extends TaskSelection {
   /** every lost task whose desired state is still running (after a crash or reboot); not with refs. */
   interrupted?: boolean
-  prompt: string
+  /**
+   * What the agent is told. Given, it is queued as a follow-up for a task at
+   * work; not given, a task is told what it waits for (a follow-up still
+   * queued), else "Continue from where you left off."
+   */
+  prompt?: string
+  /** a follow-up for a task at work: delivered at its next safe point (drained for it), not when the run ends. */
+  now?: boolean
+  /** a follow-up for a task at work: kept queued if the run fails or is stopped. */
+  keep?: boolean
   /** a new budget for the session's totals (a task drained by its budget is refused without a higher one). */
   budget?: Partial<Budget>
 }
 
 const RESUMABLE: readonly TaskStatus[] = ['drained', 'lost', 'failed']
+const AT_WORK: readonly TaskStatus[] = ['queued', 'starting', 'running', 'stopping']
 
 /**
  * Resumes the selected tasks concurrently (a machine back from a reboot
@@ -124,16 +137,36 @@ const RESUMABLE: readonly TaskStatus[] = ['drained', 'lost', 'failed']
 export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Promise<ResumeResult> {
   const [{selectTasks}, {resumeTask}] = await Promise.all([import('../tasks/select.js'), import('../tasks/resume.js')])
   const {checkShape} = await import('./option-shapes.js')
-  checkShape(opts, {...TASK_SELECTION_SHAPE, interrupted: 'boolean', prompt: 'string', budget: {maxCostUsd: 'number|null', maxTurns: 'number|null', maxTokens: 'number|null'}}, 'resumeMany option', '', {refs: 'tasks'})
+  checkShape(
+    opts,
+    {...TASK_SELECTION_SHAPE, interrupted: 'boolean', prompt: 'string', now: 'boolean', keep: 'boolean', budget: {maxCostUsd: 'number|null', maxTurns: 'number|null', maxTokens: 'number|null'}},
+    'resumeMany option',
+    '',
+    {refs: 'tasks'},
+  )
+  if ((opts.now || opts.keep) && opts.prompt === undefined) throw usageError(`${opts.now ? 'now' : 'keep'} is for a follow-up: give a prompt`)
   const selection = await selectTasks(stateDir, (opts.tasks ?? []).map(String), {all: opts.all || opts.interrupted, queue: opts.queue, allStatuses: RESUMABLE, what: 'resume'})
   const chosen = selection.tasks.filter((task: TaskRecord) => {
     if (opts.interrupted) return wasInterrupted(task)
     if (opts.all) return task.status === 'drained' || wasInterrupted(task)
     return true
   })
-  const result: ResumeResult = {resumed: [], refused: [], missing: selection.missing}
+  const result: ResumeResult = {resumed: [], queued: [], refused: [], missing: selection.missing}
   await Promise.all(
     chosen.map(async (task) => {
+      // A prompt for a task at work is a follow-up, queued for when its run ends (a task not at work takes it at once below).
+      if (opts.prompt !== undefined && AT_WORK.includes(task.status)) {
+        try {
+          if (opts.budget && Object.values(opts.budget).some((v) => v !== undefined)) throw usageError(`task ${task.id} is ${task.status}: a new budget is given with a resume, not to a run at work`)
+          const sent = await sendFollowup(stateDir, task, {prompt: opts.prompt, now: opts.now, keep: opts.keep})
+          if (sent.queued) result.queued.push(sent)
+          else result.resumed.push(sent.task)
+        } catch (error) {
+          if (!(error instanceof DroverError)) throw error
+          result.refused.push({id: task.id, reason: error.message, exitCode: error.exitCode})
+        }
+        return
+      }
       const refusal = resumeRefusal(task)
       if (refusal) {
         result.refused.push({id: task.id, reason: refusal, exitCode: ExitCode.conflict})
@@ -148,6 +181,7 @@ export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Pro
     }),
   )
   result.resumed.sort((a, b) => a.id - b.id)
+  result.queued.sort((a, b) => a.id - b.id)
   result.refused.sort((a, b) => a.id - b.id)
   return result
 }

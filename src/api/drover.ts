@@ -5,7 +5,6 @@
 // need are imported in those calls, so opening a state dir stays cheap.
 
 import {DroverError, ExitCode, type MissingRef} from '../base/errors.js'
-import {DEFAULT_RESUME_PROMPT} from '../agents/profiles.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, markStateFormat, resolveStateDir} from '../state/statedir.js'
@@ -25,6 +24,8 @@ import type {PreparedStart, StartOptions} from './start-options.js'
 import type {QueueDetail, QueueInfo} from './queues.js'
 import type {QueueMove} from '../tasks/queue-move.js'
 import type {Budget} from './budget.js'
+import type {FollowupSent, FollowupsJson, SendFollowupOptions, WithdrawnJson} from './followups.js'
+import type {AttachOptions} from './attach.js'
 import type {DiffOptions, DiffResult, PairDiffResult, WorktreeStatus} from './worktrees.js'
 import type {MergeOptions, MergeResult} from './merge.js'
 import type {WaitOptions, WaitResult, WaitSelection} from './wait.js'
@@ -553,7 +554,43 @@ export class Drover {
   async resume(ref: TaskRef, opts: {prompt?: string; budget?: Partial<Budget>} = {}): Promise<TaskJson> {
     const {resumeTask} = await import('../tasks/resume.js')
     const record = await this.record(ref)
-    return this.json(this.wrote(await resumeTask(this.stateDir, record, opts.prompt ?? DEFAULT_RESUME_PROMPT, {budget: opts.budget})))
+    return this.json(this.wrote(await resumeTask(this.stateDir, record, opts.prompt, {budget: opts.budget})))
+  }
+
+  /**
+   * Tells an agent what to do next: queued as a follow-up while its run is at
+   * work (delivered in its own run when this one ends well, or at the next
+   * safe point with `now`), a new run at once when the task is not at work.
+   * A task that runs no agent is refused (exit 2).
+   */
+  async followUp(ref: TaskRef, opts: SendFollowupOptions): Promise<FollowupSent> {
+    const {sendFollowup} = await import('./followups.js')
+    return this.wrote(await sendFollowup(this.stateDir, await this.record(ref), opts))
+  }
+
+  /** The follow-ups queued for a task, in delivery order, and those dropped. */
+  async followups(ref: TaskRef): Promise<FollowupsJson> {
+    const {followupsOf} = await import('./followups.js')
+    return followupsOf(this.stateDir, await this.record(ref))
+  }
+
+  /**
+   * Takes an agent over on this process's terminal: a run at work is drained
+   * at a safe point, then the agent's interactive mode runs in the foreground
+   * on the same session, recorded as an attached run; resolves with the task
+   * once the person quits it (the task stays resumable). Refused without a
+   * terminal on stdin and stdout, and for a task that runs no agent (exit 2).
+   */
+  async attach(ref: TaskRef, opts: AttachOptions = {}): Promise<TaskJson> {
+    const {attach, checkAttach} = await import('./attach.js')
+    await checkAttach(ref, opts)
+    return this.json(this.wrote(await attach(this.stateDir, await this.record(ref), opts)))
+  }
+
+  /** Withdraws queued follow-ups by number, or all of them. */
+  async withdrawFollowups(ref: TaskRef, which: number[] | 'all'): Promise<WithdrawnJson> {
+    const {withdrawFollowups} = await import('./followups.js')
+    return this.wrote(await withdrawFollowups(this.stateDir, await this.record(ref), which))
   }
 
   /** The task's worktree against the commit it started from (`start --worktree` tasks only). */

@@ -16,6 +16,8 @@ export type {DiffOptions, DiffResult, PairDiffResult, WorktreeStatus, WorktreeSu
 export type {MergeMode, MergeOptions, MergeResult} from './merge.js'
 export type {Budget} from './budget.js'
 export type {ControlBatch, ControlHandle, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
+export type {AttachOptions} from './attach.js'
+export type {DroppedFollowup, FollowupJson, FollowupSent, FollowupsJson, SendFollowupOptions, WithdrawnJson} from './followups.js'
 export type {FollowOutputOptions, FollowResult, OutputFrom, OutputReset} from './output.js'
 export {DEFAULT_PAGE_BYTES} from './output-page.js'
 export type {OutputPage, PageOptions} from './output-page.js'

@@ -18,6 +18,7 @@ export type Shape =
   | 'string[]'
   | 'ref[]'
   | 'env'
+  | 'function'
   | readonly string[]
   | {readonly [key: string]: Shape}
 
@@ -78,6 +79,8 @@ function fits(value: unknown, shape: Shape): boolean {
       return Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')
     case 'env':
       return isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string')
+    case 'function':
+      return typeof value === 'function'
     default:
       return false
   }

@@ -5,7 +5,9 @@ import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import {readsAgentEvents} from '../agents/registry.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type EndCause, type EngineWait, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type DroppedFollowup, type EndCause, type EngineWait, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {pendingFollowups, type Followup} from '../state/followups.js'
+import type {FollowupJson} from './followups.js'
 import {signalNumber} from '../platform/platform.js'
 import {maskNotifyTarget} from '../base/notify-target.js'
 import {queuePosition, readQueueConfig} from '../state/queues.js'
@@ -95,6 +97,8 @@ export interface TaskJson {
   worktree: WorktreeInfo | null
   /** while the job waits in its engine's own queue (Slurm's PENDING, shown as queued): the engine and its word for why; else null. */
   engineWait: EngineWait | null
+  /** follow-ups that were never delivered, and why (latest last; the queued ones are in `status`'s `followups`). */
+  droppedFollowups: DroppedFollowup[]
   /** while `waiting` for a usage limit to lift: when its runner resumes it. */
   waitUntil?: string | null
 }
@@ -161,7 +165,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     endedAt: record.endedAt,
     runtimeMs: runtimeMs(record),
     run: record.runs.length,
-    runs: show ? record.runs : record.runs.map((run) => (run.command ? {...run, command: maskArgv(run.command, false)} : run)),
+    runs: show ? record.runs : record.runs.map(maskedRun),
     policies: record.policies,
     agentInfo: record.agentInfo,
     checkpoint: record.checkpoint,
@@ -185,8 +189,19 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     hookTimeoutMs: record.hookTimeoutMs,
     worktree: record.worktree,
     engineWait: isEngineQueued(record) ? record.engineWait! : null,
+    droppedFollowups: show ? (record.droppedFollowups ?? []) : (record.droppedFollowups ?? []).map((d) => ({...d, prompt: maskUrlCredentials(d.prompt)})),
+    // the one key present only sometimes comes last, so every other key keeps its place
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
+}
+
+/** A queued follow-up as every front-end shows it. */
+export const followupJson = (f: Followup): FollowupJson => ({n: f.n, prompt: f.prompt, at: f.at, now: f.now, keep: f.keep})
+
+/** A run as shown: credentials in URLs of its argv and its prompt masked. */
+function maskedRun(run: RunEntry): RunEntry {
+  if (!run.command && !run.prompt) return run
+  return {...run, command: run.command ? maskArgv(run.command, false) : null, ...(run.prompt ? {prompt: maskUrlCredentials(run.prompt)} : {})}
 }
 
 /**
@@ -194,8 +209,11 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
  * (state/index.ts, with row-cells.ts's indexRender): bump it with any change to what taskJson
  * returns for an ended task, and views stored by an earlier drover are
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
+ * 4: status hooks, notify and a worktree's merge (onStatus, notify,
+ * worktree.baseBranch, worktree.merged); 5: with them, follow-ups and attach
+ * (droppedFollowups, runs[].prompt, runs[].followup, runs[].attached).
  */
-export const TASK_JSON_VERSION = 4
+export const TASK_JSON_VERSION = 5
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a
@@ -257,6 +275,8 @@ export type TaskDetailJson = TaskJson & {
   resumeRefused: string | null
   /** with a worktree: whether its folder is there (false: deleted by hand; the branch may still hold its commits). null without one. */
   worktreePresent: boolean | null
+  /** follow-ups queued for the agent, in the order they will be delivered. */
+  followups: FollowupJson[]
   paths: Omit<TaskPaths, 'runnerLog'> & {runnerLog: string}
 }
 
@@ -295,6 +315,7 @@ export function taskDetailJson(
     resumeRefused: refusal,
     outputBytes: fileSize(taskPaths(stateDir, record.id).output),
     worktreePresent: record.worktree ? existsSync(record.worktree.path) : null,
+    followups: pendingFollowups(taskPaths(stateDir, record.id), record).map(followupJson),
     paths: taskPaths(stateDir, record.id),
   }
 }
@@ -327,6 +348,12 @@ const ESCAPES: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
 export function escapeControls(text: string): string {
   if (!CONTROL.test(text)) return text
   return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) => (c === '\\' ? '\\\\' : ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))
+}
+
+/** A prompt on one line for the human views: whitespace runs as one space, controls escaped, cut at `max` with an ellipsis. */
+export function promptLine(text: string, max: number): string {
+  const flat = escapeControls(text.replace(/\s+/g, ' ').trim())
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
 /** Quoted the way a POSIX shell reads it back; with control characters, as bash/zsh $'…' so it stays one line. */

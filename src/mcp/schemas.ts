@@ -161,6 +161,12 @@ export const inputs = {
     maxTokens: z.number().int().min(1).optional().describe("a new budget for the session's total tokens (the tokens so far count)"),
     maxCostUsd: dollars(`a new budget for the session's total cost in US dollars (${agentsThat((a) => a.reports.cost).join(', ')})`).optional(),
   }),
+  send_followup: z.strictObject({
+    task: taskRef,
+    prompt: z.string().min(1).describe("what the agent should do next: the next message of its conversation"),
+    now: z.boolean().optional().describe('deliver it at the next safe point: the run at work is drained for it (as drain_tasks does), then continued with it. Default: when the run ends well'),
+    keep: z.boolean().optional().describe('keep it queued if the run fails or is stopped (by default it is dropped then, the drop recorded)'),
+  }),
   merge_task: z.strictObject({
     task: taskRef,
     mode: z
@@ -207,6 +213,15 @@ export const outputs = {
   cancel_task: z.object({result: controlResult}),
   drain_tasks: z.object({results: z.array(controlResult)}),
   resume_task: z.object({task}),
+  send_followup: z.object({
+    id: z.number().int(),
+    queued: z
+      .object({n: z.number().int().describe("its number in the task"), prompt: z.string(), at: z.string(), now: z.boolean(), keep: z.boolean()})
+      .nullable()
+      .describe('the follow-up queued for the run at work; null when the task was not at work and was resumed with the message at once'),
+    delivered: z.boolean().describe('a run with the message has begun (at once for a task not at work)'),
+    task,
+  }),
   merge_task: z.object({
     id: z.number().int(),
     branch: z.string(),

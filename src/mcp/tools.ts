@@ -155,10 +155,19 @@ export const TOOLS = [
     name: 'resume_task',
     access: 'write',
     annotations: annotate('Resume a task', {openWorldHint: true}),
-    description: `Continue a drained, stopped or interrupted task as a new run: for an agent's task its own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs, when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
+    description: `Continue a drained, stopped or interrupted task as a new run: for an agent's task its own conversation continues (with \`prompt\` as the next message), anything else is started again. Refused (conflict) while the task runs (send_followup queues a message for when its run ends), when it has no session to continue, or when it was drained by its budget (its reason starts with budget:) until given a higher maxTurns, maxTokens or maxCostUsd. Returns {task} at once; follow it with read_output and wait_tasks. ${PERSIST}`,
     async run(args, {drover}) {
       const budget = {maxTurns: args.maxTurns, maxTokens: args.maxTokens, maxCostUsd: args.maxCostUsd}
       return {task: await drover.resume(args.task, {prompt: args.prompt, budget})}
+    },
+  }),
+  define({
+    name: 'send_followup',
+    access: 'write',
+    annotations: annotate('Send a follow-up to an agent', {openWorldHint: true}),
+    description: `Tell an agent's task what to do next, in its own conversation. While its run is at work the message is queued: when the run ends well, drover continues the same session with it as the next run; several are delivered in order, one run each. now: true delivers it at the next safe point instead (the run is drained for it, then continued with it). A run that fails, is stopped or cancelled drops what is queued (get_task shows followups and droppedFollowups) unless keep: true. A task not at work (ended, drained) is resumed with the message at once. Refused (usage) for a task that runs no agent. Returns {id, queued, delivered, task} at once; wait_tasks waits for the task's last run. ${PERSIST}`,
+    async run(args, {drover}) {
+      return {...(await drover.followUp(args.task, {prompt: args.prompt, now: args.now, keep: args.keep, wait: false}))}
     },
   }),
   define({

@@ -477,6 +477,15 @@ export function workerSpawnOptions(ctx: PlatformContext = currentPlatform()): {d
   return {detached: true, windowsHide: ctx.os === 'win32'}
 }
 
+/**
+ * A worker a person uses on this terminal (`drover attach`): in the caller's
+ * process group, which the shell made the terminal's foreground group, so it
+ * may read the terminal and gets its Ctrl-C; on Windows in this console.
+ */
+export function terminalSpawnOptions(): {detached: boolean; windowsHide: boolean} {
+  return {detached: false, windowsHide: false}
+}
+
 // What Windows answers while another process has the file open without
 // sharing delete (a reader, a search indexer, an antivirus scan, a dying
 // process): ERROR_SHARING_VIOLATION is EBUSY, ERROR_ACCESS_DENIED is EPERM (or

@@ -3,9 +3,9 @@
 // This is the local executor behind the runner; a cluster executor would
 // replace this module (and platform.ts's signalling), nothing else.
 
-import {spawn, type ChildProcess} from 'node:child_process'
+import {spawn, type ChildProcess, type SpawnOptions} from 'node:child_process'
 import {statSync} from 'node:fs'
-import {currentPlatform, processStartTime, processTable, workerSpawnOptions, type ProcessIdentity} from '../platform/platform.js'
+import {currentPlatform, processStartTime, processTable, terminalSpawnOptions, workerSpawnOptions, type ProcessIdentity} from '../platform/platform.js'
 import type {RunEntry, TaskRecord} from '../state/record.js'
 import type {TaskPaths} from '../state/store.js'
 
@@ -44,13 +44,18 @@ export function workerEnv(stateDir: string, record: TaskRecord, run: RunEntry, p
 
 export type Launch = {ok: true; child: ChildProcess; identity: ProcessIdentity} | {ok: false; reason: string; cause: 'not-found' | 'not-started'}
 
-/** Resolves once the OS has started the worker (or refused to). */
-export function launchWorker(argv: string[], cwd: string, env: NodeJS.ProcessEnv, outFd: number): Promise<Launch> {
+/**
+ * Resolves once the OS has started the worker (or refused to). `out`: the
+ * file its stdout and stderr go to, or `terminal` for one a person uses here
+ * (`drover attach`): this process's own stdio, in its process group.
+ */
+export function launchWorker(argv: string[], cwd: string, env: NodeJS.ProcessEnv, out: number | 'terminal'): Promise<Launch> {
   const [file, ...args] = argv
+  const io: SpawnOptions = out === 'terminal' ? {stdio: 'inherit', ...terminalSpawnOptions()} : {stdio: ['ignore', out, out], ...workerSpawnOptions()}
   return new Promise((resolve) => {
     let child: ChildProcess
     try {
-      child = spawn(file, args, {cwd, env, stdio: ['ignore', outFd, outFd], ...workerSpawnOptions()})
+      child = spawn(file, args, {cwd, env, ...io})
     } catch (error) {
       resolve({ok: false, ...spawnFailure(file, error)})
       return

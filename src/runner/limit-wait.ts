@@ -29,7 +29,7 @@ const BACKOFF_CAP_MS = 3_600_000
  */
 export function limitWaitUntil(record: TaskRecord, now = Date.now()): number | null {
   const limit = record.agentInfo?.limit
-  if (record.policies.onLimit !== 'wait' || !limit || !profileOf(record.agent) || sessionRefusal(record) !== null) return null
+  if (record.policies.onLimit !== 'wait' || !limit || record.runs.at(-1)?.attached || !profileOf(record.agent) || sessionRefusal(record) !== null) return null
   if (limit.resetAt !== null) return Math.max(Date.parse(limit.resetAt) + LIMIT_MARGIN_MS, now + 1000)
   return now + Math.min(BACKOFF_FIRST_MS * 2 ** (record.limitWaits ?? 0), BACKOFF_CAP_MS)
 }

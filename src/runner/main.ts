@@ -68,18 +68,34 @@ function main(stateDir: string | undefined, idText: string | undefined, adopt = 
     })
   }
 
+  // The runs a follow-up's run followed (runRuns) stay at hand: a supervisor of
+  // their status hooks may still be due to start (status-starter.ts).
+  const followed: Runner[] = []
   // Once the task has ended, its slot is handed on (a failure to do so is left
   // to the next drover command, which advances queues too).
-  runner
-    .main()
+  runRuns()
     .then(
       async () => {
-        await runner.statusHooksStarted()
-        await handOff(stateDir, id, {remote, hooks: [runner.hooks, runner.statusHooks]}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`))
+        // Every run's status-hook supervisor, not only the last one's: a Slurm job's end would kill them.
+        const runs = [...followed, runner]
+        for (const ran of runs) await ran.statusHooksStarted()
+        const hooks = [runner.hooks, ...runs.map((ran) => ran.statusHooks)]
+        await handOff(stateDir, id, {remote, hooks}).catch((error: unknown) => logRunnerError(`drover runner: queue hand-off: ${(error as Error).message}\n`))
       },
       crash,
     )
     .then(() => process.exit(0), crash)
+
+  // A run whose end opened the next for a follow-up is followed by that run,
+  // in this process: no new runner to start, the slot and the job kept.
+  async function runRuns(): Promise<void> {
+    await runner.main()
+    while (runner.followupOpened) {
+      followed.push(runner)
+      runner = new Runner({stateDir: stateDir!, id, remote})
+      await runner.main()
+    }
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ const RETRIED: ReadonlySet<EndCause | null> = new Set<EndCause | null>(['exit', 
 export function retryable(ended: TaskRecord): boolean {
   if (ended.status !== 'failed' || ended.attempt > ended.retryMax) return false
   if (ended.worker === null) return false // never ran: the same again would fail the same way
+  if (ended.runs.at(-1)?.attached) return false // a person's session, ended as they ended it
   if (ended.cause === 'timeout') return ended.retryOnTimeout
   return RETRIED.has(ended.cause)
 }

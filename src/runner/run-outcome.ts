@@ -60,9 +60,11 @@ export function runEnd(seen: RunSeen): RunEnd {
     const succeeded = !!info && !!profile?.reportedSuccess(info)
     return {status: succeeded ? 'succeeded' : 'failed', cause: 'exit-unknown', reason: succeeded ? `${UNKNOWN_EXIT}; the agent reported success` : UNKNOWN_EXIT, exitCode: null, signal: null}
   }
-  const limit = seen.record.agentInfo?.limit
+  // An attached session (a person's, on a terminal) is judged by its exit alone: no stream of it was read.
+  const attached = seen.record.runs.at(-1)?.attached === true
+  const limit = attached ? null : seen.record.agentInfo?.limit
   if (code === 0) {
-    const failure = exitZeroFailure(seen.record)
+    const failure = attached ? null : exitZeroFailure(seen.record)
     if (!failure) return {status: 'succeeded', cause: 'exit', reason: 'exit 0', exitCode: 0, signal: null}
     if (limit) return {status: 'failed', cause: 'usage-limit', reason: `exit 0: usage limit${limit.resetAt ? `, resets ${limit.resetAt}` : ''}`, exitCode: 0, signal: null}
     return {status: 'failed', cause: 'agent-error', reason: failure, exitCode: 0, signal: null}

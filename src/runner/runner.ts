@@ -22,7 +22,7 @@ import {budgetReached, runEnding} from '../agents/budget.js'
 import {withDrainHooks} from '../agents/hooks.js'
 import {AgentStream} from '../agents/stream.js'
 import {profileOf} from '../agents/registry.js'
-import {checkCwd, launchWorker, taskMark, workerEnv} from '../process/worker.js'
+import {checkCwd, launchWorker, taskMark, workerEnv, type Launch} from '../process/worker.js'
 import {refreshBase, summarizeWorktree} from '../process/worktree.js'
 import {limitWaitUntil, waitForLimit} from './limit-wait.js'
 import {isFinalStatus, transition, type AgentUsage, type EndCause, type EndingStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
@@ -30,8 +30,9 @@ import {commitRecord, type Committed} from './commit-record.js'
 import {StatusHookStarter} from './status-starter.js'
 import {DiskReserve, diskFull} from './reserve.js'
 import {settle} from './settle.js'
-import {localTimeWithOffset} from '../base/local-time.js'
-import {selfEntry} from './exit-hooks.js'
+import type {LearnFlags} from './followup-run.js'
+import {runHeader} from './run-header.js'
+import {selfEntry, type RunnerEntry} from './exit-hooks.js'
 import {holdStart, runTaken, type StartHold} from './start-claim.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
 import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
@@ -108,6 +109,19 @@ export interface RunnerOptions {
    * limit: drain; TERM: stop) as requests.
    */
   remote?: boolean
+  /**
+   * An attached run (`drover attach`): this process is the runner, and the
+   * worker is the agent's interactive session on its terminal, in its process
+   * group. Nothing of the session goes to output.log, so no stream is read
+   * and no timeout, idle timeout or output cap applies: a person is there.
+   */
+  terminal?: boolean
+  /**
+   * What the hook supervisors are started from: this bundle (default), or the
+   * built runner when the runner runs inside another program (`drover
+   * attach`'s, whose own entry is the CLI, which knows no supervisor flag).
+   */
+  entry?: RunnerEntry
 }
 
 
@@ -146,12 +160,19 @@ export class Runner {
   private reserve = DiskReserve.none()
   /** the supervisor of the exit hooks the run's end fired (a Slurm job waits for it before it ends). */
   hooks: ChildProcess | null = null
+  /** The run's end opened the next run for a follow-up: this process goes on to run it (main.ts). */
+  followupOpened = false
+  /** drains asked for: to deliver a follow-up now (`resume --now`), and any other (the task is parked then). */
+  private drains = {followup: false, other: false}
 
   /** starts the status hooks' supervisor once `start` has its answer. */
   private readonly statusStarter: StatusHookStarter
+  /** what hook supervisors are started from (RunnerOptions.entry). */
+  private readonly entry: RunnerEntry
 
   constructor(private readonly options: RunnerOptions) {
-    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined)
+    this.entry = options.entry ?? selfEntry()
+    this.statusStarter = new StatusHookStarter(options.stateDir, options.id, options.readyFd !== undefined, this.entry)
     this.paths = taskPaths(options.stateDir, options.id)
     const read = readRecord(options.stateDir, options.id)
     if (!read.ok) throw new Error(`runner cannot read task ${options.id}: ${read.error}`)
@@ -302,10 +323,7 @@ export class Runner {
     }
 
     const outFd = openAppend(this.paths.output)
-    if (this.run.run > 1) {
-      const kind = this.run.resumed ? 'resume' : 'restart'
-      writeSync(outFd, `\n── drover: run ${this.run.run} (${kind}) started ${localTimeWithOffset(new Date())} ──\n`)
-    }
+    if (this.run.run > 1) writeSync(outFd, runHeader(this.run))
     this.runOutputStart = fstatSync(outFd).size
     // A new run consumes the last checkpoint, and turns, cost and tokens
     // describe this run, as the agent's own result event does; the session's
@@ -316,14 +334,14 @@ export class Runner {
       const sessionId = this.record.agentInfo?.sessionId ?? this.record.checkpoint?.sessionId ?? null
       const session = this.record.agentInfo?.session ?? null
       this.record = {...this.record, checkpoint: null}
-      this.followAgent(this.runOutputStart, session, sessionId)
+      if (!this.options.terminal) this.followAgent(this.runOutputStart, session, sessionId)
     } else {
       this.followAgent(this.runOutputStart, null, null)
     }
     this.lastSize = this.runOutputStart
     if (this.run.run === 1) this.baseAtStart()
 
-    const started = await this.spawnWorker(outFd)
+    const started = this.options.terminal ? await this.spawnOnTerminal() : await this.spawnWorker(outFd)
     closeSync(outFd)
     const taken = hold.takenNow()
     if (taken) {
@@ -401,7 +419,7 @@ export class Runner {
 
   private startOutputCap(): void {
     const cap = this.record.policies.maxOutputBytes
-    if (cap === null) return
+    if (cap === null || this.options.terminal) return
     this.outputCap = new OutputCapWatch(this.paths.output, this.runOutputStart, cap, {
       over: () => this.policyStop('output'),
       overrun: (bytes) => {
@@ -460,17 +478,31 @@ export class Runner {
     const argv = this.presetSession(hooked.argv)
     const launch = await launchWorker(argv, this.record.cwd, env, outFd)
     if (!launch.ok) return launch
+    this.watchWorker(launch, true)
+    this.saveTree()
+    return {ok: true, argv}
+  }
+
+  /** The worker just launched, watched: its tree (`group`: its own process group, signalled as one) and its exit. */
+  private watchWorker(launch: Extract<Launch, {ok: true}>, group: boolean): void {
     this.workerIdentity = launch.identity
-    this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group: true, marks: taskMark(this.paths), ownChild: true})
+    this.tree = new ProcessTree(launch.identity, () => this.exit !== null, currentPlatform(), {group, marks: taskMark(this.paths), ownChild: true})
     // The launch read the table (where that costs a program): it was this run's first scan.
     if (this.tree.costlyScans) this.lastTreeScan = Date.now()
     this.learnOwnStartTime()
-    this.saveTree()
     launch.child.once('exit', (code, signal) => {
       this.tree?.workerEnded(Date.now())
       this.exit = {code, signal}
       for (const wake of this.exitWaiters.splice(0)) wake()
     })
+  }
+
+  /** An attached run's worker: the command as the record has it, on this terminal, in this process's group (so never signalled as a group). */
+  private async spawnOnTerminal(): Promise<{ok: true; argv: string[]} | {ok: false; reason: string; cause: EndCause}> {
+    const argv = this.run.command ?? this.record.command
+    const launch = await launchWorker(argv, this.record.cwd, workerEnv(this.options.stateDir, this.record, this.run, this.paths), 'terminal')
+    if (!launch.ok) return launch
+    this.watchWorker(launch, false)
     return {ok: true, argv}
   }
 
@@ -517,6 +549,7 @@ export class Runner {
   }
 
   private applyRequest(request: StopRequest): void {
+    if (request.kind === 'drain') this.drains[request.followup ? 'followup' : 'other'] = true
     const plan = planFor(request.kind, {
       graceMs: request.graceMs,
       wrapUp: request.wrapUp,
@@ -637,6 +670,7 @@ export class Runner {
     // Earlier runs' output counts against nothing: otherwise a task stopped by the cap
     // (or restarted often) would be stopped again the moment each new run began.
     this.outputCap?.observe(size, growth)
+    if (this.options.terminal) return
     const {timeoutMs, idleTimeoutMs} = this.record.policies
     if (timeoutMs !== null && now - this.runStartedAt >= timeoutMs) this.policyStop('timeout')
     else if (idleTimeoutMs !== null && now - this.lastGrowthAt >= idleTimeoutMs) this.policyStop('idle')
@@ -688,7 +722,35 @@ export class Runner {
       await this.waitForLimit(until, outcome)
       return
     }
-    this.finish(status, outcome, checkpoint ? {checkpoint} : {})
+    const extra = checkpoint ? {checkpoint} : {}
+    // A run that went well hands on the follow-up queued first; one drained by a person's request parks the task instead.
+    const wentWell = status === 'succeeded' || (status === 'drained' && outcome.cause === 'drain' && this.drains.followup && !this.drains.other)
+    if (!wentWell) return this.finishHeld(() => this.finish(status, outcome, extra))
+    if (status === 'drained') outcome.reason = 'drained to take a follow-up'
+    // Loaded only here: learning an agent's grammar brings node:crypto, which a run that delivers nothing need not carry.
+    const {learnFlags} = await import('../agents/flags-cache.js')
+    await this.finishHeld(() => this.finish(status, outcome, extra, learnFlags))
+  }
+
+  /**
+   * The run's end under the task lock, which the commands that queue or
+   * withdraw a follow-up take too: one queued as the run ends is either seen
+   * by this end or finds the task ended. A lock that cannot be had in time is
+   * a stuck holder: the end is still this runner's to record.
+   */
+  private async finishHeld(end: () => void): Promise<void> {
+    const {acquireLock, taskLockPath} = await import('../state/lock.js')
+    let release: (() => void) | null = null
+    try {
+      release = await acquireLock(taskLockPath(this.options.stateDir, this.options.id), {waitMs: 10_000})
+    } catch {
+      // recorded without it
+    }
+    try {
+      end()
+    } finally {
+      release?.()
+    }
   }
 
   /** `--on-limit wait`: see limit-wait.ts. The timers of the run are done with; the wait polls itself. */
@@ -713,7 +775,12 @@ export class Runner {
   }
 
   /** The run's end, through settle.ts (record, event, retry, queue bookkeeping, hooks), once. */
-  private finish(status: EndingStatus, outcome: {cause: EndCause; reason: string; exitCode?: number | null; signal?: string | null}, extra: Partial<TaskRecord> = {}): void {
+  private finish(
+    status: EndingStatus,
+    outcome: {cause: EndCause; reason: string; exitCode?: number | null; signal?: string | null},
+    extra: Partial<TaskRecord> = {},
+    deliverFollowup?: LearnFlags,
+  ): void {
     // The runner itself was told to go: the worker's end it caused is that interruption's (lost), not a failure.
     if (this.phase === 'interrupting' || this.phase === 'finished') return
     this.phase = 'finished'
@@ -729,11 +796,18 @@ export class Runner {
     const worktree = this.worktreeAtEnd()
     // A run that got through resets the backoff of usage-limit waits.
     const waits = status === 'succeeded' && this.record.limitWaits ? {limitWaits: 0} : {}
-    const settled = settle(this.options.stateDir, this.record, {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}}, {entry: selfEntry(), commit: (next, from) => this.commit(next, from)})
+    const settled = settle(
+      this.options.stateDir,
+      this.record,
+      {status, ...outcome, set: {...(worktree ? {worktree} : {}), ...waits, ...extra}},
+      {entry: this.entry, commit: (next, from) => this.commit(next, from), deliverFollowup},
+    )
     this.hooks = settled.hooks
+    this.followupOpened = settled.delivered !== null
     // runner.json must outlive the final status (a reader in between would take the
     // task for lost), so it may already name the next run's runner: leave that one.
-    if (this.namedInRunnerFile()) safeUnlink(this.paths.runner)
+    // A follow-up's run is this process's own next run: it stays named.
+    if (!this.followupOpened && this.namedInRunnerFile()) safeUnlink(this.paths.runner)
     this.signalReady()
   }
 
@@ -796,7 +870,7 @@ export class Runner {
       this.options.stateDir,
       this.record,
       {status: 'lost', cause: 'runner-interrupted', reason: `runner interrupted by ${signal}`},
-      {entry: selfEntry(), commit: (next, from) => this.commit(next, from)},
+      {entry: this.entry, commit: (next, from) => this.commit(next, from)},
     )
     this.hooks = settled.hooks
     safeUnlink(this.paths.runner)

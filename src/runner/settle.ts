@@ -2,8 +2,8 @@
 // runner, or a command holding the task lock because no runner will (a stop of
 // an orphaned worker, a queued task cancelled, a runner found gone) — calls
 // settle, which does what follows in one order: the record (and with it the
-// status hooks, commit-record.ts), the `exit` event, a retry's next attempt,
-// the queue bookkeeping, the exit hooks. Later
+// status hooks, commit-record.ts), the `exit` event, a retry's next attempt or
+// the follow-ups queued, the queue bookkeeping, the exit hooks. Later
 // features that react to a status change hook in here, not at each caller.
 // It is in the runner's layer because the runner uses it, so it loads no
 // more than the runner may (the lock module only when a lock is asked for).
@@ -12,6 +12,8 @@ import type {ChildProcess} from 'node:child_process'
 import {fireExitHooks, type RunnerEntry} from './exit-hooks.js'
 import {joinLine, queueRetry} from './retry-run.js'
 import {retryable} from './retry.js'
+import {followupsAtEnd, type LearnFlags} from './followup-run.js'
+import {removeFollowup, type Followup} from '../state/followups.js'
 import {AFTER_QUEUE, effectiveQueue, removeActive, removeWaiting, waitingKey} from '../state/queues.js'
 import {isFinalStatus, settledRecord, type Ending, type TaskRecord, type TaskStatus} from '../state/record.js'
 import {appendEvent, readRecord, taskPaths} from '../state/store.js'
@@ -27,6 +29,13 @@ export interface Settlement extends Ending {
 export interface SettleOptions {
   /** how the hook supervisors are started: this bundle (a runner) or the built runner (a command). */
   entry: RunnerEntry
+  /**
+   * The runner's end of a run that went well: the first follow-up queued is
+   * delivered, the record written being its run (runner/followup-run.ts),
+   * its command made with the agent's grammar learnt so. The caller holds the
+   * task lock, which the commands that queue one take too.
+   */
+  deliverFollowup?: LearnFlags
   /** the runner writes through its own commit (its disk reserve, its copy of the record); everyone else through commitRecord. */
   commit?: (record: TaskRecord, from: TaskStatus) => Committed
 }
@@ -37,6 +46,8 @@ export interface Settled {
   /** the run as it ended (before a retry queued the next attempt). */
   ended: TaskRecord
   retried: boolean
+  /** the follow-up whose run the record written opens (the runner goes on to run it), or null. */
+  delivered: Followup | null
   /** the supervisors started for the exit hooks and the status hooks, if any. */
   hooks: ChildProcess | null
   statusHooks: ChildProcess | null
@@ -52,10 +63,14 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
   const ended: TaskRecord = {...settledRecord(record, ending), ...set}
   const final = isFinalStatus(ended.status)
   const retry = final && retryable(ended) ? queueRetry(stateDir, ended) : null
-  const written = retry ?? ended
-  // A retried run ended before its next attempt was queued: the status hooks hear of both, in order.
-  if (retry) noteBetween(stateDir, record.status, ended)
-  const from = retry ? ended.status : record.status
+  // A run tried again keeps its follow-ups for the attempt that ends for good.
+  const followups = final && !retry ? followupsAtEnd(stateDir, ended, options.deliverFollowup ?? null) : null
+  // A run that opens its next at once: a retry's attempt queued, a follow-up's run started.
+  const next = retry ?? (followups?.delivered ? followups.record : null)
+  const written = next ?? followups?.record ?? ended
+  // Its end happened in memory only, before the record written: the status hooks hear of both, in order.
+  if (next) noteBetween(stateDir, record.status, ended)
+  const from = next ? ended.status : record.status
   const committed = options.commit ? options.commit(written, from) : commitRecord(stateDir, written, from, {fire: options.entry})
 
   const paths = taskPaths(stateDir, record.id)
@@ -65,6 +80,15 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
     joinLine(stateDir, retry)
     journal(paths, {event: 'retry', run: retry.runs.length, attempt: retry.attempt, of: retry.retryMax + 1, at: retry.retryAt})
   }
+  const delivered = followups?.delivered ?? null
+  if (delivered) {
+    removeFollowup(paths, delivered.n)
+    journal(paths, {event: 'followup', run: run + 1, followup: delivered.n})
+  }
+  for (const dropped of followups?.dropped ?? []) {
+    removeFollowup(paths, dropped.n)
+    journal(paths, {event: 'followup-dropped', run, followup: dropped.n, reason: dropped.reason})
+  }
 
   // Queue bookkeeping: a run that ended while queued leaves its line; one that
   // ended for good (or waits for a retry, holding nothing) frees its slot.
@@ -72,7 +96,8 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
     const line = effectiveQueue(record)
     if (line !== null) removeWaiting(stateDir, line, waitingKey(record))
   }
-  if (final) {
+  // A follow-up's run goes on in the slot of the run it follows.
+  if (final && !delivered) {
     // @after too, whatever the record says now: a retried attempt held its slot there, and its retryAt is gone once it started.
     for (const queue of new Set([effectiveQueue(record), record.queue, AFTER_QUEUE])) {
       if (queue !== null) removeActive(stateDir, queue, record.id)
@@ -81,7 +106,7 @@ export function settle(stateDir: string, record: TaskRecord, settlement: Settlem
 
   // Exit hooks: once per final status, after the record says it (a retry's queued attempt is not final).
   const hooks = isFinalStatus(written.status) ? fireExitHooks(stateDir, written, options.entry) : null
-  return {record: written, ended, retried: retry !== null, hooks, statusHooks: committed.hooks}
+  return {record: written, ended, retried: retry !== null, delivered, hooks, statusHooks: committed.hooks}
 }
 
 /**

@@ -8,7 +8,7 @@
 // to be started before it exits.
 
 import type {ChildProcess} from 'node:child_process'
-import {selfEntry} from './exit-hooks.js'
+import type {RunnerEntry} from './exit-hooks.js'
 import {fireStatusHooks} from './status-hooks.js'
 
 /** How long after `start`'s answer a supervisor may start. */
@@ -23,11 +23,12 @@ export class StatusHookStarter {
   private pending: Promise<void> | null = null
   private release: (() => void) | null = null
 
-  /** `answers`: a launcher waits for this runner's answer (fd 3); without one, supervisors start at once. */
+  /** `answers`: a launcher waits for this runner's answer (fd 3); without one, supervisors start at once. `entry`: what a supervisor is started from. */
   constructor(
     private readonly stateDir: string,
     private readonly id: number,
     answers: boolean,
+    private readonly entry: RunnerEntry,
   ) {
     this.answeredAt = answers ? null : 0
   }
@@ -66,6 +67,6 @@ export class StatusHookStarter {
 
   private fire(): void {
     this.wanted = false
-    this.child = fireStatusHooks(this.stateDir, this.id, selfEntry()) ?? this.child
+    this.child = fireStatusHooks(this.stateDir, this.id, this.entry) ?? this.child
   }
 }

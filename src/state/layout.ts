@@ -31,6 +31,8 @@ export interface TaskPaths {
    * can still be found and stopped before the task is recorded lost.
    */
   tree: string
+  /** follow-ups queued for the agent (state/followups.ts). */
+  followups: string
 }
 
 // The tasks dir of the last state dir asked for: every command uses one state
@@ -62,6 +64,7 @@ export function taskPaths(stateDir: string, id: number): TaskPaths {
     runnerLog: at('runner.log'),
     agentSettings: at('claude-settings.json'),
     tree: at('tree.json'),
+    followups: at('followups'),
   }
 }
 

@@ -92,6 +92,7 @@ export function checkRecord(value: unknown): TaskRecord {
   check(p.onLimit === undefined || p.onLimit === 'wait' || p.onLimit === 'fail', 'policies')
   check(r.waitUntil === undefined || isStringOrNull(r.waitUntil), 'waitUntil')
   check(r.limitWaits === undefined || Number.isSafeInteger(r.limitWaits), 'limitWaits')
+  check(r.droppedFollowups === undefined || (Array.isArray(r.droppedFollowups) && r.droppedFollowups.every(isDroppedFollowup)), 'droppedFollowups')
   return withDefaults(r as unknown as TaskRecord)
 }
 
@@ -258,6 +259,10 @@ function isIdentity(v: unknown): boolean {
   return isObject(v) && Number.isSafeInteger(v.pid) && (v.pid as number) > 0 && typeof v.startTime === 'string'
 }
 
+function isDroppedFollowup(v: unknown): boolean {
+  return isObject(v) && Number.isSafeInteger(v.n) && typeof v.prompt === 'string' && typeof v.queuedAt === 'string' && typeof v.droppedAt === 'string' && Number.isSafeInteger(v.run) && typeof v.reason === 'string'
+}
+
 function isRunEntry(v: unknown): boolean {
   return (
     isObject(v) &&
@@ -270,7 +275,10 @@ function isRunEntry(v: unknown): boolean {
     isStringOrNull(v.reason) &&
     typeof v.resumed === 'boolean' &&
     (v.command === null || isArgv(v.command)) &&
-    (v.outputOffset === undefined || isIntOrNull(v.outputOffset))
+    (v.outputOffset === undefined || isIntOrNull(v.outputOffset)) &&
+    (v.prompt === undefined || isStringOrNull(v.prompt)) &&
+    (v.followup === undefined || isIntOrNull(v.followup)) &&
+    (v.attached === undefined || typeof v.attached === 'boolean')
   )
 }
 

@@ -96,6 +96,12 @@ export interface RunEntry {
   resumed: boolean
   /** argv of this run when it differs from the task's (an agent resume), else null. */
   command: string[] | null
+  /** what a resumed agent was told this run (`resume --prompt`, a follow-up), else null (a first run, a restart). */
+  prompt?: string | null
+  /** the follow-up this run delivers (its number, `drover followups`), else null. */
+  followup?: number | null
+  /** a person took the agent over in a terminal (`drover attach`): the interactive session was this run. */
+  attached?: boolean
   /**
    * output.log's size when this run's worker started, or null before then. A
    * runner that adopts the worker of a dead one reads the agent's stream again
@@ -287,11 +293,25 @@ export interface TaskRecord {
   waitUntil?: string | null
   /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
   limitWaits?: number
+  /** follow-ups that were never delivered and why (the run failed, was stopped or cancelled; the session could not go on), latest last. */
+  droppedFollowups?: DroppedFollowup[]
   /**
    * In memory only, never written: while a run's job waits in its engine's
    * own queue (Slurm's PENDING), reconcile's word for it (runner/executor.ts).
    */
   engineWait?: EngineWait | null
+}
+
+/** A follow-up dropped instead of delivered (state/followups.ts holds the pending ones). */
+export interface DroppedFollowup {
+  n: number
+  prompt: string
+  /** when it was queued, and when it was dropped. */
+  queuedAt: string
+  droppedAt: string
+  /** the run whose end dropped it. */
+  run: number
+  reason: string
 }
 
 /** A job waiting in an engine's own queue: the engine, and its word for why (`Resources`). */
@@ -424,6 +444,7 @@ export function beginRun(
   command: string[] | null = null,
   at = new Date().toISOString(),
   status: 'starting' | 'queued' = 'starting',
+  about: RunAbout = {},
 ): TaskRecord {
   const moved = transition(record, {status, at, reason: null, exitCode: null, signal: null})
   return {
@@ -448,10 +469,14 @@ export function beginRun(
         resumed,
         command,
         outputOffset: null,
+        ...about,
       },
     ],
   }
 }
+
+/** What a new run is for, beside its argv: the prompt it was given, the follow-up it delivers, an attached session. */
+export type RunAbout = Partial<Pick<RunEntry, 'prompt' | 'followup' | 'attached'>>
 
 /** The code `logs -f`, `start --follow` and `status --wait` exit with: the task's own. */
 export function taskExitCode(record: Pick<TaskRecord, 'exitCode' | 'signal' | 'status'>, signalNumber: (signal: string) => number): number {

@@ -20,6 +20,8 @@ export interface StopRequest {
   wrapUp?: boolean
   /** drain: after SIGTERM, how long until SIGKILL. */
   killAfterMs?: number
+  /** drain: asked for to deliver a follow-up now (`resume --now`), so the run's end hands it on rather than parking the task. */
+  followup?: boolean
 }
 
 export type NewRequest = Omit<StopRequest, 'requestId' | 'at' | 'by'>
@@ -96,6 +98,7 @@ function wellFormed(value: unknown, name: string): StopRequest | null {
     graceMs: isWait(r.graceMs) ? r.graceMs : 0,
     wrapUp: r.wrapUp === true,
     killAfterMs: isWait(r.killAfterMs) ? r.killAfterMs : undefined,
+    followup: r.followup === true,
   }
 }
 

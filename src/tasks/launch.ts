@@ -26,6 +26,7 @@ import {
   type AgentProfileName,
   type ExecutorName,
   type Policies,
+  type RunAbout,
   type SlurmPlacement,
   type TaskRecord,
 } from '../state/record.js'
@@ -290,11 +291,18 @@ export interface NewRunOptions {
   /**
    * Checks the (reconciled, locked) record may open a new run — throws a
    * DroverError if not — and returns this run's argv when it differs from the
-   * task's own (an agent resume), else null.
+   * task's own (an agent resume), else null, and what else the run is for.
    */
-  prepare: (record: TaskRecord) => string[] | null
+  prepare: (record: TaskRecord) => {command: string[] | null; about?: RunAbout}
+  /** Under the lock, once the new run is written. */
+  opened?: (next: TaskRecord) => void
   /** limits this run changes for the task (resume's new budget), applied before `prepare` sees it. */
   policies?: Partial<Policies>
+  /**
+   * The caller runs the new run itself (`drover attach`, in the foreground):
+   * it opens `starting` whatever the task's queue, and no runner is launched.
+   */
+  runHere?: boolean
 }
 
 /**
@@ -309,7 +317,7 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   if (before.ok) await reconcile(stateDir, before.record)
   // A task that waits its turn opens its run as `queued`; the queue's lock comes first, as the advancer takes them.
   // A retry's delay belongs to the attempts that ended: naming the task again starts now (or when its queue lets it).
-  const queue = before.ok ? effectiveQueue({...before.record, retryAt: null}) : null
+  const queue = before.ok && !options.runHere ? effectiveQueue({...before.record, retryAt: null}) : null
   const releaseQueue = queue === null ? null : await acquireLock(queueLockPath(stateDir, queue), {waitMs: LOCK_WAIT_MS})
   let release
   let next: TaskRecord
@@ -337,10 +345,10 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
         status: record.status,
       })
     }
-    const command = options.prepare(record)
+    const {command, about} = options.prepare(record)
     const at = new Date().toISOString()
     // Naming the task again starts its attempts afresh.
-    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued'), attempt: 1, retryAt: null}
+    next = {...beginRun(record, options.resumed, command, at, queue === null ? 'starting' : 'queued', about), attempt: 1, retryAt: null}
     // A resume keeps the task's place in line (an interrupted queue continues where it was); a restart joins at the back.
     if (queue !== null) next.queuedAt = options.resumed && record.queuedAt ? record.queuedAt : at
     createTaskLayout(taskPaths(stateDir, id))
@@ -357,10 +365,12 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
     if (reconciled !== read.record) noteBetween(stateDir, read.record.status, reconciled)
     commitRecord(stateDir, next, reconciled.status, {fire: next.status === 'queued' ? runnerEntry() : null})
     appendEvent(taskPaths(stateDir, id), {event: options.resumed ? 'resume' : 'restart', run: next.runs.length})
+    options.opened?.(next)
   } finally {
     release()
     releaseQueue?.()
   }
+  if (options.runHere) return next
   return queue === null ? launchRunner(stateDir, id) : advanceOwn(stateDir, id)
 }
 

@@ -26,7 +26,7 @@ export async function restartTask(stateDir: string, ref: string): Promise<TaskRe
   const read = findTaskToRestart(stateDir, ref)
   if (!read.ok) throw new DroverError(`task ${read.id} cannot be started again: ${read.error}`, ExitCode.failed)
   if (read.record.status === 'skipped') refuseSkippedAgain(stateDir, read.record)
-  return startNewRun(stateDir, read.id, {resumed: false, prepare: () => null})
+  return startNewRun(stateDir, read.id, {resumed: false, prepare: () => ({command: null})})
 }
 
 /**

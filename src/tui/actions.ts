@@ -7,10 +7,17 @@ import type {Drover} from '../api/drover.js'
 import type {ActionName} from './view.js'
 import {mergeSentence} from '../api/merge.js'
 
-export const ACTION_KEYS: Record<string, ActionName> = {s: 'stop', c: 'cancel', d: 'drain', r: 'resume', a: 'again', w: 'wrap-up', m: 'merge', x: 'discard'}
+export const ACTION_KEYS: Record<string, ActionName> = {s: 'stop', c: 'cancel', d: 'drain', r: 'resume', a: 'again', w: 'wrap-up', f: 'followup', F: 'followup-now', t: 'attach', m: 'merge', x: 'discard'}
 
-/** Actions done when their call returns: no change of status to wait for (a merge), or no task left to show one (a discard). */
-export const DONE_AT_ONCE: ReadonlySet<ActionName> = new Set(['merge', 'discard'])
+/** The actions that take a message first: resume's may be empty (its default), a follow-up's may not. */
+export const MESSAGE_ACTIONS: ReadonlySet<ActionName> = new Set(['resume', 'followup', 'followup-now'])
+
+/**
+ * Actions done when their call returns: no change of status to wait for (a
+ * merge; a follow-up, whose run comes when the one at work ends), or no task
+ * left to show one (a discard).
+ */
+export const DONE_AT_ONCE: ReadonlySet<ActionName> = new Set(['merge', 'discard', 'followup', 'followup-now'])
 
 /** How the question names the action: `stop task 3 (build)`. */
 export const ACTION_VERBS: Record<ActionName, string> = {
@@ -20,6 +27,9 @@ export const ACTION_VERBS: Record<ActionName, string> = {
   resume: 'resume',
   again: 'start again',
   'wrap-up': 'wrap up and stop',
+  followup: 'send a follow-up to',
+  'followup-now': 'send a follow-up now (drained at a safe point) to',
+  attach: 'take over in this terminal',
   merge: 'merge the branch of',
   discard: 'discard the work (worktree, branch, unmerged commits) and remove',
 }
@@ -32,6 +42,9 @@ export const ACTION_PROGRESS: Record<ActionName, string> = {
   resume: 'resuming',
   again: 'starting again',
   'wrap-up': 'asking to wrap up',
+  followup: 'sending a follow-up to',
+  'followup-now': 'sending a follow-up now to',
+  attach: 'draining, to take over',
   merge: 'merging',
   discard: 'discarding',
 }
@@ -55,6 +68,14 @@ export async function runAction(drover: Drover, action: ActionName, id: number, 
       const {task} = await drover.startAgain(id)
       return `task ${task.id} started again: run ${task.run}, ${task.status}`
     }
+    case 'followup':
+    case 'followup-now': {
+      const sent = await drover.followUp(id, {prompt: message ?? '', now: action === 'followup-now', wait: false})
+      if (!sent.queued) return `task ${sent.id} resumed with it: run ${sent.task.run}, ${sent.task.status}`
+      return `task ${sent.id}: follow-up ${sent.queued.n} queued${sent.queued.now ? ', the run draining for it' : ` for when run ${sent.task.run} ends`}`
+    }
+    case 'attach':
+      throw new Error('attach takes the terminal: top runs it itself')
     case 'merge':
       return mergeSentence(await drover.merge(id))
     case 'discard': {

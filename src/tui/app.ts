@@ -6,7 +6,7 @@
 import type {Drover, TaskEvent} from '../api/drover.js'
 import type {TaskJson} from '../api/task-json.js'
 import {GENERIC_AGENT, isFinalStatus, readsAgentEvents, type TaskStatus} from '../api/values.js'
-import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, DONE_AT_ONCE, runAction} from './actions.js'
+import {ACTION_KEYS, ACTION_PROGRESS, ACTION_VERBS, DONE_AT_ONCE, MESSAGE_ACTIONS, runAction} from './actions.js'
 import {layout, naturalWidths, type Layout} from './columns.js'
 import {diffLines} from './diff-view.js'
 import {Follower} from './follower.js'
@@ -14,6 +14,7 @@ import {parseKeys, type Key} from './keys.js'
 import {helpHeightFor, helpLines, listHeightFor, paneHeightFor, renderScreen} from './screen.js'
 import {painter, type Paint} from './style.js'
 import {TaskTable, type Row} from './tasks.js'
+import {takeOver} from './take-over.js'
 import type {Terminal} from './terminal.js'
 import {displayWidth} from './text.js'
 import {initialView, moveSelection, scrollHelp, scrollPane, selectedIndex, settle, type ActionName, type ViewState} from './view.js'
@@ -229,6 +230,7 @@ export class TopApp {
     }
     if (key.name === 'enter') {
       this.set({input: null})
+      if (input.kind === 'message' && input.action !== 'resume' && input.text.trim() === '') return this.say('not sent: a follow-up needs some text', 'error')
       if (input.kind === 'message' && this.view.confirm === null) this.confirmResume(input.text)
       return
     }
@@ -257,8 +259,12 @@ export class TopApp {
     const row = this.selectedRow()
     if (!row) return
     const label = `${ACTION_VERBS[action]} task ${row.id}${row.name ? ` (${row.name})` : ''}`
+    // what is for an agent's conversation is refused before a word is typed for a task that runs none
+    if ((MESSAGE_ACTIONS.has(action) && action !== 'resume') || action === 'attach') {
+      if (!row.agent) return this.say(`task ${row.id} runs no agent: ${action === 'attach' ? 'there is no session to take over' : 'follow-ups are for agents'}`, 'error')
+    }
     this.pending = {action, id: row.id, label}
-    if (action === 'resume') this.set({input: {kind: 'message', text: ''}, footer: null})
+    if (MESSAGE_ACTIONS.has(action)) this.set({input: {kind: 'message', text: '', action}, footer: null})
     else this.set({confirm: this.pending, footer: null})
   }
 
@@ -275,6 +281,7 @@ export class TopApp {
     this.set({confirm: null})
     if (key.name !== 'char' || (key.ch !== 'y' && key.ch !== 'Y')) return this.say(`not done: ${pending.label}`, 'info')
     this.say(`${ACTION_PROGRESS[pending.action]} task ${pending.id}…`, 'info')
+    if (pending.action === 'attach') return void this.takeOver(pending.id)
     const atOnce = DONE_AT_ONCE.has(pending.action)
     if (!atOnce) this.awaiting.set(pending.id, pending.action)
     runAction(this.drover, pending.action, pending.id, pending.message).then(
@@ -290,6 +297,17 @@ export class TopApp {
       },
     )
   }
+
+  /** `attach` from top (take-over.ts): nothing is drawn while the session has the terminal. */
+  private async takeOver(id: number): Promise<void> {
+    const end = await takeOver(this.drover, this.terminal, id, (on) => (this.suspended = !on))
+    if (end === 'hung-up') return this.finish(129)
+    this.say(end.text, end.tone)
+    this.draw(true)
+  }
+
+  /** While another program has the terminal (attach): nothing is drawn. */
+  private suspended = false
 
   private say(text: string, tone: 'info' | 'ok' | 'error'): void {
     this.set({footer: {text, tone}})
@@ -385,7 +403,7 @@ export class TopApp {
       clearTimeout(this.drawTimer)
       this.drawTimer = null
     }
-    if (this.aborter.signal.aborted) return
+    if (this.aborter.signal.aborted || this.suspended) return
     const width = this.terminal.width
     const height = this.terminal.height
     const rows = this.table.visible()

@@ -7,7 +7,7 @@ import {headerLine, rowLine, type Layout} from './columns.js'
 import type {Row} from './tasks.js'
 import {cut, displayWidth, wrap} from './text.js'
 import type {Paint} from './style.js'
-import {paneTop, type ViewState} from './view.js'
+import {paneTop, type ActionName, type ViewState} from './view.js'
 
 export interface ScreenInput {
   width: number
@@ -36,6 +36,9 @@ export const KEYS: {key: string; what: string; action?: boolean}[] = [
   {key: 'r', what: 'resume, with an optional message', action: true},
   {key: 'a', what: 'start again (a new run)', action: true},
   {key: 'w', what: 'wrap-up stop (asks the agent to finish first)', action: true},
+  {key: 'f', what: "follow-up: a message for an agent, delivered when its run ends well (at once if it is not at work)", action: true},
+  {key: 'F', what: 'follow-up now: the run is drained at a safe point for it', action: true},
+  {key: 't', what: "take over in this terminal (attach): top steps aside for the agent's own interactive session, and comes back when you quit it", action: true},
   {key: 'm', what: "merge an ended --worktree task's branch into the branch it started from", action: true},
   {key: 'x', what: 'discard: remove the task with its worktree and branch, unmerged commits named', action: true},
   {key: 'v', what: "the worktree's diff (--worktree tasks)"},
@@ -44,16 +47,18 @@ export const KEYS: {key: string; what: string; action?: boolean}[] = [
   {key: 'q', what: 'quit (tasks keep running)'},
 ]
 
+// Help and quit come before the action keys: with every action the line is
+// longer than a 120-column terminal, and what it cuts `?` lists.
 const SHORT_KEYS = (readOnly: boolean) =>
   [
     '↑↓ move',
     '⏎ open',
     '/ filter',
-    ...(readOnly ? [] : ['s stop', 'c cancel', 'd drain', 'r resume', 'a again', 'w wrap-up', 'm merge', 'x discard']),
-    'v diff',
-    'p raw',
     '? help',
     'q quit',
+    ...(readOnly ? [] : ['s stop', 'c cancel', 'd drain', 'r resume', 'f follow-up', 't attach', 'm merge', 'x discard', 'a again', 'w wrap-up']),
+    'v diff',
+    'p raw',
   ].join('  ')
 
 /** How many rows the list gets in the list view; the preview pane gets the rest. */
@@ -67,10 +72,16 @@ export function paneHeightFor(height: number, mode: ViewState['mode']): number {
   return mode === 'list' ? Math.max(0, height - 4 - listHeightFor(height)) : Math.max(0, height - 2)
 }
 
+const MESSAGE_PROMPTS: Partial<Record<ActionName, string>> = {
+  resume: 'resume message (Enter: the default, Esc: back)',
+  followup: 'follow-up (Enter: send, Esc: back)',
+  'followup-now': 'follow-up now, the run drained for it (Enter: send, Esc: back)',
+}
+
 export function footerLine(view: ViewState, readOnly: boolean, paint: Paint): string {
   if (view.confirm) return paint('bold', `${view.confirm.label}? (y/n)`)
   if (view.input?.kind === 'filter') return `/${view.input.text}\u001B[7m \u001B[27m`
-  if (view.input?.kind === 'message') return `resume message (Enter: the default, Esc: back): ${view.input.text}\u001B[7m \u001B[27m`
+  if (view.input?.kind === 'message') return `${MESSAGE_PROMPTS[view.input.action ?? 'resume']}: ${view.input.text}\u001B[7m \u001B[27m`
   if (view.footer) {
     const {text, tone} = view.footer
     return tone === 'error' ? paint('red', text) : tone === 'ok' ? paint('green', text) : text

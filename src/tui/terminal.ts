@@ -90,6 +90,30 @@ export class Terminal {
     this.io.input.pause()
   }
 
+  /**
+   * Lends the terminal to another program in the foreground (`attach`): the
+   * normal screen and cooked keys, and top's signal handlers off, so the
+   * terminal's Ctrl-C and hang-up are that program's to take.
+   */
+  stepAside(): void {
+    this.restore()
+    for (const [signal, handler] of this.onSignal) process.removeListener(signal, handler)
+  }
+
+  /** Takes the terminal back after stepAside; false when it is gone meanwhile (closed). */
+  comeBack(): boolean {
+    for (const [signal, handler] of this.onSignal) process.on(signal, handler)
+    try {
+      this.io.input.setRawMode(true)
+    } catch {
+      this.gone = true
+      return false
+    }
+    this.io.input.resume()
+    this.active = true
+    return this.write(ENTER + (this.opts.mouse ? MOUSE_ON : ''))
+  }
+
   /** Removes the handlers once top has ended. */
   close(): void {
     this.restore()

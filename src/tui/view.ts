@@ -12,7 +12,7 @@ export interface Footer {
   tone: 'info' | 'ok' | 'error'
 }
 
-/** An action waiting for y/n (and for resume, first its message). */
+/** An action waiting for y/n (and for resume and a follow-up, first its message). */
 export interface Pending {
   action: ActionName
   id: number
@@ -20,7 +20,7 @@ export interface Pending {
   message?: string
 }
 
-export type ActionName = 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'wrap-up' | 'merge' | 'discard'
+export type ActionName = 'stop' | 'cancel' | 'drain' | 'resume' | 'again' | 'wrap-up' | 'followup' | 'followup-now' | 'attach' | 'merge' | 'discard'
 
 export interface ViewState {
   mode: Mode
@@ -32,8 +32,8 @@ export interface ViewState {
   paneScroll: number | null
   /** the `/` text, applied as typed. */
   filter: string
-  /** a line being typed in the footer: the filter, or resume's message. */
-  input: {kind: 'filter' | 'message'; text: string} | null
+  /** a line being typed in the footer: the filter, or the message of resume or a follow-up (`action`). */
+  input: {kind: 'filter' | 'message'; text: string; action?: ActionName} | null
   confirm: Pending | null
   footer: Footer | null
   /** show agents' raw event stream instead of the transcript. */

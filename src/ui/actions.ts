@@ -9,7 +9,7 @@ import {AGENT_NAMES, parseCount, parseDuration, usageError} from '../api/values.
 import {HttpError} from './http.js'
 import {mergeSentence, type MergeMode} from '../api/merge.js'
 
-export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again', 'rm', 'merge', 'discard'] as const
+export const TASK_ACTIONS = ['stop', 'cancel', 'drain', 'resume', 'again', 'rm', 'followup', 'withdraw', 'merge', 'discard'] as const
 export type TaskAction = (typeof TASK_ACTIONS)[number]
 
 export async function runTaskAction(drover: Drover, id: number, action: TaskAction, body: Record<string, unknown>): Promise<unknown> {
@@ -24,6 +24,14 @@ export async function runTaskAction(drover: Drover, id: number, action: TaskActi
       return drover.resume(id, {prompt: optionalString(body, 'prompt')})
     case 'again':
       return drover.startAgain(id)
+    case 'followup':
+      // as `drover resume ID --prompt …`: queued for an agent at work, a new run for one that is not
+      return drover.followUp(id, {prompt: optionalString(body, 'prompt') ?? '', now: body.now === true, keep: body.keep === true, wait: false})
+    case 'withdraw': {
+      const n = body.n
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new HttpError(400, "n must be a follow-up's number")
+      return drover.withdrawFollowups(id, [n])
+    }
     case 'rm': {
       // as `drover rm ID`: an ended task only, its worktree only when no work is lost
       const result = await drover.rm([id])

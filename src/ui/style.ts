@@ -56,6 +56,11 @@ pre.output .chunk { display: block; content-visibility: auto; contain-intrinsic-
 .usage-chart { margin: .4em 0; } .usage-chart figcaption { color: var(--muted); font-size: .9em; }
 .key-tokens { color: #2472c8; } .key-cost { color: #d93025; }
 .timeline { color: var(--muted); padding-left: 1.4em; }
+.timeline .prompt { color: var(--fg); white-space: pre-wrap; overflow-wrap: anywhere; }
+section.followups form { display: grid; gap: .4em; max-width: 60em; }
+section.followups .row { display: flex; gap: 1em; flex-wrap: wrap; color: var(--muted); }
+ol.followup-queue li { overflow-wrap: anywhere; margin: .2em 0; }
+ol.followup-queue button { font-size: .85em; margin-left: .4em; background: var(--line); color: var(--fg); }
 table.journal { border-collapse: collapse; font-size: .92em; }
 table.journal td { padding: .15em .8em .15em 0; vertical-align: top; }
 table.journal td.time, table.journal td.run { color: var(--muted); white-space: nowrap; }

@@ -42,14 +42,21 @@ describe('the views stored in the ended-task summary', () => {
   it('TASK_JSON_VERSION names this shape: a change to its keys must bump it (stored views of the old shape are then rendered afresh)', async () => {
     const record = checkRecord(await made())
     expect({version: TASK_JSON_VERSION, keys: Object.keys(taskJson(record))}).toEqual({
-      version: 4,
+      version: 5,
       keys: [
         'id', 'name', 'status', 'desired', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'cwd', 'env', 'agent', 'createdAt', 'startedAt',
         'endedAt', 'runtimeMs', 'run', 'runs', 'policies', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'priority', 'after',
         'afterEnded', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'retryDelayMs', 'retryOnTimeout', 'onExit', 'onStatus', 'notify', 'hookTimeoutMs', 'worktree',
-        'engineWait',
+        'engineWait', 'droppedFollowups',
       ],
     })
+  })
+
+  it('keeps every key in its place when the one sometimes present, waitUntil, is there: it comes last', async () => {
+    const record = checkRecord(await made())
+    const waiting = Object.keys(taskJson({...record, status: 'waiting', endedAt: null, waitUntil: '2026-01-02T04:00:00.000Z'}))
+    expect(waiting.slice(0, -1)).toEqual(Object.keys(taskJson(record)))
+    expect(waiting.slice(-3)).toEqual(['engineWait', 'droppedFollowups', 'waitUntil'])
   })
 
   it('is stored only where it is a pure function of the record: ended, with an end time once started', async () => {

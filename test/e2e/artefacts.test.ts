@@ -168,6 +168,8 @@ describe('the artefacts of a state dir', () => {
     // An agent: the fake claude, working until drained.
     const agent = await start(['--name', 'agent', '--', 'claude', '-p', 'count', '--output-format', 'stream-json', '--verbose'])
     await waitFor(() => readTask(dir, agent).agentInfo?.sessionId, {timeout: 30_000, message: 'the agent to be working'})
+    // a follow-up for after the drain and the resume below (kept: the drain leaves it queued)
+    await run(['resume', String(agent), '--prompt', 'later', '--keep'])
     expect(readTask(dir, waiter).status).toBe('queued')
     expect(readTask(dir, dependent).status).toBe('queued')
     look()
@@ -225,6 +227,8 @@ describe('the artefacts of a state dir', () => {
       'tasks/<id>/hooks.log',
       'tasks/<id>/.hooks-fired-<run>',
       'tasks/<id>/.reserve',
+      'tasks/<id>/followups/<n>.json',
+      'tasks/<id>/followups/last',
     ])
       expect(matched, pattern).toContain(pattern)
   })

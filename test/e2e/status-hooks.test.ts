@@ -111,6 +111,58 @@ describe('status hooks', () => {
     expect(told(dir, id)).toHaveLength(4)
   })
 
+  it("a follow-up's run is a run like any other: the hooks hear run 1 end, then run 2 start and run; a stop drops the next one, recorded", async () => {
+    const dir = makeStateDir()
+    const home = makeTempDir('drover-home-')
+    // the first run goes on until the done file exists; the follow-up's run then ends well at once
+    const done = path.join(home, 'done')
+    const env = {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`, HOME: home, FAKE_AGENT_TURN_MS: '100', FAKE_AGENT_TURNS: '100000', FAKE_AGENT_DONE_FILE: done}
+    // each line: the run, the change, and the record on stdin as that change left it: its runs, the last one's prompt, the follow-ups dropped
+    const record = 'const r=JSON.parse(s);console.log(r.runs.length+":"+(r.runs.at(-1).prompt??"")+":"+(r.droppedFollowups??[]).length)'
+    const runHook = `printf "%s %s>%s %s\\n" "$DROVER_RUN" "$DROVER_PREV_STATUS" "$DROVER_STATUS" "$(node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>{${record}})')" >> "$DROVER_STATE_DIR/changes-$DROVER_TASK_ID"`
+    const started = await drover(dir, ['start', '--on-status', runHook, '--', 'claude', '-p', 'build the thing', '--output-format', 'stream-json', '--verbose'], {env})
+    expect(started.exitCode, started.stderr).toBe(0)
+    const id = Number(started.stdout)
+    await waitFor(() => readTask(dir, id).agentInfo?.sessionId, {timeout: 20_000, message: 'run 1 at work'})
+    const queued = await drover(dir, ['resume', String(id), '--prompt', 'now add tests'], {env})
+    expect(queued.stdout, queued.stderr).toContain('follow-up 1 queued')
+    writeFileSync(done, '')
+    await waitFor(() => {
+      const task = readTask(dir, id)
+      return task.runs.length === 2 && task.status === 'succeeded'
+    }, {timeout: 60_000, message: "the follow-up's run ended"})
+    expect(await toldAll(dir, id, 6, 'both runs')).toEqual([
+      '1 >starting 1::0',
+      '1 starting>running 1::0',
+      '1 running>succeeded 1::0',
+      '2 succeeded>starting 2:now add tests:0',
+      '2 starting>running 2:now add tests:0',
+      '2 running>succeeded 2:now add tests:0',
+    ])
+    expect(readTask(dir, id).runs.map((r: any) => [r.status, r.followup ?? null])).toEqual([['succeeded', null], ['succeeded', 1]])
+
+    // a run stopped with a follow-up queued: the hooks hear the stop, with the drop on the record; no run is opened for it
+    rmSync(done)
+    expect((await drover(dir, ['resume', String(id), '--prompt', 'keep going'], {env})).exitCode).toBe(0)
+    await waitFor(() => {
+      const task = readTask(dir, id)
+      return task.runs.length === 3 && task.status === 'running' && task.agentInfo?.sessionId
+    }, {timeout: 20_000, message: 'run 3 at work'})
+    expect((await drover(dir, ['resume', String(id), '--prompt', 'never told'], {env})).stdout).toContain('follow-up 2 queued')
+    expect((await drover(dir, ['stop', String(id)], {env})).exitCode).toBe(0)
+    expect((await toldAll(dir, id, 10, 'the stop')).slice(6)).toEqual([
+      '3 succeeded>starting 3:keep going:0',
+      '3 starting>running 3:keep going:0',
+      '3 running>stopping 3:keep going:0',
+      '3 stopping>stopped 3:keep going:1',
+    ])
+    const task = readTask(dir, id)
+    expect(task.runs).toHaveLength(3)
+    expect(task.droppedFollowups).toEqual([expect.objectContaining({n: 2, prompt: 'never told', run: 3, reason: 'run 3 stopped by request'})])
+    expect(taskEvents(dir, id).filter((e) => e.event === 'followup-dropped')).toEqual([expect.objectContaining({run: 3, followup: 2})])
+    expect(taskEvents(dir, id).filter((e) => e.event === 'hook').map((e) => e.status)).toEqual(told(dir, id).map((line) => line.split(/[> ]/)[2]))
+  })
+
   it('refuses an empty --on-status (exit 2) with nothing written', async () => {
     const dir = makeStateDir()
     const r = await drover(dir, ['start', '--on-status', ' ', '--', 'true'])

@@ -12,7 +12,7 @@ import {makeEndedTasks} from '../../bench/lib/make-tasks.mjs'
 // @ts-expect-error -- a plain ES module of the benchmarks, without types
 import {openPty} from '../../bench/lib/pty.mjs'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, cleanupStateDirs, drover, fixture, json, makeStateDir, readTask, startOk, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, drover, fixture, makeStateDir, readTask, startFakeClaude, startOk, waitFor} from '../helpers/cli.js'
 import {cleanupRepos, GIT_IDENTITY, gitIn, makeRepo} from '../helpers/git.js'
 import {openTop, type TopSession} from '../helpers/tmux.js'
 
@@ -274,13 +274,7 @@ describe('drover top: agents and worktrees', () => {
 
   it("drains a fake claude at a key, resumes it with a message, shows its transcript and raw events", async () => {
     const stateDir = makeStateDir()
-    const home = makeStateDir()
-    const started = await drover(stateDir, [
-      'start', '--json', '--agent', 'claude', '--name', 'agent',
-      '-e', `HOME=${home}`, '-e', 'FAKE_AGENT_TURNS=400', '-e', 'FAKE_AGENT_TURN_MS=150',
-      '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
-    ])
-    const id = json(started).id
+    const id = await startFakeClaude(stateDir, 400)
     const t = top(stateDir)
     // the transcript, as logs --pretty words it, with the agent's turns in the row
     let screen = await t.waitFor((s) => /→ Bash /.test(s) && /claude +\d+ /.test(rowOf(s, id)))

@@ -5,7 +5,7 @@
 
 import type {Page} from 'playwright-core'
 import {describe, expect, it} from 'vitest'
-import {drover, fixture, json, makeStateDir} from '../helpers/cli.js'
+import {drover, json, makeStateDir, startFakeClaude} from '../helpers/cli.js'
 import {signedIn, startUi, useBrowser} from '../helpers/ui.js'
 
 const browser = useBrowser()
@@ -58,13 +58,7 @@ describe('drover ui: actions', () => {
 
   it("shows an agent's transcript and usage; drains, resumes and cancels it from the page", async () => {
     const stateDir = makeStateDir()
-    const home = makeStateDir()
-    const started = await drover(stateDir, [
-      'start', '--json', '--agent', 'claude', '--name', 'agent',
-      '-e', `HOME=${home}`, '-e', 'FAKE_AGENT_TURNS=400', '-e', 'FAKE_AGENT_TURN_MS=150',
-      '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
-    ])
-    const id = json(started).id
+    const id = await startFakeClaude(stateDir, 400)
     const ui = await startUi(stateDir)
     const page = await (await signedIn(browser(), ui)).newPage()
     await page.goto(`${ui.base}/task/${id}`)

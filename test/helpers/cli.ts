@@ -32,6 +32,15 @@ export async function startOk(stateDir: string, args: string[]): Promise<number>
   return Number(r.stdout.trim())
 }
 
+/** The fake claude (fixtures/agent-claude.mjs) at work as task `agent`, in a HOME of its own: `turns` turns of 150 ms each. */
+export function startFakeClaude(stateDir: string, turns: number): Promise<number> {
+  return startOk(stateDir, [
+    '--agent', 'claude', '--name', 'agent',
+    '-e', `HOME=${makeStateDir()}`, '-e', `FAKE_AGENT_TURNS=${turns}`, '-e', 'FAKE_AGENT_TURN_MS=150',
+    '--', process.execPath, fixture('agent-claude.mjs'), '-p', 'count', '--output-format', 'stream-json', '--verbose',
+  ])
+}
+
 /** The task's events journal, one object per line. */
 export function taskEvents(stateDir: string, id: number): any[] {
   return readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8')

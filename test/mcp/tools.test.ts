@@ -46,6 +46,7 @@ const INPUTS: Record<string, {required: string[]; properties: Record<string, str
   cancel_task: {required: ['task'], properties: {task: REF, wait: 'boolean'}},
   drain_tasks: {required: [], properties: {tasks: `(${REF})[]`, all: 'boolean', graceSeconds: 'number', killAfterSeconds: 'number'}},
   resume_task: {required: ['task'], properties: {task: REF, prompt: 'string', maxTurns: 'integer', maxTokens: 'integer', maxCostUsd: 'number'}},
+  send_followup: {required: ['task', 'prompt'], properties: {task: REF, prompt: 'string', now: 'boolean', keep: 'boolean'}},
   merge_task: {required: ['task'], properties: {task: REF, mode: 'enum(merge,squash,rebase)', into: 'string', commit: 'boolean'}},
   queue_status: {required: [], properties: {queue: 'string'}},
   prune_tasks: {required: [], properties: {keep: 'integer', olderThanSeconds: 'number', status: STATUSES, includeCheckpoints: 'boolean', dryRun: 'boolean'}},
@@ -62,6 +63,7 @@ const OUTPUTS: Record<string, string[]> = {
   cancel_task: ['result'],
   drain_tasks: ['results'],
   resume_task: ['task'],
+  send_followup: ['id', 'queued', 'delivered', 'task'],
   merge_task: ['id', 'branch', 'into', 'mode', 'checkout', 'commit', 'commits', 'fastForward', 'committedWork'],
   queue_status: ['queues'],
   prune_tasks: ['dryRun', 'removed', 'kept'],
@@ -81,6 +83,8 @@ const ANNOTATIONS: Record<string, typeof reads> = {
   cancel_task: {readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false},
   drain_tasks: {readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false},
   resume_task: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
+  // each call queues one more message
+  send_followup: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
   merge_task: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   prune_tasks: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
 }

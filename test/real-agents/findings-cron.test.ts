@@ -8,21 +8,12 @@ import {execa} from 'execa'
 import {renameSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {BIN, isAlive, readTask, waitFor} from '../helpers/cli.js'
+import {BIN, readTask} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
 import {AGENTS, type RealAgent} from './harness/real-agents.js'
-import {agentLinks, cleanupTasks, runnerPid, sessionIdOf, sessionSaved, settled, start, stateDir, waitForRequest, useFakeServers} from './harness/tasks.js'
+import {agentLinks, cleanupTasks, reboot, sessionIdOf, sessionSaved, settled, start, stateDir, waitForRequest, useFakeServers} from './harness/tasks.js'
 
 const serverOf = useFakeServers()
-
-/** A reboot, as far as a task can tell: its runner and its whole worker group killed at once. */
-async function reboot(dir: string, id: number): Promise<void> {
-  const runner = runnerPid(dir, id)!
-  const worker = readTask(dir, id).worker.pid
-  process.kill(runner, 'SIGKILL')
-  process.kill(-worker, 'SIGKILL')
-  await waitFor(() => !isAlive(runner) && !isAlive(worker), {timeout: 10_000, message: 'runner and worker to die'})
-}
 
 /** `drover resume --interrupted` as an @reboot crontab line runs it: nothing of the caller's environment. */
 async function cronResume(dir: string, home: string): Promise<{exitCode: number; stderr: string}> {

@@ -13,13 +13,13 @@ import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {drover, isAlive, json, readTask, waitFor} from '../helpers/cli.js'
+import {drover, json, readTask, waitFor} from '../helpers/cli.js'
 import {agentTempDir} from './harness/env.js'
 import type {FakeModelServer, LoggedRequest} from './harness/fake-server.js'
 import {processesOf} from './harness/processes.js'
 import type {Reply} from './harness/script.js'
 import {ALL_AGENTS, MORE_AGENTS, type RealAgent} from './harness/real-agents.js'
-import {cleanupTasks, drain, runnerPid, sessionIdOf, sessionSaved, settled, start, stateDir, streamByRun, waitForRequest} from './harness/tasks.js'
+import {cleanupTasks, drain, reboot, sessionIdOf, sessionSaved, settled, start, stateDir, streamByRun, waitForRequest} from './harness/tasks.js'
 
 const only = process.env.DROVER_TEST_AGENTS_ONLY?.split(',').filter(Boolean)
 const SELECTED = only ? ALL_AGENTS.filter((a) => only.includes(a.kind)) : MORE_AGENTS
@@ -172,13 +172,7 @@ describe.each(SELECTED)('$kind under drover, the real binary offline', (agent: R
       const events = path.join(env.HOME, '.copilot', 'session-state', sessionId, 'events.jsonl')
       await waitFor(() => existsSync(events) && readFileSync(events, 'utf8').includes('reboot prompt of the scenario'), {timeout: 30_000, message: 'copilot to save the prompt'})
     }
-    const runner = runnerPid(dir, id)!
-    const worker = readTask(dir, id).worker.pid
-    process.kill(runner, 'SIGKILL')
-    process.kill(-worker, 'SIGKILL')
-    await waitFor(() => !isAlive(runner) && !isAlive(worker), {timeout: 10_000, message: 'runner and worker to die'})
-    // whatever of the agent escaped the group (a relaunched child, a launcher's program) goes too, as at a reboot
-    for (const p of processesOf(dir)) process.kill(p.pid, 'SIGKILL')
+    await reboot(dir, id)
 
     const before = server.modelRequests().length
     const r = await drover(dir, ['resume', '--interrupted'], {env})

@@ -3,7 +3,7 @@ import {retryable, retryDelayMs} from '../../src/runner/retry.js'
 import type {TaskRecord} from '../../src/state/record.js'
 
 const ended = (fields: Partial<TaskRecord>): TaskRecord =>
-  ({status: 'failed', attempt: 1, retryMax: 2, retryOnTimeout: false, reason: 'exit 3', cause: 'exit', worker: {pid: 5, startTime: '1'}, retryDelayMs: 1000, ...fields}) as TaskRecord
+  ({status: 'failed', attempt: 1, retryMax: 2, retryOnTimeout: false, reason: 'exit 3', cause: 'exit', worker: {pid: 5, startTime: '1'}, retryDelayMs: 1000, runs: [{run: 1}], ...fields}) as TaskRecord
 
 describe('retryable', () => {
   it('retries failed exits while attempts remain', () => {
@@ -27,6 +27,8 @@ describe('retryable', () => {
     expect(retryable(ended({reason: 'timeout while fetching (exit 3)', cause: 'exit'}))).toBe(true)
     // a cause a newer drover wrote reads as none: not retried
     expect(retryable(ended({cause: null}))).toBe(false)
+    // a person's session on a terminal (drover attach) ended as they ended it
+    expect(retryable(ended({runs: [{run: 1}, {run: 2, attached: true}] as TaskRecord['runs']}))).toBe(false)
   })
 })
 

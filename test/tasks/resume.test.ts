@@ -14,7 +14,7 @@ import {resumeCommand} from '../../src/agents/profiles.js'
 import {claudeFlags, codexFlags} from '../helpers/agent-help.js'
 import {runnerState} from '../../src/tasks/reconcile.js'
 import {beginRun, type AgentProfileName, type TaskRecord, type TaskStatus} from '../../src/state/record.js'
-import {DEFAULT_RESUME_PROMPT, resumeRefusal, resumeTask, wasInterrupted} from '../../src/tasks/resume.js'
+import {resumeRefusal, resumeTask, wasInterrupted} from '../../src/tasks/resume.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {createTaskLayout, readRecord, safeUnlink, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
@@ -46,6 +46,8 @@ describe('resumeRefusal', () => {
   it('refuses a task that runs, naming its status', () => {
     for (const status of ['starting', 'running', 'stopping'] as const) {
       expect(resumeRefusal(task('generic', status))).toBe(`task 7 is ${status}; it cannot be resumed while it runs`)
+      // an agent is told how to give it what it should do next
+      expect(resumeRefusal(task('claude', status, {sessionId: 's1'}))).toBe(`task 7 is ${status}; it cannot be resumed while it runs (\`drover resume 7 --prompt "…"\` queues a follow-up for when this run ends)`)
     }
   })
 
@@ -91,7 +93,7 @@ describe('resumeTask', () => {
   it('refuses with exit 4 and leaves the record as it was', async () => {
     for (const record of [task('generic', 'cancelled'), task('claude', 'drained', {checkpointId: null})]) {
       const stateDir = stored(record)
-      const error = await resumeTask(stateDir, record, DEFAULT_RESUME_PROMPT).catch((e: unknown) => e)
+      const error = await resumeTask(stateDir, record, undefined).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(DroverError)
       expect((error as DroverError).exitCode).toBe(ExitCode.conflict)
       const after = readRecord(stateDir, record.id)
@@ -106,10 +108,18 @@ describe('resumeTask', () => {
     const runnerFile = taskPaths(stateDir, record.id).runner
     writeFileAtomic(runnerFile, JSON.stringify({pid: process.pid, startTime: processStartTime(process.pid)}))
     try {
-      await expect(resumeTask(stateDir, record, 'x')).rejects.toMatchObject({exitCode: ExitCode.conflict, message: 'task 7 is running; stop it first'})
+      await expect(resumeTask(stateDir, record, undefined)).rejects.toMatchObject({exitCode: ExitCode.conflict, message: 'task 7 is running; stop it first'})
     } finally {
       safeUnlink(runnerFile)
     }
+  })
+
+  it('refuses a prompt for a task that runs no agent with exit 2, writing nothing', async () => {
+    const record = task('generic', 'succeeded')
+    const stateDir = stored(record)
+    await expect(resumeTask(stateDir, record, 'now do more')).rejects.toMatchObject({exitCode: ExitCode.usage, message: expect.stringMatching(/^task 7 runs no agent drover can continue \(generic\), so it takes no prompt/)})
+    const after = readRecord(stateDir, record.id)
+    expect(after.ok && after.record).toEqual(record)
   })
 })
 

@@ -5,7 +5,8 @@
 import {describe, expect, it} from 'vitest'
 import type {TaskJson} from '../../src/api/task-json.js'
 import {layout, naturalWidths} from '../../src/tui/columns.js'
-import {helpLines, renderScreen, listHeightFor} from '../../src/tui/screen.js'
+import {ACTION_KEYS} from '../../src/tui/actions.js'
+import {helpLines, KEYS, renderScreen, listHeightFor} from '../../src/tui/screen.js'
 import {painter} from '../../src/tui/style.js'
 import {rowOf, runtimeOf, TaskTable} from '../../src/tui/tasks.js'
 import {displayWidth} from '../../src/tui/text.js'
@@ -156,6 +157,9 @@ describe('a whole frame', () => {
     expect(lines.join('\n').replace(/\u001B\[[0-9;]*m/g, '')).toMatch(/── 1 task · running ─+\n.*out out/)
     expect(lines.join('\n')).toContain('last line')
     expect(lines.at(-1)).toContain('s stop')
+    // with every action the line is cut at 120 columns: never help or quit
+    expect(lines.at(-1)).toContain('? help')
+    expect(lines.at(-1)).toContain('q quit')
     expect(frame(120, 32, 'list', true).at(-1)).not.toContain('s stop')
     expect(frame(120, 32, 'help', true).join('\n')).not.toMatch(/\bdrain\b/)
     expect(frame(120, 32, 'help').join('\n')).toMatch(/wrap-up stop/)
@@ -179,5 +183,18 @@ describe('a whole frame', () => {
     // narrower than key and words side by side: the words go under the key
     for (const line of helpLines(false, 30, painter(false))) expect(displayWidth(line)).toBeLessThanOrEqual(30)
     expect(helpLines(false, 30, painter(false)).join('\n')).not.toContain('…')
+  })
+})
+
+describe('the keys', () => {
+  it('gives each action a key of its own, none a key of moving or viewing, and the help lists every one', () => {
+    const moving = ['j', 'k', 'g', 'G', ' ', '/', '?', 'q', 'p', 'v']
+    const keys = Object.keys(ACTION_KEYS)
+    expect(keys).toEqual(expect.arrayContaining(['f', 'F', 't', 'm', 'x']))
+    expect(new Set(Object.values(ACTION_KEYS)).size).toBe(keys.length)
+    for (const key of keys) expect(moving).not.toContain(key)
+    expect(KEYS.filter((k) => k.action).map((k) => k.key).sort()).toEqual([...keys].sort())
+    const help = helpLines(false, 120, painter(false)).join('\n')
+    for (const what of ['follow-up', 'follow-up now', 'take over in this terminal', 'merge an ended', 'discard:']) expect(help).toContain(what)
   })
 })

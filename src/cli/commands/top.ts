@@ -9,7 +9,7 @@ export default class Top extends BaseCommand {
 
 The list shows each task's id, name, status (queued (#2 in q), waiting until 14:05, failed (2) …), queue, agent, turns, tokens and cost, runtime and command: the live tasks by id, then the ended ones, newest first. It changes as tasks start, change and end, from any shell, within a second. Under it, the selected task's output follows as it is written, the line being written included; for an agent's task the transcript, as logs --pretty shows it (p switches to the raw events). Enter opens the task full screen; v shows a --worktree task's diff --stat and diff.
 
-Keys: ↑/↓ or j/k move, PgUp/PgDn, Home/End; Enter opens; / filters by name, command and status (Enter keeps, Esc clears); s stop, c cancel, d drain, r resume (with an optional message), a start again, w wrap-up stop — each asks y/n and the footer shows what it did; ? lists the keys; q quits and leaves every task running. --read-only has no actions; --mouse scrolls with the wheel.
+Keys: ↑/↓ or j/k move, PgUp/PgDn, Home/End; Enter opens; / filters by name, command and status (Enter keeps, Esc clears); s stop, c cancel, d drain, r resume (with an optional message), f follow-up, F follow-up now, t attach (top steps aside for the agent's own session), m merge and x discard (an ended --worktree task's branch), a start again, w wrap-up stop — each asks y/n and the footer shows what it did; ? lists the keys; q quits and leaves every task running. --read-only has no actions; --mouse scrolls with the wheel.
 
 It needs a terminal: with stdin or stdout not one, or TERM=dumb, it exits 2 (drover list and drover logs -f work in pipes). Colour follows --color/--no-color, else NO_COLOR and the terminal.`
 

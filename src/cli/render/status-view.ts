@@ -4,7 +4,7 @@
 import {DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, describeOutcome, formatBytes, formatDuration, isFinalStatus, readsAgentEvents, reasonDetail} from '../../api/values.js'
 import type {AgentUsage} from '../../api/values.js'
 import type {TaskDetailJson} from '../../api/task-json.js'
-import {commandLine, escapeControls, quoteArg} from '../../api/task-json.js'
+import {commandLine, escapeControls, promptLine, quoteArg} from '../../api/task-json.js'
 import type {Paint} from './color.js'
 import {statusStyle} from './color.js'
 import {localTime, localTimesIn, timeWithAge} from './time.js'
@@ -36,6 +36,11 @@ function plainLines(text: string, count: number): string {
   const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('{'))
   return lines.length === 0 ? '' : lines.slice(-count).join('\n') + '\n'
 }
+
+/** What began a run, after its number: ` resumed`, ` follow-up 2`, ` attached`. */
+const runWord = (r: TaskDetailJson['runs'][number]) => (r.attached ? ' attached' : r.followup != null ? ` follow-up ${r.followup}` : r.resumed ? ' resumed' : '')
+
+const clipped = (text: string) => promptLine(text, 200)
 
 /** `tail`: the end of the output, shown for a failed or lost task (its last `tailLines` lines). */
 export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLines: number; tail: string}): string {
@@ -130,8 +135,12 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (task.resume) add('resume', task.status === 'drained' || task.status === 'lost' ? task.resume : `${task.resume} --prompt "…" (a follow-up in the same session)`)
   else if (task.resumeRefused) add('resume', `not possible: ${task.resumeRefused}`)
   if (task.runs.length > 1) {
-    add('runs', task.runs.map((r) => `#${r.run}${r.resumed ? ' resumed' : ''} ${describeOutcome(r.status, r.reason)}`).join('; '))
+    add('runs', task.runs.map((r) => `#${r.run}${runWord(r)} ${describeOutcome(r.status, r.reason)}`).join('; '))
   }
+  for (const r of task.runs) if (r.prompt) add(`prompt #${r.run}`, clipped(r.prompt))
+  for (const f of task.followups) add(`follow-up ${f.n}`, `queued ${localTime(f.at)}${f.now ? ', now' : ''}${f.keep ? ', kept through a failure' : ''}: ${clipped(f.prompt)}`)
+  // the latest drops: `drover followups` lists every one the record keeps
+  for (const d of task.droppedFollowups.slice(-3)) add(`dropped ${d.n}`, `${clipped(d.prompt)} (${d.reason})`)
   const size = task.outputBytes
   add('output', `${task.paths.output}${size !== null ? ` (${formatBytes(size)})` : ''}`)
   add('events', task.paths.events)

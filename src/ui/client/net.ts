@@ -30,6 +30,26 @@ export interface RunEntry {
   signal: string | null
   reason: string | null
   resumed: boolean
+  /** what a resumed agent was told this run; the follow-up it delivered; a session a person had in a terminal. */
+  prompt?: string | null
+  followup?: number | null
+  attached?: boolean
+}
+
+/** A follow-up queued for an agent (`drover followups`), and one dropped. */
+export interface Followup {
+  n: number
+  prompt: string
+  at: string
+  now: boolean
+  keep: boolean
+}
+
+export interface DroppedFollowup {
+  n: number
+  prompt: string
+  droppedAt: string
+  reason: string
 }
 
 /** A task as the server sends it: its --json shape plus the outcome label and the command on one line. */
@@ -68,7 +88,7 @@ export interface Queue {
   tasks: Task[]
 }
 
-export type TaskDetail = Task & {outputBytes: number | null; resume: string | null; resumeRefused: string | null}
+export type TaskDetail = Task & {outputBytes: number | null; resume: string | null; resumeRefused: string | null; followups: Followup[]; droppedFollowups: DroppedFollowup[]}
 
 export interface OutputPage {
   offset: number

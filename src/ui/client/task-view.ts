@@ -3,6 +3,7 @@
 // one, the runs, and the events journal as a timeline.
 
 import {DiffView} from './diff-view.js'
+import {FollowupBox} from './followup-box.js'
 import {clockTime, el, setChildren, formatCost, formatCount, formatDuration, formatTime, runtimeOf} from './dom.js'
 import {JournalView} from './journal-view.js'
 import {OutputView} from './output-view.js'
@@ -39,6 +40,13 @@ const ACTIONS: Action[] = [
   },
 ]
 
+/** What began a run, as `status` says it. */
+function runKind(run: TaskDetail['runs'][number]): string {
+  if (run.attached) return ' (attached)'
+  if (run.followup != null) return ` (follow-up ${run.followup})`
+  return run.resumed ? ' (resumed)' : ''
+}
+
 /** A run's outcome as the CLI words it: the status, then what the reason adds ("failed (exit 3)", never "succeeded, exit 0 (exit 0)"). */
 function runOutcome(run: TaskDetail['runs'][number]): string {
   let detail = run.reason && run.reason !== run.status ? run.reason.replace(new RegExp(`^${run.status},? `), '') : ''
@@ -61,6 +69,8 @@ export function showTask(main: HTMLElement, id: number): void {
   const pane = el('div', {className: 'pane'})
   const worktree = el('div')
   const journal = new JournalView(id)
+  const followups = new FollowupBox(id, (resumed) => (resumed ? location.reload() : void refresh()))
+  const followupSlot = el('div')
   setChildren(main, 
     el('p', {}, el('a', {attrs: {href: '/'}}, '← all tasks')),
     title,
@@ -68,6 +78,7 @@ export function showTask(main: HTMLElement, id: number): void {
     readOnly ? null : buttons,
     message,
     notice,
+    followupSlot,
     usage,
     chart,
     tabs,
@@ -147,10 +158,15 @@ export function showTask(main: HTMLElement, id: number): void {
         el(
           'li',
           {},
-          `run ${run.run}${run.resumed ? ' (resumed)' : ''}: ${run.startedAt ? `${formatTime(run.startedAt)} → ${formatTime(run.endedAt) || 'now'}` : 'not started'}, ${runOutcome(run)}`,
+          `run ${run.run}${runKind(run)}: ${run.startedAt ? `${formatTime(run.startedAt)} → ${formatTime(run.endedAt) || 'now'}` : 'not started'}, ${runOutcome(run)}`,
+          run.prompt ? el('div', {className: 'prompt'}, `told: ${run.prompt}`) : null,
         ),
       ),
     )
+    // an agent's conversation takes follow-ups (a cancelled task is never resumed)
+    const offered = !readOnly && readsAgentEvents(task.agent) && task.status !== 'cancelled'
+    if (offered) followups.show(task)
+    setChildren(followupSlot, offered ? followups.root : null)
     // the worktree is read again when the task changes status (a run ended, another began) and on a click
     if (task.worktree && (!diff || previous?.status !== task.status)) {
       if (!diff) worktree.replaceChildren((diff = new DiffView(id)).root)

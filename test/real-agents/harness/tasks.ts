@@ -6,11 +6,11 @@
 import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, afterEach, beforeAll, expect} from 'vitest'
-import {cleanupStateDirs, drover, json, makeStateDir, readOutput, readTask, waitFor} from '../../helpers/cli.js'
+import {cleanupStateDirs, drover, isAlive, json, makeStateDir, readOutput, readTask, waitFor} from '../../helpers/cli.js'
 import {agentBinDir} from './agents.js'
 import {agentTempDir, cleanupAgentDirs} from './env.js'
 import type {FakeModelServer, LoggedRequest} from './fake-server.js'
-import {killProcessesOf} from './processes.js'
+import {killAll, killProcessesOf, processesOfTask} from './processes.js'
 import {AGENTS, jsonLines, type RealAgent} from './real-agents.js'
 
 const stateDirs: string[] = []
@@ -110,6 +110,20 @@ export function runnerPid(dir: string, id: number): number | null {
   } catch {
     return null
   }
+}
+
+/**
+ * A reboot, as far as a task can tell: its runner and its whole worker group
+ * killed at once, then whatever of its agent escaped the group (a relaunched
+ * child, a launcher's program). Other tasks of the state dir live on.
+ */
+export async function reboot(dir: string, id: number): Promise<void> {
+  const runner = runnerPid(dir, id)!
+  const worker = readTask(dir, id).worker.pid
+  process.kill(runner, 'SIGKILL')
+  process.kill(-worker, 'SIGKILL')
+  await waitFor(() => !isAlive(runner) && !isAlive(worker), {timeout: 10_000, message: 'runner and worker to die'})
+  killAll(processesOfTask(dir, id))
 }
 
 /** The agent's JSON events in output.log, split per run (drover writes a separator line before each later run). */
