@@ -168,7 +168,9 @@ export function cleanupStateDirs(): void {
         if (runner) killQuietly(runner, false)
       }
     }
-    // A killed worker may still be flushing into its folder: retry ENOTEMPTY.
-    rmSync(dir, {recursive: true, force: true, maxRetries: 5, retryDelay: 100})
+    // A killed worker may still be flushing into its folder, and a reader a test closed (top, the
+    // dashboard) may still be folding into index/ while it exits, slowly on a loaded machine: retry
+    // ENOTEMPTY for up to 3 s (0.5 s failed top's tests at a load average of 8).
+    rmSync(dir, {recursive: true, force: true, maxRetries: 30, retryDelay: 100})
   }
 }
