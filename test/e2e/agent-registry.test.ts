@@ -67,7 +67,8 @@ describe('an agent added by its module and one registry line', () => {
     expect(sessionFile(home, sessionId).turns).toBeGreaterThanOrEqual(1)
 
     // no hook to cooperate with: drained by a signal between two tool calls
-    const drained = await drover.drain(id, {graceMs: 10_000, wait: true})
+    // a grace a loaded machine needs: 10 s ran out before the next tool call once (a forced drain)
+    const drained = await drover.drain(id, {graceMs: 30_000, wait: true})
     expect(drained).toMatchObject({id, status: 'drained'})
     const record = readTask(drover.stateDir, id)
     expect(record.checkpoint).toMatchObject({profile: 'testbot', sessionId, mode: 'safe-point'})
@@ -89,5 +90,5 @@ describe('an agent added by its module and one registry line', () => {
 
     const stopped = await drover.stop(id, {wait: true})
     expect(stopped.status).toBe('stopped')
-  })
+  }, 120_000)
 })

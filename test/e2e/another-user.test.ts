@@ -4,10 +4,11 @@
 // `doctor` says whose it is rather than "0 tasks · config.json". The second
 // user is a real one: the built CLI runs under setpriv as nobody.
 
-import {chownSync, existsSync} from 'node:fs'
+import {chownSync, existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
 import {execa} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, cleanupStateDirs, makeStateDir, makeTempDir, startOk} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, isAlive, makeStateDir, makeTempDir, readTask, startOk, waitFor} from '../helpers/cli.js'
 import {snapshot} from '../fixtures/rel-state.js'
 
 afterEach(() => cleanupStateDirs())
@@ -31,7 +32,10 @@ async function asNobody(stateDir: string, args: string[]) {
 describe.skipIf(!canSwitch)(`another user's state dir${canSwitch ? '' : ' [skipped: needs root on Linux and setpriv to run as a second user]'}`, () => {
   it('start, list and stop refuse it alike: exit 5, one line naming it, nothing written', async () => {
     const dir = makeStateDir()
-    await startOk(dir, ['--name', 'mine', '--', 'true'])
+    const id = await startOk(dir, ['--name', 'mine', '--', 'sleep', '1'])
+    // the task's own runner gone, or its last writes to the folder (after the final record) would count as ours
+    const runner = (JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')) as {pid: number}).pid
+    await waitFor(() => readTask(dir, id).status === 'succeeded' && !isAlive(runner))
     const was = snapshot(dir)
     for (const args of [['start', '--', 'true'], ['start', '--name', 'x', '--', 'true'], ['list'], ['stop', '--all']]) {
       const r = await asNobody(dir, args)
