@@ -5,6 +5,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {branchTip, commitsSince, mergedInto} from '../../src/process/branch-state.js'
 import {cleanupRepos, commitFile, gitIn, makeRepo} from '../helpers/git.js'
+import {wineLacks} from '../helpers/skips.js'
 
 afterEach(() => cleanupRepos())
 
@@ -20,7 +21,7 @@ function withWork(): {repo: string; base: string; tip: string} {
   return {repo, base, tip}
 }
 
-describe('mergedInto', () => {
+wineLacks('git for Windows').describe('mergedInto', () => {
   it('not merged while the branch holds work of its own', () => {
     const {repo, base, tip} = withWork()
     expect(mergedInto(repo, 'main', tip, base)).toBe(false)
