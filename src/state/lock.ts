@@ -8,6 +8,7 @@
 import {mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
+import {conflictError} from '../base/errors.js'
 import {currentPlatform, identityState, isSameProcess, knownSelfStartTime, pidExists, processStartTime, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
 import {ageByFileSystem} from './fs-clock.js'
@@ -266,3 +267,17 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T> | T, op
 
 export const stateLockPath = (stateDir: string, name: string) => path.join(stateDir, 'locks', `${name}.lock`)
 export const taskLockPath = (stateDir: string, id: number) => path.join(stateDir, 'locks', `task-${id}.lock`)
+
+/** What a command says when a task's lock stays held (exit 4); any other error (a read-only or full state dir) as it is. */
+export function taskBusy(error: unknown, id: number): unknown {
+  return error instanceof LockBusyError ? conflictError(`task ${id} is being changed by another drover command; try again`, {id}) : error
+}
+
+/** The task's lock, or the conflict a command reports when another holds it past `waitMs`. */
+export async function acquireTaskLock(stateDir: string, id: number, waitMs: number): Promise<Release> {
+  try {
+    return await acquireLock(taskLockPath(stateDir, id), {waitMs})
+  } catch (error) {
+    throw taskBusy(error, id)
+  }
+}

@@ -3,7 +3,7 @@
 // not at work takes the prompt at once, as the ordinary resume it is.
 
 import {DroverError, ExitCode, conflictError} from '../base/errors.js'
-import {acquireLock, LockBusyError, taskLockPath} from '../state/lock.js'
+import {acquireTaskLock} from '../state/lock.js'
 import {addFollowup, pendingFollowups, removeFollowup, type Followup} from '../state/followups.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {dropRequest} from '../state/requests.js'
@@ -95,13 +95,7 @@ function refuseWithdraw(record: TaskRecord, n: number): never {
 
 /** `act` on the record as it is inside the task lock. */
 async function underTaskLock<T>(stateDir: string, id: number, act: (current: TaskRecord) => T): Promise<T> {
-  let release
-  try {
-    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 15_000})
-  } catch (error) {
-    if (!(error instanceof LockBusyError)) throw error
-    throw conflictError(`task ${id} is being changed by another drover command; try again`, {id})
-  }
+  const release = await acquireTaskLock(stateDir, id, 15_000)
   try {
     return act(readOrThrow(stateDir, id))
   } finally {

@@ -13,7 +13,7 @@ import {createWorktree, planWorktree, type WorktreePlan} from '../process/worktr
 import {stopMarked} from '../process/process-tree.js'
 import {retryOnBusySync} from '../platform/platform.js'
 import {taskMark} from '../process/worker.js'
-import {acquireLock, LockBusyError, stateLockPath, taskLockPath, withLock} from '../state/lock.js'
+import {acquireLock, acquireTaskLock, stateLockPath, withLock} from '../state/lock.js'
 import {addWaiting, effectiveQueue, queueLockPath, waitingKey} from '../state/queues.js'
 import {LOCK_WAIT_MS} from '../runner/advance.js'
 import {executorOf, reconcile, runnerState, withEngineReason, workerAlive} from './reconcile.js'
@@ -322,12 +322,10 @@ export async function startNewRun(stateDir: string, id: number, options: NewRunO
   let release
   let next: TaskRecord
   try {
-    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
+    release = await acquireTaskLock(stateDir, id, 5000)
   } catch (error) {
-    // Only a held lock is a conflict; a read-only or full state dir must say so.
     releaseQueue?.()
-    if (!(error instanceof LockBusyError)) throw error
-    throw conflictError(`task ${id} is being changed by another drover command; try again`, {id})
+    throw error
   }
   try {
     const read = readRecord(stateDir, id)

@@ -8,7 +8,7 @@ import {conflictError, DroverError, ExitCode, usageError} from '../base/errors.j
 import {mergeWorktree, type MergeMode, type MergeOutcome} from '../process/worktree-merge.js'
 import {summarizeWorktree} from '../process/worktree.js'
 import {commitRecord} from '../runner/commit-record.js'
-import {acquireLock, LockBusyError, taskLockPath} from '../state/lock.js'
+import {acquireTaskLock} from '../state/lock.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, taskPaths} from '../state/store.js'
 import {reconcile} from './reconcile.js'
@@ -25,13 +25,7 @@ export async function mergeTask(stateDir: string, found: TaskRecord, opts: Merge
   if (!found.worktree) throw usageError(`task ${id} has no worktree (only a task started with --worktree has a branch to merge)`)
   // a runner found gone is recorded as such first: a lost task is ended, and mergeable
   await reconcile(stateDir, found)
-  let release
-  try {
-    release = await acquireLock(taskLockPath(stateDir, id), {waitMs: 5000})
-  } catch (error) {
-    if (!(error instanceof LockBusyError)) throw error
-    throw conflictError(`task ${id} is being changed by another drover command; try again`, {id})
-  }
+  const release = await acquireTaskLock(stateDir, id, 5000)
   try {
     const read = readRecord(stateDir, id)
     if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed, {id})

@@ -10,7 +10,7 @@ import {existsSync} from 'node:fs'
 import {advanceAll, type Advanced} from '../runner/advance.js'
 import {runnerEntry} from '../runner/local-executor.js'
 import {settleTask} from '../runner/settle.js'
-import {LockBusyError, withLock} from '../state/lock.js'
+import {taskBusy, withLock} from '../state/lock.js'
 import {findTask} from './lookup.js'
 import {readHintedRecords} from '../state/live-index.js'
 import {
@@ -230,7 +230,6 @@ export async function endQueued(stateDir: string, record: TaskRecord, kind: 'can
     )
     return settled?.record ?? null
   } catch (error) {
-    if (!(error instanceof LockBusyError)) throw error
-    throw conflictError(`task ${record.id} is being changed by another drover command; try again`, {id: record.id})
+    throw taskBusy(error, record.id)
   }
 }
