@@ -21,12 +21,13 @@ import {slurm} from './lib/slurm.mjs'
 import {throughput} from './lib/throughput.mjs'
 import {queues} from './lib/queues.mjs'
 import {followups} from './lib/followups.mjs'
+import {fanout} from './lib/fanout.mjs'
 import {top} from './lib/top.mjs'
 import {ui} from './lib/ui.mjs'
 import {winCost} from './lib/win-cost.mjs'
 import {clearBootVariables, intEnv, makeTempDir, removeTempDirs, ROOT, TMP} from './lib/util.mjs'
 
-const CASES = {roundtrip: roundTrip, start, nodes, starts, memory, follow, throughput, drain, scale, list: listView, queues, followups, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
+const CASES = {roundtrip: roundTrip, start, nodes, starts, memory, follow, throughput, drain, scale, list: listView, queues, followups, fanout, ui, top, slurm, wincost: winCost, disk, many, manylive: manyLive, scriptonly: scriptOnly}
 // Cases that take minutes of their own (a 100,000-task state dir): run only when named in BENCH_CASES.
 const ON_REQUEST = new Set(['many', 'manylive', 'scriptonly'])
 const DEFAULT_CASES = Object.keys(CASES).filter((name) => !ON_REQUEST.has(name))

@@ -7,6 +7,7 @@
 //   node scripts/slurm-cluster.mjs up [--cpus N]   prints the SLURM_CONF path (a node of N CPUs, default 2)
 //   node scripts/slurm-cluster.mjs down            stops the daemons by pid file
 //   node scripts/slurm-cluster.mjs conf            prints the SLURM_CONF path if up
+//   node scripts/slurm-cluster.mjs heal            starts again any daemon found dead, saying so with its log's end
 //
 // The cluster's dir is remembered in $TMPDIR/drover-slurm-cluster (one per
 // machine). Daemons are stopped by their pid files after checking the pid is
@@ -83,6 +84,76 @@ async function waitFor(what, check, ms) {
   }
 }
 
+async function startMunged(dir) {
+  const key = path.join(dir, 'munge', 'munge.key')
+  run('runuser', [
+    '-u',
+    'munge',
+    '--',
+    'munged',
+    `--socket=${dir}/munge/munge.socket.2`,
+    `--key-file=${key}`,
+    `--log-file=${dir}/munge/munged.log`,
+    `--pid-file=${dir}/munge/munged.pid`,
+    `--seed-file=${dir}/munge/munged.seed`,
+    // a munged started again finds its dead predecessor's socket and lock
+    '--force',
+  ])
+  // munged writes its pid file in its own (munge-owned) dir; `down` reads it from run/.
+  await waitFor('munged', () => pidAlive(readPid(path.join(dir, 'munge', 'munged.pid')), 'munged'), 10_000)
+  writeFileSync(path.join(dir, 'run', 'munged.pid'), readFileSync(path.join(dir, 'munge', 'munged.pid')))
+}
+
+const slurmEnv = (conf) => ({...process.env, SLURM_CONF: conf})
+const controllerUp = (conf) => spawnSync('scontrol', ['ping'], {env: slurmEnv(conf), encoding: 'utf8'}).stdout.includes('UP')
+
+async function startSlurmctld(conf) {
+  run('slurmctld', ['-f', conf], {env: slurmEnv(conf)})
+  await waitFor('slurmctld', () => controllerUp(conf), 20_000)
+}
+
+async function startSlurmd(conf) {
+  run('slurmd', ['-f', conf], {env: slurmEnv(conf)})
+  await waitFor('slurmd', () => /idle|mix|alloc/.test(spawnSync('sinfo', ['-h', '-o', '%T'], {env: slurmEnv(conf), encoding: 'utf8'}).stdout), 30_000)
+}
+
+/** The last lines of a daemon's log, on one line: what it said before it went. */
+function logTail(file, lines = 6) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join(' | ')
+  } catch {
+    return '(no log)'
+  }
+}
+
+/**
+ * A cluster that is up stays up for the whole suite, or says why not: every
+ * daemon found dead is reported with the end of its log and started again,
+ * and a controller alive but not answering is reported. Prints nothing when
+ * all is well; exits 1 when the cluster is not up at all or a daemon does not
+ * come back.
+ */
+async function heal() {
+  const dir = clusterDir()
+  if (!dir) throw new Error('slurm-cluster: no cluster is up')
+  const conf = path.join(dir, 'slurm.conf')
+  const daemons = [
+    {name: 'munged', pid: path.join(dir, 'run', 'munged.pid'), log: path.join(dir, 'munge', 'munged.log'), start: () => startMunged(dir)},
+    {name: 'slurmctld', pid: path.join(dir, 'run', 'slurmctld.pid'), log: path.join(dir, 'log', 'slurmctld.log'), start: () => startSlurmctld(conf)},
+    {name: 'slurmd', pid: path.join(dir, 'run', 'slurmd.pid'), log: path.join(dir, 'log', 'slurmd.log'), start: () => startSlurmd(conf)},
+  ]
+  for (const daemon of daemons) {
+    const pid = readPid(daemon.pid)
+    if (pid !== null && pidAlive(pid, daemon.name)) continue
+    console.log(`slurm-cluster: ${daemon.name} (pid ${pid ?? '?'}) was not running at ${new Date().toISOString()}; its log ended: ${logTail(daemon.log)}`)
+    await daemon.start()
+    console.log(`slurm-cluster: ${daemon.name} started again`)
+  }
+  if (!controllerUp(conf)) {
+    console.log(`slurm-cluster: slurmctld (pid ${readPid(daemons[1].pid)}) is running but does not answer scontrol ping; its log ends: ${logTail(daemons[1].log)}`)
+  }
+}
+
 async function up(cpus) {
   if (process.getuid?.() !== 0) throw new Error('slurm-cluster: run as root (the Slurm daemons need it)')
   const existing = clusterDir()
@@ -99,20 +170,7 @@ async function up(cpus) {
   const key = path.join(dir, 'munge', 'munge.key')
   writeFileSync(key, randomBytes(1024), {mode: 0o400})
   for (const p of [path.join(dir, 'munge'), key]) chownSync(p, munge, mungeGid)
-  run('runuser', [
-    '-u',
-    'munge',
-    '--',
-    'munged',
-    `--socket=${dir}/munge/munge.socket.2`,
-    `--key-file=${key}`,
-    `--log-file=${dir}/munge/munged.log`,
-    `--pid-file=${dir}/munge/munged.pid`,
-    `--seed-file=${dir}/munge/munged.seed`,
-  ])
-  // munged writes its pid file in its own (munge-owned) dir; `down` reads it from run/.
-  await waitFor('munged', () => readPid(path.join(dir, 'munge', 'munged.pid')) !== null, 10_000)
-  writeFileSync(path.join(dir, 'run', 'munged.pid'), readFileSync(path.join(dir, 'munge', 'munged.pid')))
+  await startMunged(dir)
 
   const host = os.hostname()
   // The node has exactly `cpus` CPUs whatever this machine has, so the tests
@@ -158,15 +216,8 @@ ${nodeLine} NodeAddr=127.0.0.1
 PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP
 `,
   )
-  const env = {...process.env, SLURM_CONF: conf}
-  run('slurmctld', ['-f', conf], {env})
-  await waitFor('slurmctld', () => spawnSync('scontrol', ['ping'], {env, encoding: 'utf8'}).stdout.includes('UP'), 20_000)
-  run('slurmd', ['-f', conf], {env})
-  await waitFor(
-    'slurmd',
-    () => /idle|mix|alloc/.test(spawnSync('sinfo', ['-h', '-o', '%T'], {env, encoding: 'utf8'}).stdout),
-    30_000,
-  )
+  await startSlurmctld(conf)
+  await startSlurmd(conf)
   writeFileSync(POINTER, dir + '\n')
   console.log(conf)
 }
@@ -181,12 +232,13 @@ if (!Number.isSafeInteger(cpus) || cpus < 1) {
 try {
   if (command === 'up') await up(cpus)
   else if (command === 'down') await down()
+  else if (command === 'heal') await heal()
   else if (command === 'conf') {
     const dir = clusterDir()
     if (!dir) process.exit(1)
     console.log(path.join(dir, 'slurm.conf'))
   } else {
-    console.error('usage: slurm-cluster.mjs up [--cpus N] | down | conf')
+    console.error('usage: slurm-cluster.mjs up [--cpus N] | down | conf | heal')
     process.exit(2)
   }
 } catch (error) {

@@ -83,12 +83,14 @@ export function startedId(result) {
  */
 export function startTrue(stateDir, runnerParts = [], options = () => [], on = {}) {
   return async () => {
-    const result = timed(on.node ?? node, [on.bin ?? BIN, 'start', ...options(), '--', 'true'], {env: envFor(stateDir, on.env)})
+    // options() is called once a start: it may hand out a fresh name each time
+    const flags = options()
+    const result = timed(on.node ?? node, [on.bin ?? BIN, 'start', ...flags, '--', 'true'], {env: envFor(stateDir, on.env)})
     const id = startedId(result)
     await waitFinal(stateDir, id)
     const at = eventTimes(stateDir, id)
     // with a status hook: from `started` to the hook's event of that change (the run's end may come first)
-    const hooked = options().length > 0
+    const hooked = flags.includes('--on-status')
     if (hooked) await waitHook(stateDir, id)
     const from = hooked ? at.started : at.created
     const to = hooked ? eventTimes(stateDir, id).hook : at.started

@@ -27,3 +27,21 @@ export function keptTokens(tokens: Token[], drop: string[]): string[] {
 export function carriedTokens(tokens: Token[], keep: string[]): string[] {
   return tokens.filter((t) => (t.role === 'flag' || t.role === 'value') && t.flag !== undefined && keep.includes(t.flag)).map((t) => t.text)
 }
+
+/**
+ * A prompt the documented headless form would misread where it stands as a
+ * positional: one that starts with `-` is taken for a flag, and a single word
+ * may be one of the agent's subcommands (`codex exec review`, `qwen update`).
+ */
+export const positionalMisread = (prompt: string): boolean => prompt.startsWith('-') || !/\s/.test(prompt.trim())
+
+/** Permission modes that are values of one flag (`--permission-mode plan`), as the argv each adds. */
+export function flagModes(flag: string, modes: string[]): Record<string, string[]> {
+  return Object.fromEntries(modes.map((mode) => [mode, [flag, mode]]))
+}
+
+/** Whether `args` give one of `flags`, alone or as `--flag=value`. */
+export function givesFlag(args: string[], flags: string[]): boolean {
+  const end = args.indexOf('--')
+  return (end === -1 ? args : args.slice(0, end)).some((a) => flags.some((f) => a === f || a.startsWith(`${f}=`)))
+}

@@ -6,7 +6,7 @@
 
 import path from 'node:path'
 import {clip, iso, list, num, obj, oneLine, str} from './json.js'
-import {carriedTokens, keptTokens} from './argv.js'
+import {carriedTokens, flagModes, keptTokens, positionalMisread} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
@@ -187,6 +187,18 @@ export const claude: AgentProfile = {
   versionArgv: ['--version'],
   helpArgv: (head) => [...head, '--help'],
   headless: 'claude -p … --output-format stream-json --verbose',
+  start: {
+    // stream-json needs --verbose in print mode; the prompt is -p's positional, so a misread one goes after `--`
+    argv: (prompt, after) =>
+      positionalMisread(prompt)
+        ? ['-p', '--output-format', 'stream-json', '--verbose', ...after, '--', prompt]
+        : ['-p', prompt, '--output-format', 'stream-json', '--verbose', ...after],
+    modelFlags: ['--model'],
+    // --permission-mode's choices in 2.1.332's --help
+    permissionModes: flagModes('--permission-mode', ['acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan']),
+    defaultPermissionMode: null,
+    permissionFlags: ['--permission-mode', '--dangerously-skip-permissions'],
+  },
   apiKeyEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
   sessionStore: {
     // ~/.claude/projects/<cwd, every non-alphanumeric as ->/<session>.jsonl

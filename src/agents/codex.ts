@@ -5,7 +5,7 @@
 
 import path from 'node:path'
 import {clip, list, minus, num, obj, oneLine, iso, str} from './json.js'
-import {carriedTokens, keptTokens} from './argv.js'
+import {carriedTokens, flagModes, keptTokens, positionalMisread} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
@@ -116,6 +116,15 @@ export const codex: AgentProfile = {
   versionArgv: ['--version'],
   helpArgv: (head) => [...head, 'exec', '--help'],
   headless: 'codex exec --json …',
+  start: {
+    // the prompt right after --json: -i/--image takes several values and would swallow a prompt after it
+    argv: (prompt, after) => (positionalMisread(prompt) ? ['exec', '--json', ...after, '--', prompt] : ['exec', '--json', prompt, ...after]),
+    modelFlags: ['--model', '-m'],
+    // exec never asks for approval; what its commands may do is the sandbox (--sandbox's values in 0.171.0's exec --help)
+    permissionModes: flagModes('--sandbox', ['read-only', 'workspace-write', 'danger-full-access']),
+    defaultPermissionMode: null,
+    permissionFlags: ['--sandbox', '-s', '--dangerously-bypass-approvals-and-sandbox', '--approve-for-me'],
+  },
   apiKeyEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
   sessionStore: {
     path: (home) => path.join(process.env.CODEX_HOME || path.join(home, '.codex'), 'sessions'),

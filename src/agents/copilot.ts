@@ -104,6 +104,15 @@ export const copilot: AgentProfile = {
   versionArgv: ['--version'],
   helpArgv: (head) => [...head, '--help'],
   headless: 'copilot -p … --output-format json',
+  start: {
+    argv: (prompt, after) => [...(prompt.startsWith('-') ? [`--prompt=${prompt}`] : ['-p', prompt]), '--output-format', 'json', ...after],
+    modelFlags: ['--model'],
+    // its --help: --allow-all-tools is "required for non-interactive mode"; --allow-all and --yolo grant paths and URLs too
+    permissionModes: {'allow-all-tools': ['--allow-all-tools'], 'allow-all': ['--allow-all'], yolo: ['--yolo']},
+    defaultPermissionMode: 'allow-all-tools',
+    // tools named one by one (--allow-tool) are a narrower grant than every tool: never widened behind the caller's back
+    permissionFlags: ['--allow-all-tools', '--allow-all', '--yolo', '--allow-tool'],
+  },
   apiKeyEnv: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN', 'COPILOT_PROVIDER_API_KEY'],
   sessionStore: {
     path: (home) => path.join(process.env.COPILOT_HOME || path.join(home, '.copilot'), 'session-state'),

@@ -9,7 +9,7 @@
 
 import path from 'node:path'
 import {clip, iso, num, obj, oneLine, str} from './json.js'
-import {carriedTokens, keptTokens, launcherSplit} from './argv.js'
+import {carriedTokens, flagModes, keptTokens, launcherSplit} from './argv.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
 import {shortArgs, type TranscriptItem} from './transcript-items.js'
@@ -111,6 +111,15 @@ export const gemini: AgentProfile = {
   // yargs: `--include-directories` and the like take one value each (the flag is repeated)
   helpGrammar: {array: 'value'},
   headless: 'gemini -p … --output-format stream-json',
+  start: {
+    // the prompt is -p's value: one that starts with a dash goes as --prompt=…, where yargs cannot take it for a flag
+    argv: (prompt, after) => [...(prompt.startsWith('-') ? [`--prompt=${prompt}`] : ['-p', prompt]), '--output-format', 'stream-json', ...after],
+    modelFlags: ['--model', '-m'],
+    // --approval-mode's choices in 0.61.0's --help
+    permissionModes: flagModes('--approval-mode', ['default', 'auto_edit', 'yolo', 'plan']),
+    defaultPermissionMode: null,
+    permissionFlags: ['--approval-mode', '--yolo', '-y'],
+  },
   apiKeyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
   sessionStore: {
     path: (home, cwd) => path.join(home, '.gemini', 'tmp', path.basename(cwd).toLowerCase(), 'chats'),

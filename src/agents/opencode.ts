@@ -104,6 +104,15 @@ export const opencode: AgentProfile = {
   // yargs: `--file` takes several values
   helpGrammar: {array: 'variadic'},
   headless: 'opencode run --format json …',
+  start: {
+    // message is an array positional, as --file is an array flag: the prompt right after the format, or after `--`
+    argv: (prompt, after) => (prompt.startsWith('-') ? ['run', '--format', 'json', ...after, '--', prompt] : ['run', '--format', 'json', prompt, ...after]),
+    modelFlags: ['--model', '-m'],
+    // run's --auto: "auto-approve permissions that are not explicitly denied" (1.18.33); without it, opencode.json's rules
+    permissionModes: {auto: ['--auto']},
+    defaultPermissionMode: null,
+    permissionFlags: ['--auto'],
+  },
   apiKeyEnv: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY'],
   sessionStore: {
     path: (home) => path.join(process.env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'opencode', 'opencode.db'),

@@ -80,6 +80,32 @@ export interface SessionStore {
   describe: string
 }
 
+/**
+ * How drover writes an agent's headless command for a prompt (`drover start
+ * --agent NAME --prompt P`), as the agent's own docs give it: its print mode,
+ * the prompt, its JSON event format; then a permission mode, a model and
+ * flags, from config.json's `agents.NAME` and the caller (headless.ts puts
+ * them together). Checked against each real binary's --help in the
+ * real-agent suite.
+ */
+export interface HeadlessGrammar {
+  /**
+   * The argv after the program, with `after` (permission, model, flags) where
+   * no flag of theirs can take the prompt. A prompt the documented form would
+   * misread (a leading `-`; one word, which may be a subcommand) goes where
+   * only a prompt can be: after `--`, or as `--prompt=…`.
+   */
+  argv(prompt: string, after: string[]): string[]
+  /** the flag that names a model, first; then its other spellings (`-m`), which in extra flags mean a model is named already. */
+  modelFlags: string[]
+  /** the permission modes config.json's `agents.NAME.permissionMode` may name, each as the argv it adds. */
+  permissionModes: Record<string, string[]>
+  /** the mode a headless run gets when none is configured (copilot's -p needs one); null: none is added. */
+  defaultPermissionMode: string | null
+  /** flags that, among the extra flags, decide the permissions already: no mode is added then. */
+  permissionFlags: string[]
+}
+
 export interface AgentProfile {
   name: AgentName
   /** the product's name, for people. */
@@ -97,6 +123,8 @@ export interface AgentProfile {
   helpGrammar?: HelpGrammar
   /** the headless command line drover reads, as a person writes it. */
   headless: string
+  /** how drover writes that command for a prompt (`start --agent NAME --prompt P`). */
+  start: HeadlessGrammar
   /** environment variables that hold its API keys (names only: `doctor` says which are set). */
   apiKeyEnv: string[]
   sessionStore: SessionStore

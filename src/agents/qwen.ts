@@ -9,7 +9,7 @@
 
 import path from 'node:path'
 import {claudeShapedItems, resultError} from './claude.js'
-import {carriedTokens, keptTokens, launcherSplit} from './argv.js'
+import {carriedTokens, flagModes, keptTokens, launcherSplit, positionalMisread} from './argv.js'
 import {iso, list, minus, num, obj, oneLine, str} from './json.js'
 import {resetFromText} from './limits.js'
 import type {AgentProfile, FoldState} from './profile.js'
@@ -75,6 +75,15 @@ export const qwen: AgentProfile = {
   // yargs: its `[array]` flags take several values
   helpGrammar: {array: 'variadic'},
   headless: 'qwen … --output-format stream-json',
+  start: {
+    // the positional prompt (-p is deprecated); qwen ignores one after `--`, so a misread one goes as --prompt=…
+    argv: (prompt, after) => [...(positionalMisread(prompt) ? [`--prompt=${prompt}`] : [prompt]), '--output-format', 'stream-json', ...after],
+    modelFlags: ['--model', '-m'],
+    // --approval-mode's choices in 0.24.4's --help
+    permissionModes: flagModes('--approval-mode', ['plan', 'default', 'auto-edit', 'auto', 'yolo']),
+    defaultPermissionMode: null,
+    permissionFlags: ['--approval-mode', '--yolo', '-y'],
+  },
   apiKeyEnv: ['OPENAI_API_KEY', 'DASHSCOPE_API_KEY', 'QWEN_API_KEY'],
   sessionStore: {
     path: (home, cwd) => path.join(home, '.qwen', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), 'chats'),

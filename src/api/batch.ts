@@ -23,10 +23,12 @@ export interface TaskSelection {
   all?: boolean
   /** what `all` takes, of this queue only (refused when there is no such queue). */
   queue?: string
+  /** what `all` takes, of this group only: its name, or a task (id, `:latest`) of it (not found, exit 3, when no task is in it). */
+  group?: string
 }
 
 /** TaskSelection's keys, checked at run time (a script's `refs` or a typo is refused, not taken for "nothing"). */
-export const TASK_SELECTION_SHAPE = {tasks: 'ref[]', all: 'boolean', queue: 'string'} as const
+export const TASK_SELECTION_SHAPE = {tasks: 'ref[]', all: 'boolean', queue: 'string', group: 'string'} as const
 
 /** What a stop, cancel or drain asks for. */
 export interface ControlRequest {
@@ -73,7 +75,7 @@ export async function controlMany(
   const [{selectTasks}, {requestControl}] = await Promise.all([import('../tasks/select.js'), import('../tasks/control.js')])
   const {checkShape} = await import('./option-shapes.js')
   checkShape(selection, TASK_SELECTION_SHAPE, 'controlMany option', '', {refs: 'tasks'})
-  const chosen = await selectTasks(stateDir, (selection.tasks ?? []).map(String), {all: selection.all, queue: selection.queue, what: kind})
+  const chosen = await selectTasks(stateDir, (selection.tasks ?? []).map(String), {all: selection.all, queue: selection.queue, group: selection.group, what: kind})
   const tasks = chosen.tasks.map((task) => ({
     id: task.id,
     name: task.name,
@@ -145,10 +147,11 @@ export async function resumeMany(stateDir: string, opts: ResumeManyOptions): Pro
     {refs: 'tasks'},
   )
   if ((opts.now || opts.keep) && opts.prompt === undefined) throw usageError(`${opts.now ? 'now' : 'keep'} is for a follow-up: give a prompt`)
-  const selection = await selectTasks(stateDir, (opts.tasks ?? []).map(String), {all: opts.all || opts.interrupted, queue: opts.queue, allStatuses: RESUMABLE, what: 'resume'})
+  const selection = await selectTasks(stateDir, (opts.tasks ?? []).map(String), {all: opts.all || opts.interrupted, queue: opts.queue, group: opts.group, allStatuses: RESUMABLE, what: 'resume'})
   const chosen = selection.tasks.filter((task: TaskRecord) => {
     if (opts.interrupted) return wasInterrupted(task)
-    if (opts.all) return task.status === 'drained' || wasInterrupted(task)
+    // a group, as --all: its attempts drained (a budget, a drain) or interrupted; one that failed is its own to resume
+    if (opts.all || opts.group !== undefined) return task.status === 'drained' || wasInterrupted(task)
     return true
   })
   const result: ResumeResult = {resumed: [], queued: [], refused: [], missing: selection.missing}

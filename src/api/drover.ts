@@ -4,7 +4,7 @@
 // DroverError carrying the documented exit code. Modules that only some calls
 // need are imported in those calls, so opening a state dir stays cheap.
 
-import {DroverError, ExitCode, type MissingRef} from '../base/errors.js'
+import {DroverError, ExitCode, usageError, type MissingRef} from '../base/errors.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
 import {ensureStateDir, markStateFormat, resolveStateDir} from '../state/statedir.js'
@@ -21,6 +21,8 @@ import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, Dr
 import type {FollowOutputOptions, FollowResult, OutputFrom} from './output.js'
 import type {OutputPage, PageOptions} from './output-page.js'
 import type {PreparedStart, StartOptions} from './start-options.js'
+import type {FanOutOptions, FanOutResult, PreparedFanOut} from './fanout.js'
+import type {CompareOptions, ComparisonJson} from './compare.js'
 import type {QueueDetail, QueueInfo} from './queues.js'
 import type {QueueMove} from '../tasks/queue-move.js'
 import type {Budget} from './budget.js'
@@ -70,6 +72,8 @@ export interface ListFilter {
   status?: readonly (TaskStatus | 'corrupt')[]
   /** only the tasks of this queue (refused, exit 2, when there is no such queue). */
   queue?: string
+  /** only the tasks of this group: its name, or a task (id, `:latest`) standing for the group it is in. */
+  group?: string
   showEnv?: boolean
 }
 
@@ -104,16 +108,22 @@ async function liveStatusesOnly(filter: ListFilter): Promise<boolean> {
   return filter.status !== undefined && (await import('../tasks/live-tasks.js')).onlyLiveStatuses(filter.status)
 }
 
-/** Whether a task of this status and queue (null: none, or corrupt) passes the filter's --status and --queue. */
-function passes(filter: ListFilter): (status: TaskStatus | 'corrupt', queue: string | null) => boolean {
+/** Whether a task of this status, queue and group (null: none, or corrupt) passes the filter's --status, --queue and --group (resolved). */
+function passes(filter: ListFilter): (status: TaskStatus | 'corrupt', queue: string | null, group: string | null) => boolean {
   const wanted = filter.status
-  return (status, queue) => (!wanted || wanted.includes(status)) && (filter.queue === undefined || (status !== 'corrupt' && queue === filter.queue))
+  return (status, queue, group) =>
+    (!wanted || wanted.includes(status)) &&
+    (filter.queue === undefined || (status !== 'corrupt' && queue === filter.queue)) &&
+    (filter.group === undefined || (status !== 'corrupt' && group === filter.group))
 }
 
 function viewKept(filter: ListFilter): (task: TaskRow | CorruptTaskJson) => boolean {
   const pass = passes(filter)
-  return (task) => pass(task.status, task.status === 'corrupt' ? null : (task as TaskRow).queue)
+  return (task) => (task.status === 'corrupt' ? pass('corrupt', null, null) : pass(task.status, (task as TaskRow).queue, (task as TaskRow).group ?? null))
 }
+
+/** Whether a filter keeps fewer than every task. */
+const filters = (filter: ListFilter) => filter.status !== undefined || filter.queue !== undefined || filter.group !== undefined
 
 /** One state dir's tasks. Every method acts directly on the files; there is no daemon. */
 export class Drover {
@@ -166,6 +176,34 @@ export class Drover {
     const {record, reused} = await startTask(this.stateDir, spec)
     if (!reused) this.wrote()
     return {...this.json(record), reused}
+  }
+
+  /**
+   * Starts a fan-out: one task per attempt (`claude:2,codex`), each with the
+   * agent's command written from the prompt, in a worktree of its own from
+   * one base commit, all in one group (named GROUP-AGENT-N); resolves once
+   * each runs (or is queued, or failed to start). Checked whole first (a
+   * usage error, exit 2, writes nothing). Compare them with `compare`.
+   */
+  async fanOut(options: FanOutOptions | PreparedFanOut): Promise<FanOutResult> {
+    const prepared = 'preparedFanOut' in options ? options : (await import('./fanout.js')).prepareFanOut(options, readStateConfig(this.stateDir))
+    const [{queueSpec}, {startFanOut}] = await Promise.all([import('./queues.js'), import('../tasks/fanout.js')])
+    // dependencies name tasks of this state dir: unknown ones are refused (exit 2) before anything is written
+    const queue = await queueSpec(this.stateDir, prepared.queue)
+    const started = await startFanOut(this.stateDir, prepared.plan, queue)
+    this.wrote()
+    return {group: started.group, base: started.base, tasks: started.records.map((record) => this.json(record))}
+  }
+
+  /**
+   * A group's attempts side by side (`drover compare`): status, turns,
+   * tokens, cost, runtime, the work in each worktree against the base, and
+   * each check's result. `ref` is the group's name or a task of it; with
+   * `wait`, once every attempt has ended and its check is done.
+   */
+  async compare(ref: string, opts: CompareOptions = {}): Promise<ComparisonJson> {
+    const {compareGroup} = await import('./compare.js')
+    return compareGroup(this.stateDir, ref, opts)
   }
 
   /** Each queue: its limit, tasks holding a slot, tasks waiting, paused. */
@@ -245,6 +283,7 @@ export class Drover {
 
   /** Every task, oldest first, reconciled; unreadable records as `{id, status: 'corrupt', error}`. */
   async list(filter: ListFilter = {}): Promise<(TaskJson | CorruptTaskJson)[]> {
+    filter = await this.resolved(filter)
     const keep = await this.listPredicate(filter)
     if (filter.showEnv || (await liveStatusesOnly(filter))) {
       const reads = (await this.candidates(filter)).filter((read) => keep?.(read) ?? true)
@@ -254,7 +293,7 @@ export class Drover {
     const tasks = (await loadTaskViews(this.stateDir, indexRender)).map((item) =>
       isEntry(item) ? (JSON.parse(textOf(item, 'view')!.toString('utf8')) as TaskJson) : readJson(item, {stateDir: this.stateDir}),
     )
-    return filter.status === undefined && filter.queue === undefined ? tasks : tasks.filter(viewKept(filter))
+    return filters(filter) ? tasks.filter(viewKept(filter)) : tasks
   }
 
   /**
@@ -266,7 +305,7 @@ export class Drover {
    * column (state/index-format.ts) go out as one slice of it, without a copy.
    */
   async listJson(filter: ListFilter, write: (chunk: Buffer) => void): Promise<void> {
-    if (filter.status !== undefined || filter.queue !== undefined || filter.showEnv) return write(Buffer.from(JSON.stringify(await this.list(filter))))
+    if (filters(filter) || filter.showEnv) return write(Buffer.from(JSON.stringify(await this.list(filter))))
     const items = await loadTaskViews(this.stateDir, indexRender)
     const out = new ChunkedWriter(write)
     out.put(OPEN_BRACKET)
@@ -307,6 +346,7 @@ export class Drover {
    */
   async eachRow(filter: ListFilter, visit: (row: TaskRow | CorruptTaskJson) => void): Promise<void> {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(task))
+    filter = await this.resolved(filter)
     await this.listPredicate(filter) // refuses an unknown queue
     const kept = viewKept(filter)
     const items = await loadTaskViews(this.stateDir, indexRender)
@@ -325,16 +365,17 @@ export class Drover {
    */
   async eachRowCells(filter: ListFilter, visit: (cells: string[]) => void): Promise<void> {
     if (filter.showEnv) return (await this.list(filter)).forEach((task) => visit(cellsOf(task)))
+    filter = await this.resolved(filter)
     await this.listPredicate(filter) // refuses an unknown queue
     // no filter: no test a row (of 100,000) need pass
-    const pass = filter.status === undefined && filter.queue === undefined ? null : passes(filter)
+    const pass = filters(filter) ? passes(filter) : null
     const items = await loadTaskViews(this.stateDir, indexRender, true)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]
       let cells = isEntry(item) ? rowCells(item) : cellsOf(readJson(item, {stateDir: this.stateDir}))
       // a line that does not split into this task's row: the record says
       if (cells === null || cells.length !== CELL_COUNT || cells[CELL.id] !== String(item.id)) cells = cellsOf(readJson(readRecord(this.stateDir, item.id), {stateDir: this.stateDir}))
-      if (pass === null || pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null)) visit(cells)
+      if (pass === null || pass(cells[CELL.status] as TaskStatus | 'corrupt', cells[CELL.queue] || null, cells[CELL.group] || null)) visit(cells)
     }
   }
 
@@ -344,13 +385,13 @@ export class Drover {
    * than from every record decoded.
    */
   async recentRows(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskRow | CorruptTaskJson)[]; hidden: number}> {
-    if (opts.showEnv || (opts.status === undefined && opts.queue === undefined)) return this.recent(opts)
+    if (opts.showEnv || !filters(opts)) return this.recent(opts)
     return newestEndedRows(await this.listRows(opts), opts.last ?? DEFAULT_RECENT)
   }
 
   /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */
   async listIds(filter: ListFilter = {}): Promise<number[]> {
-    if (filter.status !== undefined || filter.queue !== undefined) return (await this.list(filter)).map((task) => task.id)
+    if (filters(filter)) return (await this.list(filter)).map((task) => task.id)
     return (await loadTaskViews(this.stateDir, indexRender)).map((item) => item.id)
   }
 
@@ -359,6 +400,7 @@ export class Drover {
    * keeps in all: one page (MCP's list_tasks) without shaping every task.
    */
   async listNewest(filter: ListFilter & {limit: number}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; total: number}> {
+    filter = await this.resolved(filter)
     const keep = await this.listPredicate(filter)
     if (!keep) {
       // every task: only the page's records are read
@@ -378,11 +420,31 @@ export class Drover {
 
   /** The filter's test of one record, or null when it keeps everything; an unknown queue is refused. */
   private async listPredicate(filter: ListFilter): Promise<((read: RecordRead) => boolean) | null> {
-    const {status, queue} = filter
+    const {status, queue, group} = filter
     if (queue !== undefined) (await import('../tasks/queues.js')).requireQueue(this.stateDir, queue, 'see them all with: drover queue')
-    if (status === undefined && queue === undefined) return null
+    if (!filters(filter)) return null
     return (read) =>
-      (!status || status.includes(read.ok ? shownStatus(read.record) : 'corrupt')) && (queue === undefined || (read.ok && read.record.queue === queue))
+      (!status || status.includes(read.ok ? shownStatus(read.record) : 'corrupt')) &&
+      (queue === undefined || (read.ok && read.record.queue === queue)) &&
+      (group === undefined || (read.ok && read.record.group === group))
+  }
+
+  /** The filter with its group resolved: a task standing for its group (an id, `:latest`) becomes the group's name. */
+  private async resolved<F extends ListFilter>(filter: F): Promise<F> {
+    if (filter.group === undefined) return filter
+    const {resolveGroup} = await import('../tasks/groups.js')
+    return {...filter, group: resolveGroup(this.stateDir, filter.group)}
+  }
+
+  /**
+   * A group's tasks, oldest first, reconciled: `ref` is its name, or a task
+   * (id, `:latest`) standing for the group it is in. Not found (exit 3) when
+   * no task is in it.
+   */
+  async group(ref: string): Promise<{group: string; tasks: TaskJson[]}> {
+    const {groupTasks, resolveGroup} = await import('../tasks/groups.js')
+    const group = resolveGroup(this.stateDir, ref)
+    return {group, tasks: (await groupTasks(this.stateDir, group)).map((record) => this.json(record))}
   }
 
   /**
@@ -391,6 +453,7 @@ export class Drover {
    * shows when no status filter is given, so it stays fast with 10,000 tasks.
    */
   async recent(opts: ListFilter & {last?: number} = {}): Promise<{tasks: (TaskJson | CorruptTaskJson)[]; hidden: number}> {
+    opts = await this.resolved(opts)
     const last = opts.last ?? DEFAULT_RECENT
     const keep = await this.listPredicate(opts)
     const {reads, hidden} = keep ? newestEnded((await this.candidates(opts)).filter(keep), last) : await loadRecentTasks(this.stateDir, last, {render: indexRender, ids: this.listing.ids().ids})
@@ -649,12 +712,18 @@ export class Drover {
    * before anything is removed. `force`: a worktree with uncommitted changes
    * goes too, discarding them (its branch and commits stay). `discard`: the
    * worktree and its branch go whatever they hold; the unmerged commits
-   * deleted are named in each removal's worktree.discarded.
+   * deleted are named in each removal's worktree.discarded. `group`: every
+   * task of that group instead of refs (its name, or a task of it).
    */
-  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean; discard?: boolean} = {}): Promise<RmResult> {
+  async rm(refs: TaskRef[], opts: {dryRun?: boolean; includeWorktrees?: boolean; force?: boolean; discard?: boolean; group?: string} = {}): Promise<RmResult> {
     const {findTask} = await import('../tasks/lookup.js')
     const ids = new Set<number>()
     const missing: RmResult['missing'] = []
+    if (opts.group !== undefined) {
+      if (refs.length > 0) throw usageError('give task ids or --group, not both')
+      // every task of the group: the ended ones go, a live one is skipped as any live task is
+      for (const task of (await this.group(opts.group)).tasks) ids.add(task.id)
+    }
     for (const ref of refs) {
       try {
         ids.add(findTask(this.stateDir, String(ref)).id)

@@ -14,6 +14,7 @@ export type Shape =
   | 'boolean'
   | 'number'
   | 'number|null'
+  | 'string|null'
   | 'boolean|string'
   | 'string[]'
   | 'ref[]'
@@ -34,6 +35,8 @@ const describe = (shape: Shape): string => {
       return 'an object of string values'
     case 'number|null':
       return 'a number or null'
+    case 'string|null':
+      return 'a string or null'
     case 'boolean|string':
       return 'true or a branch name'
     default:
@@ -71,6 +74,8 @@ function fits(value: unknown, shape: Shape): boolean {
       return typeof value === 'number'
     case 'number|null':
       return value === null || typeof value === 'number'
+    case 'string|null':
+      return value === null || typeof value === 'string'
     case 'boolean|string':
       return typeof value === 'boolean' || typeof value === 'string'
     case 'string[]':

@@ -13,8 +13,8 @@ import {commandLine, sessionUsage, storableView, TASK_JSON_VERSION, type Corrupt
 import {rowOfView, type TaskRow} from './task-row.js'
 
 /** Which cell is where in a row's cells. */
-export const CELL = {id: 0, name: 1, status: 2, label: 3, queue: 4, pid: 5, startedAt: 6, runtime: 7, turns: 8, cost: 9, command: 10} as const
-export const CELL_COUNT = 11
+export const CELL = {id: 0, name: 1, status: 2, label: 3, queue: 4, pid: 5, startedAt: 6, runtime: 7, turns: 8, cost: 9, command: 10, group: 11} as const
+export const CELL_COUNT = 12
 
 /** The session's turns and cost so far (across resumes), or this run's before any total. */
 function usage(t: TaskRow): {turns: string; cost: string} {
@@ -26,11 +26,11 @@ const NO_USAGE = {turns: '', cost: ''}
 
 /** The row's cells, in CELL's order. STARTED is the record's ISO time: the table writes it in local time when drawn. */
 export function cellsOf(task: TaskRow | CorruptTaskJson): string[] {
-  if (task.status === 'corrupt') return [String(task.id), '', 'corrupt', 'corrupt', '', '', '', '', '', '', (task as CorruptTaskJson).error]
+  if (task.status === 'corrupt') return [String(task.id), '', 'corrupt', 'corrupt', '', '', '', '', '', '', (task as CorruptTaskJson).error, '']
   const t = task as TaskRow
   const label = outcomeLabel({status: t.status, engineWait: t.engineWait, cause: t.cause, exitCode: t.exitCode, signal: t.signal, forced: t.checkpoint?.forced, queue: t.queue, position: t.position, queuePaused: t.queuePaused, attempt: t.attempt, retryMax: t.retryMax, retryAt: t.retryAt})
   const {turns, cost} = t.agentInfo ? usage(t) : NO_USAGE
-  return [String(t.id), t.name ?? '', t.status, label, t.queue ?? '', pidCell(t), t.startedAt ?? '', t.runtimeMs === null ? '' : formatDuration(t.runtimeMs), turns, cost, commandLine(t)]
+  return [String(t.id), t.name ?? '', t.status, label, t.queue ?? '', pidCell(t), t.startedAt ?? '', t.runtimeMs === null ? '' : formatDuration(t.runtimeMs), turns, cost, commandLine(t), t.group ?? '']
 }
 
 /**

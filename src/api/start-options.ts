@@ -5,14 +5,16 @@
 import path from 'node:path'
 import {usageError} from '../base/errors.js'
 import {notifyTargetProblem} from '../base/notify-target.js'
-import {parseDuration, parseEnvAssignment, parseTaskName} from '../base/parse.js'
+import {parseDuration, parseEnvAssignment, parseGroupName, parseTaskName} from '../base/parse.js'
 import {resolveExecutable, shellCommand, slurmUnavailable} from '../platform/platform.js'
 import {commandProblem} from '../process/command-check.js'
 import {detectProfile} from '../agents/profiles.js'
 import {AGENT_NAMES, GENERIC_AGENT, knownAgentNames, readsAgentEvents} from '../agents/registry.js'
-import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement} from '../state/record.js'
+import {buildHeadless, checkAgentDefaults, type BuiltCommand, type HeadlessRequest} from '../agents/headless.js'
+export type {BuiltCommand, BuiltFrom, HeadlessRequest} from '../agents/headless.js'
+import {EXECUTOR_NAMES, type AgentProfileName, type ExecutorName, type SlurmPlacement, type TaskCheck} from '../state/record.js'
 import {CONFIG_FILE, readStateConfig, type StateConfig} from '../state/config.js'
-export type {SlurmDefaults, StateConfig} from '../state/config.js'
+export type {AgentDefaults, SlurmDefaults, StateConfig} from '../state/config.js'
 import {readStateFormat, refuseUnsafeStateDir, resolveStateDir} from '../state/statedir.js'
 import type {TaskSpec} from '../tasks/launch.js'
 import type {QueueStartOptions} from './queues.js'
@@ -23,7 +25,10 @@ import {checkShape, type Shape} from './option-shapes.js'
 const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
   command: 'string[]',
   shell: 'string',
+  prompt: 'string',
+  extraArgs: 'string[]',
   name: 'string',
+  group: 'string',
   cwd: 'string',
   env: 'env',
   agent: AGENT_NAMES,
@@ -50,6 +55,8 @@ const START_SHAPE: {readonly [K in keyof StartOptions]-?: Shape} = {
   maxTurns: 'number',
   maxTokens: 'number',
   onLimit: ['wait', 'fail'],
+  check: 'string|null',
+  checkTimeoutMs: 'number',
   queue: 'string',
   priority: 'number',
   after: 'ref[]',
@@ -62,13 +69,23 @@ export interface StartOptions extends QueueStartOptions {
   command?: string[]
   /** a script run through `$SHELL -c` (cmd.exe /c on Windows) instead of `command`. */
   shell?: string
+  /**
+   * with `agent`, instead of `command`: what the agent is to do. drover writes
+   * the agent's headless command (print mode, JSON events, a permission mode
+   * where configured or needed, config.json's `agents.NAME`), as agentCommand() does.
+   */
+  prompt?: string
+  /** with `prompt`: the agent's own flags, added last as given (e.g. `['--max-turns', '30']`). */
+  extraArgs?: string[]
   /** a unique name (letters, digits, `.` `_` `-`, starting with a letter). */
   name?: string
+  /** the group the task joins (a name as a task's): listed, acted on (`--group` of stop, drain, resume, wait, logs, rm) and compared with its other tasks. */
+  group?: string
   /** working directory (default: this process's). */
   cwd?: string
   /** variables added to the worker's environment. */
   env?: Record<string, string>
-  /** agent profile; by default from the program name (`claude`, `codex`). */
+  /** agent profile; by default from the program name (`claude`, `codex`); the agent to write a command for with `prompt`. */
   agent?: AgentProfileName
   /** stop the task when it runs longer than this many ms. */
   timeoutMs?: number
@@ -118,6 +135,15 @@ export interface StartOptions extends QueueStartOptions {
   maxTokens?: number
   /** `wait`: when the agent stops on its provider's usage limit, wait until it lifts and resume (default `fail`). */
   onLimit?: 'wait' | 'fail'
+  /**
+   * a shell command run in the task's cwd (its worktree) once a run has ended
+   * (not when cancelled or skipped), its exit code and the end of its output
+   * recorded on the task (`check`); by default config.json's `check` for a
+   * task with a worktree; null for none, whatever the config says.
+   */
+  check?: string | null
+  /** how long the check may run (default 10 minutes). */
+  checkTimeoutMs?: number
 }
 
 /** `start --executor slurm`'s placement: first-class sbatch options, and any others as given. */
@@ -175,13 +201,18 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
   // first, before any value is used: an unknown key or a wrong type is the caller's mistake, never a corrupt record
   checkShape(o, START_SHAPE, 'start option')
   if (o.ifAbsent && o.name === undefined) throw usageError('ifAbsent needs a name')
-  if ((o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
+  // every start: a bad agents.NAME refuses as any bad key of the file does, whatever is started
+  checkAgentDefaults(config.agents, config.source ?? CONFIG_FILE)
+  const built = o.prompt === undefined ? null : written(o, config)
+  if (o.extraArgs !== undefined && built === null) throw usageError('extraArgs go with a prompt: with a command, give its arguments in it')
+  const command = built?.command ?? o.command
+  if (built === null && (o.command === undefined) === (o.shell === undefined)) throw usageError('give either a command (argv) or a shell script, not both or neither')
   if (o.command !== undefined && (o.command.length === 0 || o.command[0] === '')) throw usageError('the command name is empty')
   if (o.shell !== undefined && o.shell.trim() === '') throw usageError('the shell script is empty')
   if (o.shell !== undefined && o.agent !== undefined && o.agent !== GENERIC_AGENT) {
     throw usageError(`agent ${o.agent} needs its command as argv, not a shell script: drover rewrites the agent's own command line to resume it`)
   }
-  for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes], ['hookTimeoutMs', o.hookTimeoutMs]] as const) {
+  for (const [key, value] of [['timeoutMs', o.timeoutMs], ['idleTimeoutMs', o.idleTimeoutMs], ['maxOutputBytes', o.maxOutputBytes], ['hookTimeoutMs', o.hookTimeoutMs], ['checkTimeoutMs', o.checkTimeoutMs]] as const) {
     if (value !== undefined && value !== null && !(Number.isFinite(value) && value > 0)) throw usageError(`${key} must be a positive number`)
   }
   if (o.retry !== undefined && !(Number.isSafeInteger(o.retry) && o.retry >= 0)) throw usageError('retry must be a whole number from 0')
@@ -189,14 +220,14 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
   const env = o.env ?? {}
   // the names a -e flag may set, whoever passes them
   for (const [key, value] of Object.entries(env)) parseEnvAssignment(`${key}=${value}`)
-  const argv = o.shell !== undefined ? shellCommand(o.shell) : o.command!
-  const agent = o.agent ?? (o.shell === undefined ? detectProfile(argv) : GENERIC_AGENT)
+  const argv = o.shell !== undefined ? shellCommand(o.shell) : command!
+  const agent = built?.agent ?? o.agent ?? (o.shell === undefined ? detectProfile(argv) : GENERIC_AGENT)
   const budget = {maxCostUsd: o.maxCostUsd ?? null, maxTurns: o.maxTurns ?? null, maxTokens: o.maxTokens ?? null}
   checkBudget(agent, budget)
   if (o.onLimit === 'wait' && !readsAgentEvents(agent)) throw usageError(`--on-limit wait needs an agent whose usage limits drover can read (${knownAgentNames().join(', ')})`)
   const cwd = path.resolve(o.cwd ?? process.cwd())
-  if (o.command !== undefined) {
-    const problem = commandProblem(o.command, cwd, {...process.env, ...env})
+  if (command !== undefined) {
+    const problem = commandProblem(command, cwd, {...process.env, ...env})
     if (problem) throw usageError(problem)
   }
   // Resolved now, with the PATH this start sees: a later resume from cron
@@ -206,6 +237,7 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
     command: argv,
     shell: o.shell ?? null,
     name: o.name === undefined ? null : parseTaskName(o.name),
+    group: o.group === undefined ? null : parseGroupName(o.group, 'group'),
     cwd,
     env,
     agent,
@@ -229,8 +261,43 @@ export function prepareStart(o: StartOptions, config: StateConfig = {}): Prepare
     retryDelayMs: o.retryDelayMs ?? null,
     retryOnTimeout: o.retryOnTimeout ?? false,
     worktree: o.worktree === undefined || o.worktree === false ? null : {branch: o.worktree === true ? null : o.worktree, base: o.base ?? null, existingBranch: o.existingBranch ?? false, pinBase: o.pinBase ?? false},
+    check: checkOf(o, config),
+    built: built === null ? null : {prompt: built.prompt, model: built.model, permissionMode: built.permissionMode, configFlags: built.configFlags, extraArgs: built.extraArgs},
   }
   return {prepared: true, spec, queue: {queue: o.queue, priority: o.priority, after: o.after, afterEnded: o.afterEnded}}
+}
+
+/**
+ * The command `start` runs for an agent and a prompt: the agent's headless
+ * command as its docs give it, with config.json's `agents.NAME` (model,
+ * permission mode, flags) and the extra flags, and what was decided. Pure:
+ * a fan-out calls it once per attempt. `config` is the state dir's
+ * (startDefaults); a usage error (exit 2) for an agent drover cannot write a
+ * command for, an empty prompt, extra arguments that are not flags, or a bad
+ * `agents` in the config.
+ */
+export function agentCommand(request: HeadlessRequest, config: StateConfig = {}): BuiltCommand {
+  checkAgentDefaults(config.agents, config.source ?? CONFIG_FILE)
+  return buildHeadless(request, config.agents?.[request.agent])
+}
+
+/** start's prompt: the agent's command written, with the checks that need the rest of the options. */
+function written(o: StartOptions, config: StateConfig): BuiltCommand {
+  if (o.command !== undefined || o.shell !== undefined) throw usageError('give a prompt or a command (or shell script), not both: with a prompt drover writes the agent\'s command')
+  if (o.agent === undefined) throw usageError(`a prompt needs an agent to give it to: ${knownAgentNames().join(', ')}`)
+  return buildHeadless({agent: o.agent, prompt: o.prompt!, extraArgs: o.extraArgs}, config.agents?.[o.agent])
+}
+
+/** The check a task gets: the option's, else config.json's for a task with a worktree; null for none. */
+function checkOf(o: StartOptions, config: StateConfig): TaskCheck | null {
+  if (o.check !== undefined && o.check !== null && o.check.trim() === '') throw usageError('the --check command is empty')
+  const worktree = o.worktree !== undefined && o.worktree !== false
+  const command = o.check === undefined ? (worktree ? config.check : undefined) : o.check
+  if (command === undefined || command === null) {
+    if (o.checkTimeoutMs !== undefined) throw usageError('checkTimeoutMs goes with a check')
+    return null
+  }
+  return {command, timeoutMs: o.checkTimeoutMs ?? null, result: null}
 }
 
 /** --on-status and --notify (config.json's `notify` when not given), only when there are any: a task without keeps the record it always had. */

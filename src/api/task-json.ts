@@ -5,7 +5,7 @@ import {resumeRefusal, wasInterrupted} from '../agents/resumable.js'
 import {readsAgentEvents} from '../agents/registry.js'
 import type {RecordRead} from '../state/store.js'
 import {fileSize, taskPaths, type TaskPaths} from '../state/store.js'
-import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type Checkpoint, type DroppedFollowup, type EndCause, type EngineWait, type RunEntry, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
+import {isFinalStatus, taskExitCode, type AgentInfo, type AgentUsage, type BuiltFrom, type Checkpoint, type DroppedFollowup, type EndCause, type EngineWait, type RunEntry, type TaskCheck, type TaskRecord, type TaskStatus, type WorktreeInfo} from '../state/record.js'
 import {pendingFollowups, type Followup} from '../state/followups.js'
 import type {FollowupJson} from './followups.js'
 import {signalNumber} from '../platform/platform.js'
@@ -40,6 +40,8 @@ const maskArgv = (argv: string[], show: boolean) => (show ? argv : argv.map(mask
 export interface TaskJson {
   id: number
   name: string | null
+  /** the group the task belongs to (`start --group`, a fan-out's attempts), or null. */
+  group: string | null
   status: TaskStatus
   desired: 'running' | 'stopped'
   reason: string | null
@@ -99,6 +101,10 @@ export interface TaskJson {
   engineWait: EngineWait | null
   /** follow-ups that were never delivered, and why (latest last; the queued ones are in `status`'s `followups`). */
   droppedFollowups: DroppedFollowup[]
+  /** the command was written by drover from a prompt (`start --agent NAME --prompt P`): the prompt and what was added (URL credentials masked unless showEnv); null for a command given as it is. */
+  built: BuiltFrom | null
+  /** the check run once a run has ended (`start --check`) and its latest result (URL credentials masked unless showEnv), or null. */
+  check: TaskCheck | null
   /** while `waiting` for a usage limit to lift: when its runner resumes it. */
   waitUntil?: string | null
 }
@@ -148,6 +154,7 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
   return {
     id: record.id,
     name: record.name,
+    group: record.group ?? null,
     status: shownStatus(record),
     desired: record.desired,
     reason: queued && record.reason === null ? queuedReason(record, paused) : record.reason,
@@ -190,6 +197,8 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
     worktree: record.worktree,
     engineWait: isEngineQueued(record) ? record.engineWait! : null,
     droppedFollowups: show ? (record.droppedFollowups ?? []) : (record.droppedFollowups ?? []).map((d) => ({...d, prompt: maskUrlCredentials(d.prompt)})),
+    built: !record.built ? null : show ? record.built : maskedBuilt(record.built),
+    check: !record.check ? null : show ? record.check : maskedCheck(record.check),
     // the one key present only sometimes comes last, so every other key keeps its place
     ...(record.waitUntil ? {waitUntil: record.waitUntil} : {}),
   }
@@ -197,6 +206,16 @@ export function taskJson(record: TaskRecord, opts: {showEnv?: boolean; stateDir?
 
 /** A queued follow-up as every front-end shows it. */
 export const followupJson = (f: Followup): FollowupJson => ({n: f.n, prompt: f.prompt, at: f.at, now: f.now, keep: f.keep})
+
+/** How a command was written, as shown: credentials in URLs of the prompt and the flags masked, as the command's are. */
+function maskedBuilt(built: BuiltFrom): BuiltFrom {
+  return {...built, prompt: maskUrlCredentials(built.prompt), configFlags: maskArgv(built.configFlags, false), extraArgs: maskArgv(built.extraArgs, false)}
+}
+
+/** A check as shown: credentials in URLs of its command and its output masked, as a hook's command is. */
+function maskedCheck(check: TaskCheck): TaskCheck {
+  return {...check, command: maskUrlCredentials(check.command), result: check.result && {...check.result, output: maskUrlCredentials(check.result.output)}}
+}
 
 /** A run as shown: credentials in URLs of its argv and its prompt masked. */
 function maskedRun(run: RunEntry): RunEntry {
@@ -211,9 +230,12 @@ function maskedRun(run: RunEntry): RunEntry {
  * rendered afresh instead of shown (test/api/task-json.test.ts pins the keys).
  * 4: status hooks, notify and a worktree's merge (onStatus, notify,
  * worktree.baseBranch, worktree.merged); 5: with them, follow-ups and attach
- * (droppedFollowups, runs[].prompt, runs[].followup, runs[].attached).
+ * (droppedFollowups, runs[].prompt, runs[].followup, runs[].attached); 6: a
+ * command written from a prompt (built); 7: a task's group (group, after
+ * name, so that a table row cut out of a view reads it early); 8: a task's
+ * check and its result (check).
  */
-export const TASK_JSON_VERSION = 5
+export const TASK_JSON_VERSION = 8
 
 /**
  * A task's `list --json` view is stored beside its record only when it is a

@@ -15,6 +15,7 @@ export type TaskRow = Pick<
   TaskJson,
   | 'id'
   | 'name'
+  | 'group'
   | 'status'
   | 'reason'
   | 'cause'
@@ -46,6 +47,7 @@ export type TaskRow = Pick<
 export const VIEW_KEYS = [
   'id',
   'name',
+  'group',
   'status',
   'desired',
   'reason',
@@ -275,27 +277,28 @@ export function rowOfView(b: Buffer, start: number, end: number): TaskRow | null
   return {
     id: v[0],
     name: v[1],
-    status: v[2],
-    reason: v[4],
-    cause: v[5],
-    exitCode: v[6],
-    signal: v[7],
-    pid: v[8],
-    command: v[9],
-    shell: v[10],
-    startedAt: v[15],
-    runtimeMs: v[17],
-    agentInfo: v[21],
-    checkpoint: v[22],
-    executor: v[23],
-    jobId: v[24],
-    node: v[25],
-    queue: v[26],
-    position: v[30],
-    queuePaused: v[31],
-    attempt: v[32],
-    retryMax: v[33],
-    retryAt: v[34],
+    group: v[2],
+    status: v[3],
+    reason: v[5],
+    cause: v[6],
+    exitCode: v[7],
+    signal: v[8],
+    pid: v[9],
+    command: v[10],
+    shell: v[11],
+    startedAt: v[16],
+    runtimeMs: v[18],
+    agentInfo: v[22],
+    checkpoint: v[23],
+    executor: v[24],
+    jobId: v[25],
+    node: v[26],
+    queue: v[27],
+    position: v[31],
+    queuePaused: v[32],
+    attempt: v[33],
+    retryMax: v[34],
+    retryAt: v[35],
     // an indexed view is of an ended task: no engine holds it
     engineWait: null,
   }

@@ -15,6 +15,8 @@ export interface WaitSelection {
   all?: boolean
   /** the tasks of this queue not ended yet. */
   queue?: string
+  /** every task of this group, ended ones too (a fan-out's attempts: one that failed first still counts); its name, or a task of it. */
+  group?: string
   /** the tasks in these statuses now (with `queue`: of that queue). */
   status?: TaskStatus[]
 }
@@ -41,11 +43,12 @@ export interface WaitResult {
 /** The ids a selection names, checked before waiting: unknown refs exit 3. */
 export async function selectForWait(stateDir: string, sel: WaitSelection): Promise<number[]> {
   const {checkShape} = await import('./option-shapes.js')
-  checkShape(sel, {tasks: 'ref[]', all: 'boolean', queue: 'string', status: 'string[]'}, 'waitFor option', '', {refs: 'tasks'})
+  checkShape(sel, {tasks: 'ref[]', all: 'boolean', queue: 'string', group: 'string', status: 'string[]'}, 'waitFor option', '', {refs: 'tasks'})
   const refs = sel.tasks ?? []
-  const filters = sel.all || sel.queue !== undefined || sel.status !== undefined
-  if (refs.length > 0 && filters) throw usageError('give tasks, or --all/--queue/--status, not both')
-  if (refs.length === 0 && !filters) throw usageError('no task given: name the tasks to wait for, or use --all, --queue NAME or --status S')
+  const filters = sel.all || sel.queue !== undefined || sel.group !== undefined || sel.status !== undefined
+  if (refs.length > 0 && filters) throw usageError('give tasks, or --all/--queue/--group/--status, not both')
+  if (refs.length === 0 && !filters) throw usageError('no task given: name the tasks to wait for, or use --all, --queue NAME, --group NAME or --status S')
+  if (sel.group !== undefined && (sel.all || sel.queue !== undefined)) throw usageError('give --group, or --all/--queue, not both')
   if (refs.length > 0) {
     const {findTask} = await import('../tasks/lookup.js')
     const ids: number[] = []
@@ -64,6 +67,12 @@ export async function selectForWait(stateDir: string, sel: WaitSelection): Promi
   }
   if (sel.queue !== undefined) (await import('../tasks/queues.js')).requireQueue(stateDir, sel.queue, 'nothing to wait for')
   const {isFinalStatus} = await import('../state/record.js')
+  if (sel.group !== undefined) {
+    // the whole group, as a queue's batch: an attempt that ended before wait began counts too
+    const {groupTasks, resolveGroup} = await import('../tasks/groups.js')
+    const members = await groupTasks(stateDir, resolveGroup(stateDir, sel.group))
+    return members.filter((r) => sel.status === undefined || sel.status.includes(r.status)).map((r) => r.id)
+  }
   // --queue alone takes its batch, ended tasks too; --all and live statuses take live tasks only, found without reading the ended ones.
   const batch = sel.queue !== undefined && sel.status === undefined
   const {loadLiveTasks, onlyLiveStatuses} = await import('../tasks/live-tasks.js')

@@ -227,10 +227,12 @@ export function parseCount(input: string, flag?: string): number {
 // ---------------------------------------------------------------------------------------------
 // Task names and references
 
-const NAME_SHAPE = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/
+/** A task name's most characters. */
+export const MAX_TASK_NAME_LENGTH = 64
+const NAME_SHAPE = new RegExp(`^[A-Za-z][A-Za-z0-9._-]{0,${MAX_TASK_NAME_LENGTH - 1}}$`)
 // Windows refuses these as file names with any extension ('con.log' included), in any case.
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i
-const NAME_RULE = "1-64 ASCII letters, digits, '.', '_' or '-', starting with a letter"
+const NAME_RULE = `1-${MAX_TASK_NAME_LENGTH} ASCII letters, digits, '.', '_' or '-', starting with a letter`
 
 function nameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string' || !NAME_SHAPE.test(name)) return `a name is ${NAME_RULE}`
@@ -257,6 +259,17 @@ export function parseTaskName(name: string): string {
   if (problem !== undefined) {
     throw usageError(`invalid task name '${show(typeof name === 'string' ? name : String(name))}': ${problem}`)
   }
+  return name
+}
+
+/**
+ * A group's name (`--group`): the task names' rule, so a group is never taken
+ * for an id, a path or :latest, and a fan-out's attempts (GROUP-claude-1) are
+ * valid task names whenever their group's name is.
+ */
+export function parseGroupName(name: string, flag = '--group'): string {
+  const problem = nameProblem(name)
+  if (problem !== undefined) throw usageError(`${flag}: invalid group name '${show(typeof name === 'string' ? name : String(name))}': ${problem}`)
   return name
 }
 

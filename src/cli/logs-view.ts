@@ -14,6 +14,7 @@ import type {Paint} from './render/color.js'
 export interface LogsViewFlags {
   follow: boolean
   all: boolean
+  group?: string
   pretty: boolean
   raw: boolean
   full: boolean
@@ -53,7 +54,7 @@ function sizeOf(file: string): number {
  * not an agent.
  */
 export async function wantsLogsView(drover: Drover, refs: string[], flags: LogsViewFlags, tty: boolean): Promise<boolean> {
-  if (refs.length !== 1 || flags.all || flags.pretty || flags.timestamps || flags.full || flags.since !== undefined) return true
+  if (refs.length !== 1 || flags.all || flags.group !== undefined || flags.pretty || flags.timestamps || flags.full || flags.since !== undefined) return true
   if (!tty || flags.raw) return false
   try {
     return readsAgentEvents((await drover.get(refs[0])).agent)
@@ -63,10 +64,11 @@ export async function wantsLogsView(drover: Drover, refs: string[], flags: LogsV
 }
 
 export async function logsView(drover: Drover, refs: string[], flags: LogsViewFlags, opts: {json: boolean; tty: boolean; paint: Paint}): Promise<number> {
-  if (flags.all && refs.length > 0) throw usageError('give task ids or --all, not both')
-  if (!flags.all && refs.length === 0) throw usageError('no task given: name a task (or several with -f), or --all')
-  if (opts.json && (refs.length > 1 || flags.all || flags.pretty || flags.timestamps)) {
-    throw usageError('--json streams one task\'s raw output: leave out --pretty, --timestamps, --all and further tasks')
+  const group = flags.group !== undefined
+  if ([refs.length > 0, flags.all, group].filter(Boolean).length > 1) throw usageError(`give ${[refs.length > 0 && 'task ids', flags.all && '--all', group && '--group'].filter(Boolean).join(' or ')}, not both`)
+  if (!flags.all && !group && refs.length === 0) throw usageError('no task given: name a task (or several with -f), or --all or --group NAME')
+  if (opts.json && (refs.length > 1 || flags.all || group || flags.pretty || flags.timestamps)) {
+    throw usageError('--json streams one task\'s raw output: leave out --pretty, --timestamps, --all, --group and further tasks')
   }
   if (flags.pretty && flags.raw) throw usageError('give --pretty or --raw, not both')
   if (flags.since !== undefined && (flags.tail !== undefined || flags.offset !== undefined)) throw usageError('give --since or -n/--offset, not both')
@@ -80,6 +82,9 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
     const wanted = listed.filter((t) => LIVE.includes(t.status) || (sinceMs !== null && t.endedAt !== null && Date.parse(t.endedAt) >= sinceMs))
     tasks = await Promise.all(wanted.map((t) => drover.get(t.id)))
     if (tasks.length === 0 && !flags.follow) process.stderr.write('no running tasks\n')
+  } else if (group) {
+    // every task of the group, ended ones too: a fan-out's attempts side by side, prefixed
+    tasks = await Promise.all((await drover.group(flags.group!)).tasks.map((t) => drover.get(t.id)))
   } else {
     tasks = await Promise.all(refs.map((ref) => drover.get(ref)))
   }
@@ -96,7 +101,7 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
     pretty: (task) => flags.pretty || (!flags.raw && opts.tty && readsAgentEvents(task.agent)),
     full: flags.full,
     timestamps: flags.timestamps,
-    prefix: tasks.length > 1 || flags.all,
+    prefix: tasks.length > 1 || flags.all || group,
     paint: opts.paint,
     startOf: (task) => {
       // A task with no run since then shows only what comes next.

@@ -5,7 +5,7 @@
 // client that validates structured output.
 
 import * as z from 'zod'
-import {AGENT_NAMES, agentsThat, GENERIC_AGENT, knownAgentNames, TASK_STATUSES} from '../api/values.js'
+import {AGENT_NAMES, agentsThat, GENERIC_AGENT, headlessForms, knownAgentNames, TASK_STATUSES} from '../api/values.js'
 
 export const taskRef = z
   .union([z.number().int().positive(), z.string().min(1)], {error: 'expected a task id (a whole number from 1) or a task name (a string)'})
@@ -73,14 +73,38 @@ export const inputs = {
       .min(1)
       .optional()
       .describe('the program and its arguments, run directly (no shell), e.g. ["claude", "-p", "fix the failing tests", "--output-format", "stream-json", "--verbose"]'),
-    shell: z.string().optional().describe('a shell script run through $SHELL -c instead of `command` (pipes, &&, redirections); give exactly one of command or shell'),
+    shell: z.string().optional().describe('a shell script run through $SHELL -c instead of `command` (pipes, &&, redirections); give exactly one of command, shell or prompt'),
+    prompt: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        `with agent, instead of command: what the agent is to do. drover writes that agent's headless command itself (${headlessForms().map((f) => f.command).join('; ')}), with the model, permission mode and flags the state dir's config.json gives under agents.<name>, and starts it exactly as if it had been given as command; the task's "built" says how it was written`,
+      ),
+    extraArgs: z
+      .array(z.string())
+      .optional()
+      .describe('with prompt: the agent\'s own flags, added at the end as given, e.g. ["--model", "sonnet"] or ["--allowedTools", "Bash,Edit"]; the first must be a flag'),
     name: z.string().optional().describe('a unique name to refer to the task by (letters, digits, . _ -; starts with a letter)'),
+    attempts: z
+      .union([z.number().int().min(1).max(32), z.string().min(1)], {error: 'expected a number of attempts of `agent`, or attempts by agent such as "claude:2,codex"'})
+      .optional()
+      .describe(
+        'with prompt and worktree: true, a fan-out — the same prompt given several times, each attempt a task of its own in its own worktree from one base commit, all in one group: a number (that many attempts of `agent`), or "claude:2,codex" (two of claude, one of codex; then leave out agent). Each attempt is named GROUP-AGENT-N; budgets, onLimit, queue, after and check apply to each. Returns {group, base, tasks}; compare the attempts with compare_attempts, merge the best with merge_task',
+      ),
+    group: z.string().min(1).optional().describe('put the task in this group (a name as a task\'s); with attempts, the group\'s name (default g<first id>). list_tasks and compare_attempts take it'),
+    check: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("a shell command run in the task's cwd (its worktree) once a run has ended (not when cancelled), e.g. \"npm test\": its exit code and the end of its output are recorded on the task (check.result) and shown by compare_attempts. Default: the state dir's config.json check, for a task with a worktree"),
+    checkTimeout: duration('stop the check when it runs longer than this (default "10m")').optional(),
     cwd: z.string().optional().describe('working directory (default: the directory the MCP server was started in)'),
     env: z.record(z.string(), z.string()).optional().describe('environment variables added for the task; their values are never shown back'),
     agent: z
       .enum(AGENT_NAMES as [string, ...string[]])
       .optional()
-      .describe(`agent profile for session tracking and resume (default: from the program name: ${knownAgentNames().join(', ')}, else ${GENERIC_AGENT})`),
+      .describe(`agent profile for session tracking and resume (default: from the program name: ${knownAgentNames().join(', ')}, else ${GENERIC_AGENT}); with prompt, the agent to write the command for`),
     timeout: duration('stop the task (gracefully, like stop_task) when it runs longer than this').optional(),
     idleTimeout: duration('stop the task when its output does not grow for this long').optional(),
     maxOutputBytes: z.number().int().nonnegative().optional().describe('stop the task when its output passes this many bytes (default 1 GiB; 0 for no limit)'),
@@ -123,6 +147,7 @@ export const inputs = {
   }),
   list_tasks: z.strictObject({
     status: z.array(statusEnum).optional().describe('only tasks in these statuses, e.g. ["running"]'),
+    group: z.string().min(1).optional().describe('only the tasks of this group (its name, or an id of one of its tasks as a string)'),
     limit: z.number().int().positive().max(1000).optional().describe('at most this many, the newest (default 50)'),
   }),
   get_task: z.strictObject({task: taskRef}),
@@ -179,6 +204,13 @@ export const inputs = {
   queue_status: z.strictObject({
     queue: z.string().min(1).optional().describe('only this queue'),
   }),
+  compare_attempts: z.strictObject({
+    group: z
+      .union([z.string().min(1), z.number().int().positive()])
+      .describe('the group: its name (the `group` start_task returned), or the id of one of its tasks'),
+    wait: z.boolean().optional().describe('wait until every attempt has ended and its check is done (up to timeoutSeconds)'),
+    timeoutSeconds: seconds('with wait: give up waiting after this long (default 30; capped by the server) and return them as they are').optional(),
+  }),
   prune_tasks: z.strictObject({
     keep: z.number().int().nonnegative().optional().describe('keep the newest N ended tasks, remove the rest'),
     olderThanSeconds: seconds('remove tasks that ended more than this long ago').optional(),
@@ -188,8 +220,34 @@ export const inputs = {
   }),
 } as const
 
+const attempt = z.looseObject({
+  id: z.number().int(),
+  name: nullableString,
+  agent: z.string(),
+  status: statusEnum,
+  turns: nullableNumber,
+  inputTokens: nullableNumber,
+  outputTokens: nullableNumber,
+  costUsd: nullableNumber,
+  runtimeMs: nullableNumber,
+  work: z
+    .looseObject({files: z.number().int(), insertions: z.number().int(), deletions: z.number().int(), commits: z.number().int(), uncommitted: z.boolean()})
+    .nullable()
+    .describe("what it changed in its worktree against the base commit; null without a worktree"),
+  check: z
+    .looseObject({command: z.string(), result: z.looseObject({status: z.enum(['running', 'passed', 'failed']), exitCode: nullableNumber, output: z.string()}).nullable()})
+    .nullable()
+    .describe("its check and the result for its last run (output: the last 8 KiB it wrote); null without a check"),
+  settled: z.boolean().describe('ended, and its check done'),
+})
+
 export const outputs = {
-  start_task: z.object({task}),
+  start_task: z.object({
+    task: task.describe('the task started; with attempts, the first attempt'),
+    group: z.string().optional().describe('with attempts: the group the attempts are in'),
+    base: z.looseObject({ref: z.string(), commit: z.string(), branch: nullableString}).optional().describe('with attempts: the commit every worktree started from'),
+    tasks: z.array(task).optional().describe('with attempts: the attempts, in the order started'),
+  }),
   list_tasks: z.object({tasks: z.array(z.union([task, corruptTask])), total: z.number().int().describe('tasks matching before the limit')}),
   get_task: z.object({task: task.extend({runnerAlive: z.boolean(), workerAlive: z.boolean(), resume: nullableString, resumeRefused: nullableString})}),
   read_output: z.object({
@@ -245,6 +303,13 @@ export const outputs = {
         queuedTasks: z.array(queuedTask).describe('the tasks waiting, next to start first'),
       }),
     ),
+  }),
+  compare_attempts: z.looseObject({
+    group: z.string(),
+    base: z.looseObject({ref: z.string(), commit: z.string(), branch: nullableString}).nullable(),
+    sameBase: z.boolean(),
+    attempts: z.array(attempt),
+    settled: z.boolean().describe('every attempt ended and checked: the table will not change by itself'),
   }),
   prune_tasks: z.looseObject({dryRun: z.boolean(), removed: z.array(z.looseObject({id: z.number().int()})), kept: z.number().int()}),
 } as const

@@ -3,10 +3,10 @@
 // call it makes. Which tools a server shows depends on --read-only and --allow.
 
 import {DroverError, ExitCode, type Drover, type TaskJson, type TaskRef} from '../api/index.js'
-import {FINAL_STATUSES} from '../api/values.js'
+import {FINAL_STATUSES, knownAgentNames} from '../api/values.js'
 import * as z from 'zod'
 import {inputs, outputs, type ToolInput, type ToolName} from './schemas.js'
-import {startOptions} from './start.js'
+import {fanOutOptions, startOptions} from './start.js'
 import {waitTasks} from './wait.js'
 
 export interface ToolContext {
@@ -54,6 +54,8 @@ const DEFAULT_WAIT_MS = 30_000
 
 const usageError = (message: string) => new DroverError(message, ExitCode.usage)
 const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : Math.round(seconds * 1000))
+/** How long a waiting tool waits: `timeoutSeconds`, else 30 s, never past the server's cap. */
+const waitMs = (timeoutSeconds: number | undefined, ctx: {maxWaitMs: number}) => Math.min(ms(timeoutSeconds) ?? DEFAULT_WAIT_MS, ctx.maxWaitMs)
 const isFinal = (task: {status: string}) => (FINAL_STATUSES as readonly string[]).includes(task.status)
 
 function define<N extends ToolName>(tool: ToolDefinition<N>): ToolDefinition<N> {
@@ -65,8 +67,15 @@ export const TOOLS = [
     name: 'start_task',
     access: 'write',
     annotations: annotate('Start a background task', {openWorldHint: true}),
-    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent (e.g. command ["claude", "-p", "<prompt>", "--output-format", "stream-json", "--verbose"] or ["codex", "exec", "--json", "<prompt>"]) or to run a long job (tests, builds). A sub-agent runs unattended, with nobody to answer a permission prompt: give claude the tools it may use (e.g. "--allowedTools", "Bash,Edit") or a --permission-mode. Give exactly one of \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). To run many at once without overloading the machine, give them one \`queue\` (queue_status shows it); to run one after others, give \`after\`; to keep parallel agents on one repository apart, give each \`worktree: true\`; to bound an agent, give \`maxTurns\`, \`maxTokens\` or \`maxCostUsd\` (it is drained when its session reaches one). Durations are strings with a unit ("90s", "30m", "2h"). Returns {task} with its id, name and status ("running", or "queued" while it waits for a slot or for \`after\`); a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
+    description: `Start a command in the background under drover and return its task record at once (it does not wait for the command to finish). Use it to hand work to a sub-agent — \`agent\` and \`prompt\` (e.g. {"agent": "${knownAgentNames()[0]}", "prompt": "fix the failing tests"}): drover writes the agent's headless command (${knownAgentNames().join(', ')}), with \`extraArgs\` for the agent's own flags — or to run a long job (tests, builds) as \`command\`. A sub-agent runs unattended, with nobody to answer a permission prompt: give claude the tools it may use (extraArgs ["--allowedTools", "Bash,Edit"]) or a permission mode (["--permission-mode", "acceptEdits"], or the state dir's config.json agents.<name>.permissionMode). Give exactly one of \`prompt\` (with \`agent\`), \`command\` (argv, run without a shell) or \`shell\` (a script for $SHELL -c). To run many at once without overloading the machine, give them one \`queue\` (queue_status shows it); to run one after others, give \`after\`; to keep parallel agents on one repository apart, give each \`worktree: true\`; to bound an agent, give \`maxTurns\`, \`maxTokens\` or \`maxCostUsd\` (it is drained when its session reaches one). To have several agents try the same work and keep the best, give \`attempts\` (e.g. {"attempts": "claude:2,codex", "prompt": "…", "worktree": true, "check": "npm test"}): one task per attempt, in a group, each in its own worktree; compare them with compare_attempts and merge the best with merge_task. Durations are strings with a unit ("90s", "30m", "2h"). Returns {task} (with attempts also group, base and tasks, every attempt) with its id, name and status ("running", or "queued" while it waits for a slot or for \`after\`); a command that cannot be started (no such program, a bad cwd) is an error naming the task it recorded. Then follow it with read_output, wait for it with wait_tasks, end it with stop_task. ${PERSIST}`,
     async run(args, {drover}) {
+      if (args.attempts !== undefined) {
+        // a fan-out, checked whole as one start is: a refused call changes nothing on disk
+        const started = await drover.fanOut(fanOutOptions(args))
+        const failed = started.tasks.find((t) => t.status === 'failed' && t.pid === null)
+        if (failed) throw new DroverError(`task ${failed.id} (${failed.name}) of group ${started.group} failed to start: ${failed.reason}`, ExitCode.failed, {id: failed.id, group: started.group})
+        return {task: started.tasks[0], ...started}
+      }
       // Checked whole before anything is written: a refused call changes nothing on disk.
       const task = await drover.start(startOptions(args))
       // As `drover start`: a run that never got a worker (no such program, a bad cwd) failed, exit 1.
@@ -81,7 +90,7 @@ export const TOOLS = [
     description:
       'List drover tasks, newest last: their ids, names, statuses ("starting", "running", "stopping" while live; "succeeded", "failed", "stopped", "cancelled", "drained", "lost" once ended), exit codes and commands. Filter with `status`, e.g. ["running"]. Returns {tasks, total}. Tasks started by anyone on this state dir (the drover CLI, other agents) are listed too.',
     async run(args, {drover}) {
-      return drover.listNewest({...(args.status ? {status: args.status} : {}), limit: args.limit ?? DEFAULT_LIST_LIMIT})
+      return drover.listNewest({...(args.status ? {status: args.status} : {}), ...(args.group ? {group: args.group} : {}), limit: args.limit ?? DEFAULT_LIST_LIMIT})
     },
   }),
   define({
@@ -112,8 +121,7 @@ export const TOOLS = [
     description:
       'Block until the given tasks have ended (mode "all", the default) or until one of them has (mode "any"), or until timeoutSeconds passes (default 30; the server caps it, so for a long job call it again). Sends progress notifications while waiting. Returns {ended, pending, timedOut, tasks} with the current record of every task. A timeout does not stop anything: the tasks keep running.',
     async run(args, ctx) {
-      const timeoutMs = Math.min(ms(args.timeoutSeconds) ?? DEFAULT_WAIT_MS, ctx.maxWaitMs)
-      return waitTasks(ctx, args.tasks, {mode: args.mode ?? 'all', timeoutMs, isFinal})
+      return waitTasks(ctx, args.tasks, {mode: args.mode ?? 'all', timeoutMs: waitMs(args.timeoutSeconds, ctx), isFinal})
     },
   }),
   define({
@@ -189,6 +197,17 @@ export const TOOLS = [
     async run(args, {drover}) {
       // the CLI's `queue NAME` and `queue --json`: one answer, from the API (an unknown queue is refused there)
       return {queues: await drover.queueDetails(args.queue)}
+    },
+  }),
+  define({
+    name: 'compare_attempts',
+    access: 'read',
+    annotations: reading('Compare the attempts of a group'),
+    description:
+      "A group's attempts side by side (start_task with attempts, or tasks given one group): for each its status, the agent's turns, tokens and cost, its runtime, what it changed in its worktree against the base commit (work: files, insertions, deletions, commits, uncommitted) and its check's result (check.result: passed or failed, exit code, the end of its output). With wait, it returns once every attempt has ended and been checked, or after timeoutSeconds (default 30; the server caps it: call again while settled is false). Pick one, merge it with merge_task (commit: true for work left uncommitted); the others' work can then be thrown away (drover rm --group GROUP --discard). Returns {group, base, sameBase, attempts, settled}.",
+    async run(args, ctx) {
+      // spread: an interface has no index signature, and a tool answers a plain record
+      return {...(await ctx.drover.compare(String(args.group), {wait: args.wait, timeoutMs: waitMs(args.timeoutSeconds, ctx), signal: ctx.signal}))}
     },
   }),
   define({

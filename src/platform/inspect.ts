@@ -8,7 +8,7 @@
 import {spawn} from 'node:child_process'
 import {readdirSync, readFileSync, statfsSync, type Stats} from 'node:fs'
 import path from 'node:path'
-import {currentPlatform, processStartTime, signalProcessGroup, workerSpawnOptions, type PlatformContext, type ProcessIdentity} from './platform.js'
+import {currentPlatform, processStartTime, signalChildGroup, workerSpawnOptions, type PlatformContext, type ProcessIdentity} from './platform.js'
 
 /** The PATH variable's value: on Windows its name is any case (`Path` usually). */
 export function pathValue(env: NodeJS.ProcessEnv, ctx: PlatformContext = currentPlatform()): string | undefined {
@@ -196,13 +196,11 @@ export function runBriefly(file: string, args: string[], opts: {env: NodeJS.Proc
       finish(null, (error as NodeJS.ErrnoException).code ?? (error as Error).message)
       return
     }
+    let exited = false
+    child.once('exit', () => (exited = true))
     timer = setTimeout(() => {
       timedOut = true
-      try {
-        if (child.pid) signalProcessGroup(child.pid, 'SIGKILL', ctx)
-      } catch {
-        // gone meanwhile
-      }
+      signalChildGroup(child.pid, exited, 'SIGKILL', ctx)
       setTimeout(() => {
         child.stdout?.destroy()
         child.stderr?.destroy()

@@ -106,7 +106,7 @@ function linuxHasChildrenFiles(): boolean {
  * machine costs the runner time and memory each second. Every thread is read,
  * since a multi-threaded program (codex, claude) may fork from any of them.
  */
-function linuxDescendantsByChildrenFiles(rootPid: number): ProcessIdentity[] {
+function linuxDescendantsByChildrenFiles(rootPid: number, prune?: (pid: number) => boolean): ProcessIdentity[] {
   const result: ProcessIdentity[] = []
   const seen = new Set<number>([rootPid])
   const queue = [rootPid]
@@ -129,6 +129,7 @@ function linuxDescendantsByChildrenFiles(rootPid: number): ProcessIdentity[] {
         const pid = Number(word)
         if (!isValidPid(pid) || seen.has(pid)) continue
         seen.add(pid)
+        if (prune?.(pid)) continue
         queue.push(pid)
         const stat = readLinuxStat(pid)
         if (stat && !isDeadState(stat.state)) result.push({pid, startTime: stat.startTime})
@@ -348,11 +349,11 @@ export function terminateConfirmed(identity: ProcessIdentity, ctx: PlatformConte
 /**
  * Snapshot of every live descendant of rootPid (children, grandchildren … found by walking ppid
  * links), with start times, so survivors can be swept even after they escaped the group with setsid.
- * The root itself is not included.
+ * The root itself is not included, nor is a process `prune` picks, nor anything below it.
  */
-export function listDescendants(rootPid: number, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {
+export function listDescendants(rootPid: number, ctx: PlatformContext = currentPlatform(), prune?: (pid: number) => boolean): ProcessIdentity[] {
   if (!isValidPid(rootPid)) return []
-  if (ctx.os === 'linux' && linuxHasChildrenFiles()) return linuxDescendantsByChildrenFiles(rootPid)
+  if (ctx.os === 'linux' && linuxHasChildrenFiles()) return linuxDescendantsByChildrenFiles(rootPid, prune)
   const children = new Map<number, number[]>()
   const startOf = new Map<number, string>() // live processes only
   const link = (pid: number, ppid: number) => {
@@ -389,6 +390,7 @@ export function listDescendants(rootPid: number, ctx: PlatformContext = currentP
     for (const pid of children.get(queue.shift()!) ?? []) {
       if (seen.has(pid)) continue
       seen.add(pid)
+      if (prune?.(pid)) continue
       queue.push(pid)
       // BSD ps gives no start times in the listing: ask per process (also filters out zombies).
       const startTime = ctx.os === 'linux' ? startOf.get(pid) : processStartTime(pid, ctx)
@@ -621,6 +623,25 @@ export function shellCommand(script: string, env: NodeJS.ProcessEnv = process.en
   return [env.SHELL || '/bin/sh', '-c', script]
 }
 
+/**
+ * Why the OS would refuse to start `argv` for its length (E2BIG), or null.
+ * Linux caps each argument at 128 KiB with its NUL (MAX_ARG_STRLEN); Windows
+ * the whole command line at 32,767 characters, quoting included (counted
+ * here without it: a near miss is the OS's to refuse). macOS caps only the
+ * arguments and environment together, at 1 MiB: left to the OS.
+ */
+export function argvTooLong(argv: string[], ctx: PlatformContext = currentPlatform()): string | null {
+  if (ctx.os === 'linux') {
+    const longest = Math.max(...argv.map((arg) => Buffer.byteLength(arg)))
+    return longest >= 128 * 1024 ? `an argument of ${longest} bytes, where Linux takes at most ${128 * 1024 - 1}` : null
+  }
+  if (ctx.os === 'win32') {
+    const line = argv.reduce((sum, arg) => sum + arg.length + 1, -1)
+    return line > 32_767 ? `a command line of ${line} characters, where Windows takes at most 32767` : null
+  }
+  return null
+}
+
 /** Whether a file exists and may be run; injected in tests for the platforms we cannot run. */
 export type ExecutableCheck = (file: string) => boolean
 
@@ -692,6 +713,34 @@ export function listProcessesWithEnv(marks: Record<string, string>, ctx: Platfor
     if (wanted.every((pair) => vars.has(pair))) found.push({pid, startTime: stat.startTime})
   }
   return found
+}
+
+/**
+ * Whether a process's environment holds `pair` (name=value) — as it was when
+ * the process started: Linux reads /proc/<pid>/environ. false where that cannot
+ * be read (another user's process, one gone, and every other system).
+ */
+export function processEnvHas(pid: number, pair: string, ctx: PlatformContext = currentPlatform()): boolean {
+  if (ctx.os !== 'linux' || !isValidPid(pid)) return false
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(pair)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Signals the process group a child of the caller's leads: while the child
+ * lives, or, once it exited, while a member of its group is left — an
+ * emptied group's number may be anyone's by then. Never throws.
+ */
+export function signalChildGroup(pid: number | undefined, exited: boolean, signal: StopSignal, ctx: PlatformContext = currentPlatform()): void {
+  if (!pid || (exited && listGroupMembers(pid, ctx).length === 0)) return
+  try {
+    signalProcessGroup(pid, signal, ctx)
+  } catch {
+    // not ours to signal any more
+  }
 }
 
 export function listGroupMembers(leader: number, ctx: PlatformContext = currentPlatform()): ProcessIdentity[] {

@@ -16,6 +16,17 @@ export const TASK_VARIABLES = ['DROVER_TASK_ID', 'DROVER_CONTROL_FILE', 'DROVER_
  * is spawned, so the worker and the hooks inherit them as they were.
  */
 const DEFERRED = ['NODE_EXTRA_CA_CERTS'] as const
+
+/**
+ * What every runner and hook supervisor boots with, and drops at once
+ * (restoreDeferredEnv), so nothing it spawns inherits it: a process whose
+ * environment, as it started, holds this is drover's own, owning a task of its
+ * own. A task's tree scan leaves it and all below it alone — a runner started
+ * from inside a task (an agent calling `drover start`) is a child of the task's
+ * processes for a moment, and its task must outlive the one it was started from.
+ */
+export const RUNNER_MARK = 'DROVER_RUNNER=1'
+const [RUNNER_MARK_NAME, RUNNER_MARK_VALUE] = RUNNER_MARK.split('=')
 const deferredName = (name: string) => `DROVER_DEFERRED_${name}`
 
 /**
@@ -28,6 +39,7 @@ const deferredName = (name: string) => `DROVER_DEFERRED_${name}`
 export function runnerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const clean = {...env}
   for (const name of TASK_VARIABLES) delete clean[name]
+  clean[RUNNER_MARK_NAME] = RUNNER_MARK_VALUE
   for (const name of DEFERRED) {
     delete clean[deferredName(name)]
     if (clean[name] === undefined) continue
@@ -37,8 +49,9 @@ export function runnerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
   return clean
 }
 
-/** In the runner, first thing: the deferred variables back under their own names. */
+/** In the runner, first thing: the deferred variables back under their own names, and the runner's mark gone. */
 export function restoreDeferredEnv(env: NodeJS.ProcessEnv = process.env): void {
+  delete env[RUNNER_MARK_NAME]
   for (const name of DEFERRED) {
     const saved = env[deferredName(name)]
     if (saved === undefined) continue

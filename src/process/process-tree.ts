@@ -8,6 +8,7 @@ import {
   identityState,
   isSameProcess,
   pidExists,
+  processEnvHas,
   processTable,
   terminateConfirmed,
   descendantsInTable,
@@ -23,6 +24,7 @@ import {
   type ProcessIdentity,
 } from '../platform/platform.js'
 import type {Checkpoint, DrainMode, TaskRecord} from '../state/record.js'
+import {RUNNER_MARK} from './boot-env.js'
 import {CANCEL_GRACE_MS, DEFAULT_STOP_GRACE_MS, type StopPlan} from './stop-plan.js'
 
 const SCAN_INTERVAL_MS = 250
@@ -164,7 +166,13 @@ export class ProcessTree {
       const table = this.freshTable(0)
       found = table ? descendantsInTable(this.worker.pid, table) : []
     } else {
-      found = listDescendants(this.worker.pid, this.ctx)
+      // a runner met is left out, with all below it, and forgotten if it was seen before it became one
+      const prune = (pid: number) => {
+        if (!this.isRunner(pid)) return false
+        this.known.delete(pid)
+        return true
+      }
+      found = listDescendants(this.worker.pid, this.ctx, prune)
     }
     for (const identity of found) {
       const had = this.known.get(identity.pid)
@@ -172,6 +180,26 @@ export class ProcessTree {
       this.known.set(identity.pid, identity)
     }
     return grew
+  }
+
+  /**
+   * A runner of drover's own (its boot environment holds RUNNER_MARK): one
+   * started from inside this task owns a task of its own, and neither it nor
+   * anything below it is this task's. Linux only; elsewhere a boot
+   * environment is not readable cheaply, and none is told apart.
+   */
+  private isRunner(pid: number): boolean {
+    return pid !== this.worker.pid && processEnvHas(pid, RUNNER_MARK, this.ctx)
+  }
+
+  /**
+   * A process first seen between its fork and its exec still had its
+   * parent's environment: whether it became a runner is asked again before
+   * anything is signalled.
+   */
+  private dropRunners(): void {
+    if (this.ctx.os !== 'linux') return
+    for (const pid of this.known.keys()) if (this.isRunner(pid)) this.known.delete(pid)
   }
 
   /** The processes of the tree that are still the very ones seen (one table read on Windows). */
@@ -202,6 +230,7 @@ export class ProcessTree {
    */
   leftovers(): ProcessIdentity[] {
     if (this.costlyScans) this.orphansOfEndedWorker()
+    this.dropRunners()
     if (this.opts.group) for (const identity of listGroupMembers(this.worker.pid, this.ctx)) this.known.set(identity.pid, identity)
     // Whatever still carries the task's mark in its environment is the task's, however it left the tree.
     if (this.opts.marks) {
@@ -223,6 +252,7 @@ export class ProcessTree {
   /** The whole group at once, then each known member that left it — each checked against its start time. */
   signal(signal: 'SIGTERM' | 'SIGKILL'): void {
     if (this.costlyScans) return this.signalByTable(signal)
+    this.dropRunners()
     if (this.opts.group && (!this.workerExited() || this.groupMayLive())) {
       try {
         signalProcessGroup(this.worker.pid, signal, this.ctx)
@@ -278,6 +308,7 @@ export class ProcessTree {
   /** SIGKILL to anything of the tree still alive. */
   sweep(): void {
     if (this.costlyScans) return this.signalByTable('SIGKILL')
+    this.dropRunners()
     for (const identity of this.known.values()) {
       if (identity.pid === this.worker.pid && this.workerExited()) continue
       try {

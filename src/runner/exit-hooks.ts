@@ -21,6 +21,9 @@
 // disk) is skipped, never the hook. A writer that dies between its final
 // record and the spawn leaves the hooks unclaimed: `list` fires them
 // (settleHooks in tasks/read.ts), since the task's live hint outlives that moment.
+//
+// A task's check (check.ts) runs first, under the same claim: the exit hooks
+// then get the record with its result.
 
 import {runnerEnv} from '../process/boot-env.js'
 import {spawn, type ChildProcess} from 'node:child_process'
@@ -28,6 +31,7 @@ import {closeSync, existsSync, openSync, constants as fsc} from 'node:fs'
 import path from 'node:path'
 import {shellCommand} from '../platform/platform.js'
 import {runHook} from './hook-run.js'
+import {checkDue, runCheck} from './check.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {appendEvent, readRecord, taskPaths} from '../state/store.js'
 
@@ -67,9 +71,9 @@ function hooksOf(stateDir: string, record: TaskRecord): {name: string; argv: str
 
 const firedMarker = (stateDir: string, id: number, run: number) => path.join(taskPaths(stateDir, id).dir, `.hooks-fired-${run}`)
 
-/** Whether a final record's exit hooks are still to be claimed by a supervisor (a hint must not go before they are). */
+/** Whether a final record's exit hooks (or its check) are still to be claimed by a supervisor (a hint must not go before they are). */
 export function hooksPending(stateDir: string, record: TaskRecord): boolean {
-  return isFinalStatus(record.status) && hooksOf(stateDir, record).length > 0 && !existsSync(firedMarker(stateDir, record.id, record.runs.length))
+  return isFinalStatus(record.status) && (hooksOf(stateDir, record).length > 0 || checkDue(record)) && !existsSync(firedMarker(stateDir, record.id, record.runs.length))
 }
 
 /**
@@ -96,8 +100,15 @@ export async function superviseExitHooks(stateDir: string, id: number, run: numb
   } catch {
     return // claimed by another supervisor, or the folder is gone
   }
-  const read = readRecord(stateDir, id)
+  let read = readRecord(stateDir, id)
   if (!read.ok) return
+  if (read.record.runs.length === run && checkDue(read.record)) {
+    const {record} = read
+    await runCheck(stateDir, record, {...process.env, ...record.env, ...(record.pathEnv ? {PATH: record.pathEnv} : {}), DROVER_TASK_ID: String(id), DROVER_STATUS: record.status, DROVER_STATE_DIR: stateDir, DROVER_RUN: String(run)})
+    // the hooks get the record with the check's result
+    read = readRecord(stateDir, id)
+    if (!read.ok) return
+  }
   const record = read.record
   const paths = taskPaths(stateDir, id)
   const input = JSON.stringify(record) + '\n'

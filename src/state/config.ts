@@ -1,7 +1,9 @@
 // The state dir's own settings: an optional config.json written by hand, read
 // by every start (CLI, API, MCP) for what a new task defaults to when neither
 // a flag nor the environment says — so a state dir on a cluster's shared file
-// system can default to Slurm for everyone who uses it. Checked whole: a bad
+// system can default to Slurm for everyone who uses it, and `start --agent
+// NAME --prompt P` writes each agent's command with the model, permission
+// mode and flags chosen once for the state dir. Checked whole: a bad
 // file is one line naming it (exit 2, as a bad DROVER_EXECUTOR is), never half
 // applied. Only the shape is checked here; start-options checks the values.
 
@@ -27,19 +29,38 @@ export interface SlurmDefaults {
   opts?: string[]
 }
 
+/**
+ * What `start --agent NAME --prompt P` adds to the command it writes for that
+ * agent (agents/headless.ts): the state layer knows no agent, so the names and
+ * the permission modes are checked there, against each agent's module.
+ */
+export interface AgentDefaults {
+  /** given with the agent's model flag, unless the extra flags name a model. */
+  model?: string
+  /** one of the agent's own permission modes (claude's `acceptEdits`, codex's `workspace-write`, …), unless the extra flags decide. */
+  permissionMode?: string
+  /** more of the agent's own flags, before the ones given at start. */
+  flags?: string[]
+}
+
 export interface StateConfig {
   /** the executor a new task gets when neither `--executor` nor DROVER_EXECUTOR says. */
   executor?: ExecutorName
   slurm?: SlurmDefaults
   /** where a new task tells of its end or a need for attention when `--notify` does not say (URLs, `desktop`). */
   notify?: string[]
+  /** by agent name: what a command written for that agent gets (`start --agent NAME --prompt P`). */
+  agents?: Record<string, AgentDefaults>
+  /** the check a new task with a worktree gets when `--check` does not say: a shell command run in its worktree once a run has ended (`drover compare` shows it). */
+  check?: string
   /** the file it was read from, for messages about its values (absent: no file). */
   source?: string
 }
 
 export const configPath = (stateDir: string) => path.join(stateDir, CONFIG_FILE)
 
-const CONFIG_KEYS = ['executor', 'slurm', 'notify']
+const CONFIG_KEYS = ['executor', 'slurm', 'notify', 'agents', 'check']
+const AGENT_KEYS = ['model', 'permissionMode', 'flags']
 const SLURM_STRING_KEYS = ['partition', 'time', 'mem', 'drainBeforeLimit'] as const
 const SLURM_KEYS = [...SLURM_STRING_KEYS, 'cpus', 'opts']
 
@@ -123,6 +144,34 @@ function checkConfig(value: unknown, bad: (why: string) => Error): StateConfig {
     }
     config.notify = [...(value.notify as string[])]
   }
+  if (value.agents !== undefined) config.agents = checkAgents(value.agents, bad)
+  if (value.check !== undefined) {
+    if (typeof value.check !== 'string' || value.check.trim() === '') throw bad('check must be a shell command, e.g. "npm test"')
+    config.check = value.check
+  }
   return config
+}
+
+function checkAgents(value: unknown, bad: (why: string) => Error): Record<string, AgentDefaults> {
+  if (!isObject(value)) throw bad('agents must be an object by agent name, e.g. {"claude": {"permissionMode": "acceptEdits"}}')
+  const agents: Record<string, AgentDefaults> = {}
+  for (const [name, v] of Object.entries(value)) {
+    if (!isObject(v)) throw bad(`agents.${name} must be an object, e.g. {"model": "…", "permissionMode": "…", "flags": ["…"]}`)
+    for (const key of Object.keys(v)) if (!AGENT_KEYS.includes(key)) throw bad(`unknown key 'agents.${name}.${key}' (known: ${AGENT_KEYS.join(', ')})`)
+    const defaults: AgentDefaults = {}
+    for (const key of ['model', 'permissionMode'] as const) {
+      if (v[key] === undefined) continue
+      if (typeof v[key] !== 'string' || v[key].trim() === '') throw bad(`agents.${name}.${key} must be a non-empty string`)
+      defaults[key] = v[key]
+    }
+    if (v.flags !== undefined) {
+      if (!Array.isArray(v.flags) || !v.flags.every((f) => typeof f === 'string')) throw bad(`agents.${name}.flags must be an array of the agent's own arguments, e.g. ["--max-turns", "30"]`)
+      // a value may be anything; what comes first must be a flag, or it would be taken for the prompt
+      if (v.flags.length > 0 && !(v.flags[0] as string).startsWith('-')) throw bad(`agents.${name}.flags must start with a flag, not '${v.flags[0] as string}'`)
+      defaults.flags = [...(v.flags as string[])]
+    }
+    agents[name] = defaults
+  }
+  return agents
 }
 

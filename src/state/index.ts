@@ -197,6 +197,33 @@ export class EntryTable {
     this.held[this.slot[id] - 1]++
     this.pos[id] = k
   }
+  /** Those of `ids` no entry is held for, in their order: one loop in here (filter.call on a typed array reads each element through V8's generic, slow path). */
+  unheld(ids: ArrayLike<number>): number[] {
+    const {slot} = this
+    const out: number[] = []
+    for (let i = 0, n = ids.length; i < n; i++) {
+      const id = ids[i]
+      if (id >= slot.length || slot[id] === 0) out.push(id)
+    }
+    return out
+  }
+  /** set(ids[k], segment, k) for every k: one loop in here, as a segment's 100,000 entries are read once a process. */
+  setAll(segment: Segment, ids: Float64Array): void {
+    if (ids.length > 0 && ids[ids.length - 1] >= this.slot.length) this.grow(ids[ids.length - 1])
+    const s = this.slotOf(segment)
+    const {slot, pos, held} = this
+    let added = 0
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]
+      const before = slot[id]
+      if (before === 0) added++
+      else held[before - 1]--
+      slot[id] = s
+      pos[id] = k
+    }
+    held[s - 1] += ids.length
+    this.size += added
+  }
   private grow(id: number): void {
     const slot = new Int32Array(Math.max(id + 1, this.slot.length * 2))
     const pos = new Int32Array(slot.length)
@@ -223,7 +250,9 @@ export interface LoadedIndex {
   ok: boolean
   error: string | null
   seqs: number[]
-  /** the newest entry per id. */
+  /** every segment read, oldest first. */
+  segments: Segment[]
+  /** the newest entry per id (left empty for a reader that searches `segments` itself: loadIndex's `fill`). */
   entries: EntryTable
   /** entries in all segments (more than entries.size: some are superseded). */
   lines: number
@@ -242,10 +271,10 @@ export function currentHighWater(stateDir: string, ids: ArrayLike<number>): numb
  * stands in for the view and row columns asked. A segment removed while this read (a
  * compaction finished meanwhile) sends it round again.
  */
-export function loadIndex(stateDir: string, highWater: number, wanted: readonly Column[], render?: string, stamps = true): LoadedIndex {
+export function loadIndex(stateDir: string, highWater: number, wanted: readonly Column[], render?: string, stamps = true, fill = true): LoadedIndex {
   for (let attempt = 0; ; attempt++) {
     const {seqs} = listSegments(stateDir)
-    const loaded: LoadedIndex = {ok: true, error: null, seqs, entries: new EntryTable(highWater), lines: 0, stale: 0}
+    const loaded: LoadedIndex = {ok: true, error: null, seqs, segments: [], entries: new EntryTable(fill ? highWater : 0), lines: 0, stale: 0}
     let vanished = false
     for (const seq of seqs) {
       const read = readIndexFile(
@@ -268,11 +297,15 @@ export function loadIndex(stateDir: string, highWater: number, wanted: readonly 
       if (header.highWater > highWater) return {...loaded, ok: false, error: `${segmentName(seq)} is from the future: high water ${header.highWater}, ids handed out ${highWater}`}
       const segment: Segment = {seq, ids, render: typeof header.render === 'string' ? header.render : undefined, stamps: read.stamps, columns: read.columns}
       const stale = render !== undefined && segment.render !== render
-      for (let k = 0; k < ids.length; k++) {
-        const before = stale || loaded.stale > 0 ? loaded.entries.segmentOf(ids[k]) : undefined
-        if (before && before.render !== render) loaded.stale--
-        loaded.entries.set(ids[k], segment, k)
-        if (stale) loaded.stale++
+      loaded.segments.push(segment)
+      if (fill && !stale && loaded.stale === 0) loaded.entries.setAll(segment, ids)
+      else if (fill) {
+        for (let k = 0; k < ids.length; k++) {
+          const before = loaded.entries.segmentOf(ids[k])
+          if (before && before.render !== render) loaded.stale--
+          loaded.entries.set(ids[k], segment, k)
+          if (stale) loaded.stale++
+        }
       }
       loaded.lines += ids.length
     }
@@ -549,7 +582,7 @@ export function planTaskReads(stateDir: string, ids: Float64Array, wanted: reado
   const hinted = new Set(hints ?? [])
   const index: LoadedIndex =
     hints === null
-      ? {ok: false, error: 'no live index', seqs: listSegments(stateDir).seqs, entries: new EntryTable(), lines: 0, stale: 0}
+      ? {ok: false, error: 'no live index', seqs: listSegments(stateDir).seqs, segments: [], entries: new EntryTable(), lines: 0, stale: 0}
       : loadIndex(stateDir, currentHighWater(stateDir, ids), wanted, render)
   const entries = index.ok ? index.entries : new EntryTable()
   let unindexed = 0
@@ -584,14 +617,31 @@ export interface IndexNames {
   changed(): number[]
 }
 
-/** The index's names, or null when there is none to use (none, or one that fails a check). */
+/**
+ * The index's names, or null when there is none to use (none, or one that
+ * fails a check). Answered by search over each segment's sorted ids, with no
+ * table of every id filled: run once a process, a loop over 100,000 runs
+ * uncompiled, and two of them (the table, the ids no entry holds) were most
+ * of a name lookup's cost at 100,000 tasks. There are at most COMPACT_ABOVE
+ * segments, the oldest (a compaction's) holding nearly every task.
+ */
 export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames | null {
-  const index = loadIndex(stateDir, currentHighWater(stateDir, ids), ['name'], undefined, false)
+  const index = loadIndex(stateDir, currentHighWater(stateDir, ids), ['name'], undefined, false, false)
   if (!index.ok || index.seqs.length === 0) return null
-  const {entries} = index
-  const segments = entries.usedSegments()
+  const segments = index.segments
+  const holds = (segment: Segment, id: number) => {
+    const k = lowerBound(segment.ids, id)
+    return k < segment.ids.length && segment.ids[k] === id
+  }
+  // an entry is its id's newest when no later segment holds the id
+  const newest = (at: number, id: number) => segments.slice(at + 1).every((later) => !holds(later, id))
   return {
-    unheld: (list) => Array.prototype.filter.call(list, (id: number) => !entries.has(id)) as number[],
+    unheld(list) {
+      // the oldest segment by a comparison of bytes where it opens the list; the few ids left, one search each
+      let left = idsNotIn(list, segments[0].ids)
+      for (const later of segments.slice(1)) left = left.filter((id) => !holds(later, id))
+      return left
+    },
     changed() {
       const stamped = loadIndex(stateDir, currentHighWater(stateDir, ids), [])
       return stamped.ok ? [...stamped.entries.values()].filter((entry) => !stampHolds(stateDir, entry)).map((entry) => entry.id) : []
@@ -599,15 +649,15 @@ export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames
     named(name) {
       const found: number[] = []
       const needle = Buffer.from(name)
-      for (const segment of segments) {
+      segments.forEach((segment, at) => {
         const data = segment.columns.name
-        if (!data) continue
+        if (!data) return
         // a name is one text of the blob: find it, then its k by the ends; the entry must be its id's newest
-        for (let at = data.bytes.indexOf(needle); at >= 0; at = data.bytes.indexOf(needle, at + 1)) {
-          const k = lowerBound(data.ends, at) // the first text ending at or after `at`
-          if (k < data.ends.length && textStart(data, k) === at && data.ends[k] === at + needle.length && entries.segmentOf(segment.ids[k]) === segment) found.push(segment.ids[k])
+        for (let pos = data.bytes.indexOf(needle); pos >= 0; pos = data.bytes.indexOf(needle, pos + 1)) {
+          const k = lowerBound(data.ends, pos) // the first text ending at or after `pos`
+          if (k < data.ends.length && textStart(data, k) === pos && data.ends[k] === pos + needle.length && newest(at, segment.ids[k])) found.push(segment.ids[k])
         }
-      }
+      })
       return found.sort((a, b) => a - b)
     },
     names() {
@@ -616,4 +666,24 @@ export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames
       return all
     },
   }
+}
+
+/**
+ * Those of `list` (ascending) not in `held` (ascending), in their order. When
+ * `held` opens the list (every task indexed, new ones after), one comparison
+ * of bytes tells; else a walk of both.
+ */
+export function idsNotIn(list: ArrayLike<number>, held: Float64Array): number[] {
+  if (list instanceof Float64Array && list.length >= held.length) {
+    const head = Buffer.from(list.buffer, list.byteOffset, held.length * 8)
+    if (head.equals(Buffer.from(held.buffer, held.byteOffset, held.byteLength))) return Array.from(list.subarray(held.length))
+  }
+  const out: number[] = []
+  let j = 0
+  for (let i = 0, n = list.length; i < n; i++) {
+    const id = list[i]
+    while (j < held.length && held[j] < id) j++
+    if (j >= held.length || held[j] !== id) out.push(id)
+  }
+  return out
 }

@@ -2,7 +2,7 @@
 // the schema in record.ts and names what is wrong (a RecordError), so a
 // damaged record shows as corrupt instead of misleading its readers.
 
-import {DRAIN_MODES, type DrainMode, type EndCause, isEndCause, isEndingStatus, type RunEntry, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
+import {CHECK_STATUSES, type CheckStatus, DRAIN_MODES, type DrainMode, type EndCause, isEndCause, isEndingStatus, type RunEntry, EXECUTOR_NAMES, type ExecutorName, SCHEMA_VERSION, TASK_STATUSES, type TaskRecord, type TaskStatus} from './record.js'
 
 export class RecordError extends Error {
   /** @param newer the record is of a schemaVersion above this drover's: not damaged, just not ours to read. */
@@ -44,6 +44,7 @@ export function checkRecord(value: unknown): TaskRecord {
   const r = value
   check(Number.isSafeInteger(r.id) && (r.id as number) > 0, 'id')
   check(isStringOrNull(r.name), 'name')
+  check(r.group === undefined || isStringOrNull(r.group), 'group')
   check(Array.isArray(r.command) && r.command.length > 0 && r.command.every((a) => typeof a === 'string'), 'command')
   check(isStringOrNull(r.shell), 'shell')
   check(typeof r.cwd === 'string', 'cwd')
@@ -92,6 +93,8 @@ export function checkRecord(value: unknown): TaskRecord {
   check(p.onLimit === undefined || p.onLimit === 'wait' || p.onLimit === 'fail', 'policies')
   check(r.waitUntil === undefined || isStringOrNull(r.waitUntil), 'waitUntil')
   check(r.limitWaits === undefined || Number.isSafeInteger(r.limitWaits), 'limitWaits')
+  check(r.built === undefined || r.built === null || isBuiltFrom(r.built), 'built')
+  check(r.check === undefined || r.check === null || isTaskCheck(r.check), 'check')
   check(r.droppedFollowups === undefined || (Array.isArray(r.droppedFollowups) && r.droppedFollowups.every(isDroppedFollowup)), 'droppedFollowups')
   return withDefaults(r as unknown as TaskRecord)
 }
@@ -251,6 +254,31 @@ function isWorktree(v: unknown): boolean {
   const merged = m === undefined || m === null || (isObject(m) && ['into', 'mode', 'commit', 'at'].every((k) => typeof m[k] === 'string') && Number.isSafeInteger(m.commits))
   const baseBranch = v.baseBranch === undefined || isStringOrNull(v.baseBranch)
   return strings && typeof v.baseDirty === 'boolean' && (v.createdBranch === undefined || typeof v.createdBranch === 'boolean') && summary && merged && baseBranch
+}
+
+const isStrings = (v: unknown) => Array.isArray(v) && v.every((a) => typeof a === 'string')
+
+function isBuiltFrom(v: unknown): boolean {
+  return isObject(v) && typeof v.prompt === 'string' && isStringOrNull(v.model) && isStringOrNull(v.permissionMode) && isStrings(v.configFlags) && isStrings(v.extraArgs)
+}
+
+function isTaskCheck(v: unknown): boolean {
+  if (!isObject(v) || typeof v.command !== 'string' || !isIntOrNull(v.timeoutMs)) return false
+  const r = v.result
+  if (r === null) return true
+  return (
+    isObject(r) &&
+    Number.isSafeInteger(r.run) &&
+    CHECK_STATUSES.includes(r.status as CheckStatus) &&
+    isIntOrNull(r.exitCode) &&
+    isStringOrNull(r.signal) &&
+    isStringOrNull(r.reason) &&
+    typeof r.output === 'string' &&
+    Number.isSafeInteger(r.outputBytes) &&
+    typeof r.startedAt === 'string' &&
+    isStringOrNull(r.endedAt) &&
+    (r.checker === null || isIdentity(r.checker))
+  )
 }
 
 const isArgv = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')

@@ -214,10 +214,75 @@ export interface AgentInfo extends AgentUsage {
   limit?: {message: string; resetAt: string | null} | null
 }
 
+/**
+ * What was decided when drover wrote the command from a prompt (`start
+ * --agent NAME --prompt P`, agents/headless.ts): the record's command is that
+ * command, and this says how it came about.
+ */
+export interface BuiltFrom {
+  /** the prompt, whole. */
+  prompt: string
+  /** the model drover named (config.json's), or null: the extra flags name one, or nobody did (the agent's default). */
+  model: string | null
+  /** the permission mode drover gave (config.json's, else the agent's headless default), or null: the extra flags decide, or none is needed. */
+  permissionMode: string | null
+  /** config.json's `agents.NAME.flags`. */
+  configFlags: string[]
+  /** the caller's flags, as given. */
+  extraArgs: string[]
+}
+
+/**
+ * A check of the task's work (`start --check CMD`, config.json's `check`):
+ * a shell command run in the task's cwd (its worktree) once a run has ended,
+ * before the exit hooks, its outcome recorded here — what `drover compare`
+ * shows beside each attempt of a fan-out.
+ */
+export interface TaskCheck {
+  command: string
+  /** how long it may run; null: the default (10 minutes). */
+  timeoutMs: number | null
+  /** the latest run's check, or null before the first. */
+  result: CheckResult | null
+}
+
+export const CHECK_STATUSES = ['running', 'passed', 'failed'] as const
+export type CheckStatus = (typeof CHECK_STATUSES)[number]
+
+export interface CheckResult {
+  /** the run whose end it checked. */
+  run: number
+  /** passed: exit 0; failed: another exit code, a signal, its timeout, or it could not start. */
+  status: CheckStatus
+  exitCode: number | null
+  signal: string | null
+  /** why it failed beyond its exit code (`timed out after 10m00s`, `could not start: …`), else null. */
+  reason: string | null
+  /** the last of what it wrote (stdout and stderr together), at most 8 KiB. */
+  output: string
+  /** every byte it wrote: more than output holds when the output was cut. */
+  outputBytes: number
+  startedAt: string
+  endedAt: string | null
+  /**
+   * the process running it while it runs (the hook supervisor), so a reader
+   * can tell a check under way from one whose process was killed; null once
+   * it ended.
+   */
+  checker: ProcessIdentity | null
+}
+
 export interface TaskRecord {
   schemaVersion: typeof SCHEMA_VERSION
   id: number
   name: string | null
+  /**
+   * The group the task belongs to (`start --group`, or a fan-out's attempts):
+   * a set of tasks acted on, listed and compared together. A name by the task
+   * names' rule; absent (or null) for a task in no group, so every other
+   * record stays as it always was and an older drover reads it unchanged.
+   */
+  group?: string | null
   /** argv of the worker; with --shell it is [shell, flag, script]. */
   command: string[]
   /** the script string when the user asked for a shell, else null. */
@@ -293,6 +358,10 @@ export interface TaskRecord {
   waitUntil?: string | null
   /** usage-limit waits in a row, for the backoff when the agent names no reset time. */
   limitWaits?: number
+  /** the command was written by drover from a prompt (`start --agent NAME --prompt P`): how; absent or null for a command given as it is. */
+  built?: BuiltFrom | null
+  /** the check run once a run has ended (`start --check`), with its latest result; absent for a task without one. */
+  check?: TaskCheck | null
   /** follow-ups that were never delivered and why (the run failed, was stopped or cancelled; the session could not go on), latest last. */
   droppedFollowups?: DroppedFollowup[]
   /**

@@ -5,6 +5,7 @@
 import {
   closeSync,
   constants as fsc,
+  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
@@ -20,6 +21,7 @@ import {
 import path from 'node:path'
 import {retryOnBusySync} from '../platform/platform.js'
 import {DIR_MODE, FILE_MODE, listTaskIds, NOFOLLOW, taskDir, tasksDir, taskPaths, uniqueSuffix, type TaskPaths} from './layout.js'
+import {readAt} from './index-format.js'
 import {noteFolderMade} from './index-listing.js'
 import {markLive} from './live-hint.js'
 import {decodeRecord, encodeRecord, RecordError} from './record-codec.js'
@@ -240,23 +242,82 @@ function eachMark(bytes: Buffer, visit: (id: number) => void): void {
 }
 
 export function readHighWater(stateDir: string): number {
+  let fd: number
+  try {
+    fd = openSync(highWaterFile(stateDir), 'r')
+  } catch {
+    return 0
+  }
+  try {
+    // only the tail is read: at 100,000 tasks the mark is 589 KB
+    const size = fstatSync(fd).size
+    const from = Math.max(0, size - MARK_TAIL)
+    return highestMark(readAt(fd, from, size - from), from > 0, () => markBytes(stateDir) ?? Buffer.alloc(0))
+  } catch {
+    return 0
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Whether the mark holds `id` (exactly: every line is searched), and then its highest id (every line read). */
+function markHolds(stateDir: string, id: number): {holds: boolean; high: number} {
   const bytes = markBytes(stateDir)
+  if (!bytes) return {holds: false, high: 0}
+  const text = bytes.toString('latin1')
+  if (plainMark(text)) {
+    const holds = `\n${text}\n`.includes(`\n${id}\n`)
+    return {holds, high: holds ? walkedHighest(bytes) : 0}
+  }
+  let holds = false
   let high = 0
-  if (bytes) eachMark(bytes, (id) => (high = id > high ? id : high))
+  eachMark(bytes, (mark) => {
+    if (mark === id) holds = true
+    if (mark > high) high = mark
+  })
+  return {holds, high}
+}
+
+/** Lines of digits alone, none with a leading zero (as drover writes them): a longer line is a higher id. */
+const plainMark = (text: string) => !/[^0-9\n]/.test(text) && !text.startsWith('0') && !text.includes('\n0')
+
+/** How far back from its end a plain mark is read for its highest id (about 1,300 lines of 6 digits). */
+const MARK_TAIL = 8 * 1024
+
+/**
+ * The highest id of the mark, from its last MARK_TAIL bytes (`tail`; `cut`:
+ * the file goes on before them). Appends only raise it — an allocator appends
+ * an id above the mark it read — so a line after the highest is lower only
+ * when its allocator read the mark before the highest was appended: the
+ * highest lies further back than the tail only if more than a thousand
+ * allocations were under way at once and none has finished since. Nothing
+ * depends on this being exact: an id is handed out only after a search of
+ * every line says it never was (allocateTaskId, markHolds), a raise that
+ * finds the mark lower appends a line it did not need, and an index segment
+ * above it is set aside for that read. At 100,000 tasks the walk of every
+ * byte of the mark (589 KB) ran cold two or three times in every start, and
+ * reading it whole and splitting 64 KB of it cost a name lookup ~10 ms. A
+ * mark edited by hand is walked whole.
+ */
+function highestMark(tail: Buffer, cut: boolean, whole: () => Buffer): number {
+  let text = tail.toString('latin1')
+  // a tail cut mid-file starts mid-line: that line is left out
+  if (cut) text = text.slice(text.indexOf('\n') + 1)
+  if (!plainMark(text)) return walkedHighest(whole())
+  let high = 0
+  for (const line of text.split('\n')) {
+    // more than 15 digits may be past what a double holds exactly: the walk leaves such lines out
+    if (line.length > 15) return walkedHighest(whole())
+    const id = line === '' ? 0 : Number(line)
+    if (id > high) high = id
+  }
   return high
 }
 
-/** Whether the mark holds `id`, and its highest id. */
-function markHolds(stateDir: string, id: number): {holds: boolean; high: number} {
-  const bytes = markBytes(stateDir)
-  let holds = false
+function walkedHighest(bytes: Buffer): number {
   let high = 0
-  if (bytes)
-    eachMark(bytes, (mark) => {
-      if (mark === id) holds = true
-      if (mark > high) high = mark
-    })
-  return {holds, high}
+  eachMark(bytes, (id) => (high = id > high ? id : high))
+  return high
 }
 
 // The mark is the largest of the lines in last-id, and raising it appends a line

@@ -24,6 +24,8 @@ import {
   SCHEMA_VERSION,
   waitsItsTurn,
   type AgentProfileName,
+  type BuiltFrom,
+  type TaskCheck,
   type ExecutorName,
   type Policies,
   type RunAbout,
@@ -45,6 +47,8 @@ export interface TaskSpec {
   command: string[]
   shell: string | null
   name: string | null
+  /** the group the task joins (`start --group`, a fan-out), or none. */
+  group?: string | null
   cwd: string
   env: Record<string, string>
   agent: AgentProfileName
@@ -81,6 +85,10 @@ export interface TaskSpec {
   retryOnTimeout?: boolean
   /** run in a new git worktree of the repository `cwd` is in (branch null: `drover/<id>-<name>`; base null: HEAD). */
   worktree?: {branch: string | null; base: string | null; existingBranch?: boolean; pinBase?: boolean} | null
+  /** the command was written from a prompt (`start --agent NAME --prompt P`): how. */
+  built?: BuiltFrom | null
+  /** the check run once a run has ended (`start --check`), or none. */
+  check?: TaskCheck | null
 }
 
 export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOString()): TaskRecord {
@@ -90,6 +98,8 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     schemaVersion: SCHEMA_VERSION,
     id,
     name: spec.name,
+    // only on a task of a group: every other record stays as it always was
+    ...(spec.group ? {group: spec.group} : {}),
     command: spec.command,
     shell: spec.shell,
     cwd: spec.cwd,
@@ -131,6 +141,10 @@ export function newRecord(id: number, spec: TaskSpec, at = new Date().toISOStrin
     attempt: 1,
     retryAt: null,
     worktree: null,
+    // only on a task whose command drover wrote: every other record stays as it always was
+    ...(spec.built ? {built: spec.built} : {}),
+    // only on a task with a check
+    ...(spec.check ? {check: spec.check} : {}),
   }
 }
 
@@ -159,17 +173,34 @@ export async function startTask(stateDir: string, spec: TaskSpec): Promise<{reco
 
 /** Advances the queues after one of ours was queued; the record as it then is. */
 async function advanceOwn(stateDir: string, id: number): Promise<TaskRecord> {
-  const {advanceQueues} = await import('./queues.js')
-  let launched: TaskRecord | null = null
-  await advanceQueues(stateDir, {waitFor: id, launch: async () => (launched = await launchRunner(stateDir, id))})
-  if (launched) return launched
-  const read = readRecord(stateDir, id)
-  if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
-  return read.record
+  return (await advanceOwnMany(stateDir, [id]))[0]
 }
 
-function createTask(stateDir: string, spec: TaskSpec, plan: WorktreePlan | null): TaskRecord {
-  const id = allocateTaskId(stateDir)
+/**
+ * Advances the queues after several of ours were queued (a fan-out's
+ * attempts): those given a slot at once are launched together and awaited,
+ * so the caller returns once each of them runs; the records as they then are.
+ */
+export async function advanceOwnMany(stateDir: string, ids: number[]): Promise<TaskRecord[]> {
+  const {advanceQueues} = await import('./queues.js')
+  const launched = new Map<number, TaskRecord>()
+  await advanceQueues(stateDir, {waitFor: ids, launch: async (id) => launched.set(id, await launchRunner(stateDir, id))})
+  return ids.map((id) => {
+    const record = launched.get(id)
+    if (record) return record
+    const read = readRecord(stateDir, id)
+    if (!read.ok) throw new DroverError(`task ${id}: ${read.error}`, ExitCode.failed)
+    return read.record
+  })
+}
+
+/**
+ * Makes the task: its id (or `id`, handed out by the caller already), its
+ * worktree, its folder and record. The caller holds the queue's lock when
+ * the task waits its turn, and the names lock when it is named.
+ */
+export function createTask(stateDir: string, spec: TaskSpec, plan: WorktreePlan | null, given?: number): TaskRecord {
+  const id = given ?? allocateTaskId(stateDir)
   let record = newRecord(id, spec)
   const paths = taskPaths(stateDir, id)
   const queue = effectiveQueue(record)
@@ -201,8 +232,17 @@ function createTask(stateDir: string, spec: TaskSpec, plan: WorktreePlan | null)
  * happen under one state-wide lock, so two `start --name x` at once cannot both
  * win; names compare case-insensitively because macOS and Windows file systems do.
  */
+const NAMES_LOCK_WAIT_MS = 60_000
+
+/**
+ * The names lock, for whoever names tasks (a named start, a fan-out). Each
+ * holder checks names and writes records: short, but ten named starts at once
+ * on a busy machine queue behind each other for longer than the default 10 s.
+ */
+export const acquireNamesLock = (stateDir: string) => acquireLock(stateLockPath(stateDir, 'names'), {waitMs: NAMES_LOCK_WAIT_MS})
+
 async function createNamedTask(stateDir: string, spec: TaskSpec, name: string, plan: WorktreePlan | null): Promise<{record: TaskRecord; existing: boolean}> {
-  const release = await acquireLock(stateLockPath(stateDir, 'names'))
+  const release = await acquireNamesLock(stateDir)
   try {
     const wanted = name.toLowerCase()
     // Only a task not final can hold the name: the live index holds every one of them.

@@ -3,7 +3,7 @@
 // what the recorded reason adds to it ("stopped (by request)", never
 // "stopped (stopped by request)"). JSON keeps the raw reason.
 
-import type {EndCause, TaskStatus} from '../state/record.js'
+import type {CheckResult, EndCause, TaskStatus} from '../state/record.js'
 
 /** What the reason says beyond the status word, or null when it says nothing more. */
 export function reasonDetail(status: TaskStatus | 'corrupt', reason: string | null): string | null {
@@ -79,4 +79,15 @@ export function outcomeLabel(task: {
     default:
       return status
   }
+}
+
+/**
+ * A check's result in a few words, as `status` and `compare` show it:
+ * `passed`, `failed (exit 1)`, `failed (timed out after 10m00s)`, `running`.
+ */
+export function checkLabel(result: Pick<CheckResult, 'status' | 'exitCode' | 'signal' | 'reason'> | null): string {
+  if (result === null) return 'not run yet'
+  if (result.status !== 'failed') return result.status
+  const why = result.reason ?? (result.signal ? `killed by ${result.signal}` : result.exitCode !== null ? `exit ${result.exitCode}` : null)
+  return why ? `failed (${why})` : 'failed'
 }

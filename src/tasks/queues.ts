@@ -107,23 +107,27 @@ export function resolveDependencies(stateDir: string, refs: string[], flag: stri
 /**
  * Advances every queue, reconciling the tasks that hold slots first. Runners
  * of the tasks moved to `starting` are launched without waiting, except
- * `waitFor`'s, which is launched (with the standby runner of `start`) and
- * awaited so `start` returns once its own task runs.
+ * `waitFor`'s (a fan-out's: several), which are launched together (one with
+ * the standby runner of `start`) and awaited so `start` returns once its own
+ * tasks run.
  */
 export async function advanceQueues(
   stateDir: string,
-  opts: {waitFor?: number; lockWaitMs?: number; only?: string[]; launch?: (id: number) => Promise<unknown>} = {},
+  opts: {waitFor?: number | readonly number[]; lockWaitMs?: number; only?: string[]; launch?: (id: number) => Promise<unknown>} = {},
 ): Promise<Advanced> {
   if (!existsSync(queuesDir(stateDir))) return {started: [], skipped: []}
   const done = await advanceAll(stateDir, {check: (record) => reconcile(stateDir, record), lockWaitMs: opts.lockWaitMs, only: opts.only, entry: runnerEntry()})
+  const own = new Set(opts.waitFor === undefined ? [] : typeof opts.waitFor === 'number' ? [opts.waitFor] : opts.waitFor)
+  const launches: Promise<unknown>[] = []
   for (const id of done.started) {
-    if (id === opts.waitFor && opts.launch) {
-      await opts.launch(id)
+    if (own.has(id) && opts.launch) {
+      launches.push(opts.launch(id))
       continue
     }
     const read = readRecord(stateDir, id)
     if (read.ok) await executorOf(read.record).submit(stateDir, id, {detach: true})
   }
+  await Promise.all(launches)
   return done
 }
 

@@ -310,9 +310,13 @@ export function newestEnded(reads: RecordRead[], last: number): RecentTasks {
   return {reads: reads.filter((read) => kept.has(read)), hidden: reads.length - kept.size}
 }
 
-/** One task by id or name, reconciled. Throws not-found (exit 3) or usage (exit 2). */
+/** One task by id or name, reconciled (its check too, when its process was killed). Throws not-found (exit 3) or usage (exit 2). */
 export async function loadTask(stateDir: string, ref: string): Promise<RecordRead> {
   const read = findTask(stateDir, ref)
   if (read.ok && !isFinalStatus(read.record.status)) read.record = await reconcile(stateDir, read.record)
+  if (read.ok && read.record.check?.result?.status === 'running') {
+    const {settleAbandonedCheck} = await import('../runner/check.js')
+    read.record = await settleAbandonedCheck(stateDir, read.record)
+  }
   return read
 }

@@ -24,6 +24,8 @@ export interface TopOptions {
   readOnly: boolean
   statuses: readonly (TaskStatus | 'corrupt')[] | null
   queue: string | null
+  /** only the tasks of this group (its name). */
+  group?: string | null
 }
 
 /** Output arriving redraws at most this often; keys redraw at once. */
@@ -63,7 +65,7 @@ export class TopApp {
     private readonly terminal: Terminal,
     private readonly options: TopOptions,
   ) {
-    this.table = new TaskTable({statuses: options.statuses, queue: options.queue})
+    this.table = new TaskTable({statuses: options.statuses, queue: options.queue, group: options.group ?? null})
     this.paint = painter(options.color)
   }
 
@@ -95,7 +97,7 @@ export class TopApp {
   private async watch(): Promise<void> {
     try {
       // Until the first look over every task is done (seconds at 100,000), the frame shows `list`'s own view.
-      const shownEarly = this.options.statuses === null && this.options.queue === null ? await this.earlyLook() : []
+      const shownEarly = this.options.statuses === null && this.options.queue === null && !this.options.group ? await this.earlyLook() : []
       const reported = new Set<number>()
       const onReady = () => {
         // what the early look showed and the watch did not find is gone
@@ -389,7 +391,7 @@ export class TopApp {
 
   private title(): string {
     const {live, queued, ended} = this.ready || !this.early ? this.headerCounts() : this.early
-    const scope = [this.options.queue !== null ? `queue ${this.options.queue}` : '', this.options.statuses ? `status ${this.options.statuses.join(',')}` : '', this.options.readOnly ? 'read-only' : '']
+    const scope = [this.options.group ? `group ${this.options.group}` : '', this.options.queue !== null ? `queue ${this.options.queue}` : '', this.options.statuses ? `status ${this.options.statuses.join(',')}` : '', this.options.readOnly ? 'read-only' : '']
       .filter(Boolean)
       .join(' · ')
     const counted = `${live} live · ${queued} queued · ${ended} ended`

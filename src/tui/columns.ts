@@ -7,7 +7,7 @@ import {runtimeOf, type Row} from './tasks.js'
 import {displayWidth, fit, fitRight} from './text.js'
 import {reverse, statusStyle, type Paint} from './style.js'
 
-type Key = 'id' | 'name' | 'status' | 'queue' | 'agent' | 'turns' | 'usage' | 'runtime' | 'command'
+type Key = 'id' | 'name' | 'group' | 'status' | 'queue' | 'agent' | 'turns' | 'usage' | 'runtime' | 'command'
 
 interface Column {
   key: Key
@@ -24,6 +24,8 @@ interface Column {
 const COLUMNS: Column[] = [
   {key: 'id', header: 'ID', max: 7, min: 2, right: true},
   {key: 'name', header: 'NAME', max: 20, min: 4},
+  // beside NAME, so a fan-out's attempts read as one block; it stays longest of the optional ones
+  {key: 'group', header: 'GROUP', max: 12, min: 5, drop: 6},
   {key: 'status', header: 'STATUS', max: 26, min: 7},
   {key: 'queue', header: 'QUEUE', max: 12, min: 5, drop: 2},
   // the command names the agent too: its column goes first

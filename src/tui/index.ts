@@ -15,6 +15,8 @@ export interface RunTopOptions {
   readOnly: boolean
   statuses: readonly (TaskStatus | 'corrupt')[] | null
   queue: string | null
+  /** only the tasks of this group: its name, or a task (an id) of it. */
+  group?: string | null
   /** report the mouse wheel (off by default: it takes the terminal's own text selection). */
   mouse: boolean
 }
@@ -32,6 +34,8 @@ export function requireTerminal(input: {isTTY?: boolean}, output: {isTTY?: boole
 export async function runTop(options: RunTopOptions): Promise<number> {
   requireTerminal(process.stdin, process.stdout)
   const drover = await openStateDir(options.stateDir)
+  // a task standing for its group (an id) is resolved once: the table filters by the group's name
+  if (options.group) options = {...options, group: (await drover.group(options.group)).group}
   const terminal = new Terminal({input: process.stdin, output: process.stdout}, {mouse: options.mouse})
   const app = new TopApp(drover, terminal, options)
   return app.run()

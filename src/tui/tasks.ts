@@ -21,6 +21,8 @@ export interface Row {
   status: string
   /** the status word alone, for colour. */
   statusWord: TaskStatus | 'corrupt'
+  /** the task's group (a fan-out's attempts share one), or empty. */
+  group: string
   queue: string
   agent: string
   /** the session's turns, tokens and cost (as `list` shows them, across resumes). */
@@ -38,6 +40,8 @@ export interface Row {
 export interface TaskFilter {
   statuses: readonly (TaskStatus | 'corrupt')[] | null
   queue: string | null
+  /** only the tasks of this group (its name). */
+  group?: string | null
 }
 
 const hhmm = (iso: string) => {
@@ -55,7 +59,7 @@ export function shortCount(n: number): string {
 export function rowOf(task: AnyTask): Row {
   if (task.status === 'corrupt') {
     const error = (task as CorruptTaskJson).error
-    return {id: task.id, task, live: false, name: '', status: 'corrupt', statusWord: 'corrupt', queue: '', agent: '', turns: '', usage: '', thisRun: '', command: error, haystack: `corrupt ${error}`.toLowerCase(), endedAt: 0}
+    return {id: task.id, task, live: false, name: '', status: 'corrupt', statusWord: 'corrupt', group: '', queue: '', agent: '', turns: '', usage: '', thisRun: '', command: error, haystack: `corrupt ${error}`.toLowerCase(), endedAt: 0}
   }
   const t = task as TaskJson
   const label =
@@ -72,13 +76,14 @@ export function rowOf(task: AnyTask): Row {
     name: t.name ?? '',
     status: label,
     statusWord: t.status,
+    group: t.group ?? '',
     queue: t.queue ?? '',
     agent: t.agent === GENERIC_AGENT ? '' : t.agent,
     turns: info ? String(info.turns) : '',
     usage: usageText(info),
     thisRun: run ? [`${run.turns} turn${run.turns === 1 ? '' : 's'}`, usageText(run)].filter(Boolean).join(' · ') : '',
     command,
-    haystack: `${t.name ?? ''}\n${command}\n${label}`.toLowerCase(),
+    haystack: `${t.name ?? ''}\n${t.group ?? ''}\n${command}\n${label}`.toLowerCase(),
     endedAt: t.endedAt ? Date.parse(t.endedAt) : 0,
   }
 }
@@ -172,6 +177,7 @@ export class TaskTable {
   private passes(row: Row): boolean {
     if (this.filter.statuses && !this.filter.statuses.includes(row.statusWord)) return false
     if (this.filter.queue !== null && (row.task as TaskJson).queue !== this.filter.queue) return false
+    if (this.filter.group && row.group !== this.filter.group) return false
     return true
   }
 }

@@ -26,6 +26,7 @@ table.tasks { border-collapse: collapse; width: 100%; }
 table.tasks th, table.tasks td { text-align: left; padding: .35em .6em; border-bottom: 1px solid var(--line); white-space: nowrap; }
 table.tasks td.command { white-space: normal; word-break: break-all; font-family: ui-monospace, monospace; font-size: .92em; }
 table.tasks th { color: var(--muted); font-weight: 600; }
+table.tasks.no-groups .group-name { display: none; }
 .status-running .status, .status-starting .status, .badge.status-running, .badge.status-starting { color: #0f9d58; }
 .status-failed .status, .status-lost .status, .badge.status-failed, .badge.status-lost { color: #d93025; }
 .status-stopping .status, .status-draining .status, .status-drained .status, .badge.status-drained { color: #b07d00; }

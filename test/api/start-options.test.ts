@@ -7,18 +7,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {DEFAULT_MAX_OUTPUT_BYTES, prepareStart} from '../../src/api/start-options.js'
-import {DroverError} from '../../src/base/errors.js'
 import {hasPosix} from '../helpers/skips.js'
-
-const refusal = (fn: () => unknown): {message: string; exitCode: number} => {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof DroverError) return {message: error.message, exitCode: error.exitCode}
-    throw error
-  }
-  throw new Error('not refused')
-}
+import {refusal} from '../helpers/refusal.js'
 
 describe('prepareStart', () => {
   it('resolves the program on PATH, the agent from its name, and the defaults', () => {
@@ -77,6 +67,18 @@ describe('prepareStart', () => {
       expect(refused.exitCode, JSON.stringify(options)).toBe(2)
       expect(refused.message, JSON.stringify(options)).toMatch(message)
     }
+  })
+
+  it("gives a task its check: the option's, else config.json's for a task with a worktree; null for none", () => {
+    const config = {check: 'npm test'}
+    expect(prepareStart({command: ['true'], check: 'make lint', checkTimeoutMs: 5000}, config).spec.check).toEqual({command: 'make lint', timeoutMs: 5000, result: null})
+    // config.json's check is for work in a worktree; a task without one gets none
+    expect(prepareStart({command: ['true']}, config).spec.check).toBeNull()
+    expect(prepareStart({command: ['true'], worktree: true}, config).spec.check).toEqual({command: 'npm test', timeoutMs: null, result: null})
+    expect(prepareStart({command: ['true'], worktree: true, check: null}, config).spec.check).toBeNull()
+    expect(refusal(() => prepareStart({command: ['true'], check: ' '}))).toEqual({exitCode: 2, message: 'the --check command is empty'})
+    expect(refusal(() => prepareStart({command: ['true'], checkTimeoutMs: 5000}))).toEqual({exitCode: 2, message: 'checkTimeoutMs goes with a check'})
+    expect(refusal(() => prepareStart({command: ['true'], check: 'x', checkTimeoutMs: 0}))).toEqual({exitCode: 2, message: 'checkTimeoutMs must be a positive number'})
   })
 
   it('refuses unknown keys (with the name meant) and values of the wrong type, as a script without TypeScript passes them', () => {

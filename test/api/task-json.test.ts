@@ -42,12 +42,12 @@ describe('the views stored in the ended-task summary', () => {
   it('TASK_JSON_VERSION names this shape: a change to its keys must bump it (stored views of the old shape are then rendered afresh)', async () => {
     const record = checkRecord(await made())
     expect({version: TASK_JSON_VERSION, keys: Object.keys(taskJson(record))}).toEqual({
-      version: 5,
+      version: 8,
       keys: [
-        'id', 'name', 'status', 'desired', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'cwd', 'env', 'agent', 'createdAt', 'startedAt',
+        'id', 'name', 'group', 'status', 'desired', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'cwd', 'env', 'agent', 'createdAt', 'startedAt',
         'endedAt', 'runtimeMs', 'run', 'runs', 'policies', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'priority', 'after',
         'afterEnded', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'retryDelayMs', 'retryOnTimeout', 'onExit', 'onStatus', 'notify', 'hookTimeoutMs', 'worktree',
-        'engineWait', 'droppedFollowups',
+        'engineWait', 'droppedFollowups', 'built', 'check',
       ],
     })
   })
@@ -56,7 +56,7 @@ describe('the views stored in the ended-task summary', () => {
     const record = checkRecord(await made())
     const waiting = Object.keys(taskJson({...record, status: 'waiting', endedAt: null, waitUntil: '2026-01-02T04:00:00.000Z'}))
     expect(waiting.slice(0, -1)).toEqual(Object.keys(taskJson(record)))
-    expect(waiting.slice(-3)).toEqual(['engineWait', 'droppedFollowups', 'waitUntil'])
+    expect(waiting.slice(-3)).toEqual(['built', 'check', 'waitUntil'])
   })
 
   it('is stored only where it is a pure function of the record: ended, with an end time once started', async () => {

@@ -12,7 +12,7 @@ import type {IndexEntry} from '../../src/state/index.js'
 // @ts-expect-error -- a plain ES module of the benchmarks, without types
 const made = async (id: number): Promise<TaskRecord> => checkRecord((await import('../../bench/lib/make-tasks.mjs')).endedRecord(id, '2026-01-02T03:04:05.000Z'))
 
-const ROW_KEYS = ['id', 'name', 'status', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'startedAt', 'runtimeMs', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'engineWait'] as const
+const ROW_KEYS = ['id', 'name', 'group', 'status', 'reason', 'cause', 'exitCode', 'signal', 'pid', 'command', 'shell', 'startedAt', 'runtimeMs', 'agentInfo', 'checkpoint', 'executor', 'jobId', 'node', 'queue', 'position', 'queuePaused', 'attempt', 'retryMax', 'retryAt', 'engineWait'] as const
 
 const pick = (view: Record<string, unknown>) => Object.fromEntries(ROW_KEYS.map((key) => [key, view[key]]))
 
@@ -35,6 +35,7 @@ async function variants(): Promise<TaskRecord[]> {
     {...base, agentInfo: {sessionId: 's', lastEvent: null, session: usage, error: null, ...usage, limit: {message: 'm', resetAt: null}}},
     {...base, status: 'drained', checkpoint: {profile: 'generic', sessionId: null, sessionDir: '/x', forced: true, mode: 'forced', tookMs: 5, at: base.endedAt!}},
     {...base, status: 'failed', exitCode: -1, worker: {pid: 0, startTime: '1'}},
+    {...base, group: 'auth-fix.2'},
     {...base, queue: 'gpu', priority: -3, after: [1, 2], afterEnded: [3], attempt: 2, retryMax: 4, retryDelayMs: 1500},
     {...base, executor: 'slurm', host: 'node7', slurm: {jobId: '4242', partition: null, time: null, cpus: 2, mem: '1G', drainBeforeLimitS: null, opts: []}},
     {...base, runs: [...base.runs, {...base.runs[0], run: 2, command: ['x', 'y]"policies":{']}], startedAt: null, worker: null},

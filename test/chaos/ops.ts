@@ -2,8 +2,10 @@
 // the kinds of task that stress it (short, long, timed out, leaving
 // background and setsid children, fake agents), each through the real CLI.
 
+import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {Rng} from './rng.js'
+import {processesByPrefix} from './procs.js'
 import {FIXTURES, World} from './world.js'
 
 export type Op = 'start' | 'stop' | 'cancel' | 'drain' | 'resume' | 'restart' | 'prune' | 'rm' | 'list' | 'status' | 'logs' | 'queue' | 'wait'
@@ -136,6 +138,7 @@ export async function runOp(world: World, rng: Rng, round: number, actor: string
         op === 'prune'
           ? ['prune', '--json', ...(rng.chance(0.5) ? ['--keep', String(rng.int(0, 10))] : ['--older-than', '0s']), ...(rng.chance(0.3) ? ['--include-checkpoints'] : [])]
           : ['rm', '--json', someId(), ...(rng.chance(0.3) ? [someId()] : [])]
+      keepTrail(world)
       const r = await world.drover(round, actor, args)
       try {
         for (const task of (JSON.parse(r.stdout) as {removed: {id: number}[]}).removed ?? []) world.removed.add(task.id)
@@ -169,5 +172,22 @@ export async function runOp(world: World, rng: Rng, round: number, actor: string
       await world.drover(round, actor, ['wait', '--any', '--timeout', '2s', '--json', ...target])
       return
     }
+  }
+}
+
+/** The files of every task whose marker child lives, as they are now (World.trail). */
+function keepTrail(world: World): void {
+  const live = new Set(processesByPrefix(world.markerPrefix).map(({arg}) => arg))
+  for (const [id, marker] of world.markers) {
+    if (!marker || !live.has(marker)) continue
+    const dir = path.join(world.stateDir, 'tasks', String(id))
+    const read = (name: string) => {
+      try {
+        return readFileSync(path.join(dir, name), 'utf8')
+      } catch (error) {
+        return `(${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`
+      }
+    }
+    world.trail.set(id, {at: Date.now(), record: read('task.json'), events: read('events.ndjson')})
   }
 }

@@ -44,3 +44,20 @@ export function kill(pid: number, signal: NodeJS.Signals): boolean {
     return false
   }
 }
+
+/** Where a process came from, for a violation's report: its task's run (from its environment), parent, group, state and age. */
+export function describeProcess(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+    const get = (key: string) => env.find((entry) => entry.startsWith(`${key}=`))?.slice(key.length + 1) ?? '-'
+    const ticks = Number(fields[19])
+    const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0])
+    // clock ticks are 100 a second on Linux's common builds (getconf CLK_TCK)
+    const age = (uptime - ticks / 100).toFixed(1)
+    return `pid ${pid}: state ${fields[0]}, ppid ${fields[1]}, pgid ${fields[2]}, sid ${fields[3]}, started ${age} s ago, task ${get('DROVER_TASK_ID')} run ${get('DROVER_RUN')}`
+  } catch (error) {
+    return `pid ${pid}: ${(error as Error).message}`
+  }
+}

@@ -23,7 +23,7 @@ import {clockShifter} from './clock.js'
 import {checkDependenciesObserved, checkInvariants, checkListMatchesRecords, readRecordTexts, type ListedTask} from './invariants.js'
 import {injectIndexFault, INDEX_WEIGHTS, indexedIds, type IndexFault} from './index-faults.js'
 import {OP_WEIGHTS, runOp} from './ops.js'
-import {kill, processesByPrefix} from './procs.js'
+import {describeProcess, kill, processesByPrefix} from './procs.js'
 import {Rng} from './rng.js'
 import {canMountTmpfs, fabricateTask, mountTmpfs, unmountAll} from '../fixtures/rel-state.js'
 import {World} from './world.js'
@@ -105,6 +105,13 @@ function fail(round: number, violations: string[]): never {
   if (ids.length > 0) {
     console.error(`history of tasks ${ids.join(', ')} (their markers: ${ids.map((id) => world.markers.get(id) ?? '-').join(', ')}):`)
     for (const line of world.naming(ids, 200)) console.error(`  ${line}`)
+    // what a leftover is, and what its task's files said before the prune or rm that removed them
+    for (const v of violations) for (const m of v.matchAll(/\(pid ([\d,]+)\)/g)) for (const pid of m[1].split(',')) console.error(`  ${describeProcess(Number(pid))}`)
+    for (const id of ids) {
+      const trail = world.trail.get(id)
+      if (!trail) continue
+      console.error(`task ${id} before its removal (${Math.round((Date.now() - trail.at) / 1000)} s ago):\n  task.json: ${trail.record.trim()}\n  events:\n${trail.events.trim().split('\n').map((l) => `    ${l}`).join('\n')}`)
+    }
   }
   cleanupAll()
   console.error(`state dir kept: ${stateDir}${disk ? ' (a tmpfs: unmount it when done)' : ''}`)

@@ -45,6 +45,12 @@ export class World {
   readonly firstSeen = new Map<number, string>()
   /** ids a finished prune or rm reported removed. */
   readonly removed = new Set<number>()
+  /**
+   * task id → its files as they were right before a prune or rm that could
+   * remove it, taken only for tasks with a marker child alive then: once the
+   * folder is gone, a child that outlives it can still be traced to its run.
+   */
+  readonly trail = new Map<number, {at: number; record: string; events: string}>()
   /** set while a prune or rm was killed mid-way: a task that had ended may have gone without a report. */
   uncertainRemoval = false
   /** ids the run stopped or cancelled on purpose and has not started or resumed since. */

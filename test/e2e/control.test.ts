@@ -13,11 +13,11 @@ import {newRecord} from '../../src/tasks/launch.js'
 import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
-import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, ROOT, type CliResult, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, leftoverList, makeStateDir, readOutput, readTask, ROOT, type CliResult, waitFor} from '../helpers/cli.js'
 import {moveTo} from '../helpers/record-moves.js'
 
 const node = process.execPath
-const strays: number[] = []
+const strays = leftoverList()
 
 afterEach(() => {
   killLeftovers(strays)

@@ -12,13 +12,13 @@ import {newRecord} from '../../src/tasks/launch.js'
 import {processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {allocateTaskId, createTaskLayout, taskPaths, writeFileAtomic, writeRecord} from '../../src/state/store.js'
-import {BIN, cleanupStateDirs, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, type CliResult, waitFor} from '../helpers/cli.js'
+import {BIN, cleanupStateDirs, fixture, isAlive, json, killLeftovers, leftoverList, makeStateDir, readOutput, readTask, type CliResult, waitFor} from '../helpers/cli.js'
 import {moveTo} from '../helpers/record-moves.js'
 
 const node = process.execPath
 const ESC = '\u001B'
 const FINAL = ['succeeded', 'failed', 'stopped', 'cancelled', 'drained', 'lost']
-const strays: number[] = []
+const strays = leftoverList()
 // Each test runs a dozen CLI processes; on a loaded 2-core machine that can take a while.
 vi.setConfig({testTimeout: 150_000})
 

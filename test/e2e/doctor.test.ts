@@ -12,11 +12,11 @@ import path from 'node:path'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 import {processStartTime} from '../../src/platform/platform.js'
 import {taskPaths} from '../../src/state/store.js'
-import {cleanupStateDirs, killLeftovers, drover, FIXTURES, isAlive, json, makeStateDir, makeTempDir, waitFor, type CliResult} from '../helpers/cli.js'
+import {cleanupStateDirs, killLeftovers, leftoverList, drover, FIXTURES, isAlive, json, makeStateDir, makeTempDir, waitFor, type CliResult} from '../helpers/cli.js'
 import {snapshot} from '../helpers/snapshot.js'
 import {deadIdentity, fabricateTask} from '../fixtures/rel-state.js'
 
-const spawned: number[] = []
+const spawned = leftoverList()
 afterEach(() => {
   killLeftovers(spawned)
   cleanupStateDirs()

@@ -7,9 +7,9 @@
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, drover, fixture, isAlive, json, killLeftovers, leftoverList, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
-const strays: number[] = []
+const strays = leftoverList()
 afterEach(() => {
   // a test that failed half-way must not leave a stopped runner behind
   for (const pid of strays) {

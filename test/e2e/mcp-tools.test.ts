@@ -16,8 +16,8 @@ afterEach(async () => {
   cleanupStateDirs()
 })
 
-const ALL_TOOLS = ['start_task', 'list_tasks', 'get_task', 'read_output', 'wait_tasks', 'stop_task', 'cancel_task', 'drain_tasks', 'resume_task', 'send_followup', 'merge_task', 'queue_status']
-const READ_TOOLS = ['list_tasks', 'get_task', 'read_output', 'wait_tasks', 'queue_status']
+const ALL_TOOLS = ['start_task', 'list_tasks', 'get_task', 'read_output', 'wait_tasks', 'stop_task', 'cancel_task', 'drain_tasks', 'resume_task', 'send_followup', 'merge_task', 'queue_status', 'compare_attempts']
+const READ_TOOLS = ['list_tasks', 'get_task', 'read_output', 'wait_tasks', 'queue_status', 'compare_attempts']
 // what `drover start` takes, as start_task's arguments
 const START_OPTIONS = ['command', 'shell', 'name', 'cwd', 'env', 'agent', 'timeout', 'idleTimeout', 'queue', 'priority', 'after', 'afterEnded', 'worktree', 'base', 'existingBranch', 'maxTurns', 'maxTokens', 'maxCostUsd', 'onLimit', 'retry', 'retryDelay', 'retryOnTimeout', 'ifAbsent']
 

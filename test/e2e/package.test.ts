@@ -10,38 +10,16 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterEach, expect, it} from 'vitest'
 import {cleanupStateDirs, makeStateDir, ROOT, waitFor} from '../helpers/cli.js'
+import {codeBlocks, shellLines} from '../helpers/doc-blocks.js'
+import {userEnv} from '../helpers/npm.js'
 
 const temps: string[] = []
 
+// A fresh clone's node_modules (a few hundred MB) takes more than the default 30 s to remove on a busy disk.
 afterEach(() => {
   cleanupStateDirs()
   for (const dir of temps.splice(0)) rmSync(dir, {recursive: true, force: true})
-})
-
-/**
- * The environment of a person's shell: none of the npm_* variables `npm test`
- * exports (its prefix and project would fight the lines run here), drover on
- * PATH from the temporary prefix, and the dependencies taken from npm's cache
- * when they are there (the registry is asked only for what is missing).
- */
-function userEnv(prefix: string, extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {}
-  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value
-  return {
-    ...env,
-    npm_config_prefix: prefix,
-    npm_config_prefer_offline: 'true',
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    // NODE_ENV=test (set by the test runner) would make oclif look for TypeScript sources.
-    NODE_ENV: undefined,
-    MANPATH: undefined,
-    MANPAGER: 'cat',
-    PAGER: 'cat',
-    PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
-    ...extra,
-  }
-}
+}, 180_000)
 
 function walk(dir: string, base = dir): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -59,16 +37,11 @@ function expectedFiles(): string[] {
   return files.sort()
 }
 
-/** The shell lines of the README's install block (the fenced block after its marker), comments dropped. */
-function readmeInstallLines(readme: string): string[] {
-  const marker = readme.indexOf('<!-- install:')
-  expect(marker, 'the README marks its install block').toBeGreaterThan(-1)
-  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(marker))
-  expect(block, 'a ```sh block after the marker').not.toBeNull()
-  return block![1]
-    .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
+/** The shell lines of the README's install block (the fenced block after its `<!-- install: … -->` marker), comments dropped. */
+function readmeInstallLines(): string[] {
+  const blocks = codeBlocks('README.md').filter((block) => block.marker === 'install')
+  expect(blocks.map((block) => block.lang), 'the README marks one install block, of shell lines').toEqual(['sh'])
+  return shellLines(blocks[0])
 }
 
 it('packs only what a user needs', {timeout: 120_000}, async () => {
@@ -147,7 +120,7 @@ it.skipIf(process.platform === 'win32')("the README's install lines work verbati
   const env = userEnv(prefix, {DROVER_STATE_DIR: stateDir, DROVER_CACHE_DIR: cacheDir, NO_COLOR: '1'})
   const hasMan = (await execa('sh', ['-c', 'command -v man'], {reject: false})).exitCode === 0
 
-  const lines = readmeInstallLines(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))
+  const lines = readmeInstallLines()
   expect(lines.slice(0, 2)).toEqual(['npm install', 'npm install -g .'])
   for (const line of lines) {
     if (/^man /.test(line) && !hasMan) continue // checked below from the installed page itself

@@ -7,10 +7,10 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import os from 'node:os'
 import path from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {startOk, taskEvents, cleanupStateDirs, drover, isAlive, json, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {startOk, taskEvents, cleanupStateDirs, drover, isAlive, json, killLeftovers, leftoverList, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 
 vi.setConfig({testTimeout: 120_000})
-const leftovers: number[] = []
+const leftovers = leftoverList()
 afterEach(() => {
   cleanupStateDirs()
   killLeftovers(leftovers)

@@ -8,14 +8,20 @@ import {cleanupStateDirs, drover, makeStateDir, makeTempDir, readTask, ROOT, wai
 
 afterEach(() => cleanupStateDirs())
 
-/** Runner processes of this checkout that are still waiting for a task. */
-function standbyRunners(): number[] {
+/**
+ * Runner processes of this checkout that are still waiting for a task; with
+ * `stateDir`, only those started for it (other suites run from this checkout
+ * at the same time, booting standbys of their own).
+ */
+function standbyRunners(stateDir?: string): number[] {
   const found: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
-      if (argv.some((arg) => arg.startsWith(ROOT) && arg.endsWith('runner.cjs')) && argv.includes('--standby')) found.push(Number(entry))
+      if (!argv.some((arg) => arg.startsWith(ROOT) && arg.endsWith('runner.cjs')) || !argv.includes('--standby')) continue
+      if (stateDir !== undefined && !readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`DROVER_STATE_DIR=${stateDir}`)) continue
+      found.push(Number(entry))
     } catch {
       // gone meanwhile
     }
@@ -67,12 +73,12 @@ describe.skipIf(process.platform !== 'linux')('standby runner', () => {
     expect((await drover(dir, ['cancel', String(id)])).exitCode).toBe(0)
   })
 
-  /** The standby runners that came up while `drover start` ran, looked for every few ms. */
-  async function standbysDuring(run: () => Promise<CliResult>): Promise<{result: CliResult; seen: Set<number>}> {
-    const before = new Set(standbyRunners())
+  /** The standby runners for `stateDir` that came up while `drover start` ran, looked for every few ms. */
+  async function standbysDuring(stateDir: string, run: () => Promise<CliResult>): Promise<{result: CliResult; seen: Set<number>}> {
+    const before = new Set(standbyRunners(stateDir))
     const seen = new Set<number>()
     const poll = setInterval(() => {
-      for (const pid of standbyRunners()) if (!before.has(pid)) seen.add(pid)
+      for (const pid of standbyRunners(stateDir)) if (!before.has(pid)) seen.add(pid)
     }, 5)
     try {
       return {result: await run(), seen}
@@ -85,7 +91,8 @@ describe.skipIf(process.platform !== 'linux')('standby runner', () => {
     // No sbatch on PATH: each start fails at once (recorded failed, exit 1), with nothing asked of any network.
     const noSlurm = {PATH: makeTempDir('drover-nopath-')}
     const command = ['--', process.execPath, '-e', '0']
-    const local = await standbysDuring(() => drover(makeStateDir(), ['start', ...command], {env: {DROVER_EXECUTOR: ''}}))
+    const localDir = makeStateDir()
+    const local = await standbysDuring(localDir, () => drover(localDir, ['start', ...command], {env: {DROVER_EXECUTOR: ''}}))
     expect(local.result.exitCode, local.result.stderr).toBe(0)
     // the same look sees the standby of a local start (it becomes the task's runner; its forks look alike until they exec)
     expect(local.seen.size).toBeGreaterThan(0)
@@ -98,7 +105,7 @@ describe.skipIf(process.platform !== 'linux')('standby runner', () => {
       [makeStateDir(), [], {DROVER_EXECUTOR: 'slurm'}],
       [configured, [], {DROVER_EXECUTOR: ''}],
     ] as const) {
-      const slurm = await standbysDuring(() => drover(dir, ['start', '--json', ...args, ...command], {env: {...env, ...noSlurm}}))
+      const slurm = await standbysDuring(dir, () => drover(dir, ['start', '--json', ...args, ...command], {env: {...env, ...noSlurm}}))
       expect(slurm.result.exitCode, slurm.result.stdout).toBe(1)
       expect(JSON.parse(slurm.result.stdout)).toMatchObject({executor: 'slurm', status: 'failed', reason: expect.stringMatching(/^sbatch not found/)})
       expect(slurm.seen.size, JSON.stringify(args)).toBe(0)

@@ -1,4 +1,4 @@
-// The README's pictures of the dashboard, taken in the real browser from a
+// The dashboard guide's pictures (docs/top-and-dashboard.md), taken in the real browser from a
 // small, realistic state dir: a build and a failing test run (a stand-in
 // `make`), three agents in a queue of one slot (the stand-in `claude`): one
 // done in its own worktree with a change to review, one running, one
@@ -113,7 +113,9 @@ describe('drover ui: the README screenshots', () => {
     await expect.poll(() => page.locator(`#tasks tr[data-id="${deps}"] td.status`).textContent()).toBe('queued (#1 in agents)')
     expect(await page.locator(`#tasks tr[data-id="${docs}"] td.status`).textContent()).toBe('running')
     expect(await page.locator(`#tasks tr[data-id="${tests}"] td.status`).textContent()).toBe('failed (2)')
-    expect(await page.locator(`#tasks tr[data-id="${fix}"] td`).nth(7).textContent()).toMatch(/^\$\d+\.\d{4}$/)
+    expect(await page.locator(`#tasks tr[data-id="${fix}"] td`).nth(8).textContent()).toMatch(/^\$\d+\.\d{4}$/)
+    // no task of a group: no Group column
+    expect(await page.locator('#tasks th.group-name').isVisible()).toBe(false)
     // the list down to its last element, not the empty viewport under it
     const height = await page.evaluate(() => Math.ceil(document.getElementById('main')!.getBoundingClientRect().bottom) + 12)
     await page.screenshot({path: path.join(SHOTS, 'dashboard-list.png'), clip: {x: 0, y: 0, width: 1280, height}})

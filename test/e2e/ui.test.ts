@@ -1,7 +1,7 @@
 // `drover ui` in a real browser: Debian's headless Chromium on a real
 // `drover ui` child process, loopback only, with tasks started and checked
 // through the CLI from "another shell". (Big logs: ui-big.test.ts; long
-// transcripts: ui-transcript.test.ts; the README's screenshots are taken by
+// transcripts: ui-transcript.test.ts; the dashboard guide's screenshots are taken by
 // ui-screenshots.test.ts.)
 
 import path from 'node:path'
@@ -53,7 +53,17 @@ describe('drover ui in a browser', () => {
     ], {PATH: `${fixture('bin')}${path.delimiter}${process.env.PATH}`})
     await expect.poll(() => rowStatus(page, agent).textContent(), {timeout: 15_000}).toBe('succeeded')
     const cells = await page.locator(`#tasks tr[data-id="${agent}"] td`).allTextContents()
-    expect(cells.slice(5, 8)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
+    expect(cells.slice(6, 9)).toEqual(['claude', '3', expect.stringMatching(/^\$\d+\.\d{4}$/)])
+
+    // a group: its column shows once a task of it is listed, and the group filter shows it alone
+    expect(await page.locator('#tasks th.group-name').isVisible()).toBe(false)
+    const grouped = await startTask(stateDir, ['--name', 'in-group', '--group', 'nightly', '--cwd', '/', '--shell', 'echo grouped'])
+    await expect.poll(() => page.locator(`#tasks tr[data-id="${grouped}"] td.group-name`).textContent()).toBe('nightly')
+    expect(await page.locator('#tasks th.group-name').isVisible()).toBe(true)
+    await page.selectOption('#filter-group', 'nightly')
+    await expect.poll(() => page.locator(`#tasks tr[data-id="${agent}"]`).isHidden()).toBe(true)
+    expect(await page.locator(`#tasks tr[data-id="${grouped}"]`).isVisible()).toBe(true)
+    await page.selectOption('#filter-group', '')
 
     expect((await drover(stateDir, ['stop', String(id)])).exitCode).toBe(0)
     await expect.poll(() => rowStatus(page, id).textContent(), {timeout: 15_000}).toMatch(/^stopped/)

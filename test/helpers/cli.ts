@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {expect} from 'vitest'
 import {fileURLToPath} from 'node:url'
-import {identityState} from '../../src/platform/platform.js'
+import {identityState, processStartTime} from '../../src/platform/platform.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -125,7 +125,37 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+// Start times of the pids in leftover lists, read as each was added (Linux: one small file read).
+const noted = new Map<number, string | null>()
+
+/**
+ * A list for the pids (or process groups) a test may leave behind, each noted
+ * with its start time as it is added, so that killLeftovers signals only the
+ * very process noted: a pid that ended meanwhile may be anyone's by then — on
+ * a busy machine (pid_max 32768, other suites beside) within seconds, and one
+ * such SIGKILL can end another suite's process.
+ */
+export function leftoverList(): number[] {
+  const list: number[] = []
+  const push = list.push.bind(list)
+  list.push = (...pids: number[]) => {
+    if (process.platform === 'linux') for (const pid of pids) noted.set(pid, processStartTime(pid))
+    return push(...pids)
+  }
+  return list
+}
+
 function killQuietly(pid: number, group: boolean): void {
+  // 0 (a pid file read empty, -null) is the caller's own group: this whole test run
+  if (!Number.isSafeInteger(pid) || pid <= 1) return
+  const was = noted.get(pid)
+  noted.delete(pid)
+  if (was !== undefined) {
+    const now = processStartTime(pid)
+    // someone else's now; or gone when noted, so nothing of ours under its number (a group's
+    // members keep the number from being reused, so a group is still signalled)
+    if ((now !== null && now !== was) || (was === null && !group)) return
+  }
   try {
     process.kill(group ? -pid : pid, 'SIGKILL')
   } catch {

@@ -7,7 +7,7 @@ import path from 'node:path'
 import {expect} from 'vitest'
 import {indexRender} from '../../src/api/row-cells.js'
 import {indexDir, liveDir} from '../../src/state/layout.js'
-import {packIndexFile, STAMP_FIELDS} from '../../src/state/index-format.js'
+import {HEADER, packIndexFile, STAMP_FIELDS} from '../../src/state/index-format.js'
 import {recordStamp, segmentName, type IndexRenderer} from '../../src/state/index.js'
 import type {TaskRecord} from '../../src/state/record.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
@@ -59,14 +59,14 @@ export function writeSeg(dir: string, seq: number, highWater: number, records: T
   writeFileSync(segFile(dir, seq), packIndexFile(head, records.map((r) => r.id), stamps, columns))
 }
 
-/** Rewrites a packed file's header (a line of JSON padded to 256 bytes) through `edit`, its length kept. */
+/** Rewrites a packed file's header (a line of JSON padded to HEADER bytes) through `edit`, its length kept. */
 export function editHeader(file: string, edit: (header: Record<string, unknown>) => void): void {
   const bytes = readFileSync(file)
-  const header = JSON.parse(bytes.toString('utf8', 0, 256)) as Record<string, unknown>
+  const header = JSON.parse(bytes.toString('utf8', 0, HEADER)) as Record<string, unknown>
   edit(header)
-  const line = Buffer.alloc(256, 0x20)
+  const line = Buffer.alloc(HEADER, 0x20)
   line.write(JSON.stringify(header))
-  line[255] = 0x0a
+  line[HEADER - 1] = 0x0a
   line.copy(bytes)
   writeFileSync(file, bytes)
 }
@@ -84,8 +84,8 @@ export function replaceLast(b: Buffer, from: string, to: string): Buffer {
 export const damaged = {
   idsSwapped(b: Buffer): Buffer {
     const copy = Buffer.from(b)
-    b.copy(copy, 256, 264, 272)
-    b.copy(copy, 264, 256, 264)
+    b.copy(copy, HEADER, HEADER + 8, HEADER + 16)
+    b.copy(copy, HEADER + 8, HEADER, HEADER + 8)
     return copy
   },
   cut: (b: Buffer, bytes = 10) => b.subarray(0, b.length - bytes),

@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {DroverError, ExitCode} from '../../src/api/index.js'
 import {TASK_STATUSES} from '../../src/api/values.js'
 import {inputs} from '../../src/mcp/schemas.js'
-import {startOptions} from '../../src/mcp/start.js'
+import {fanOutOptions, startOptions} from '../../src/mcp/start.js'
 import {argumentsError, errorResult} from '../../src/mcp/tool-error.js'
 import {listedTool, TOOLS, toolsFor, type JsonSchemaObject} from '../../src/mcp/tools.js'
 
@@ -24,21 +24,22 @@ const signatures = (schema: JsonSchemaObject) => Object.fromEntries(Object.entri
 
 const REF = 'integer | string'
 const STATUSES = `enum(${TASK_STATUSES.join(',')})[]`
-const DURATIONS = ['timeout', 'idleTimeout', 'retryDelay']
+const DURATIONS = ['timeout', 'idleTimeout', 'retryDelay', 'checkTimeout']
 
 /** What each tool takes, as its run() reads it: the arguments it cannot do without, and every argument's type. */
 const INPUTS: Record<string, {required: string[]; properties: Record<string, string>}> = {
   start_task: {
     required: [],
     properties: {
-      command: 'string[]', shell: 'string', name: 'string', cwd: 'string', env: 'record<string>', agent: 'enum(claude,codex,gemini,qwen,copilot,opencode,generic)',
+      command: 'string[]', shell: 'string', prompt: 'string', extraArgs: 'string[]', name: 'string', cwd: 'string', env: 'record<string>', agent: 'enum(claude,codex,gemini,qwen,copilot,opencode,generic)',
       timeout: 'string', idleTimeout: 'string', maxOutputBytes: 'integer', keepChildren: 'boolean', queue: 'string', priority: 'integer',
       after: `(${REF})[]`, afterEnded: `(${REF})[]`, worktree: 'boolean | string', base: 'string', existingBranch: 'boolean',
       maxTurns: 'integer', maxTokens: 'integer', maxCostUsd: 'number', onLimit: 'enum(fail,wait)',
       retry: 'integer', retryDelay: 'string', retryOnTimeout: 'boolean', ifAbsent: 'boolean', notify: 'string[]',
+      attempts: 'integer | string', group: 'string', check: 'string', checkTimeout: 'string',
     },
   },
-  list_tasks: {required: [], properties: {status: STATUSES, limit: 'integer'}},
+  list_tasks: {required: [], properties: {status: STATUSES, group: 'string', limit: 'integer'}},
   get_task: {required: ['task'], properties: {task: REF}},
   read_output: {required: ['task'], properties: {task: REF, cursor: 'integer', tail: 'integer', maxBytes: 'integer', format: 'enum(transcript,raw)'}},
   wait_tasks: {required: ['tasks'], properties: {tasks: `(${REF})[]`, mode: 'enum(all,any)', timeoutSeconds: 'number'}},
@@ -49,6 +50,7 @@ const INPUTS: Record<string, {required: string[]; properties: Record<string, str
   send_followup: {required: ['task', 'prompt'], properties: {task: REF, prompt: 'string', now: 'boolean', keep: 'boolean'}},
   merge_task: {required: ['task'], properties: {task: REF, mode: 'enum(merge,squash,rebase)', into: 'string', commit: 'boolean'}},
   queue_status: {required: [], properties: {queue: 'string'}},
+  compare_attempts: {required: ['group'], properties: {group: 'string | integer', wait: 'boolean', timeoutSeconds: 'number'}},
   prune_tasks: {required: [], properties: {keep: 'integer', olderThanSeconds: 'number', status: STATUSES, includeCheckpoints: 'boolean', dryRun: 'boolean'}},
 }
 
@@ -66,11 +68,12 @@ const OUTPUTS: Record<string, string[]> = {
   send_followup: ['id', 'queued', 'delivered', 'task'],
   merge_task: ['id', 'branch', 'into', 'mode', 'checkout', 'commit', 'commits', 'fastForward', 'committedWork'],
   queue_status: ['queues'],
+  compare_attempts: ['group', 'base', 'sameBase', 'attempts', 'settled'],
   prune_tasks: ['dryRun', 'removed', 'kept'],
 }
 
 const reads = {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false}
-/** README: annotations (read-only, destructive, idempotent); open world for what runs programs of the caller's choosing. */
+/** docs/mcp.md: annotations (read-only, destructive, idempotent); open world for what runs programs of the caller's choosing. */
 const ANNOTATIONS: Record<string, typeof reads> = {
   start_task: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true},
   list_tasks: reads,
@@ -78,6 +81,7 @@ const ANNOTATIONS: Record<string, typeof reads> = {
   read_output: reads,
   wait_tasks: reads,
   queue_status: reads,
+  compare_attempts: reads,
   // asking twice to end a task ends it once
   stop_task: {readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false},
   cancel_task: {readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false},
@@ -92,10 +96,10 @@ const ANNOTATIONS: Record<string, typeof reads> = {
 describe('the MCP tools', () => {
   it('offers the read tools always, the others unless read-only, prune only when allowed', () => {
     const names = (opts: {readOnly: boolean; allow: string[]}) => toolsFor(opts).map((t) => t.name)
-    expect(names({readOnly: true, allow: ['prune']})).toEqual(['list_tasks', 'get_task', 'read_output', 'wait_tasks', 'queue_status'])
+    expect(names({readOnly: true, allow: ['prune']})).toEqual(['list_tasks', 'get_task', 'read_output', 'wait_tasks', 'queue_status', 'compare_attempts'])
     expect(names({readOnly: false, allow: []})).not.toContain('prune_tasks')
     expect(names({readOnly: false, allow: ['prune']})).toContain('prune_tasks')
-    expect(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.access)).toEqual(Array(5).fill('read'))
+    expect(TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.access)).toEqual(Array(6).fill('read'))
   })
 
   it('shows each tool with the arguments it needs, typed as it reads them, strict, each described for a model', () => {
@@ -121,21 +125,30 @@ describe('the MCP tools', () => {
     const samples: Record<string, Record<string, unknown>> = {
       command: {command: ['echo', 'hi']},
       shell: {command: undefined, shell: 'echo hi'},
+      prompt: {command: undefined, agent: 'codex', prompt: 'fix the tests'},
+      extraArgs: {command: undefined, agent: 'codex', prompt: 'fix the tests', extraArgs: ['--sandbox', 'workspace-write']},
       name: {name: 'n'}, cwd: {cwd: '/tmp'}, env: {env: {A: '1'}}, agent: {agent: 'claude'},
       timeout: {timeout: '1m'}, idleTimeout: {idleTimeout: '1m'}, maxOutputBytes: {maxOutputBytes: 10}, keepChildren: {keepChildren: true},
       queue: {queue: 'q'}, priority: {priority: 3}, after: {after: [1]}, afterEnded: {afterEnded: [1]},
       worktree: {worktree: true}, base: {worktree: true, base: 'main'}, existingBranch: {worktree: 'b', existingBranch: true},
       maxTurns: {maxTurns: 2}, maxTokens: {maxTokens: 2}, maxCostUsd: {maxCostUsd: 2}, onLimit: {onLimit: 'wait'},
       retry: {retry: 2}, retryDelay: {retry: 2, retryDelay: '5s'}, retryOnTimeout: {retry: 2, retryOnTimeout: true}, ifAbsent: {name: 'n', ifAbsent: true},
-      notify: {notify: ['desktop']},
+      notify: {notify: ['desktop']}, group: {group: 'g'}, check: {check: 'npm test'}, checkTimeout: {check: 'npm test', checkTimeout: '5m'},
     }
-    expect(Object.keys(samples).sort()).toEqual(Object.keys(INPUTS.start_task.properties).sort())
+    // attempts make a fan-out, not one start: carried by fanOutOptions
+    expect(Object.keys(samples).sort()).toEqual(Object.keys(INPUTS.start_task.properties).filter((name) => name !== 'attempts').sort())
+    const fanOut = (extra: Record<string, unknown>) => fanOutOptions(inputs.start_task.parse({prompt: 'fix the tests', worktree: true, ...extra}))
+    expect(fanOut({agent: 'codex', attempts: 2, maxTurns: 3})).toMatchObject({attempts: [{agent: 'codex', count: 2}], prompt: 'fix the tests', worktree: true, maxTurns: 3})
+    expect(fanOut({attempts: 'claude:2,codex', group: 'g', check: 'npm test'})).toMatchObject({attempts: 'claude:2,codex', group: 'g', check: 'npm test'})
+    expect(() => fanOut({attempts: 2})).toThrow('a number of attempts is of `agent`: give agent, or attempts as "claude:2,codex"')
+    expect(() => fanOut({agent: 'codex', attempts: 'claude:2'})).toThrow('attempts "claude:2,codex" names the agents itself: leave out agent')
+    expect(() => fanOut({attempts: 'claude:2', name: 'x'})).toThrow('name is for one task, not for attempts')
     for (const [name, extra] of Object.entries(samples)) {
       const args = inputs.start_task.parse({...base, ...extra})
       // what goes with it alone (base, retryDelay, …) must add something of its own
       const without = {...args} as Record<string, unknown>
       delete without[name]
-      const withoutIt = name === 'command' || name === 'shell' ? plain : startOptions(without as never)
+      const withoutIt = name === 'command' || name === 'shell' || name === 'prompt' ? plain : startOptions(without as never)
       expect([name, JSON.stringify(startOptions(args)) !== JSON.stringify(withoutIt)]).toEqual([name, true])
     }
   })

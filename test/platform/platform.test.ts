@@ -1,10 +1,10 @@
-import {spawn, type ChildProcess} from 'node:child_process'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {linuxOnly} from '../helpers/skips.js'
-import {killLeftovers} from '../helpers/cli.js'
+import {killLeftovers, leftoverList} from '../helpers/cli.js'
 import {
   type CommandRunner,
   type PlatformContext,
@@ -28,9 +28,11 @@ import {
   startedNoEarlierThan,
   signalNumber,
   signalProcessGroup,
+  signalChildGroup,
   workerSpawnOptions,
   exitShowsSignal,
   slurmUnavailable,
+  argvTooLong,
   memoryFileSystem,
 } from '../../src/platform/platform.js'
 
@@ -60,8 +62,8 @@ const childrenOf = (ppid: number): number[] =>
     .filter((pid) => procFields(pid)?.[1] === String(ppid))
 
 // Leftovers: every group leader and pid a test started, SIGKILLed after each test.
-const groups: number[] = []
-const pids: number[] = []
+const groups = leftoverList()
+const pids = leftoverList()
 afterEach(() => {
   killLeftovers(pids, groups)
 })
@@ -98,6 +100,27 @@ linuxOnly('/proc and POSIX process groups').describe('linux, real processes', ()
     expect(isSameProcess({pid, startTime: String(Number(start) + 1)})).toBe(false)
     // Same start string, other pid: not the recorded process.
     expect(processStartTime(process.pid)).not.toBe(start)
+  })
+
+  it("signals a child's group while the child lives, and after its exit only while a member of the group is left", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drover-group-'))
+    try {
+      const pidFile = join(dir, 'member')
+      const child = spawn('sh', ['-c', `sleep 300 & echo $! > '${pidFile}'; exit 0`], {detached: true, stdio: 'ignore'})
+      await exited(child)
+      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the member')
+      const member = Number(readFileSync(pidFile, 'utf8'))
+      groups.push(child.pid!)
+      expect(listGroupMembers(child.pid!).map((p) => p.pid)).toContain(member)
+      signalChildGroup(child.pid, true, 'SIGKILL')
+      await waitFor(() => !isProcessAlive(member), 'the member to die')
+      // the group is empty now: its number is signalled no more (it could be anyone's)
+      const emptied = listGroupMembers(child.pid!)
+      expect(emptied).toEqual([])
+      expect(() => signalChildGroup(child.pid, true, 'SIGKILL')).not.toThrow()
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('returns null for a process that is gone and for pids that are never ours', async () => {
@@ -608,6 +631,28 @@ describe('what has no Windows meaning', () => {
     expect(exitShowsSignal(ctx('win32'))).toBe(false)
     expect(exitShowsSignal(ctx('linux'))).toBe(true)
     expect(exitShowsSignal(ctx('darwin'))).toBe(true)
+  })
+})
+
+describe('argvTooLong', () => {
+  const ctx = (os: string): PlatformContext => ({os, run: () => ''})
+  const KiB = 1024
+  it('holds each argument to 128 KiB with its NUL on Linux, the whole line to 32,767 characters on Windows, and leaves macOS to the OS', () => {
+    expect(argvTooLong(['claude', '-p', 'x'.repeat(128 * KiB - 1)], ctx('linux'))).toBeNull()
+    expect(argvTooLong(['claude', '-p', 'x'.repeat(128 * KiB)], ctx('linux'))).toBe(`an argument of ${128 * KiB} bytes, where Linux takes at most ${128 * KiB - 1}`)
+    // bytes, not characters: é is two
+    expect(argvTooLong(['é'.repeat(64 * KiB)], ctx('linux'))).not.toBeNull()
+    // many arguments each under the cap: the OS's whole limit is far above them
+    expect(argvTooLong(Array.from({length: 8}, () => 'x'.repeat(100 * KiB)), ctx('linux'))).toBeNull()
+    expect(argvTooLong(['a', 'x'.repeat(32_765)], ctx('win32'))).toBeNull()
+    expect(argvTooLong(['a', 'x'.repeat(32_766)], ctx('win32'))).toBe('a command line of 32768 characters, where Windows takes at most 32767')
+    expect(argvTooLong(['a', 'x'.repeat(512 * KiB)], ctx('darwin'))).toBeNull()
+  })
+
+  linuxOnly('the Linux limit').it("is the real kernel's: one byte more and the OS refuses to start it", () => {
+    const run = (arg: string) => spawnSync('/bin/true', [arg]).error?.message ?? 'started'
+    expect(run('x'.repeat(128 * KiB - 1))).toBe('started')
+    expect(run('x'.repeat(128 * KiB))).toMatch(/E2BIG/)
   })
 })
 

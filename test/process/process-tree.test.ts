@@ -12,11 +12,11 @@ import {linuxOnly} from '../helpers/skips.js'
 import {isSameProcess, processStartTime, type CommandRunner, type PlatformContext, type ProcessIdentity} from '../../src/platform/platform.js'
 import {executeStopPlan, ProcessTree, type StopHooks} from '../../src/process/process-tree.js'
 import {planFor, type StopPlan} from '../../src/process/stop-plan.js'
-import {fixture, isAlive, killLeftovers, waitFor} from '../helpers/cli.js'
+import {fixture, isAlive, killLeftovers, leftoverList, waitFor} from '../helpers/cli.js'
 
 
-const groups: number[] = []
-const pids: number[] = []
+const groups = leftoverList()
+const pids = leftoverList()
 const dirs: string[] = []
 afterEach(() => {
   killLeftovers(pids, groups)
@@ -89,6 +89,27 @@ linuxOnly('/proc, POSIX signals, setsid').describe('ProcessTree on real processe
     expect(isAlive(tree.escapee)).toBe(true)
     processTree.signal('SIGKILL')
     await waitFor(() => !isAlive(tree.escapee) && !isAlive(tree.worker), {timeout: 10_000, message: 'the tree to die'})
+  })
+
+  it("leaves a drover runner started from inside the tree alone, and all below it: it owns a task of its own", async () => {
+    const pidsFile = path.join(tempDir(), 'pids')
+    // the "runner": in a session of its own, its boot environment holds the mark; its child is its worker
+    const runner = `DROVER_RUNNER=1 setsid sh -c 'sleep 302 & echo $$ $! > ${pidsFile}; wait'`
+    const worker = spawn('sh', ['-c', `${runner} & exec sleep 300`], {detached: true, stdio: 'ignore'})
+    groups.push(worker.pid!)
+    const [inner, innerWorker] = await waitFor(() => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').trim().split(' ').map(Number), {timeout: 15_000, message: 'the runner and its worker'})
+    pids.push(inner, innerWorker)
+    const identity = {pid: worker.pid!, startTime: processStartTime(worker.pid!)!}
+    const processTree = new ProcessTree(identity, () => !isSameProcess(identity))
+    processTree.snapshot()
+    expect(processTree.identities().map((known) => known.pid)).not.toContain(inner)
+    expect(processTree.identities().map((known) => known.pid)).not.toContain(innerWorker)
+    // seen between its fork and its exec, it would have been remembered: asked again before any signal
+    processTree.remember([{pid: inner, startTime: processStartTime(inner)!}])
+    processTree.signal('SIGKILL')
+    await waitFor(() => !isAlive(worker.pid!), {timeout: 10_000, message: 'the worker to die'})
+    expect(isAlive(inner)).toBe(true)
+    expect(isAlive(innerWorker)).toBe(true)
   })
 
   it('a worker that exits on the control word alone ends the plan unforced', async () => {

@@ -29,7 +29,7 @@ interface Driver {
   /** the screen while a turn is under way: the reply shows before it ends, and a message typed then is queued, not run. */
   busy: RegExp
   /** dialogs it may show first, and the keys that answer them (a new model offered, a folder to trust). */
-  dialogs: {shows: RegExp; keys: string[]}[]
+  dialogs: {shows: RegExp; keys: (screen: string) => string[]}[]
   quit: string
 }
 
@@ -49,13 +49,14 @@ const DRIVERS: Record<string, Driver> = {
     ready: /Ask Codex to do anything/,
     busy: /esc to interrupt/,
     // "Use existing model": the fake server knows no other
-    dialogs: [{shows: /2\. Use existing model/, keys: ['Down', 'Enter']}],
+    // (from where the cursor is: a Down taken before, with its Enter lost, has moved it there already)
+    dialogs: [{shows: /2\. Use existing model/, keys: (screen) => (/›\s*2\. Use existing model/.test(screen) ? ['Enter'] : ['Down', 'Enter'])}],
     quit: '/quit',
   },
   copilot: {
     ready: /^❯\s*$/m,
     busy: /esc esc interrupt/,
-    dialogs: [{shows: /Do you trust the files in this folder\?/, keys: ['Enter']}],
+    dialogs: [{shows: /Do you trust the files in this folder\?/, keys: () => ['Enter']}],
     quit: '/exit',
   },
 }
@@ -75,16 +76,18 @@ function attachIn(dir: string, env: Record<string, string>, id: number): Pane {
 /**
  * Waits until the interface shows `history` and waits for a message, its
  * turn over — for a second look too, so a first frame drawn before a dialog
- * does not count — answering its dialogs on the way.
+ * does not count — answering its dialogs on the way, again if one stays.
  */
 async function untilReady(pane: Pane, driver: Driver, history: string): Promise<void> {
-  const answered = new Set<number>()
+  // when each dialog was last answered: one still shown 3 s after is answered
+  // again (keys sent while it was drawn, before it took input, are lost)
+  const answered = new Map<number, number>()
   let readySince = 0
   await pane.waitFor((screen) => {
-    const dialog = driver.dialogs.findIndex((d, i) => !answered.has(i) && d.shows.test(screen))
+    const dialog = driver.dialogs.findIndex((d, i) => Date.now() - (answered.get(i) ?? 0) >= 3000 && d.shows.test(screen))
     if (dialog !== -1) {
-      answered.add(dialog)
-      for (const key of driver.dialogs[dialog].keys) pane.keys(key)
+      answered.set(dialog, Date.now())
+      for (const key of driver.dialogs[dialog].keys(screen)) pane.keys(key)
       readySince = 0
       return false
     }

@@ -1,5 +1,5 @@
 // The real claude and codex using drover as their MCP server, configured as
-// the README says (claude: `--mcp-config` naming `drover mcp`; codex:
+// docs/mcp.md says (claude: `--mcp-config` naming `drover mcp`; codex:
 // `[mcp_servers.drover]`): the fake model answers the prompt with a call of
 // start_task, and the task it started is there for `drover list` — still
 // running after the agent and its MCP server have exited.
@@ -97,9 +97,12 @@ describe('the real codex with drover mcp', () => {
     // behind its tool_search; with another model's (fallback) metadata they
     // are in the model request itself, where the fake model can call one.
     writeFileSync(config, readFileSync(config, 'utf8').replace('model = "gpt-5.5"', 'model = "gpt-4.1"'))
-    // The README's snippet, with this test's state dir; codex exec has nobody
+    // docs/mcp.md's snippet, with this test's state dir; codex exec has nobody
     // to approve a tool call, so the server's tools are approved up front.
-    appendFileSync(config, `\n[mcp_servers.drover]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BIN, 'mcp', '--state-dir', stateDir])}\ndefault_tools_approval_mode = "approve"\n`)
+    // As the guide says: codex 0.171 sends its first request without waiting for an MCP server
+    // unless it is `required` (seen: beside CPU load, the first request had no drover tools 2 runs
+    // in 4; with `required`, 5 in 5 had them), and its 10 s for a first answer is raised.
+    appendFileSync(config, `\n[mcp_servers.drover]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BIN, 'mcp', '--state-dir', stateDir])}\nstartup_timeout_sec = 30\nrequired = true\ndefault_tools_approval_mode = "approve"\n`)
     let offered: string[] = []
     server.respondWith((turn) => {
       if (turn.last.kind !== 'prompt' || !turn.prompt.includes('delegate')) return undefined

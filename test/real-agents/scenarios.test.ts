@@ -162,9 +162,15 @@ describe.each(SELECTED)('$kind under drover, the real binary offline', (agent: R
   it('after a reboot (runner and agent killed), resume --interrupted continues the same session', async () => {
     const dir = stateDir()
     const env = agent.env(server)
-    const id = await start(dir, env, agent.command('reboot prompt of the scenario [[slow: 60]]'), agentTempDir('drover-work-'))
+    const cwd = agentTempDir('drover-work-')
+    const id = await start(dir, env, agent.command('reboot prompt of the scenario [[slow: 60]]'), cwd)
     await waitForRequest(server, 'reboot prompt of the scenario')
     const sessionId = await sessionIdOf(dir, id)
+    if (agent.kind === 'qwen') {
+      // qwen too writes its chat after it names the session: on a busy machine the kill came first, and the resume found nothing
+      const chat = path.join(env.HOME, '.qwen', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), 'chats', `${sessionId}.jsonl`)
+      await waitFor(() => existsSync(chat) && readFileSync(chat, 'utf8').includes('reboot prompt of the scenario'), {timeout: 30_000, message: 'qwen to save the prompt'})
+    }
     // claude and codex print their session id before they have saved the session: a kill in between leaves nothing to resume
     if (agent.kind === 'claude' || agent.kind === 'codex') await sessionSaved(env.HOME, sessionId, 'reboot prompt of the scenario')
     if (agent.kind === 'copilot') {

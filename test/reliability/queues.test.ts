@@ -174,6 +174,13 @@ describe('a queue of parallel 4 under load', () => {
     }
     for (const pid of workersAlive(marker)) process.kill(pid, 'SIGKILL')
     await waitFor(() => workersAlive(marker).length === 0, {timeout: 20_000})
+    // What the machine had when it went down: a worker that had just ended
+    // but whose runner died before recording it is interrupted too, and runs
+    // again (its end was never recorded); what was recorded succeeded must not.
+    const linesBefore = readFileSync(out, 'utf8').trim().split('\n')
+    const succeededBefore = ids.filter((id) => readTask(dir, id).status === 'succeeded')
+    const cutShort = running.filter((id) => !linesBefore.includes(`done ${id}`))
+    expect(succeededBefore).toEqual(expect.arrayContaining([ids[0], ids[1]]))
 
     const resumed = await drover(dir, ['resume', '--interrupted'])
     expect(resumed.exitCode, resumed.stderr).toBe(0)
@@ -187,12 +194,20 @@ describe('a queue of parallel 4 under load', () => {
     )
     expect(await watch.stop()).toBeLessThanOrEqual(2)
     const lines = readFileSync(out, 'utf8').trim().split('\n')
+    const after = lines.slice(linesBefore.length)
+    const count = (from: string[], line: string) => from.filter((l) => l === line).length
     for (const id of ids) {
-      const done = lines.filter((l) => l === `done ${id}`).length
-      expect(done, `task ${id} finished once`).toBe(1)
-      // Interrupted ones started twice (their first run was killed); the rest once.
-      expect(lines.filter((l) => l === `start ${id}`).length).toBe(running.includes(id) ? 2 : 1)
+      if (succeededBefore.includes(id)) {
+        // recorded succeeded before the reboot: never run again
+        expect([id, count(lines, `start ${id}`), count(lines, `done ${id}`)], `task ${id} ran once`).toEqual([id, 1, 1])
+      } else {
+        // every other task ran to its end exactly once after the resume
+        expect([id, count(after, `start ${id}`), count(after, `done ${id}`)], `task ${id} ran once after the resume`).toEqual([id, 1, 1])
+      }
     }
+    // the reboot cut a run short: it started twice, and finished once, after the resume
+    expect(cutShort.length, 'a run was cut short by the reboot').toBeGreaterThan(0)
+    for (const id of cutShort) expect([id, count(lines, `start ${id}`), count(lines, `done ${id}`)]).toEqual([id, 2, 1])
     expect(readTask(dir, ids[0]).runs).toHaveLength(1)
   })
 

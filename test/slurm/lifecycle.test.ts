@@ -7,11 +7,11 @@
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, fixture, isAlive, json, killLeftovers, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, fixture, isAlive, json, killLeftovers, leftoverList, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
 import {cancelAllJobs, HEARTBEAT_MS, jobState, onCluster, SLURM_CONF} from './cluster.js'
 
 const node = process.execPath
-const strays: number[] = []
+const strays = leftoverList()
 
 afterEach(() => {
   killLeftovers(strays)

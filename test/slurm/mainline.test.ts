@@ -3,7 +3,7 @@
 // runner — a batch job on the node — hands the slot on by submitting the next
 // task's job, with no drover command run meanwhile.
 
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, json, makeStateDir, makeTempDir, readTask, taskEvents, waitFor} from '../helpers/cli.js'
@@ -48,10 +48,12 @@ describe("drover's queues on Slurm", () => {
 
   it('--after: a dependent starts as a job once its dependency succeeded; one after a failure is skipped', async () => {
     const dir = makeStateDir()
-    // long enough for the dependent to be started while it runs
-    const first = await start(dir, ['--name', 'first', '--', 'sh', '-c', 'sleep 4'])
+    // it runs until the dependent has been seen queued behind it (a time of its own could pass before the next start on a busy machine)
+    const gate = path.join(makeTempDir('drover-gate-'), 'open')
+    const first = await start(dir, ['--name', 'first', '--', 'sh', '-c', `until [ -e '${gate}' ]; do sleep 0.1; done`])
     const then = await start(dir, ['--after', 'first', '--', 'sh', '-c', 'echo then'])
     expect(then).toMatchObject({status: 'queued', after: [first.id]})
+    writeFileSync(gate, '')
     const bad = await start(dir, ['--', 'sh', '-c', 'exit 3'])
     const never = await start(dir, ['--after', String(bad.id), '--', 'sh', '-c', 'echo never'])
     await ended(dir, [first.id, then.id, bad.id, never.id], 'the chain to end')

@@ -9,10 +9,10 @@ import {readFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {cleanupStateDirs, isAlive, json, killLeftovers, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, isAlive, json, killLeftovers, leftoverList, makeStateDir, readTask, waitFor} from '../helpers/cli.js'
 import {cancelAllJobs, jobState, onCluster, SLURM_CONF} from './cluster.js'
 
-const strays: number[] = []
+const strays = leftoverList()
 const BEAT_MS = 3000
 const slow = {DROVER_HEARTBEAT_MS: String(BEAT_MS)}
 const clusterDir = path.dirname(SLURM_CONF)
@@ -45,7 +45,10 @@ describe('a node that stops answering', () => {
     const runner = JSON.parse(readFileSync(path.join(dir, 'tasks', String(task.id), 'runner.json'), 'utf8')).pid
     strays.push(worker, runner)
 
-    process.kill(slurmdPid(), 'SIGKILL')
+    // the pid file names slurmd (read as 0 while rewritten, kill would reach this test's own group)
+    const slurmd = slurmdPid()
+    expect(slurmd > 1 && readFileSync(`/proc/${slurmd}/comm`, 'utf8').trim() === 'slurmd', `slurmd pid ${slurmd}`).toBe(true)
+    process.kill(slurmd, 'SIGKILL')
     // SlurmdTimeout=10: the node is down within ~30 s, and the job with it.
     await waitFor(() => /down/.test(nodeState()) || jobState(task.jobId) !== 'RUNNING', {timeout: 60_000, interval: 500, message: 'Slurm to give up on the node'})
     expect(isAlive(worker)).toBe(true)

@@ -35,6 +35,17 @@ describe("a state dir's config.json", () => {
     expect(readStateConfig(path.join(stateDir(), 'not-made-yet'))).toEqual({})
   })
 
+  it("gives each agent's defaults as written (names and permission modes are the agents' business: agents/headless.ts)", () => {
+    const agents = {claude: {model: 'sonnet', permissionMode: 'acceptEdits', flags: ['--max-turns', '30']}, someday: {flags: []}}
+    const dir = stateDir(JSON.stringify({agents}))
+    expect(readStateConfig(dir)).toEqual({agents, source: configPath(dir)})
+  })
+
+  it('gives the check of new worktree tasks as written', () => {
+    const dir = stateDir(JSON.stringify({check: 'npm test -- --bail'}))
+    expect(readStateConfig(dir)).toEqual({check: 'npm test -- --bail', source: configPath(dir)})
+  })
+
   it('gives the executor and Slurm defaults as written, and says where they came from', () => {
     const text = JSON.stringify({executor: 'slurm', slurm: {partition: 'gpu', time: '4:00:00', cpus: 4, mem: '16G', drainBeforeLimit: '10m', opts: ['--account=lab']}})
     const dir = stateDir(text)
@@ -55,6 +66,16 @@ describe("a state dir's config.json", () => {
       ['{"slurm": {"cpus": 0}}', /slurm.cpus must be a positive whole number/],
       ['{"slurm": {"cpus": "4"}}', /slurm.cpus must be a positive whole number/],
       ['{"slurm": {"opts": "--account=lab"}}', /slurm.opts must be an array/],
+      ['{"agents": []}', /agents must be an object by agent name/],
+      ['{"agents": {"claude": "sonnet"}}', /agents.claude must be an object/],
+      ['{"agents": {"claude": {"modle": "sonnet"}}}', /unknown key 'agents.claude.modle'/],
+      ['{"agents": {"claude": {"model": ""}}}', /agents.claude.model must be a non-empty string/],
+      ['{"agents": {"claude": {"permissionMode": 1}}}', /agents.claude.permissionMode must be a non-empty string/],
+      ['{"agents": {"codex": {"flags": "--json"}}}', /agents.codex.flags must be an array/],
+      ['{"agents": {"codex": {"flags": ["--x", 1]}}}', /agents.codex.flags must be an array/],
+      ['{"agents": {"codex": {"flags": ["resume", "--last"]}}}', /agents.codex.flags must start with a flag, not 'resume'/],
+      ['{"check": ["npm", "test"]}', /check must be a shell command, e.g. "npm test"/],
+      ['{"check": " "}', /check must be a shell command/],
     ]
     for (const [text, why] of cases) {
       const dir = stateDir(text)

@@ -7,7 +7,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {INDEX_FORMAT, packIndexFile, readIndexFile, stampOf, STAMP_FIELDS, textStart, type ColumnData} from '../../src/state/index-format.js'
+import {CHECKSUM_FROM, HEADER, INDEX_FORMAT, packIndexFile, readIndexFile, stampOf, STAMP_FIELDS, textStart, type ColumnData} from '../../src/state/index-format.js'
 import {cleanupStateDirs, makeTempDir} from '../helpers/cli.js'
 import {damaged, editHeader} from '../helpers/index-state.js'
 
@@ -17,7 +17,6 @@ afterEach(() => {
   scratch = null
 })
 
-const HEADER = 256
 const ids = [3, 7, 12]
 const stamps = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9])
 const columns = {
@@ -69,7 +68,7 @@ describe('the index file format', () => {
     expect(empty).toMatchObject({ids: new Float64Array(0), stamps: null, header: {count: 0, stamped: false}})
     const unstamped = read(packIndexFile({kind: 'listing', highWater: 9}, [1, 9], null, {}))
     expect(unstamped).toMatchObject({stamps: null, columns: {}, header: {kind: 'listing', stamped: false, columns: [], blobs: []}})
-    expect(() => packIndexFile({kind: 'segment', highWater: 1, pad: 'x'.repeat(300)}, [], null, {})).toThrow(/header too long/)
+    expect(() => packIndexFile({kind: 'segment', highWater: 1, pad: 'x'.repeat(HEADER)}, [], null, {})).toThrow(/header too long/)
   })
 
   it('packs 200,000 texts (as many as a segment of 100,000 tasks holds in two columns)', () => {
@@ -93,7 +92,9 @@ describe('the index file format', () => {
     }
     expect(read(raw((b) => (b[HEADER - 1] = 0x20)))).toBe('no header')
     expect(read(raw((b) => (b[0] = 0x78)))).toBe('its header does not parse')
-    expect(read(edited((h) => (h.index = 2)))).toBe('unknown format 2')
+    expect(read(edited((h) => (h.index = INDEX_FORMAT + 1)))).toBe(`unknown format ${INDEX_FORMAT + 1}`)
+    // format 1's header was 256 bytes: such a file is not read (the next full reader writes the index anew)
+    expect(read(edited((h) => (h.index = 1)))).toBe('unknown format 1')
     expect(read(edited((h) => delete h.count))).toBe('its header is incomplete')
     expect(read(edited((h) => (h.highWater = -1)))).toBe('its header is incomplete')
     expect(read(edited((h) => (h.blobs = (h.blobs as number[]).slice(1))))).toBe('its header is incomplete')
@@ -145,6 +146,65 @@ describe('the index file format', () => {
     expect(read(short)).toMatch(/its name column does not hold together/)
     // read by offset: a column not asked for is neither read nor checked
     expect(readIndexFile(fileOf(endsSwapped(0)), ['name'])).toMatchObject({ids: Float64Array.from(ids)})
+  })
+
+  describe('a big file, with checksums (CHECKSUM_FROM entries or more)', () => {
+    const n = CHECKSUM_FROM
+    const bigIds = Array.from({length: n}, (_, k) => 2 * k + 1)
+    const bigStamps = Float64Array.from({length: n * STAMP_FIELDS}, (_, k) => k)
+    const big = packIndexFile({kind: 'segment', highWater: 2 * n, seq: 1}, bigIds, bigStamps, {
+      record: bigIds.map((id) => `{"id":${id},"text":"${'x'.repeat(40)}"}`),
+      view: bigIds.map((id) => `{"id":${id},"v":"${'y'.repeat(40)}"}`),
+      name: bigIds.map((id) => `t${id}`),
+    })
+    const header = (b: Buffer) => JSON.parse(b.toString('utf8', 0, HEADER)) as {crcs?: number[]; blobs: number[]}
+    const bigRead = (bytes: Buffer, wanted: readonly ('record' | 'view' | 'name')[] = ['record', 'view', 'name']) => readIndexFile(fileOf(bytes), wanted)
+    /** `b` with the byte at `at` changed. */
+    const flipped = (b: Buffer, at: number) => {
+      const copy = Buffer.from(b)
+      copy[at] ^= 0x01
+      return copy
+    }
+    const blobAt = (c: number) => HEADER + n * 8 * (1 + STAMP_FIELDS + 3) + header(big).blobs.slice(0, c).reduce((a, b) => a + b, 0)
+
+    it('carries one for the ids, the stamps and each column, and reads back as packed, the parts checked instead of walked', () => {
+      expect(header(big).crcs).toHaveLength(5)
+      const got = bigRead(big)
+      if (typeof got === 'string') throw new Error(got)
+      expect(got.checksummed).toBe(true)
+      expect([...got.ids]).toEqual(bigIds)
+      expect(texts(got.columns.name!).at(-1)).toBe(`t${bigIds.at(-1)}`)
+      // a small file has none, and is walked
+      expect(header(good).crcs).toBeUndefined()
+      expect(read(good)).toMatchObject({checksummed: false})
+    })
+
+    it('is refused when the ids, the stamps or a column of short texts differ by one bit from what was written', () => {
+      expect(bigRead(damaged.idsSwapped(big))).toBe('its ids fail their checksum')
+      expect(bigRead(flipped(big, HEADER + n * 8 + 3))).toBe('its stamps fail their checksum')
+      // an end of the names column, and a byte of its blob
+      expect(bigRead(flipped(big, HEADER + n * 8 * (1 + STAMP_FIELDS + 2) + 5))).toMatch(/its name column fails its checksum/)
+      expect(bigRead(flipped(big, blobAt(2) + 2))).toMatch(/its name column fails its checksum/)
+      // a reader of the records alone reads none of the damaged names column
+      expect(bigRead(flipped(big, blobAt(2) + 2), ['record'])).toMatchObject({checksummed: true})
+    })
+
+    it('walks a column of long texts as a small file is walked: an end out of order is found', () => {
+      const endOfView = HEADER + n * 8 * (1 + STAMP_FIELDS + 1)
+      const swapped = Buffer.from(big)
+      big.copy(swapped, endOfView, endOfView + 8, endOfView + 16)
+      big.copy(swapped, endOfView + 8, endOfView, endOfView + 8)
+      expect(bigRead(swapped)).toMatch(/its view column does not hold together/)
+    })
+
+    it('is still held to its high water and its header, whose checksums must be numbers', () => {
+      const file = fileOf(big)
+      editHeader(file, (h) => (h.highWater = 2 * n - 2))
+      expect(readIndexFile(file, [])).toBe(`id ${2 * n - 1} out of order or above its high water`)
+      const bad = fileOf(big)
+      editHeader(bad, (h) => ((h.crcs as unknown[])[0] = 'x'))
+      expect(readIndexFile(bad, [])).toBe('its header has bad checksums')
+    })
   })
 
   it('stamps a task.json by identity, size and change time in microseconds', () => {

@@ -8,7 +8,7 @@
 import {appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {packIndexFile, readIndexFile} from '../../src/state/index-format.js'
+import {HEADER, INDEX_FORMAT, packIndexFile, readIndexFile} from '../../src/state/index-format.js'
 import {listTasksKept, taskIdsKept, TasksListing, tasksStamp} from '../../src/state/index-listing.js'
 import {indexDir} from '../../src/state/layout.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
@@ -55,7 +55,7 @@ describe('the kept listing of tasks/', () => {
   it('is kept after a listing of a long-unchanged tasks/, and read instead of listing while tasks/ keeps its stamp', () => {
     const dir = state(60)
     expect([...taskIdsKept(dir)]).toEqual(range(1, 60))
-    expect(JSON.parse(readFileSync(kept(dir)).toString('utf8', 0, 256))).toMatchObject({index: 1, kind: 'listing', count: 60, highWater: 60, stamp: tasksStamp(dir)})
+    expect(JSON.parse(readFileSync(kept(dir)).toString('utf8', 0, HEADER))).toMatchObject({index: INDEX_FORMAT, kind: 'listing', count: 60, highWater: 60, stamp: tasksStamp(dir)})
     // The file is what is read: other ids packed under the same header show (no drover writer would do this).
     const {header} = readIndexFile(kept(dir), []) as {header: Record<string, unknown>}
     writeFileSync(kept(dir), packIndexFile({kind: 'listing', highWater: 7777, stamp: header.stamp, journal: header.journal}, [...range(1, 59), 7777], null, {}))
@@ -116,7 +116,7 @@ describe('the kept listing of tasks/', () => {
       expect(readFileSync(kept(dir)).equals(good), what).toBe(false)
       expect(listTasksKept(dir).source, what).toBe('listed')
       expect(idsOf(dir), what).toEqual(range(1, 60))
-      expect(readFileSync(kept(dir)).subarray(256).equals(good.subarray(256)), what).toBe(true)
+      expect(readFileSync(kept(dir)).subarray(HEADER).equals(good.subarray(HEADER)), what).toBe(true)
       expect(listTasksKept(dir).source, what).toBe('kept')
     }
   })

@@ -141,6 +141,55 @@ describe('task ids', () => {
     )
   })
 
+  it('finds the highest line of a mark as drover writes it, at its end or before lower ids appended late by allocators that stalled', () => {
+    const dir = freshStateDir()
+    fc.assert(
+      fc.property(fc.integer({min: 1, max: 4000}), fc.array(fc.nat(), {maxLength: 5}), fc.option(fc.nat()), fc.boolean(), (n, late, movedTo, newline) => {
+        const ids = Array.from({length: n}, (_, k) => k + 1)
+        // appended after the highest by allocators that read the mark long before
+        for (const back of late) ids.push(Math.max(1, n - back))
+        // the highest further back, up to 1,000 lines of lower ids after it (allocators that read the mark before it was appended)
+        if (movedTo !== null) ids.splice(Math.max(0, ids.length - (movedTo % 1000)), 0, n + 1 + (movedTo % 7))
+        const text = ids.join('\n') + (newline ? '\n' : '')
+        writeFileSync(path.join(dir, 'last-id'), text)
+        expect(readHighWater(dir)).toBe(Math.max(...ids))
+      }),
+      {numRuns: 60},
+    )
+    // a long mark is read from its last 8 KB: there a line cut at any byte is left out
+    const long = Array.from({length: 20_000}, (_, k) => k + 100_001)
+    for (let cut = 0; cut < 8; cut++) {
+      writeFileSync(path.join(dir, 'last-id'), long.slice(0, long.length - cut).join('\n') + '\n'.repeat(cut % 2))
+      expect(readHighWater(dir)).toBe(long[long.length - 1 - cut])
+    }
+  })
+
+  it('never hands out an id of a long mark, even when its highest lies before the part read for it', () => {
+    const dir = freshStateDir()
+    // 200,000 far back, then 20,000 lower ids (108 KB): thousands of allocators would have had to stall at once
+    const ids = [200_000, ...Array.from({length: 20_000}, (_, k) => k + 1)]
+    writeFileSync(path.join(dir, 'last-id'), ids.join('\n') + '\n')
+    expect(readHighWater(dir)).toBe(20_000)
+    const id = allocateTaskId(dir)
+    expect(ids).not.toContain(id)
+    // and an id the mark holds is found on any line: 20,001 handed out (and pruned) right after the highest
+    writeFileSync(path.join(dir, 'last-id'), [200_000, 20_001, ...Array.from({length: 20_000}, (_, k) => k + 1)].join('\n') + '\n')
+    rmSync(taskPaths(dir, id).dir, {recursive: true})
+    expect(allocateTaskId(dir)).toBe(200_001)
+  })
+
+  it('never hands out an id a long mark holds, whatever line it is on', () => {
+    const dir = freshStateDir()
+    writeFileSync(path.join(dir, 'last-id'), '1\n')
+    const id = allocateTaskId(dir, () => {
+      // meanwhile: 5,000 ids handed out and pruned, 2 among them on a line in the middle of the mark
+      const lines = [...Array.from({length: 2498}, (_, k) => k + 3), 2, ...Array.from({length: 2500}, (_, k) => k + 2501)]
+      writeFileSync(path.join(dir, 'last-id'), lines.join('\n') + '\n')
+    })
+    expect(id).toBe(5001)
+    expect(listTaskIds(dir)).toEqual([5001])
+  })
+
   it('treats an unreadable mark as absent rather than failing', () => {
     const dir = freshStateDir()
     writeFileSync(path.join(dir, 'last-id'), 'garbage\n')

@@ -12,11 +12,11 @@ import {posixOnly} from '../helpers/skips.js'
 import {processStartTime, type ProcessIdentity} from '../../src/platform/platform.js'
 import {taskPaths, writeFileAtomic} from '../../src/state/store.js'
 import {inspectStateDir} from '../../src/tasks/health.js'
-import {cleanupStateDirs, killLeftovers, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+import {cleanupStateDirs, killLeftovers, leftoverList, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
 import {snapshot} from '../helpers/snapshot.js'
 import {deadIdentity, fabricateTask} from '../fixtures/rel-state.js'
 
-const spawned: number[] = []
+const spawned = leftoverList()
 
 afterEach(() => {
   killLeftovers(spawned)

@@ -22,12 +22,13 @@ Each task ends "drained" with a checkpoint — its session dir, an agent's sessi
     {description: 'Drain and collect resume references as JSON', command: '<%= config.bin %> drain --all --json'},
   ]
 
-  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME']
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME', '<%= command.id %> [FLAGS] --group NAME']
 
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
+    group: Flags.string({description: 'drain the running tasks of this group (NAME, or an id of one of its tasks; its queued ones stay queued)', helpValue: 'NAME'}),
     queue: Flags.string({description: 'drain the running tasks of this queue (its queued ones stay queued)'}),
     all: Flags.boolean({char: 'a', description: 'drain every running task (queued tasks stay queued: nothing of theirs runs, and they carry on after a reboot)'}),
     grace: Flags.string({description: `how long workers get to exit after STOP, e.g. 90s or 5m (default ${DEFAULT_DRAIN_GRACE_MS / 1000}s)`}),
@@ -44,7 +45,7 @@ Each task ends "drained" with a checkpoint — its session dir, an agent's sessi
     const accepted = new Set<number>()
     const batch = await drover.controlMany(
       'drain',
-      {tasks: argv as string[], all: flags.all, queue: flags.queue},
+      {tasks: argv as string[], all: flags.all, queue: flags.queue, group: flags.group},
       {graceMs, killAfterMs},
       {wait: true, timeoutMs: graceMs + killAfterMs + DRAIN_BOUND_SLACK_MS, onAccepted: (id) => accepted.add(id)},
     )

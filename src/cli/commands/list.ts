@@ -16,6 +16,8 @@ The table shows every live task and the ${DEFAULT_RECENT} newest ended ones; a l
 
 On a terminal the table fits its width: long names and commands are cut with …, and on a narrow one the PID, RUNTIME and STARTED columns go. Piped, every value is whole.
 
+A task of a group (start --group, a fan-out's attempts) shows it in the GROUP column, which appears when a task listed has one; --group NAME lists that group alone.
+
 --status takes statuses separated by commas, plus "active" (starting, running, stopping) and "final" (every ended status).`
 
   static override examples = [
@@ -23,6 +25,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     {description: 'Every task', command: '<%= config.bin %> list --all'},
     {description: 'Ids of running tasks, for a script', command: '<%= config.bin %> list --status running -q'},
     {description: 'Failed tasks as JSON', command: '<%= config.bin %> list --status failed,lost --json'},
+    {description: 'The attempts of one fan-out', command: '<%= config.bin %> list --group auth'},
   ]
 
   // list draws once; what people expect of --follow (or -f, --watch) is elsewhere
@@ -33,6 +36,7 @@ On a terminal the table fits its width: long names and commands are cut with …
   static override flags = {
     status: Flags.string({description: `only tasks with these statuses (comma-separated: ${FILTERABLE.join(', ')})`, multiple: true}),
     queue: Flags.string({description: 'only the tasks of this queue'}),
+    group: Flags.string({description: 'only the tasks of this group (NAME, or an id of one of its tasks)', helpValue: 'NAME'}),
     all: Flags.boolean({char: 'a', description: 'show every task, not only the live and the newest ended ones'}),
     last: Flags.integer({description: `show the live tasks and the N newest ended ones (default ${DEFAULT_RECENT} in the table, all with -q and --json)`, min: 0}),
     quiet: Flags.boolean({char: 'q', description: 'print only the ids, one per line (every task unless --last)'}),
@@ -47,7 +51,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     // What scripts read (-q, --json) stays complete unless they ask for less.
     const forScripts = this.jsonEnabled() || flags.quiet
     const last = flags.all ? null : (flags.last ?? (forScripts ? null : DEFAULT_RECENT))
-    const filter = {status: wanted ?? undefined, queue: flags.queue, showEnv: flags['show-env']}
+    const filter = {status: wanted ?? undefined, queue: flags.queue, group: flags.group, showEnv: flags['show-env']}
     // Every task for a script: the index's stored views written out as they are, never parsed into objects here.
     // (On a terminal the objects go to logJson, which indents them for a person.)
     if (last === null && this.jsonEnabled() && !process.stdout.isTTY) {
@@ -76,7 +80,7 @@ On a terminal the table fits its width: long names and commands are cut with …
     }
     if (table.size > 0) process.stdout.write(table.render() + '\n')
     else if (hidden === 0) {
-      const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`].join('')
+      const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`, flags.group === undefined ? '' : ` in group ${flags.group}`].join('')
       // Named, with where the path came from: cron's bare environment reads the default dir of whoever runs it.
       const {stateDirSource, stateDirSourceText} = await import('../../api/paths.js')
       this.note(`no tasks${what} in ${drover.stateDir} (${stateDirSourceText(stateDirSource(flags['state-dir']))})`)

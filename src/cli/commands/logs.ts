@@ -28,7 +28,7 @@ Output of every run of the task is in one log; restarts and resumes are separate
 
 For an agent's task on a terminal (or with --pretty) the agent's event stream is shown as a transcript: its text, each tool call with its telling argument, results cut to their first and last three lines and every line that looks like an error (--full for all), errors, and the run's end with cost, turns and time; --raw, or a pipe, gives the stream itself.
 
-Following a task that is queued (or waiting for a usage limit) says on stderr what it waits for. Several tasks (logs -f A B C), or --all (every live task — queued and waiting ones too —, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal, and a line "── drover: task 3 ended failed (exit 3)" where each task's output ends; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived while following (lines written before have none); --since shows the runs active since a moment: a duration back from now (10m), a time of day (05:00, the latest one past) or a date (2026-12-01, 2026-12-01T05:00; local unless a zone is given) — drover knows when runs began and ended, not when each line was written.`
+Following a task that is queued (or waiting for a usage limit) says on stderr what it waits for. Several tasks (logs -f A B C), --group NAME (every task of a group, a fan-out's attempts), or --all (every live task — queued and waiting ones too —, and with -f those that start while following), put [id name] before each line, in a colour per task on a terminal, and a line "── drover: task 3 ended failed (exit 3)" where each task's output ends; following ends when all have ended, with exit 0 when every one succeeded, else the first failing task's own code (in id order). --timestamps adds the time each line arrived while following (lines written before have none); --since shows the runs active since a moment: a duration back from now (10m), a time of day (05:00, the latest one past) or a date (2026-12-01, 2026-12-01T05:00; local unless a zone is given) — drover knows when runs began and ended, not when each line was written.`
 
   static override examples = [
     {description: 'Follow an agent as it works', command: '<%= config.bin %> logs -f fix-tests'},
@@ -39,7 +39,7 @@ Following a task that is queued (or waiting for a usage limit) says on stderr wh
     {description: 'Output and outcome as NDJSON', command: '<%= config.bin %> logs -f --json 3 | jq -r \'select(.type == "output") | .text\''},
   ]
 
-  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] -f --all']
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] -f --all', '<%= command.id %> [FLAGS] -f --group NAME']
 
   static override strict = false
   static override args = {task: Args.string({description: 'task id or name, or :latest (several with -f, each line prefixed [id name])'})}
@@ -49,6 +49,7 @@ Following a task that is queued (or waiting for a usage limit) says on stderr wh
     tail: lineCount({char: 'n', aliases: ['lines'], description: 'print only the last N lines, or "all" (the default, with -f too)', exclusive: ['offset']}),
     offset: Flags.integer({description: 'start at this byte of output.log (the "end" of the last --json output object)', min: 0, exclusive: ['tail']}),
     all: Flags.boolean({char: 'a', description: 'every live task (queued and waiting ones too), and with -f those that start while following'}),
+    group: Flags.string({description: 'every task of this group, ended ones too, each line prefixed (NAME, or an id of one of its tasks)', helpValue: 'NAME'}),
     pretty: Flags.boolean({description: "show an agent's events as a transcript (the default on a terminal)"}),
     raw: Flags.boolean({description: "the agent's own event stream, byte for byte (the default when piped)"}),
     full: Flags.boolean({description: 'with --pretty: tool results and thinking in full, not cut to a few lines'}),

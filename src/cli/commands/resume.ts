@@ -30,7 +30,7 @@ An agent still at work takes --prompt as a queued follow-up: when its run ends w
     {description: 'After a reboot (crontab)', command: '@reboot <%= config.bin %> resume --interrupted -q'},
   ]
 
-  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all | --interrupted']
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all | --interrupted | --group NAME']
 
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
@@ -38,6 +38,7 @@ An agent still at work takes --prompt as a queued follow-up: when its run ends w
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'resume every drained task and every lost one that was meant to run'}),
     interrupted: Flags.boolean({description: 'resume every lost task whose desired state is still running'}),
+    group: Flags.string({description: 'resume what --all would, of this group only: its drained tasks and its lost ones meant to run (NAME, or an id of one of its tasks)', helpValue: 'NAME'}),
     prompt: Flags.string({description: `what to tell a resumed agent (default: a follow-up still queued, else "${DEFAULT_RESUME_PROMPT}"); queued as a follow-up while the agent is at work`}),
     now: Flags.boolean({description: 'deliver the follow-up at the next safe point: drain the run for it, then resume with it', dependsOn: ['prompt']}),
     keep: Flags.boolean({description: 'keep the follow-up queued if the run fails or is stopped (dropped by default)', dependsOn: ['prompt']}),
@@ -53,13 +54,14 @@ An agent still at work takes --prompt as a queued follow-up: when its run ends w
     if (flags.prompt !== undefined && flags.prompt.trim() === '') throw usageError('--prompt needs some text')
     const refs = argv as string[]
     if (flags.interrupted && refs.length > 0) throw usageError('give task ids or --interrupted, not both')
+    if (flags.group !== undefined && flags.interrupted) throw usageError('give --group or --interrupted, not both')
     const drover = await this.drover(flags['state-dir'])
     const budget = {
       maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
       maxTurns: flags['max-turns'],
       maxTokens: flags['max-tokens'] === undefined ? undefined : parseCount(flags['max-tokens'], '--max-tokens'),
     }
-    const result = await drover.resumeMany({tasks: refs, all: flags.all, interrupted: flags.interrupted, prompt: flags.prompt, now: flags.now || undefined, keep: flags.keep || undefined, budget})
+    const result = await drover.resumeMany({tasks: refs, all: flags.all, group: flags.group, interrupted: flags.interrupted, prompt: flags.prompt, now: flags.now || undefined, keep: flags.keep || undefined, budget})
     if (!this.jsonEnabled()) {
       for (const task of result.resumed) {
         if (task.status === 'failed') this.note(`drover: task ${task.id} failed to resume: ${task.reason}`)

@@ -1,16 +1,18 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
-import {AGENT_NAMES, agentsThat, EXECUTOR_NAMES, GENERIC_AGENT, knownAgentNames, parseCount, parseDuration, parseEnvAssignment, parseSize, readsAgentEvents, usageError, type ExecutorName} from '../../api/values.js'
-import {prepareStart, startDefaults, type PreparedStart, type StateConfig} from '../../api/start-options.js'
+import {AGENT_NAMES, agentsThat, EXECUTOR_NAMES, headlessForms, knownAgentNames, readsAgentEvents, usageError} from '../../api/values.js'
+import {prepareStart, startDefaults} from '../../api/start-options.js'
+import {isFanOut, type FanOutResult} from '../../api/fanout.js'
+import {suggest} from '../../api/suggest.js'
 import type {TaskJson} from '../../api/task-json.js'
-import {parseCost} from '../../api/budget.js'
 import {followToStdout} from '../render/follow-stdout.js'
 import {painter} from '../render/color.js'
+import {agentFlagBeforeDashes, promptFromFlags} from '../prompt-input.js'
+import {DEFAULT_MAX_OUTPUT, startOptions} from '../start-flags.js'
 
-const DEFAULT_MAX_OUTPUT = '1GiB'
 
-// Where the runner runs; Slurm's placement. See "Running on a cluster" in the README.
+// Where the runner runs; Slurm's placement. See docs/slurm.md.
 const SLURM_FLAGS = {
   executor: Flags.string({helpGroup: 'Slurm', description: 'where the task runs: local, or slurm (a batch job; the state dir must be shared with the nodes) (default: $DROVER_EXECUTOR, else the state dir\'s config.json, else local)', options: [...EXECUTOR_NAMES]}),
   partition: Flags.string({helpGroup: 'Slurm', description: 'slurm: the partition to submit to (sbatch -p)'}),
@@ -31,7 +33,13 @@ With --follow it then streams the task's output like \`logs -f\` and exits with 
 
 The command is run directly, never through a shell, unless you pass --shell "script". Put drover's flags before \`--\` and the command after it.
 
+With --agent NAME --prompt "P" drover writes the agent's headless command itself, as the agent's own docs give it: ${headlessForms().map((f) => f.command).join('; ')}. Anything after \`--\` is then the agent's own flags, added at the end. config.json's "agents" gives each agent a model, a permission mode (one of the agent's own — ${headlessForms().map((f) => `${f.agent}: ${f.permissionModes.join(', ')}${f.defaultPermissionMode ? ` (default ${f.defaultPermissionMode}, which its headless mode needs)` : ''}`).join('; ')}) and flags, e.g. {"agents": {"claude": {"model": "sonnet", "permissionMode": "acceptEdits", "flags": ["--max-turns", "30"]}}}; a model or permission flag after \`--\` wins over the config's. The task is then exactly as if that command had been typed (resume, drain, budgets and usage work the same), and status shows the command and how it was written. --prompt - reads the prompt from stdin, --prompt-file from a file. See docs/agents.md.
+
 With --worktree the task runs in a new git worktree of the repository you are in, on a new branch (default drover/<id>-<name>) from --base (default HEAD): your uncommitted changes are not carried, the worktree starts from the commit. A task that waits (--after, --queue) starts from the commit --base names when its first run starts, so it sees work merged meanwhile; --pin-base keeps the commit of the moment you typed start. status shows what it changed when a run ends, drover diff shows the diff, drover merge brings the branch into the one it started from once the task has ended, and rm --discard throws it away; rm and prune remove the worktree only when no work is lost.
+
+--agent AGENT[:N],… with --prompt and --worktree is a fan-out: claude:2,codex starts one task per attempt (two of claude, one of codex), each with the command --agent NAME --prompt P writes, in a worktree of its own from the commit --base (default HEAD) names now, all in a group — --group NAME, else g<first id> — and named GROUP-AGENT-N; every other flag applies to each attempt (budgets, --on-limit, hooks, --queue and --after). stdout gets the ids, one a line; --json {group, base, tasks}. drover compare GROUP shows them side by side; drover merge ATTEMPT then drover rm --group GROUP --discard keeps one. --group NAME alone puts one task in a group. See docs/fleets.md.
+
+--check CMD runs CMD through your shell in the task's cwd (its worktree) once a run has ended, unless it was cancelled or skipped, before the exit hooks, for at most --check-timeout (default 10m); its exit code and the last 8 KiB of its output are recorded on the task (status, compare, check in --json). Without --check a --worktree task gets config.json's "check", if any ({"check": "npm test"}); --check none turns it off.
 
 --on-status CMD, and the state dir's executable hooks/on-status, run at every change of the task's status: queued, starting, running, stopping, waiting (a usage limit), and each end (succeeded, failed, stopped, cancelled, drained, lost, skipped). Each gets the record as that change left it on stdin, and DROVER_TASK_ID, DROVER_TASK_NAME, DROVER_STATUS, DROVER_PREV_STATUS (empty for a new task), DROVER_REASON, DROVER_CAUSE, DROVER_EXIT_CODE, DROVER_RUN and DROVER_STATE_DIR. They run after the change, in its order, one change at a time per task, in a process of their own: they never delay the task or its start. Each is stopped after --hook-timeout (default 60s); its output goes to hooks.log, and one that fails shows in status.
 
@@ -39,7 +47,7 @@ With --worktree the task runs in a new git worktree of the repository you are in
 
 --on-limit wait: when an agent's run ends on its provider's usage limit, the task is waiting (status shows when it resumes) until the limit lifts, then resumes its own conversation; stop, cancel and drain work while it waits, and resume cuts the wait short. The default, fail, ends the task failed with the limit in its reason.
 
---executor slurm runs the task as a Slurm batch job (see "Running on a cluster" in the README). The executor comes from --executor, else DROVER_EXECUTOR, else the state dir's config.json, else local. config.json is optional and written by hand, e.g. {"executor": "slurm", "slurm": {"partition": "gpu", "time": "4:00:00", "cpus": 4, "mem": "16G", "drainBeforeLimit": "10m", "opts": ["--account=lab"]}}; its slurm defaults apply to Slurm tasks only, and each flag replaces its default (--slurm-opt values come after the config's opts). A config.json that is not valid is refused with one line naming it (exit 2).
+--executor slurm runs the task as a Slurm batch job (see docs/slurm.md). The executor comes from --executor, else DROVER_EXECUTOR, else the state dir's config.json, else local. config.json is optional and written by hand, e.g. {"executor": "slurm", "slurm": {"partition": "gpu", "time": "4:00:00", "cpus": 4, "mem": "16G", "drainBeforeLimit": "10m", "opts": ["--account=lab"]}}; its slurm defaults apply to Slurm tasks only, and each flag replaces its default (--slurm-opt values come after the config's opts). A config.json that is not valid is refused with one line naming it (exit 2).
 
 --max-cost, --max-turns and --max-tokens are budgets over the agent's whole session, counted across resumes: reaching one drains the task (reason "budget: …"), and resume with a higher budget continues it.
 
@@ -47,19 +55,22 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
 
   static override examples = [
     {description: 'Run a Claude Code agent in the background', command: '<%= config.bin %> start --name fix-tests -- claude -p "make the tests pass" --output-format stream-json --verbose'},
+    {description: 'The same, with drover writing the agent\'s command (claude -p … --output-format stream-json --verbose)', command: '<%= config.bin %> start --name fix-tests --agent claude --prompt "make the tests pass"'},
+    {description: 'codex from a prompt file, with a flag of its own', command: '<%= config.bin %> start --agent codex --prompt-file task.md -- --sandbox workspace-write'},
     {description: 'Start and follow, exiting with the job\'s own exit code', command: '<%= config.bin %> start --follow -- npm test'},
     {description: 'A shell pipeline, stopped if it runs longer than 2 hours', command: '<%= config.bin %> start --timeout 2h --shell "make build 2>&1 | tee build.txt"'},
     {
       description: 'Run an agent as a Slurm job, drained 10 minutes before its 4-hour limit so it can be resumed',
       command: '<%= config.bin %> start --executor slurm --partition gpu --time 4:00:00 --drain-before-limit 10m -- claude -p "port the solver" --output-format stream-json --verbose',
     },
+    {description: 'Three attempts of one prompt, each in its own worktree, each checked; then compare them', command: '<%= config.bin %> start --agent claude:2,codex --prompt "fix the flaky test" --worktree --group flaky --check "npm test"'},
     {description: 'Start task 7 again after it stopped', command: '<%= config.bin %> start 7'},
     {description: 'An agent on its own branch and worktree, with a budget', command: '<%= config.bin %> start --worktree --name auth --max-turns 40 -- claude -p "add login" --output-format stream-json --verbose'},
     {description: 'A desktop notification when the agent ends or needs you', command: '<%= config.bin %> start --notify desktop --on-limit wait -- claude -p "refactor the parser" --output-format stream-json --verbose'},
     {description: 'Post to a Slack webhook (its `text` is the message)', command: '<%= config.bin %> start --notify https://hooks.slack.com/services/T000/B000/XXXX -- npm run e2e'},
   ]
 
-  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
+  static override usage = ['<%= command.id %> [FLAGS] -- COMMAND [ARG...]', '<%= command.id %> [FLAGS] --agent NAME --prompt PROMPT [-- AGENT FLAGS...]', '<%= command.id %> [FLAGS] --agent AGENT[:N],... --prompt PROMPT --worktree', '<%= command.id %> [FLAGS] --shell SCRIPT', '<%= command.id %> TASK']
 
   static override args = {
     task: Args.string({description: 'id or name (or :latest) of a finished task to start again (instead of a command after --)'}),
@@ -67,6 +78,7 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
 
   static override flags = {
     name: Flags.string({description: 'a unique name for the task (letters, digits, . _ -; starts with a letter)'}),
+    group: Flags.string({description: 'put the task in this group (a name as a task\'s): list --group, and --group of stop, drain, resume, wait, logs and rm act on the group; with a fan-out (--agent claude:2,codex), the group\'s name (default g<first id>)', helpValue: 'NAME'}),
     cwd: Flags.string({description: 'working directory of the command (default: the current one)'}),
     env: Flags.string({char: 'e', description: 'set an environment variable for the command (KEY=VALUE, repeatable)', multiple: true}),
     shell: Flags.string({description: 'run this script through your shell ($SHELL -c, or cmd.exe /c on Windows) instead of a command after --'}),
@@ -97,7 +109,17 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     after: Flags.string({description: 'start only once these tasks (ids or names; repeatable, or comma-separated) all succeeded; if one does not, this task ends skipped', multiple: true, helpGroup: 'Queue'}),
     'after-ended': Flags.string({description: 'start only once these tasks (ids or names) all ended, whatever the outcome', multiple: true, helpGroup: 'Queue'}),
     'if-absent': Flags.boolean({description: 'with --name: if a task of that name is queued or running, print its id and exit 0 instead of 4 (idempotent starts from cron)', helpGroup: 'Queue'}),
-    agent: Flags.string({description: 'agent profile, for session tracking and resume (default: from the program name)', options: [...AGENT_NAMES], helpGroup: 'Agents'}),
+    agent: Flags.string({
+      description: `agent profile, for session tracking and resume (default: from the program name): ${AGENT_NAMES.join(', ')}; with --prompt, the agent whose command drover writes, or several attempts as a fan-out (claude:2,codex: one task each, in a group, each in a worktree of its own)`,
+      helpValue: 'NAME|AGENT[:N],…',
+      helpGroup: 'Agents',
+    }),
+    prompt: Flags.string({
+      description: `with --agent: what the agent is to do; drover writes the agent's headless command (${knownAgentNames().join(', ')}), and what follows -- is the agent's own flags; - reads it from stdin`,
+      exclusive: ['prompt-file'],
+      helpGroup: 'Agents',
+    }),
+    'prompt-file': Flags.string({description: 'with --agent: the prompt, read from this file', helpValue: 'FILE', exclusive: ['prompt'], helpGroup: 'Agents'}),
     'agent-hooks': Flags.boolean({
       description: "claude: add drover's PreToolUse hook (--settings) so a drain makes the agent end its turn instead of being signalled",
       default: true,
@@ -122,31 +144,45 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     'on-exit': Flags.string({description: 'a shell command run once the task has ended (each final status), with the final record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_EXIT_CODE set; its output goes to hooks.log in the task folder', helpGroup: 'Hooks'}),
     'on-status': Flags.string({description: 'a shell command run at every status change (queued, starting, running, stopping, waiting, each final one), with the record as JSON on stdin and DROVER_TASK_ID, DROVER_STATUS, DROVER_PREV_STATUS, DROVER_REASON, DROVER_CAUSE set; its output goes to hooks.log', helpGroup: 'Hooks'}),
     notify: Flags.string({description: 'tell of the end, or of a need for attention (waiting on a usage limit, a budget reached, lost): an http(s) URL gets a JSON event posted (retried with backoff), `desktop` shows a desktop notification; repeatable; default: config.json\'s notify; `none` for none', multiple: true, helpGroup: 'Hooks'}),
+    check: Flags.string({
+      description: "a shell command run in the task's cwd (its worktree) once a run has ended (not when cancelled or skipped), before the exit hooks: its exit code and the end of its output are recorded on the task (status, drover compare); default: config.json's check for a --worktree task; `none` for none",
+      helpValue: 'CMD',
+      helpGroup: 'Hooks',
+    }),
+    'check-timeout': Flags.string({description: 'stop the check when it runs longer than this (default 10m)', helpGroup: 'Hooks'}),
     'hook-timeout': Flags.string({description: 'stop an exit or status hook (--on-exit, --on-status, the state dir\'s hooks/on-exit and hooks/on-status) or a notification that runs longer than this (default 60s)', helpGroup: 'Hooks'}),
     ...SLURM_FLAGS,
   }
 
-  async run(): Promise<(TaskJson & {reused: boolean}) | void> {
+  async run(): Promise<(TaskJson & {reused: boolean}) | FanOutResult | void> {
     // Everything after `--` is the command, verbatim: oclif must not see it
     // (it would take the command's own flags for ours, and reorder repeats).
     const dash = this.argv.indexOf('--')
     const ours = optionalWorktreeValue(dash === -1 ? this.argv : this.argv.slice(0, dash))
     const command = dash === -1 ? [] : this.argv.slice(dash + 1)
     const {args, flags} = await this.parse(Start, ours).catch((error: Error) => {
-      throw dash === -1 ? (forgottenDashes(ours, error) ?? error) : error
+      throw agentFlagBeforeDashes(ours, error) ?? (dash === -1 ? (forgottenDashes(ours, error) ?? error) : error)
     })
     // Every value is checked before the state dir is opened: a usage error changes nothing on disk.
     if (flags.pretty && this.jsonEnabled()) throw usageError('--pretty shows a transcript for people; --json streams the raw output: leave one out')
     if (args.task !== undefined) {
       if (command.length > 0 || flags.shell !== undefined) throw usageError('give either a task to start again or a command after --, not both')
-      for (const flag of ['name', 'cwd', 'env', 'agent', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'on-status', 'notify', 'hook-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
+      for (const flag of ['name', 'group', 'cwd', 'env', 'agent', 'prompt', 'prompt-file', 'keep-children', 'timeout', 'idle-timeout', 'max-output', 'queue', 'priority', 'after', 'after-ended', 'if-absent', 'on-exit', 'on-status', 'notify', 'hook-timeout', 'check', 'check-timeout', 'retry', 'retry-delay', 'retry-on', 'worktree', 'existing-branch', 'pin-base', 'max-cost', 'max-turns', 'max-tokens', 'on-limit', ...SLURM_FLAG_NAMES] as const) {
         if (flags[flag] !== undefined) throw startAgainMixed(`--${flag}`, ours, args.task)
       }
       if (ours.some((arg) => /^--(no-)?agent-hooks$/.test(arg))) throw startAgainMixed('--agent-hooks', ours, args.task)
     }
+    if (flags.agent !== undefined && !isFanOut(flags.agent) && !AGENT_NAMES.includes(flags.agent)) throw unknownAgent(flags.agent)
+    const prompt = args.task === undefined ? promptFromFlags(flags) : undefined
+    if (args.task === undefined && flags.agent !== undefined && isFanOut(flags.agent)) {
+      // several attempts of one prompt: their own path (cli/fan-out.ts), the rest of start's flags checked as for one task
+      const {runFanOut} = await import('../fan-out.js')
+      return runFanOut({json: this.jsonEnabled(), note: (m) => this.note(m), open: (dir) => this.drover(dir)}, {flags, prompt, command})
+    }
+    // with a prompt what follows -- is the agent's flags; otherwise a program's name never starts with -
+    if (prompt === undefined && command.length > 0 && command[0].startsWith('-')) throw flagAfterDashes(ours, command)
     // The state dir's config.json is read (not written) first: a bad one refuses the start, exit 2, with nothing changed.
-    if (command.length > 0 && command[0].startsWith('-')) throw flagAfterDashes(ours, command)
-    const prepared = args.task === undefined ? prepare(command, flags, await startDefaults(flags['state-dir'])) : null
+    const prepared = args.task === undefined ? prepareStart(startOptions(command, prompt, flags), await startDefaults(flags['state-dir'])) : null
 
     const drover = await this.drover(flags['state-dir'])
     let record: TaskJson
@@ -203,6 +239,12 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (!failedToStart && !this.jsonEnabled() && !flags.quiet) process.stdout.write(`${record.id}\n`)
     return {...record, reused}
   }
+}
+
+/** `--agent cluade`: what oclif said when --agent listed its values, now that it also takes a fan-out's (claude:2,codex). */
+function unknownAgent(agent: string): Error {
+  const near = suggest(agent, [...AGENT_NAMES])
+  return usageError(`--agent: unknown value '${agent}'${near ? ` (did you mean ${near}?)` : ''}; use one of: ${AGENT_NAMES.join(', ')}`)
 }
 
 /**
@@ -277,130 +319,4 @@ function startAgainMixed(flag: string, argv: string[], task: string): Error {
   return usageError(
     `${flag} is for a new task, and '${task}' is not a command there: put the command after --, e.g. ${fixed}${flag === '--worktree' ? ' (a branch goes as --worktree=BRANCH)' : ''}; to start ended task ${task} again, give it alone`,
   )
-}
-
-/** Flags → the API's StartOptions, with the messages a person typing flags needs; the API checks the rest. */
-function prepare(
-  command: string[],
-  flags: {
-    name?: string
-    cwd?: string
-    env?: string[]
-    shell?: string
-    agent?: string
-    'agent-hooks': boolean
-    'keep-children'?: boolean
-    timeout?: string
-    'idle-timeout'?: string
-    'max-output'?: string
-    queue?: string
-    priority?: number
-    after?: string[]
-    'after-ended'?: string[]
-    'if-absent'?: boolean
-    'on-exit'?: string
-    'on-status'?: string
-    notify?: string[]
-    'hook-timeout'?: string
-    retry?: number
-    'retry-delay'?: string
-    'retry-on'?: string
-    worktree?: string
-    base?: string
-    'existing-branch'?: boolean
-    'pin-base'?: boolean
-    'max-cost'?: string
-    'max-turns'?: number
-    'max-tokens'?: string
-    'on-limit'?: string
-    executor?: string
-    partition?: string
-    time?: string
-    cpus?: number
-    mem?: string
-    'drain-before-limit'?: string
-    'slurm-opt'?: string[]
-  },
-  config: StateConfig,
-): PreparedStart {
-  if (flags.shell !== undefined && command.length > 0) throw usageError('give either --shell "script" or a command after --, not both')
-  if (flags.shell === undefined && command.length === 0) {
-    throw usageError('no command given: put it after --, e.g. drover start -- sleep 60 (or use --shell "script")')
-  }
-  if (flags.shell !== undefined && flags.shell.trim() === '') throw usageError('--shell needs a non-empty script')
-  if (flags.shell !== undefined && flags.agent !== undefined && flags.agent !== GENERIC_AGENT) {
-    throw usageError(
-      `--agent ${flags.agent} needs the command after --, not --shell: drover rewrites the agent's own command line to resume it, which a shell script does not allow`,
-    )
-  }
-  const env: Record<string, string> = {}
-  for (const assignment of flags.env ?? []) {
-    const [key, value] = parseEnvAssignment(assignment)
-    env[key] = value
-  }
-  const maxOutput = parseSize(flags['max-output'] ?? DEFAULT_MAX_OUTPUT, '--max-output', {allowZero: true})
-  if (flags['if-absent'] && flags.name === undefined) throw usageError('--if-absent needs --name')
-  for (const flag of ['on-exit', 'on-status'] as const) if (flags[flag] !== undefined && flags[flag].trim() === '') throw usageError(`--${flag} needs a non-empty command`)
-  if ((flags['retry-delay'] !== undefined || flags['retry-on'] !== undefined) && !flags.retry) throw usageError('--retry-delay and --retry-on go with --retry N')
-  // `--after "$BUILD"` with BUILD unset must not drop the guard: an empty or
-  // blank reference (a whole value, or one between commas) is refused.
-  const refs = (values: string[] | undefined, flag: string) =>
-    (values ?? []).flatMap((v) => v.split(',')).map((v) => {
-      if (v.trim() === '') throw usageError(`${flag} needs task ids or names, got an empty one (an unset variable?)`)
-      return v.trim()
-    })
-  return prepareStart({
-    queue: flags.queue,
-    priority: flags.priority,
-    after: refs(flags.after, '--after'),
-    afterEnded: refs(flags['after-ended'], '--after-ended'),
-    ifAbsent: flags['if-absent'],
-    onExit: flags['on-exit'],
-    onStatus: flags['on-status'],
-    notify: notifyTargets(flags.notify),
-    hookTimeoutMs: flags['hook-timeout'] === undefined ? undefined : parseDuration(flags['hook-timeout'], '--hook-timeout'),
-    retry: flags.retry,
-    retryDelayMs: flags['retry-delay'] === undefined ? undefined : parseDuration(flags['retry-delay'], '--retry-delay', {allowZero: true}),
-    retryOnTimeout: flags['retry-on'] === 'timeout',
-    command: flags.shell === undefined ? command : undefined,
-    shell: flags.shell,
-    name: flags.name,
-    cwd: flags.cwd,
-    env,
-    agent: flags.agent,
-    agentHooks: flags['agent-hooks'],
-    keepChildren: flags['keep-children'] ?? false,
-    timeoutMs: flags.timeout === undefined ? undefined : parseDuration(flags.timeout, '--timeout'),
-    idleTimeoutMs: flags['idle-timeout'] === undefined ? undefined : parseDuration(flags['idle-timeout'], '--idle-timeout'),
-    maxOutputBytes: maxOutput === 0 ? null : maxOutput,
-    worktree: flags.worktree === undefined ? undefined : flags.worktree === '' ? true : flags.worktree,
-    base: flags.base,
-    existingBranch: flags['existing-branch'],
-    pinBase: flags['pin-base'],
-    maxCostUsd: flags['max-cost'] === undefined ? undefined : parseCost(flags['max-cost']),
-    maxTurns: flags['max-turns'],
-    maxTokens: flags['max-tokens'] === undefined ? undefined : parseCount(flags['max-tokens'], '--max-tokens'),
-    onLimit: flags['on-limit'] as 'wait' | 'fail' | undefined,
-    executor: flags.executor as ExecutorName | undefined,
-    slurm: {
-      partition: flags.partition,
-      time: flags.time,
-      cpus: flags.cpus,
-      mem: flags.mem,
-      drainBeforeLimitS:
-        flags['drain-before-limit'] === undefined ? undefined : Math.ceil(parseDuration(flags['drain-before-limit'], '--drain-before-limit') / 1000),
-      opts: flags['slurm-opt'],
-    },
-  }, config)
-}
-
-/** --notify as given (not split at commas: a URL may hold them); `none` alone: none, whatever config.json says. */
-function notifyTargets(values: string[] | undefined): string[] | undefined {
-  if (values === undefined) return undefined
-  const targets = values.map((v) => v.trim())
-  if (targets.includes('none')) {
-    if (targets.length > 1) throw usageError('--notify none goes alone')
-    return []
-  }
-  return targets
 }

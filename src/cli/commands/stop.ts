@@ -16,12 +16,13 @@ The task's runner carries the stop out, so it works from any shell; if the runne
     {description: 'Stop everything that runs, without waiting', command: '<%= config.bin %> stop --all --no-wait'},
   ]
 
-  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME']
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all', '<%= command.id %> [FLAGS] --queue NAME', '<%= command.id %> [FLAGS] --group NAME']
 
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
 
   static override flags = {
+    group: Flags.string({description: 'stop the running tasks of this group, and end its queued ones without starting them (NAME, or an id of one of its tasks)', helpValue: 'NAME'}),
     queue: Flags.string({description: 'stop the running tasks of this queue, and end its queued ones without starting them (clears a backlog)'}),
     all: Flags.boolean({char: 'a', description: 'stop every running task, and end every queued one without starting it'}),
     time: Flags.string({char: 't', description: `seconds (or a duration like 30s, 2m) between SIGTERM and SIGKILL (default ${DEFAULT_STOP_GRACE_MS / 1000}); bare seconds as in docker stop -t`}),
@@ -35,7 +36,7 @@ The task's runner carries the stop out, so it works from any shell; if the runne
     const graceMs = flags.time === undefined ? DEFAULT_STOP_GRACE_MS : parseDuration(flags.time, '--time', {allowZero: true, bareSeconds: true})
     const drover = await this.drover(flags['state-dir'])
     const accepted = new Set<number>()
-    const batch = await drover.controlMany('stop', {tasks: argv as string[], all: flags.all, queue: flags.queue}, {graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
+    const batch = await drover.controlMany('stop', {tasks: argv as string[], all: flags.all, queue: flags.queue, group: flags.group}, {graceMs, wrapUp: flags['wrap-up']}, {wait: flags.wait, onAccepted: (id) => accepted.add(id)})
     const progress = flags.wait && process.stdout.isTTY === true && !this.jsonEnabled() && !flags.quiet
     const report = await reportBatch(batch, accepted, {wait: flags.wait, progress, verb: 'stopping', kind: 'stop'})
     if (!this.jsonEnabled()) printControlReport(report, {quiet: flags.quiet, printed: progress, verb: 'stop'})

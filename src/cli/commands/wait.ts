@@ -11,7 +11,7 @@ const PROGRESS_REFRESH_MS = 1000
 
 export default class Wait extends BaseCommand {
   static override summary = 'Wait until tasks have ended; exit 0 if all succeeded.'
-  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME the queue's current batch (its live tasks and those that ran alongside them since the queue was last empty, so a failure just before wait began still counts; an unknown queue is refused), with --status S those in that status now (--queue and --status combine: the queue's tasks in that status).
+  static override description = `Blocks until every selected task has reached a final status (with --any: until the first one has). The selection is fixed when wait starts: the tasks named (ids or names), or with --all every task not ended yet, with --queue NAME the queue's current batch (its live tasks and those that ran alongside them since the queue was last empty, so a failure just before wait began still counts; an unknown queue is refused), with --group NAME every task of that group, ended ones too (a fan-out's attempts), with --status S those in that status now (--queue or --group and --status combine: their tasks in that status).
 
 Exit code: 0 when every task waited for succeeded (with --any: the one that ended first). Otherwise the exit code of the first task, in the order they ended, that did not succeed: its own exit code, 128 + the signal number when a signal ended it, or 1 when it has neither (skipped, cancelled or stopped before it ran, lost). 124 when --timeout passed first, 130 on Ctrl-C (which ends the wait, never the tasks), 3 for an unknown task.
 
@@ -21,9 +21,10 @@ On a terminal it shows live progress, a row per task with its name and what it d
     {description: 'Wait for three tasks', command: '<%= config.bin %> wait 4 5 build'},
     {description: 'Wait for everything in a queue, at most an hour', command: '<%= config.bin %> wait --queue agents --timeout 1h'},
     {description: 'Go on when the first of them is done', command: '<%= config.bin %> wait --any 4 5'},
+    {description: "Every attempt of a fan-out", command: '<%= config.bin %> wait --group auth'},
   ]
 
-  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all|--queue NAME|--status S']
+  static override usage = ['<%= command.id %> [FLAGS] TASK...', '<%= command.id %> [FLAGS] --all|--queue NAME|--group NAME|--status S']
 
   static override strict = false
   static override args = {task: Args.string({description: 'task ids or names (:latest for the newest task)'})}
@@ -31,6 +32,7 @@ On a terminal it shows live progress, a row per task with its name and what it d
   static override flags = {
     all: Flags.boolean({char: 'a', description: 'every task that has not ended yet'}),
     queue: Flags.string({description: "the queue's current batch: its live tasks and those that ran alongside them"}),
+    group: Flags.string({description: 'every task of this group, ended ones too (NAME, or an id of one of its tasks)', helpValue: 'NAME'}),
     status: Flags.string({description: 'the tasks in this status now (repeatable, or comma-separated)', multiple: true}),
     any: Flags.boolean({description: 'return when the first task ends'}),
     timeout: Flags.string({description: 'give up after this long (e.g. 90s, 30m) and exit 124'}),
@@ -43,7 +45,7 @@ On a terminal it shows live progress, a row per task with its name and what it d
     const status = flags.status?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)
     for (const s of status ?? []) if (!STATUSES.includes(s)) throw api.usageError(`--status: unknown status '${s}' (one of: ${STATUSES.join(', ')})`)
     const drover = await this.drover(flags['state-dir'])
-    const selection = {tasks: argv as string[], all: flags.all || undefined, queue: flags.queue, status: status as TaskStatus[] | undefined}
+    const selection = {tasks: argv as string[], all: flags.all || undefined, queue: flags.queue, group: flags.group, status: status as TaskStatus[] | undefined}
     const ids = await api.selectForWait(drover.stateDir, selection)
     if (ids.length === 0) {
       if (!this.jsonEnabled()) this.note('drover: nothing to wait for')

@@ -3,6 +3,7 @@
 // each command's flags, which of them take a value, and where it takes TASK.
 
 import type {Command} from '@oclif/core/command'
+import {AGENT_NAMES} from '../../api/values.js'
 
 export interface FlagSpec {
   /** `--name`, and `--no-name` for a flag that allows it */
@@ -29,6 +30,10 @@ export interface CommandSpec {
   firstArgOptions: string[]
 }
 
+// Values a flag takes that oclif is not told of: start's --agent takes a fan-out too
+// (claude:2,codex), so it checks the names itself, and they complete from here.
+const VALUES: Record<string, readonly string[]> = {agent: AGENT_NAMES}
+
 // Flags whose value is a task: start's dependencies.
 const TASK_FLAGS = new Set(['after', 'after-ended'])
 // `queue move TASK`: the one command that takes TASK after a verb.
@@ -52,7 +57,7 @@ export function commandSpecs(commands: readonly Loadable[]): CommandSpec[] {
           long: [`--${name}`, ...(f.type === 'boolean' && f.allowNo ? [`--no-${name}`] : [])],
           short: f.char ? `-${f.char}` : null,
           takesValue: f.type === 'option',
-          options: f.type === 'option' ? [...(f.options ?? [])] : [],
+          options: f.type === 'option' ? [...(f.options ?? VALUES[name] ?? [])] : [],
           task: TASK_FLAGS.has(name),
           description: oneLine(f.summary ?? f.description ?? ''),
         })),

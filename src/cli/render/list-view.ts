@@ -13,12 +13,14 @@ import {TimeCells} from './time.js'
  * The columns of `drover list`: which give way first on a narrow terminal.
  * COMMAND keeps at least 16 characters (a program and its first argument)
  * before whole columns go — PID first, then STARTED; at 60 columns a command
- * cut to 8 characters told nothing. QUEUE, TURNS and COST show only when a
- * task listed has one.
+ * cut to 8 characters told nothing. GROUP, QUEUE, TURNS and COST show only
+ * when a task listed has one; GROUP beside NAME, so a fan-out's attempts
+ * read as one block (their ids follow each other).
  */
 export const LIST_COLUMNS: Column[] = [
   {header: 'ID'},
   {header: 'NAME', shrink: true},
+  {header: 'GROUP', dropOrder: 7, shrink: true, minWidth: 6},
   {header: 'STATUS'},
   {header: 'QUEUE', dropOrder: 6, shrink: true, minWidth: 6},
   {header: 'PID', dropOrder: 1},
@@ -29,7 +31,7 @@ export const LIST_COLUMNS: Column[] = [
   {header: 'COMMAND', shrink: true, minWidth: 16},
 ]
 
-const OPTIONAL = new Set(['QUEUE', 'TURNS', 'COST'])
+const OPTIONAL = new Set(['GROUP', 'QUEUE', 'TURNS', 'COST'])
 
 /** Between a kept row's cells: no cell holds it (a command's controls are written as escapes). */
 const JOIN = '\u0000'
@@ -41,7 +43,7 @@ function hasJoin(cells: readonly string[]): boolean {
 }
 
 /** Which of a row's cells each of LIST_COLUMNS shows (STATUS: the label, painted). */
-const COLUMN_CELLS = [CELL.id, CELL.name, CELL.label, CELL.queue, CELL.pid, CELL.startedAt, CELL.runtime, CELL.turns, CELL.cost, CELL.command]
+const COLUMN_CELLS = [CELL.id, CELL.name, CELL.group, CELL.label, CELL.queue, CELL.pid, CELL.startedAt, CELL.runtime, CELL.turns, CELL.cost, CELL.command]
 
 /** Takes TaskJson objects, or the rows `listRows` gives (the fields shown). */
 export function renderTaskTable(tasks: (TaskRow | CorruptTaskJson)[], opts: {color: boolean; width: number | undefined}): string {
@@ -64,6 +66,7 @@ export class TaskTable {
   private readonly painted = new Map<string, string>()
   private readonly times = new TimeCells(new Date())
   // an optional column shows only when some task has a value in it
+  private groups = false
   private queues = false
   private turns = false
   private costs = false
@@ -92,6 +95,7 @@ export class TaskTable {
 
   /** A row from its cells (row-cells.ts): the label painted, the start written in local time. */
   addCells(cells: string[]): void {
+    if (cells[CELL.group] !== '') this.groups = true
     if (cells[CELL.queue] !== '') this.queues = true
     if (cells[CELL.turns] !== '') this.turns = true
     if (cells[CELL.cost] !== '') this.costs = true
@@ -109,7 +113,8 @@ export class TaskTable {
   }
 
   render(): string {
-    const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || (c.header === 'QUEUE' ? this.queues : c.header === 'TURNS' ? this.turns : this.costs))
+    const shown: Record<string, boolean> = {GROUP: this.groups, QUEUE: this.queues, TURNS: this.turns, COST: this.costs}
+    const keep = LIST_COLUMNS.map((c) => !OPTIONAL.has(c.header) || shown[c.header])
     const kept = keep.flatMap((k, i) => (k ? [i] : []))
     const {rows} = this
     return this.cells.render(

@@ -1,7 +1,7 @@
 // The human view of `drover status`: aligned key/value lines, the runs, the
 // agent's progress, the files, and the last output lines when the task failed.
 
-import {DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, describeOutcome, formatBytes, formatDuration, isFinalStatus, readsAgentEvents, reasonDetail} from '../../api/values.js'
+import {checkLabel, DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS, describeOutcome, formatBytes, formatDuration, isFinalStatus, readsAgentEvents, reasonDetail} from '../../api/values.js'
 import type {AgentUsage} from '../../api/values.js'
 import type {TaskDetailJson} from '../../api/task-json.js'
 import {commandLine, escapeControls, promptLine, quoteArg} from '../../api/task-json.js'
@@ -42,6 +42,18 @@ const runWord = (r: TaskDetailJson['runs'][number]) => (r.attached ? ' attached'
 
 const clipped = (text: string) => promptLine(text, 200)
 
+/** How drover wrote the command (`start --agent NAME --prompt P`): what it added to the agent's headless form. */
+function builtFrom(agent: string, b: NonNullable<TaskDetailJson['built']>): string {
+  const flags = (args: string[]) => args.map(quoteArg).join(' ')
+  const added = [
+    b.permissionMode !== null ? `permission mode ${b.permissionMode}` : '',
+    b.model !== null ? `model ${b.model} (config.json)` : '',
+    b.configFlags.length > 0 ? `config.json flags ${flags(b.configFlags)}` : '',
+    b.extraArgs.length > 0 ? `extra flags ${flags(b.extraArgs)}` : '',
+  ].filter(Boolean)
+  return `by drover from --agent ${agent} --prompt${added.length > 0 ? `: ${added.join(', ')}` : ''}`
+}
+
 /** `tail`: the end of the output, shown for a failed or lost task (its last `tailLines` lines). */
 export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLines: number; tail: string}): string {
   const {paint} = opts
@@ -52,6 +64,7 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   const style = statusStyle(task.status)
   add('id', String(task.id))
   add('name', task.name)
+  add('group', task.group)
   add('status', style ? paint(style, task.status) : task.status)
   const reason = reasonDetail(task.status, task.reason)
   add('reason', reason === null ? null : localTimesIn(reason))
@@ -81,6 +94,10 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
   if (task.afterEnded.length > 0) add('after ended', task.afterEnded.join(', '))
   add('command', commandLine(task))
   if (task.shell !== null) add('argv', task.command.map(quoteArg).join(' '))
+  if (task.built) {
+    add('built', builtFrom(task.agent, task.built))
+    add('prompt', clipped(task.built.prompt))
+  }
   add('cwd', task.cwd)
   const env = Object.entries(task.env)
   if (env.length > 0) add('env', env.map(([k, v]) => `${k}=${v}`).join(' '))
@@ -130,6 +147,15 @@ export function renderStatus(task: TaskDetailJson, opts: {paint: Paint; tailLine
       add('merged', `into ${m.into}${m.mode === 'merge' ? '' : ` (${m.mode})`}, ${m.commits} commit${m.commits === 1 ? '' : 's'}, now at ${m.commit.slice(0, 12)}, ${timeWithAge(m.at)}`)
     }
     if (missing) add('clean up', `drover rm ${task.id} (the branch and its commits are kept unless merged)`)
+  }
+  if (task.check) {
+    const c = task.check
+    add('check', `${c.command}${c.timeoutMs !== null ? ` (stopped after ${formatDuration(c.timeoutMs)})` : ''}`)
+    const r = c.result
+    if (r) {
+      const last = r.output.trimEnd().split('\n').at(-1) ?? ''
+      add('check result', `${checkLabel(r)} for run ${r.run}${r.endedAt ? `, ${formatDuration(Date.parse(r.endedAt) - Date.parse(r.startedAt))}` : `, since ${localTime(r.startedAt)}`}${last ? `: ${clipped(escapeControls(last))}` : ''}`)
+    }
   }
   // an ended agent's resume is a follow-up: the prompt is what it takes
   if (task.resume) add('resume', task.status === 'drained' || task.status === 'lost' ? task.resume : `${task.resume} --prompt "…" (a follow-up in the same session)`)

@@ -1,11 +1,11 @@
 // The task list: every live task and the newest ended ones, kept current by
-// the server's task feed, filtered by status, queue and name in the page.
+// the server's task feed, filtered by status, queue, group and name in the page.
 
 import {el, setChildren, formatCost, formatDuration, runtimeOf} from './dom.js'
 import {startForm} from './start-form.js'
 import {getJson, isFinal, readOnly, setLive, TASK_STATUSES, type Queue, type Task} from './net.js'
 
-const COLUMNS = ['ID', 'Name', 'Status', 'Queue', 'Runtime', 'Agent', 'Turns', 'Cost', 'Command']
+const COLUMNS = ['ID', 'Name', 'Group', 'Status', 'Queue', 'Runtime', 'Agent', 'Turns', 'Cost', 'Command']
 /** The queue filter's choice for tasks in no queue (a queue name starts with a letter). */
 const NO_QUEUE = '-'
 
@@ -27,11 +27,13 @@ export function showList(main: HTMLElement): void {
     el('option', {attrs: {value: ''}}, 'all queues'),
     el('option', {attrs: {value: NO_QUEUE}}, 'no queue'),
   )
-  const name = el('input', {attrs: {id: 'filter-name', type: 'search', placeholder: 'name or command', 'aria-label': 'name'}})
+  const group = el('select', {attrs: {id: 'filter-group', 'aria-label': 'group'}}, el('option', {attrs: {value: ''}}, 'all groups'))
+  const name = el('input', {attrs: {id: 'filter-name', type: 'search', placeholder: 'name, group or command', 'aria-label': 'name'}})
   const hidden = el('p', {className: 'hint'})
-  const table = el('table', {className: 'tasks', attrs: {id: 'tasks'}}, el('thead', {}, el('tr', {}, ...COLUMNS.map((c) => el('th', {}, c)))), body)
+  // the Group column shows once a task of a group is listed, as `drover list` shows GROUP
+  const table = el('table', {className: 'tasks no-groups', attrs: {id: 'tasks'}}, el('thead', {}, el('tr', {}, ...COLUMNS.map((c) => el('th', c === 'Group' ? {className: 'group-name'} : {}, c)))), body)
   setChildren(main, 
-    el('section', {className: 'filters'}, status, queue, name),
+    el('section', {className: 'filters'}, status, queue, group, name),
     table,
     hidden,
     readOnly ? null : startForm((task) => (location.href = `/task/${task.id}`)),
@@ -43,8 +45,17 @@ export function showList(main: HTMLElement): void {
     if (s === 'ended' && !isFinal(task.status)) return false
     if (s && s !== 'live' && s !== 'ended' && task.status !== s) return false
     if (queue.value === NO_QUEUE ? task.queue : queue.value && task.queue !== queue.value) return false
+    if (group.value && task.group !== group.value) return false
     const q = name.value.trim().toLowerCase()
-    return !q || (task.name ?? '').toLowerCase().includes(q) || task.commandLine.toLowerCase().includes(q)
+    return !q || (task.name ?? '').toLowerCase().includes(q) || (task.group ?? '').toLowerCase().includes(q) || task.commandLine.toLowerCase().includes(q)
+  }
+
+  /** A group becomes a choice of its filter when a task of it is first seen: a fan-out's attempts, shown alone. */
+  const offerGroup = (name: string | null | undefined) => {
+    if (!name || [...group.options].some((option) => option.value === name)) return
+    table.classList.remove('no-groups')
+    const after = [...group.options].slice(1).find((option) => option.value > name)
+    group.insertBefore(el('option', {attrs: {value: name}}, name), after ?? null)
   }
 
   /** A queue becomes a choice of the filter when a task in it is first seen. */
@@ -57,12 +68,14 @@ export function showList(main: HTMLElement): void {
   const draw = (task: Task) => {
     tasks.set(task.id, task)
     offerQueue(task.queue)
+    offerGroup(task.group)
     const row = rows.get(task.id) ?? el('tr', {attrs: {'data-id': String(task.id)}})
     const usage = task.agentInfo
     row.className = `status-${task.status}`
     row.replaceChildren(
       el('td', {}, el('a', {attrs: {href: `/task/${task.id}`}}, String(task.id))),
       el('td', {}, task.name ?? ''),
+      el('td', {className: 'group-name'}, task.group ?? ''),
       el('td', {className: 'status'}, task.outcome),
       el('td', {className: 'queue'}, task.queue ? el('a', {attrs: {href: `/queues#queue-${task.queue}`}}, task.queue) : ''),
       el('td', {className: 'runtime'}, task.status === 'corrupt' ? '' : formatDuration(runtimeOf(task))),
@@ -94,6 +107,7 @@ export function showList(main: HTMLElement): void {
 
   status.addEventListener('change', () => tasks.forEach(draw))
   queue.addEventListener('change', () => tasks.forEach(draw))
+  group.addEventListener('change', () => tasks.forEach(draw))
   name.addEventListener('input', () => tasks.forEach(draw))
   // live runtimes tick in the page; the server is asked nothing for them
   setInterval(() => tasks.forEach((task) => !isFinal(task.status) && draw(task)), 1000)

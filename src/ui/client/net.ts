@@ -56,6 +56,8 @@ export interface DroppedFollowup {
 export interface Task {
   id: number
   name: string | null
+  /** the group it is in (a fan-out's attempts share one), or null. */
+  group: string | null
   status: string
   outcome: string
   commandLine: string

@@ -60,6 +60,17 @@ describe('list: QUEUE, TURNS and COST where a task has them; budget drains; loca
     expect(second).toMatch(/^7 +succeeded +\S+ +\S+ +true$/)
   })
 
+  it('adds GROUP beside NAME only when some task is in a group, so a fan-out reads as one block', () => {
+    const attempt = (id: number, name: string): TaskRecord => ({...moveTo(running(record('local')), {status: 'succeeded', exitCode: 0}), id, name, group: 'auth'})
+    const alone = moveTo(running(record('local')), {status: 'succeeded', exitCode: 0})
+    const [head, first, second, third] = renderTaskTable([taskJson(attempt(7, 'auth-claude-1')), taskJson(attempt(8, 'auth-codex-1')), taskJson(alone)], {color: false, width: undefined}).split('\n')
+    expect(head.trim().split(/\s+/)).toEqual(['ID', 'NAME', 'GROUP', 'STATUS', 'PID', 'STARTED', 'RUNTIME', 'COMMAND'])
+    expect(first).toMatch(/^7 +auth-claude-1 +auth +succeeded /)
+    expect(second).toMatch(/^8 +auth-codex-1 +auth +succeeded /)
+    expect(third).toMatch(/^7 +succeeded /)
+    expect(renderTaskTable([taskJson(alone)], {color: false, width: undefined}).split('\n')[0]).not.toContain('GROUP')
+  })
+
   it('a queued retry says its time in local time, not UTC', () => {
     const at = new Date(2026, 0, 2, 23, 4, 5)
     const waiting: TaskRecord = {...record('local'), status: 'queued', retryMax: 2, attempt: 2, retryAt: at.toISOString()}

@@ -83,8 +83,8 @@ describe('renderTable', () => {
   })
 
   // What `drover list` draws: a 64-character name and a long command beside fixed columns.
-  // (QUEUE, TURNS and COST show only when a task has them: these rows have none)
-  const listColumns = LIST_COLUMNS.filter((c) => !['QUEUE', 'TURNS', 'COST'].includes(c.header))
+  // (GROUP, QUEUE, TURNS and COST show only when a task has them: these rows have none)
+  const listColumns = LIST_COLUMNS.filter((c) => !['GROUP', 'QUEUE', 'TURNS', 'COST'].includes(c.header))
   const name = 'n' + 'a'.repeat(63)
   const listRows = [
     ['1', name, 'failed (3)', '', '2025-01-01 10:00', '1m59s', 'claude -p "make every failing test in the repository pass" --verbose'],
