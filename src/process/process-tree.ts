@@ -426,26 +426,27 @@ export async function executeStopPlan(tree: ProcessTree, hooks: StopHooks): Prom
 }
 
 /** A worker's leftovers get the graded stop of `stop`, without the control word (the worker that reads it is gone). */
-const LEFTOVER_PLAN: StopPlan = {
+const leftoverPlan = (graceMs: number): StopPlan => ({
   cause: 'stop',
   status: 'stopped',
   requestIds: [],
   steps: [
-    {signal: 'SIGTERM', waitMs: DEFAULT_STOP_GRACE_MS},
+    {signal: 'SIGTERM', waitMs: graceMs},
     {signal: 'SIGKILL', waitMs: 5000},
   ],
-}
+})
 
 /**
  * After the worker exited: stops what is left of its tree (background jobs,
  * an agent's MCP servers and shells) so that no process of a task outlives
  * its final status. Returns how many there were.
  */
-export async function stopLeftovers(tree: ProcessTree, event: (name: string, extra: Record<string, unknown>) => void): Promise<number> {
+export async function stopLeftovers(tree: ProcessTree, event: (name: string, extra: Record<string, unknown>) => void, graceMs = DEFAULT_STOP_GRACE_MS): Promise<number> {
   const left = tree.leftovers()
   if (left.length === 0) return 0
   event('leftovers', {count: left.length, pids: left.map((p) => p.pid)})
-  await executeStopPlan(tree, {currentPlan: () => LEFTOVER_PLAN, writeControl: () => {}, event})
+  const plan = leftoverPlan(graceMs)
+  await executeStopPlan(tree, {currentPlan: () => plan, writeControl: () => {}, event})
   return left.length
 }
 

@@ -35,7 +35,8 @@ import {runHeader} from './run-header.js'
 import {selfEntry, type RunnerEntry} from './exit-hooks.js'
 import {holdStart, runTaken, type StartHold} from './start-claim.js'
 import {readRequests, type StopRequest} from '../state/requests.js'
-import {planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
+import {DEFAULT_STOP_GRACE_MS, planFor, supersedes, type StopCause, type StopPlan} from '../process/stop-plan.js'
+import {engineStopGraceMs, learnKillWait} from './slurm-kill-wait.js'
 import {
   appendEvent,
   createTaskLayout,
@@ -247,7 +248,8 @@ export class Runner {
     if (!this.workerIdentity || this.exit) return false
     this.event('policy', {cause: 'stop', by: 'scheduler SIGTERM'})
     if (!this.plan) this.reasonNotes.push('Slurm ended the job (scancel, its time limit or preemption)')
-    this.startPlan(planFor('stop'))
+    // the whole stop within KillWait: Slurm kills this runner then, and what left the job's tree would outlive it
+    this.startPlan(planFor('stop', {graceMs: engineStopGraceMs(this.killWaitMs, DEFAULT_STOP_GRACE_MS)}))
     return true
   }
 
@@ -259,6 +261,8 @@ export class Runner {
   }
 
   private runnerStartTime: string | null = null
+  /** Slurm's KillWait (remote runners), once the scheduler has said: the time a stop of its TERM has. */
+  private killWaitMs: number | null = null
 
   /**
    * Windows: runner.json gets this runner's start time once a table read for
@@ -284,7 +288,10 @@ export class Runner {
     // Beating before runner.json names this runner: a reader that finds the file finds a fresh beat of its pid.
     if (this.options.remote || BEATS_LOCALLY) this.startHeartbeat()
     this.writeRunnerFile(me)
-    if (this.options.remote) this.record = {...this.record, host: hostname()}
+    if (this.options.remote) {
+      this.record = {...this.record, host: hostname()}
+      void learnKillWait().then((ms) => (this.killWaitMs = ms))
+    }
     createTaskLayout(this.paths)
     if (this.options.adopt) {
       await this.adopt()
@@ -413,7 +420,10 @@ export class Runner {
   private async stopLeftovers(): Promise<void> {
     if (!this.tree || this.record.keepChildren) return
     this.phase = 'cleaning'
-    const count = await stopLeftovers(this.tree, (name, extra) => this.event(name, extra))
+    // What is left gets the grace the plan under way gave the worker after its TERM (`stop -t 1`, the
+    // scheduler's KillWait: Slurm kills this runner when that runs out), else the usual one.
+    const grace = this.plan?.steps.find((step) => step.signal === 'SIGTERM')?.waitMs
+    const count = await stopLeftovers(this.tree, (name, extra) => this.event(name, extra), grace)
     if (count > 0) this.reasonNotes.push(`${count} leftover process${count === 1 ? '' : 'es'} stopped`)
   }
 

@@ -5,10 +5,11 @@
 // job's state decides); --drain-before-limit with a short --time.
 
 import {readFileSync} from 'node:fs'
+import {isFinalStatus} from '../../src/state/record.js'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cleanupStateDirs, fixture, isAlive, json, killLeftovers, leftoverList, makeStateDir, readOutput, readTask, waitFor} from '../helpers/cli.js'
-import {cancelAllJobs, HEARTBEAT_MS, jobState, onCluster, SLURM_CONF} from './cluster.js'
+import {cancelAllJobs, HEARTBEAT_MS, jobState, onCluster, SLURM_CONF, slurmCmd} from './cluster.js'
 
 const node = process.execPath
 const strays = leftoverList()
@@ -126,14 +127,30 @@ describe('a task on Slurm', () => {
     expect(readTask(dir, task.id)).toMatchObject({status: 'stopped', desired: 'stopped'})
   }, 120_000)
 
-  it('cancel of a running job: cancelled, and the job ends', async () => {
+  it('cancel of a running job: cancelled, the job ends, and a TERM-ignoring child and a setsid grandchild are gone', async () => {
     const dir = makeStateDir()
-    const task = await start(dir, ['sleep', '300'])
-    strays.push(readTask(dir, task.id).worker.pid)
+    const pidsFile = path.join(dir, 'pids.json')
+    const task = await start(dir, [node, fixture('control-tree.mjs'), pidsFile])
+    const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
+    strays.push(pids.worker, pids.child, pids.escapee)
     const cancelled = await onCluster(dir, ['cancel', String(task.id), '--json'])
     expect(json(cancelled).results[0]).toMatchObject({status: 'cancelled', final: true})
+    for (const pid of [pids.worker, pids.child, pids.escapee]) expect(isAlive(pid), `pid ${pid}`).toBe(false)
     await waitFor(() => jobState(task.jobId) !== 'RUNNING', {timeout: 20_000, message: 'the job to end'})
   })
+
+  it("the scheduler's own end (scancel from outside drover): stopped, and a TERM-ignoring child and a setsid grandchild are gone", async () => {
+    const dir = makeStateDir()
+    const pidsFile = path.join(dir, 'pids.json')
+    const task = await start(dir, [node, fixture('control-tree.mjs'), pidsFile])
+    const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
+    strays.push(pids.worker, pids.child, pids.escapee)
+    slurmCmd('scancel', [task.jobId])
+    // the runner records it: nothing else reads the task meanwhile
+    await waitFor(() => isFinalStatus(readTask(dir, task.id).status), {timeout: 30_000, message: 'the runner to record the end'})
+    expect(readTask(dir, task.id)).toMatchObject({status: 'stopped', reason: expect.stringContaining('Slurm ended the job')})
+    for (const pid of [pids.worker, pids.child, pids.escapee]) expect(isAlive(pid), `pid ${pid}`).toBe(false)
+  }, 60_000)
 
   it('a job pending in Slurm is queued with its reason (start, status, list, --status queued), a drain leaves it, cancel withdraws it at once', async () => {
     const dir = makeStateDir()
