@@ -39,7 +39,12 @@ export interface RunSeen {
 
 export function runEnd(seen: RunSeen): RunEnd {
   const {code, signal} = seen.exit
-  if (seen.stop) {
+  // A worker that failed on its own while a drain waited (exit 3 before any signal of drover's) keeps its
+  // failure: `drained` would hide it from `list --status failed` and offer a resume of a run that broke.
+  // (A stop is what the user asked for, however the worker took it: it stays `stopped`.)
+  const pausing = seen.stop !== null && (seen.stop.plan.cause === 'drain' || seen.stop.plan.cause === 'budget')
+  const failedOnItsOwn = pausing && !seen.stop!.forced && !seen.adopted && (code === null ? signal !== null : code !== 0)
+  if (seen.stop && !failedOnItsOwn) {
     const {plan, killedAfterMs} = seen.stop
     // Where exits carry no signal, the runner's own forced kill is what ended the worker: not "exit 0".
     const forcedKill = killedAfterMs !== null && signal === null && seen.exitShowsSignal === false

@@ -121,6 +121,28 @@ describe('drain', () => {
     await waitFor(() => workers.every((pid) => !isAlive(pid)), {timeout: 10_000, message: 'every worker gone'})
   }, 120_000)
 
+  it('a worker that fails on its own at the STOP word keeps its failure; one that exits 0 there drained, cooperative', async () => {
+    const stateDir = makeStateDir()
+    // exits with the code given the moment the control file says STOP: before any signal of drover's
+    const onStop = (code: number) => [
+      '--',
+      process.execPath,
+      '-e',
+      "const fs = require('fs'); console.log('up'); setInterval(() => { if (fs.readFileSync(process.env.DROVER_CONTROL_FILE, 'utf8').includes('STOP')) process.exit(Number(process.argv[1])) }, 50)",
+      String(code),
+    ]
+    const broken = await startTask(stateDir, {}, onStop(3))
+    const saved = await startTask(stateDir, {}, onStop(0))
+    for (const id of [broken, saved]) await waitFor(() => readOutput(stateDir, id).includes('up'), {timeout: 15_000, message: `task ${id} up`})
+    const r = await drover(stateDir, ['drain', String(broken), String(saved), '--grace', '20s', '--json'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const results = json<{results: any[]}>(r).results
+    expect(results.find((x) => x.id === broken)).toMatchObject({status: 'failed', exitCode: 3, reason: 'exit 3', checkpoint: null, resume: null})
+    expect(results.find((x) => x.id === saved)).toMatchObject({status: 'drained', checkpoint: {mode: 'cooperative'}})
+    const failed = await drover(stateDir, ['list', '--status', 'failed', '-q'])
+    expect(failed.stdout.trim()).toBe(String(broken))
+  })
+
   it('with no ids and no --all: exit 2 and nothing drained', async () => {
     const stateDir = makeStateDir()
     const env = agentEnv()

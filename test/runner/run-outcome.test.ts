@@ -35,6 +35,16 @@ describe('runEnd', () => {
     expect(forced).toMatchObject({reason: 'drained, killed after 3 s', checkpoint: {mode: 'forced', forced: true}})
   })
 
+  it('a worker that fails on its own while a drain waits keeps its failure; a stop stays stopped', () => {
+    expect(runEnd(seen({stop: stop('drain'), exit: {code: 3, signal: null}}))).toEqual({status: 'failed', cause: 'exit', reason: 'exit 3', exitCode: 3, signal: null})
+    expect(runEnd(seen({stop: stop('drain'), exit: {code: null, signal: 'SIGSEGV'}}))).toMatchObject({status: 'failed', cause: 'signal', signal: 'SIGSEGV'})
+    // signalled by the drain itself: drained, whatever the exit
+    expect(runEnd(seen({stop: stop('drain', {forced: true}), exit: {code: 143, signal: null}}))).toMatchObject({status: 'drained'})
+    // exit 0 on its own: it cooperated (drover cannot tell saved-and-exited from finished)
+    expect(runEnd(seen({stop: stop('drain'), exit: {code: 0, signal: null}}))).toMatchObject({status: 'drained'})
+    expect(runEnd(seen({stop: stop('stop'), exit: {code: 3, signal: null}}))).toMatchObject({status: 'stopped'})
+  })
+
   it('where exits carry no signal (Windows), a worker the stop killed is recorded killed, not by the exit code taskkill /F left', () => {
     const killed = {stop: stop('stop', {forced: true, killedAfterMs: 10_000}), exit: {code: 0, signal: null}}
     expect(runEnd(seen({...killed, exitShowsSignal: false}))).toMatchObject({status: 'stopped', cause: 'stop-killed', reason: 'killed after 10 s', exitCode: null, signal: 'SIGKILL'})
