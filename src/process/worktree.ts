@@ -242,7 +242,7 @@ export function worktreesDiff(a: WorktreeInfo, b: WorktreeInfo, opts: {stat?: bo
  * How far removing a task may go with its worktree: false keeps a task whose
  * branch has unmerged commits; true removes its clean worktree and keeps the
  * branch; 'force' (`rm --force`) also removes a worktree with uncommitted
- * changes, discarding them — the branch and its commits are kept all the same;
+ * changes, discarding them — the branch goes by the same rule (kept with any unmerged commit);
  * 'discard' (`rm --discard`) throws the work away: the worktree whatever it
  * holds, and the branch with its unmerged commits, which it names.
  */

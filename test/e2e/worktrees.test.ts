@@ -187,6 +187,19 @@ describe('rm and prune with worktrees: no commit and no uncommitted change is ev
     expect(worktreePaths(repo)).toEqual([repo])
   })
 
+  it('rm --force of a worktree with uncommitted changes and no commit of its own: the warning says the branch goes too, and it does', async () => {
+    const dir = makeStateDir()
+    const repo = makeRepo()
+    const dirty = await startIn(dir, repo, ['--worktree'], 'echo d > d.txt')
+    await ended(dir, dirty)
+    const where = readTask(dir, dirty).worktree.path
+    const removed = await drover(dir, ['rm', '--force', String(dirty)])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    expect(removed.stderr).toBe(`drover: warning: --force discards the uncommitted changes in ${where} (task ${dirty}); branch drover/${dirty}-task goes too (it has no unmerged commits)`)
+    expect(removed.stdout).toContain(`with its worktree ${where} and branch drover/${dirty}-task`)
+    expect(branches(repo)).toEqual(['main'])
+  })
+
   it('diff: paths after --, --name-only, a pager on a terminal; a task without a worktree exits 2', async () => {
     const dir = makeStateDir()
     const repo = makeRepo()

@@ -8,7 +8,7 @@ import {removedLines} from '../render/prune-view.js'
 
 export default class Rm extends BaseCommand {
   static override summary = 'Remove named ended tasks and their logs.'
-  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too. A task's git worktree (start --worktree) follows prune's rule: removed with its task when clean, its branch deleted only when it has no unmerged commits; uncommitted changes keep the task (exit 4) unless --force, which discards them after a warning on stderr (the branch and its commits stay, as with --include-worktrees), and unmerged commits keep it unless --include-worktrees (the worktree goes, the branch stays). A branch counts as merged when its tip is in the repository's HEAD, the base or the branch it was merged into, and also when every change of it is there already: a squash merge, a rebase, cherry-picks (git cherry, patch ids). --discard throws the work away instead: the worktree whatever it holds and the branch with every unmerged commit, each named in the output with the command that brings them back (git branch BRANCH SHA, until git prunes unreachable commits); a branch that existed before the task (--existing-branch) is never deleted.
+  static override description = `Removes each named task's folder — record, output, events, session — the way prune does: only a task that has ended (succeeded, failed, stopped, cancelled, drained, lost), never one that is starting, running or stopping, and never one whose runner is still alive whatever its record says. A named task is removed even with a checkpoint (naming it is the choice), and a corrupt one too. A task's git worktree (start --worktree) follows prune's rule: removed with its task when clean, its branch deleted only when it has no unmerged commits; uncommitted changes keep the task (exit 4) unless --force, which discards them after a warning on stderr (the branch goes by the same rule: kept with any unmerged commit, as with --include-worktrees), and unmerged commits keep it unless --include-worktrees (the worktree goes, the branch stays). A branch counts as merged when its tip is in the repository's HEAD, the base or the branch it was merged into, and also when every change of it is there already: a squash merge, a rebase, cherry-picks (git cherry, patch ids). --discard throws the work away instead: the worktree whatever it holds and the branch with every unmerged commit, each named in the output with the command that brings them back (git branch BRANCH SHA, until git prunes unreachable commits); a branch that existed before the task (--existing-branch) is never deleted.
 
 --group NAME removes every task of that group (a fan-out's attempts) as if each were named; after \`drover merge\` of the attempt that won, \`rm --group NAME --discard\` throws the others' work away (the winner's branch is merged, so nothing of it is lost).
 
@@ -33,7 +33,7 @@ Every ref is checked before anything is removed. A task that cannot be removed i
     }),
     force: Flags.boolean({
       char: 'f',
-      description: "also remove a worktree with uncommitted changes, discarding them (warned on stderr first); the branch and its commits are kept, as with --include-worktrees",
+      description: "also remove a worktree with uncommitted changes, discarding them (warned on stderr first); a branch with unmerged commits is kept, as with --include-worktrees",
     }),
     discard: Flags.boolean({
       description: "throw the task's work away: its worktree goes whatever it holds, and its branch is deleted with its unmerged commits, each named in the output (git branch BRANCH SHA brings them back until git prunes them)",
@@ -53,8 +53,11 @@ Every ref is checked before anything is removed. A task that cannot be removed i
       // The warning comes before anything is discarded: a dry run names the worktrees whose uncommitted changes would go.
       const planned = flags['dry-run'] ? null : await drover.rm(refs, {dryRun: true, force: true, group: flags.group})
       for (const task of planned?.removed ?? []) {
-        if (task.worktree?.note?.startsWith('uncommitted changes')) {
-          this.note(`drover: warning: --force discards the uncommitted changes in ${task.worktree.path} (task ${task.id}); branch ${task.worktree.branch} and its commits stay`)
+        const worktree = task.worktree
+        if (worktree?.note?.startsWith('uncommitted changes')) {
+          // a branch with no commits of its own (or only merged ones) goes as prune's rule says: the warning says which
+          const branch = worktree.branchDeleted ? `branch ${worktree.branch} goes too (it has no unmerged commits)` : `branch ${worktree.branch} and its commits stay`
+          this.note(`drover: warning: --force discards the uncommitted changes in ${worktree.path} (task ${task.id}); ${branch}`)
         }
       }
     }
