@@ -1,6 +1,6 @@
 // Ctrl-C in a real terminal while stop, drain or cancel show their progress:
 // exit 130, no ✖ list, one line saying the request carries on and how to
-// check — and it does carry on. A pseudo-terminal from util-linux `script`;
+// check — and it does carry on; and a pty of no size (0 columns) gets whole rows. A pseudo-terminal from util-linux `script`;
 // the Ctrl-C is the byte ^C typed into it, which the terminal turns into SIGINT.
 
 import {execa} from 'execa'
@@ -59,4 +59,19 @@ describe.runIf(hasScript)('Ctrl-C while waiting on a terminal', () => {
       await waitFor(() => readTask(dir, 1).status === final, {timeout: 20_000, message: `task 1 to end ${final}`})
     })
   }
+})
+
+describe.runIf(hasScript)('a terminal that reports no size', () => {
+  it('list on a pty of 0 columns prints whole rows, as to a pipe, not a row of … each', async () => {
+    const dir = makeStateDir()
+    const start = await drover(dir, ['start', '--name', 'sized', '--', process.execPath, '-e', 'console.log(1)'])
+    expect(start.exitCode, start.stderr).toBe(0)
+    await waitFor(() => readTask(dir, 1).status === 'succeeded', {message: 'task 1 to end'})
+    const command = `stty cols 0 rows 0; exec ${[process.execPath, BIN, 'list'].map(quote).join(' ')}`
+    const run = await execa('script', ['-qefc', command, '/dev/null'], {env: {DROVER_STATE_DIR: dir, NO_COLOR: '1', TERM: 'xterm'}, reject: false, timeout: 60_000})
+    expect(run.exitCode, run.stdout).toBe(0)
+    const lines = run.stdout.split(/\r?\n/).filter(Boolean)
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+PID\s+STARTED\s+RUNTIME\s+COMMAND$/)
+    expect(lines[1]).toMatch(/^1\s+sized\s+succeeded\s.*console\.log\(1\)/)
+  })
 })

@@ -4,7 +4,7 @@ import {BaseCommand} from '../base-command.js'
 import {checkLabel, formatDuration, outcomeLabel, parseDuration} from '../../api/values.js'
 import type {AttemptJson, ComparisonJson} from '../../api/compare.js'
 import {painter, statusStyle} from '../render/color.js'
-import {renderTable, type Column} from '../render/table.js'
+import {renderTable, terminalWidth, type Column} from '../render/table.js'
 
 // Which give way first on a narrow terminal: the figures before what the attempt did and what its check said.
 const COLUMNS: Column[] = [
@@ -91,7 +91,7 @@ Keep the one you want and throw the rest away in two commands: drover merge ATTE
         checkCell(a, paint),
       ]
     })
-    process.stdout.write(renderTable(COLUMNS, rows, process.stdout.isTTY ? process.stdout.columns : undefined) + '\n')
+    process.stdout.write(renderTable(COLUMNS, rows, terminalWidth()) + '\n')
     const notes: string[] = []
     if (result.attempts.some((a) => a.work?.uncommitted)) notes.push('* uncommitted work in the worktree (drover merge --commit commits it first)')
     const merged = result.attempts.find((a) => a.merged)

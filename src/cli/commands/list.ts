@@ -5,6 +5,7 @@ import {usageError} from '../../api/values.js'
 import {FILTERABLE, parseStatusFilter} from '../status-filter.js'
 import {type CorruptTaskJson, type TaskJson} from '../../api/task-json.js'
 import {TaskTable} from '../render/list-view.js'
+import {terminalWidth} from '../render/table.js'
 
 export type ListResult = (TaskJson | CorruptTaskJson)[]
 
@@ -70,7 +71,7 @@ A task of a group (start --group, a fan-out's attempts) shows it in the GROUP co
       return tasks
     }
     // The table shows a few fields of each task: rows, which the index keeps without parsing them whole.
-    const table = new TaskTable({color: this.color(flags.color), width: process.stdout.isTTY ? process.stdout.columns : undefined})
+    const table = new TaskTable({color: this.color(flags.color), width: terminalWidth()})
     let hidden = 0
     if (last === null) await drover.eachRowCells(filter, (cells) => table.addCells(cells))
     else {

@@ -3,7 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../base-command.js'
 import {usageError, type QueueDetail, type QueueInfo} from '../../api/queues.js'
 import type {TaskJson} from '../../api/task-json.js'
-import {renderTable} from '../render/table.js'
+import {renderTable, terminalWidth} from '../render/table.js'
 
 const ACTIONS = ['set', 'pause', 'resume', 'rm', 'show', 'move'] as const
 
@@ -104,7 +104,7 @@ Without arguments, prints each queue: its limit, how many tasks hold a slot (sta
     }
     const columns = ['QUEUE', 'PARALLEL', 'RUNNING', 'WAITING', 'STATE'].map((header) => ({header}))
     const rows = queues.map((q) => [q.name, String(q.parallel), String(q.running), String(q.waiting), q.paused ? 'paused' : 'active'])
-    process.stdout.write(renderTable(columns, rows, process.stdout.isTTY ? process.stdout.columns : undefined) + '\n')
+    process.stdout.write(renderTable(columns, rows, terminalWidth()) + '\n')
   }
 
   /** One queue: a line of its settings, then its live tasks, slot holders first, then the line. */
@@ -121,6 +121,6 @@ Without arguments, prints each queue: its limit, how many tasks hold a slot (sta
       String(t.priority),
       t.status === 'queued' ? (t.reason ?? '').replace(/^waiting for /, '') : '',
     ])
-    process.stdout.write(renderTable(columns, rows, process.stdout.isTTY ? process.stdout.columns : undefined) + '\n')
+    process.stdout.write(renderTable(columns, rows, terminalWidth()) + '\n')
   }
 }

@@ -31,6 +31,15 @@ export function visibleLength(text: string): number {
   return /[\uD800-\uDFFF]/.test(plain) ? [...plain].length : plain.length
 }
 
+/**
+ * The width a table must fit: the terminal's, when stdout is one that says.
+ * A pty with no size set (script(1), some `docker exec -t`, CI runners)
+ * reports 0 columns: that is no width, not a width of nothing.
+ */
+export function terminalWidth(out: {isTTY?: boolean; columns?: number} = process.stdout): number | undefined {
+  return out.isTTY && out.columns !== undefined && out.columns > 0 ? out.columns : undefined
+}
+
 // A cell's padding and the gap after it, by the padding's count, made once: a 100,000-row table pads a million cells.
 const PADS: string[] = []
 const padAndGap = (n: number) => PADS[n] ?? (PADS[n] = ' '.repeat(n) + GAP)

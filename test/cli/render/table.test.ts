@@ -5,7 +5,7 @@
 import {LIST_COLUMNS} from '../../../src/cli/render/list-view.js'
 import {describe, expect, it} from 'vitest'
 
-import {renderTable, truncate, visibleLength, type Column} from '../../../src/cli/render/table.js'
+import {renderTable, terminalWidth, truncate, visibleLength, type Column} from '../../../src/cli/render/table.js'
 
 const columns: Column[] = [{header: 'ID'}, {header: 'STATUS'}, {header: 'COMMAND', shrink: true}]
 const ESC = '\u001B'
@@ -130,5 +130,14 @@ describe('renderTable', () => {
   it('draws 20,000 rows in one pass', () => {
     const many = Array.from({length: 20_000}, (_, i) => [String(i), '', 'succeeded', '', '10:00:00', '1s', 'npm test'])
     expect(renderTable(listColumns, many, undefined).split('\n')).toHaveLength(20_001)
+  })
+})
+
+describe('terminalWidth', () => {
+  it("a terminal's columns; none for a pipe, and none for a pty that reports 0 (no size set)", () => {
+    expect(terminalWidth({isTTY: true, columns: 120})).toBe(120)
+    expect(terminalWidth({isTTY: false, columns: 120})).toBeUndefined()
+    expect(terminalWidth({isTTY: true, columns: 0})).toBeUndefined()
+    expect(terminalWidth({isTTY: true})).toBeUndefined()
   })
 })
