@@ -81,7 +81,7 @@ export async function logsView(drover: Drover, refs: string[], flags: LogsViewFl
     const listed = (await drover.list(sinceMs === null ? {status: LIVE} : {})).filter((t): t is TaskJson => t.status !== 'corrupt')
     const wanted = listed.filter((t) => LIVE.includes(t.status) || (sinceMs !== null && t.endedAt !== null && Date.parse(t.endedAt) >= sinceMs))
     tasks = await Promise.all(wanted.map((t) => drover.get(t.id)))
-    if (tasks.length === 0 && !flags.follow) process.stderr.write('no running tasks\n')
+    if (tasks.length === 0 && !flags.follow) process.stderr.write('no live tasks (running, queued or waiting)\n')
   } else if (group) {
     // every task of the group, ended ones too: a fan-out's attempts side by side, prefixed
     tasks = await Promise.all((await drover.group(flags.group!)).tasks.map((t) => drover.get(t.id)))
