@@ -710,7 +710,7 @@ export class Drover {
    * Removes the named ended tasks. A live one is skipped (in `skipped`),
    * refs that name no task come back in `missing`; every ref is checked
    * before anything is removed. `force`: a worktree with uncommitted changes
-   * goes too, discarding them (its branch and commits stay). `discard`: the
+   * goes too, discarding them (a branch with unmerged commits stays). `discard`: the
    * worktree and its branch go whatever they hold; the unmerged commits
    * deleted are named in each removal's worktree.discarded. `group`: every
    * task of that group instead of refs (its name, or a task of it).
@@ -737,6 +737,8 @@ export class Drover {
       return {dryRun, removed: [], kept: listTaskIds(this.stateDir).length, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: [], missing}
     }
     const {prune} = await import('../tasks/prune.js')
+    // a task just ended by stop or cancel: its runner may still be on its way out
+    if (!dryRun) await (await import('../tasks/removal.js')).finalRunnersGone(this.stateDir, [...ids])
     return {...this.removed(await prune(this.stateDir, {ids: [...ids], dryRun, includeWorktrees: opts.discard ? 'discard' : opts.force ? 'force' : opts.includeWorktrees})), missing}
   }
 

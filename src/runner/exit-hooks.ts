@@ -93,6 +93,17 @@ export function fireExitHooks(stateDir: string, record: TaskRecord, entry: Runne
   }
 }
 
+/**
+ * The record as this run's end left it. The task may have moved on by the
+ * time a supervisor reads it (an attach, a follow-up or a resume starts the
+ * next run at once): the hooks of run N are told run N's end, from its entry.
+ */
+export function asRunEnded(record: TaskRecord, run: number): TaskRecord {
+  const entry = record.runs[run - 1]
+  if (record.runs.length <= run || !entry || !isFinalStatus(entry.status)) return record
+  return {...record, status: entry.status, exitCode: entry.exitCode, signal: entry.signal, reason: entry.reason, cause: entry.cause}
+}
+
 /** The supervisor: runs each hook of the run in turn, each with its timeout. */
 export async function superviseExitHooks(stateDir: string, id: number, run: number): Promise<void> {
   try {
@@ -109,7 +120,7 @@ export async function superviseExitHooks(stateDir: string, id: number, run: numb
     read = readRecord(stateDir, id)
     if (!read.ok) return
   }
-  const record = read.record
+  const record = asRunEnded(read.record, run)
   const paths = taskPaths(stateDir, id)
   const input = JSON.stringify(record) + '\n'
   const timeoutMs = record.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS

@@ -159,6 +159,29 @@ export function inspectLock(lockPath: string): LockState | null {
   return {holder: readOwner(lockPath), stale: isStale(lockPath, currentPlatform()), ageMs: Math.max(0, ageByFileSystem(mtimeMs, path.dirname(lockPath)))}
 }
 
+/**
+ * Writes owner.json into a lock dir just made: true when this process holds
+ * the lock now. False when someone else's owner.json is there: this process
+ * stalled past the grace between its mkdir and this write, another took the
+ * lock over as ownerless, and the dir is theirs now (found by the queue test's
+ * 20 processes under load); it is not ours to remove.
+ */
+export function claimOwnership(lockPath: string, ctx: PlatformContext): boolean {
+  try {
+    // Written in place, not temp + fsync + rename: the fresh lock dir is ours alone, and a
+    // torn owner.json after a crash only makes the lock look ownerless, which the grace
+    // below handles. Skipping the fsync makes each lock several times cheaper (prune
+    // takes one per task).
+    writeFileSync(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity(ctx)) + '\n', {mode: 0o600, flag: 'wx'})
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    // A full or failing disk: leave no ownerless lock behind to block others for its grace.
+    removeLockDir(lockPath)
+    throw error
+  }
+}
+
 function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
   try {
     mkdirSync(lockPath, {mode: 0o700})
@@ -166,17 +189,7 @@ function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null
     throw error
   }
-  try {
-    // Written in place, not temp + fsync + rename: the fresh lock dir is ours alone, and a
-    // torn owner.json after a crash only makes the lock look ownerless, which the grace
-    // below handles. Skipping the fsync makes each lock several times cheaper (prune
-    // takes one per task).
-    writeFileSync(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity(ctx)) + '\n', {mode: 0o600, flag: 'wx'})
-  } catch (error) {
-    // A full or failing disk: leave no ownerless lock behind to block others for its grace.
-    removeLockDir(lockPath)
-    throw error
-  }
+  if (!claimOwnership(lockPath, ctx)) return null
   let released = false
   return (graveAt?: string) => {
     if (released) return

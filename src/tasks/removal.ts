@@ -7,7 +7,7 @@ import {lstatSync, readdirSync, renameSync} from 'node:fs'
 import {lstat, readdir, rm, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {acquireLock, LockBusyError, taskLockPath, type Release} from '../state/lock.js'
-import {retryOnBusy, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
+import {currentPlatform, retryOnBusy, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {isFinalStatus, type TaskRecord} from '../state/record.js'
 import {isAbandonedCreation, readRecord, tasksDir, uniqueSuffix, type RecordRead} from '../state/store.js'
 import {runnerAlive as runnerLives, workerAliveHere} from '../runner/executors.js'
@@ -37,6 +37,29 @@ const hasCheckpoint = (record: TaskRecord): boolean =>
 /** A live runner protects its task: by pid and start time locally, by heartbeat and the scheduler for a Slurm job (runner/executors). */
 export function runnerAlive(stateDir: string, id: number, ctx: PlatformContext, record: TaskRecord | null = null): boolean {
   return runnerLives(stateDir, id, record, ctx)
+}
+
+/** How long removing a named task waits for the runner of its final record to exit. */
+export const RUNNER_EXIT_WAIT_MS = 3000
+
+/**
+ * Waits, up to `waitMs`, for the runners of these tasks whose records are
+ * final to exit. A runner writes its task's end first, then fires its hooks,
+ * hands its queue slot on and exits: `stop 4 && rm 4` (or the library's stop
+ * then rm) asked for the removal in that moment and was refused, "its runner
+ * is still alive".
+ */
+export async function finalRunnersGone(stateDir: string, ids: number[], ctx: PlatformContext = currentPlatform(), waitMs = RUNNER_EXIT_WAIT_MS): Promise<void> {
+  const until = Date.now() + waitMs
+  let waiting = ids
+  for (;;) {
+    waiting = waiting.filter((id) => {
+      const read = readRecord(stateDir, id)
+      return read.ok && isFinalStatus(read.record.status) && runnerAlive(stateDir, id, ctx, read.record)
+    })
+    if (waiting.length === 0 || Date.now() >= until) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 /** Why a final task must stay whatever the rules say, or null when it may go. */

@@ -7,10 +7,10 @@ import {existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync} from 'nod
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {acquireLock, FOREIGN_STALE_MS, LockBusyError, stateLockPath, WIN_TRUSTED_HOLD_MS, withLock} from '../../src/state/lock.js'
+import {acquireLock, claimOwnership, FOREIGN_STALE_MS, LockBusyError, stateLockPath, WIN_TRUSTED_HOLD_MS, withLock} from '../../src/state/lock.js'
 import {hostname} from 'node:os'
 import {readFileSync} from 'node:fs'
-import {processStartTime} from '../../src/platform/platform.js'
+import {currentPlatform, processStartTime} from '../../src/platform/platform.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {cleanupStateDirs, fixture, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
 import {childrenKilledAfterEach} from '../helpers/sleepers.js'
@@ -156,6 +156,20 @@ describe('acquireLock', () => {
     ;(await acquireLock(lock, {waitMs: 0}))()
     plantOwner(lock, {pid: 999_999, startTime: '1', host: hostname()})
     ;(await acquireLock(lock, {waitMs: 0}))()
+  })
+
+  it("a holder that stalled between its mkdir and its owner.json, and lost the dir to a takeover, neither claims nor removes the new holder's lock", async () => {
+    const lock = lockPath()
+    // the dir as the takeover left it: made again, with the new holder's owner.json (a live process of another start time here)
+    const other = {pid: process.pid, startTime: 'another', host: hostname()}
+    plantOwner(lock, other)
+    expect(claimOwnership(lock, currentPlatform())).toBe(false)
+    expect(JSON.parse(readFileSync(path.join(lock, 'owner.json'), 'utf8'))).toEqual(other)
+    // in a dir of its own it claims as ever
+    const mine = lockPath()
+    mkdirSync(mine, {mode: 0o700})
+    expect(claimOwnership(mine, currentPlatform())).toBe(true)
+    expect(JSON.parse(readFileSync(path.join(mine, 'owner.json'), 'utf8')).pid).toBe(process.pid)
   })
 
   it('a release called twice does not remove a lock someone else took in between', async () => {

@@ -7,15 +7,21 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, u
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {clearDebris, defaultIo, findDebris, removeClaimedTree} from '../../src/tasks/removal.js'
-import {currentPlatform} from '../../src/platform/platform.js'
+import {clearDebris, defaultIo, finalRunnersGone, findDebris, removeClaimedTree} from '../../src/tasks/removal.js'
+import {currentPlatform, processStartTime} from '../../src/platform/platform.js'
+import {spawn} from 'node:child_process'
+import {prepareStart} from '../../src/api/start-options.js'
+import {newRecord} from '../../src/tasks/launch.js'
+import {cleanupStateDirs, isAlive, makeStateDir, waitFor} from '../helpers/cli.js'
+import {moveTo} from '../helpers/record-moves.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
-import {readAllRecords} from '../../src/state/store.js'
+import {readAllRecords, taskPaths, writeRecord} from '../../src/state/store.js'
 import {posixOnly} from '../helpers/skips.js'
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, {recursive: true, force: true})
+  cleanupStateDirs()
 })
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), 'drover-removal-'))
@@ -97,5 +103,35 @@ describe('clearDebris', () => {
     expect(await clearDebris(stateDir, debris, defaultIo(), currentPlatform(), errors)).toEqual([])
     expect(errors).toEqual([])
     expect(readFileSync(join(stateDir, 'tasks', '3', 'task.json'), 'utf8')).toBe('{"id":3}')
+  })
+})
+
+describe('finalRunnersGone', () => {
+  it("waits for the runner of a task whose record is final to exit (stop, then rm at once), and no longer than it is told", async () => {
+    const stateDir = makeStateDir()
+    mkdirSync(taskPaths(stateDir, 1).dir, {recursive: true})
+    const base = newRecord(1, prepareStart({command: ['true']}).spec)
+    writeRecord(stateDir, moveTo({...moveTo(base, {status: 'running'}), worker: {pid: 4321, startTime: '1'}}, {status: 'stopped', cause: 'stop', reason: 'stopped by request'}))
+    // a live process stands in for the runner on its way out
+    const runner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {stdio: 'ignore'})
+    const gone = new Promise((resolve) => runner.once('exit', resolve))
+    try {
+      await waitFor(() => processStartTime(runner.pid!) !== null, {message: 'the stand-in to start'})
+      writeFileSync(taskPaths(stateDir, 1).runner, JSON.stringify({pid: runner.pid, startTime: processStartTime(runner.pid!)}))
+      // told 100 ms: back while it still lives
+      await finalRunnersGone(stateDir, [1], currentPlatform(), 100)
+      expect(isAlive(runner.pid!)).toBe(true)
+      let killed = false
+      setTimeout(() => {
+        killed = true
+        runner.kill('SIGKILL')
+      }, 300)
+      await finalRunnersGone(stateDir, [1], currentPlatform(), 20_000)
+      expect(killed).toBe(true)
+      expect(isAlive(runner.pid!)).toBe(false)
+    } finally {
+      runner.kill('SIGKILL')
+      await gone
+    }
   })
 })
