@@ -56,7 +56,12 @@ const DRIVERS: Record<string, Driver> = {
   copilot: {
     ready: /^❯\s*$/m,
     busy: /esc esc interrupt/,
-    dialogs: [{shows: /Do you trust the files in this folder\?/, keys: () => ['Enter']}],
+    dialogs: [
+      {shows: /Do you trust the files in this folder\?/, keys: () => ['Enter']},
+      // copilot judges a session "in use" by how recently it was written, not by a live process: an
+      // attach a moment after the drain (whose headless copilot is gone) is asked, and a person resumes
+      {shows: /Session in use[\s\S]*Resume anyway/, keys: (screen) => (/❯\s*1\. Resume anyway/.test(screen) ? ['Enter'] : ['Up', 'Enter'])},
+    ],
     quit: '/exit',
   },
 }
