@@ -16,7 +16,7 @@ import {cleanupStateDirs, isAlive, makeStateDir, waitFor} from '../helpers/cli.j
 import {moveTo} from '../helpers/record-moves.js'
 import {ensureStateDir} from '../../src/state/statedir.js'
 import {readAllRecords, taskPaths, writeRecord} from '../../src/state/store.js'
-import {posixOnly} from '../helpers/skips.js'
+import {linuxOnly, posixOnly} from '../helpers/skips.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -106,7 +106,7 @@ describe('clearDebris', () => {
   })
 })
 
-describe('finalRunnersGone', () => {
+linuxOnly('/proc, which tells a live stand-in runner').describe('finalRunnersGone', () => {
   it("waits for the runner of a task whose record is final to exit (stop, then rm at once), and no longer than it is told", async () => {
     const stateDir = makeStateDir()
     mkdirSync(taskPaths(stateDir, 1).dir, {recursive: true})
