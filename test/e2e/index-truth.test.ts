@@ -77,7 +77,9 @@ describe('the derived index through the CLI', () => {
     await runnersGone(dir, ids)
     const first = json(await drover(dir, ['list', '--json']))
     expect(hints(dir)).toEqual([]) // folded by a look that read them ended (wait's last, or this one)
-    expect(segments(dir).length).toBe(1)
+    // one segment per fold that found ended tasks: wait's, a status's or this one's, as the two ends fell
+    expect(segments(dir).length).toBeGreaterThanOrEqual(1)
+    expect(segments(dir).length).toBeLessThanOrEqual(ids.length)
     expect(json(await drover(dir, ['list', '--json']))).toEqual(first)
 
     const more = [await startOk(dir, ['--', node, '-e', '0'])]
