@@ -39,12 +39,15 @@ describe('drover ui: merge and discard', () => {
     await expect.poll(() => page.locator('dl.facts').first().textContent(), {timeout: 15_000}).toMatch(/Mergedinto main, 1 commit, now at [0-9a-f]{12}/)
 
     await page.goto(`${ui.base}/task/${squashed}`)
+    // the page's actions are drawn once its task is read: a click before that reaches no handler
+    await expect.poll(() => buttons(page)).toEqual(expect.arrayContaining(['merge', 'squash', 'discard']))
     await page.click('#actions button[data-action="squash"]')
     await expect.poll(() => page.locator('#action-notice').textContent(), {timeout: 15_000}).toMatch(/2 commits of drover\/2-task squashed into one commit into main/)
     expect(gitIn(repo, 'log', '-1', '--format=%s', 'main').trim()).toBe(`task ${squashed}: the work of drover/${squashed}-task`)
 
     const ours = commitFile(repo, 'a.txt', 'ours\n')
     await page.goto(`${ui.base}/task/${clash}`)
+    await expect.poll(() => buttons(page)).toEqual(expect.arrayContaining(['merge', 'squash', 'discard']))
     await page.click('#actions button[data-action="merge"]')
     await expect.poll(() => page.locator('#action-message').textContent(), {timeout: 15_000}).toMatch(/conflicts in a\.txt; .* is as git left it: resolve and commit there, or undo with git -C .* merge --abort/)
     expect(gitIn(repo, 'rev-parse', 'main').trim()).toBe(ours)
