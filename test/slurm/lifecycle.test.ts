@@ -26,6 +26,15 @@ async function start(dir: string, command: string[], flags: string[] = []): Prom
   return json(result)
 }
 
+/** A job whose worker has a TERM-ignoring child and a setsid grandchild (control-tree.mjs), once all three are up. */
+async function startTree(dir: string): Promise<{task: any; pids: {worker: number; child: number; escapee: number}}> {
+  const pidsFile = path.join(dir, 'pids.json')
+  const task = await start(dir, [node, fixture('control-tree.mjs'), pidsFile])
+  const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
+  strays.push(pids.worker, pids.child, pids.escapee)
+  return {task, pids}
+}
+
 describe('a task on Slurm', () => {
   it('start → running on the node → logs -f → succeeded; list and status show executor, job and node', async () => {
     const dir = makeStateDir()
@@ -60,10 +69,7 @@ describe('a task on Slurm', () => {
 
   it('stop is graded over the whole tree: a TERM-ignoring child and a setsid grandchild are gone', async () => {
     const dir = makeStateDir()
-    const pidsFile = path.join(dir, 'pids.json')
-    const task = await start(dir, [node, fixture('control-tree.mjs'), pidsFile])
-    const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
-    strays.push(pids.worker, pids.child, pids.escapee)
+    const {task, pids} = await startTree(dir)
     const stopped = await onCluster(dir, ['stop', String(task.id), '--time', '1', '--json'])
     expect(stopped.exitCode, stopped.stderr).toBe(0)
     expect(json(stopped).results[0]).toMatchObject({status: 'stopped', via: 'runner', final: true})
@@ -129,10 +135,7 @@ describe('a task on Slurm', () => {
 
   it('cancel of a running job: cancelled, the job ends, and a TERM-ignoring child and a setsid grandchild are gone', async () => {
     const dir = makeStateDir()
-    const pidsFile = path.join(dir, 'pids.json')
-    const task = await start(dir, [node, fixture('control-tree.mjs'), pidsFile])
-    const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
-    strays.push(pids.worker, pids.child, pids.escapee)
+    const {task, pids} = await startTree(dir)
     const cancelled = await onCluster(dir, ['cancel', String(task.id), '--json'])
     expect(json(cancelled).results[0]).toMatchObject({status: 'cancelled', final: true})
     for (const pid of [pids.worker, pids.child, pids.escapee]) expect(isAlive(pid), `pid ${pid}`).toBe(false)
@@ -141,10 +144,7 @@ describe('a task on Slurm', () => {
 
   it("the scheduler's own end (scancel from outside drover): stopped, and a TERM-ignoring child and a setsid grandchild are gone", async () => {
     const dir = makeStateDir()
-    const pidsFile = path.join(dir, 'pids.json')
-    const task = await start(dir, [node, fixture('control-tree.mjs'), pidsFile])
-    const pids = await waitFor(() => JSON.parse(readFileSync(pidsFile, 'utf8')), {timeout: 20_000, message: 'the tree to be up'})
-    strays.push(pids.worker, pids.child, pids.escapee)
+    const {task, pids} = await startTree(dir)
     slurmCmd('scancel', [task.jobId])
     // the runner records it: nothing else reads the task meanwhile
     await waitFor(() => isFinalStatus(readTask(dir, task.id).status), {timeout: 30_000, message: 'the runner to record the end'})
