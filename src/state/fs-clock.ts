@@ -9,7 +9,7 @@
 // carries the time on; a probe older than a few seconds is made again, so a
 // step of the system clock itself is followed soon after.
 
-import {closeSync, fstatSync, openSync, readdirSync, statSync, unlinkSync} from 'node:fs'
+import {closeSync, fstatSync, lstatSync, openSync, readdirSync, rmSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
 import {FILE_MODE, uniqueSuffix} from './layout.js'
 
@@ -59,16 +59,20 @@ function probe(dir: string): number | null {
     closeSync(fd)
     unlinkQuietly(file)
   }
-  if (fsMs !== null) removeLeftovers(dir, PREFIX, fsMs, LEFTOVER_MS)
+  if (fsMs !== null) removeLeftovers(dir, isLeftover, fsMs, LEFTOVER_MS)
   return fsMs
 }
 
+// In locks/ (clockDir): probes, and locks killed while being drafted or released
+// (lock.ts's `<lock>.<unique>.draft` and `.released`), folders holding owner.json.
+const isLeftover = (name: string) => name.startsWith(PREFIX) || name.endsWith('.draft') || name.endsWith('.released')
+
 /**
- * Removes the files in `dir` named `prefix…` older than `maxAgeMs` at `now`
- * (the file system's time: a probe's mtime): what writers killed before
- * their rename or unlink left behind.
+ * Removes what in `dir` is named as `match` says and is older than `maxAgeMs`
+ * at `now` (the file system's time: a probe's mtime): what writers killed
+ * before their rename or unlink left behind, files or folders.
  */
-export function removeLeftovers(dir: string, prefix: string, now: number, maxAgeMs: number): void {
+export function removeLeftovers(dir: string, match: (name: string) => boolean, now: number, maxAgeMs: number): void {
   let names: string[]
   try {
     names = readdirSync(dir)
@@ -76,10 +80,18 @@ export function removeLeftovers(dir: string, prefix: string, now: number, maxAge
     return
   }
   for (const name of names) {
-    if (!name.startsWith(prefix)) continue
+    if (!match(name)) continue
     const file = path.join(dir, name)
-    const stat = statSync(file, {throwIfNoEntry: false})
-    if (stat && now - stat.mtimeMs > maxAgeMs) unlinkQuietly(file)
+    const stat = lstatSync(file, {throwIfNoEntry: false})
+    if (!stat || now - stat.mtimeMs <= maxAgeMs) continue
+    if (!stat.isDirectory()) unlinkQuietly(file)
+    else {
+      try {
+        rmSync(file, {recursive: true, force: true})
+      } catch {
+        // its releaser removing it too, or held open on Windows: the next probe's sweep
+      }
+    }
   }
 }
 

@@ -161,7 +161,7 @@ function listAndKeep(stateDir: string): KeptListing {
         closeSync(fd)
       }
       renameSync(probe, path.join(dir, LISTING))
-      removeLeftovers(dir, TEMP, began, STALE_TEMP_MS)
+      removeLeftovers(dir, (name) => name.startsWith(TEMP), began, STALE_TEMP_MS)
     }
   } catch {
     // a full disk: the listing was made, only not kept

@@ -5,7 +5,7 @@
 // runner in a Slurm job handing its queue slot on): their pid means nothing
 // here, so such a lock is taken over only once it is far older than any hold.
 
-import {mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {conflictError} from '../base/errors.js'
@@ -42,8 +42,9 @@ export class LockBusyError extends Error {
  */
 export type Release = (graveAt?: string) => void
 
-// A lock dir without owner.json is one being created right now, unless it has
-// been like that for longer than a create can take (its holder died in between).
+// A lock dir without owner.json: one a drover before locks were drafted
+// (tryCreate) is making right now, unless it has been like that for longer
+// than a create can take (its maker died in between), or one damaged by hand.
 // Ages are by the file system's clock (fs-clock.ts): by a clock stepped ahead
 // every lock being created looked abandoned, and was taken from its holder.
 const OWNERLESS_GRACE_MS = 5000
@@ -120,17 +121,27 @@ function lockAge(lockPath: string): number | null {
   }
 }
 
-function readOwner(lockPath: string): LockOwner | null {
+function readOwnerText(lockPath: string): string | null {
   try {
-    const owner = JSON.parse(readOwnFile(path.join(lockPath, 'owner.json'))) as LockOwner
+    return readOwnFile(path.join(lockPath, 'owner.json'))
+  } catch {
+    return null
+  }
+}
+
+function parseOwner(text: string | null): LockOwner | null {
+  if (text === null) return null
+  try {
+    const owner = JSON.parse(text) as LockOwner
     return Number.isSafeInteger(owner.pid) && typeof owner.startTime === 'string' ? owner : null
   } catch {
     return null
   }
 }
 
-function isStale(lockPath: string, ctx: PlatformContext): boolean {
-  const owner = readOwner(lockPath)
+const readOwner = (lockPath: string) => parseOwner(readOwnerText(lockPath))
+
+function isStale(lockPath: string, ctx: PlatformContext, owner = readOwner(lockPath)): boolean {
   // owner.json without a host: a drover from before hosts were written, on this host.
   if (owner && (owner.host === undefined || owner.host === thisHost())) return ctx.os === 'win32' ? winOwnerStale(lockPath, owner, ctx) : !isSameProcess(owner, ctx)
   try {
@@ -160,36 +171,31 @@ export function inspectLock(lockPath: string): LockState | null {
 }
 
 /**
- * Writes owner.json into a lock dir just made: true when this process holds
- * the lock now. False when someone else's owner.json is there: this process
- * stalled past the grace between its mkdir and this write, another took the
- * lock over as ownerless, and the dir is theirs now (found by the queue test's
- * 20 processes under load); it is not ours to remove.
+ * A lock is made whole or not at all: its dir is drafted beside it with
+ * owner.json inside, then renamed into place, which fails while another holds
+ * it. Made in two steps (mkdir, then owner.json), a lock stood ownerless for a
+ * moment, and a maker held up there — in the kernel, behind a disk busy with
+ * other writers' fsyncs, for seconds on a loaded machine — was taken over as
+ * dead, then wrote its owner.json and held it too: two advancers counting one
+ * queue, six workers in a queue of four (the queue torture test, on CI).
  */
-export function claimOwnership(lockPath: string, ctx: PlatformContext): boolean {
-  try {
-    // Written in place, not temp + fsync + rename: the fresh lock dir is ours alone, and a
-    // torn owner.json after a crash only makes the lock look ownerless, which the grace
-    // below handles. Skipping the fsync makes each lock several times cheaper (prune
-    // takes one per task).
-    writeFileSync(path.join(lockPath, 'owner.json'), JSON.stringify(ownIdentity(ctx)) + '\n', {mode: 0o600, flag: 'wx'})
-    return true
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    // A full or failing disk: leave no ownerless lock behind to block others for its grace.
-    removeLockDir(lockPath)
-    throw error
-  }
-}
-
 function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
+  // Held: refused without drafting a dir (waiters poll this every few ms).
+  if (lstatSync(lockPath, {throwIfNoEntry: false})) return null
+  const draft = `${lockPath}.${uniqueSuffix()}${DRAFT_SUFFIX}`
+  mkdirSync(draft, {mode: 0o700})
   try {
-    mkdirSync(lockPath, {mode: 0o700})
+    // Written in place, not temp + fsync + rename: the draft is ours alone, and a
+    // crash leaves only a draft (swept with the state dir's other leftovers, fs-clock.ts).
+    // Skipping the fsync makes each lock several times cheaper (prune takes one per task).
+    writeFileSync(path.join(draft, 'owner.json'), JSON.stringify(ownIdentity(ctx)) + '\n', {mode: 0o600, flag: 'wx'})
+    // Linux refuses a non-empty target (ENOTEMPTY, EEXIST), Windows any existing one (EPERM, EACCES).
+    renameSync(draft, lockPath)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null
+    removeLockDir(draft)
+    if (TAKEN_CODES.has((error as NodeJS.ErrnoException).code ?? '')) return null
     throw error
   }
-  if (!claimOwnership(lockPath, ctx)) return null
   let released = false
   return (graveAt?: string) => {
     if (released) return
@@ -206,10 +212,15 @@ function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
   }
 }
 
+/** A lock being made: its dir with owner.json, before its rename into place. */
+export const DRAFT_SUFFIX = '.draft'
+// What a rename onto a lock someone holds fails with; ENOTDIR: a file in its place, judged by isStale as ever.
+const TAKEN_CODES = new Set(['EEXIST', 'ENOTEMPTY', 'EPERM', 'EACCES', 'EISDIR', 'ENOTDIR'])
+
 function removeLockDir(lockPath: string): void {
   // Rename first so a half-removed lock dir is never mistaken for a held one.
   // (uniqueSuffix, not node:crypto: runners take queue locks, and crypto costs each ~2 MB.)
-  const grave = `${lockPath}.${uniqueSuffix()}.released`
+  const grave = graveOf(lockPath)
   try {
     // A lock left in place would block every other drover for its grace: on
     // Windows a scanner's handle on owner.json is waited out first.
@@ -217,6 +228,12 @@ function removeLockDir(lockPath: string): void {
   } catch {
     return
   }
+  deleteGrave(grave)
+}
+
+const graveOf = (lockPath: string) => `${lockPath}.${uniqueSuffix()}.released`
+
+function deleteGrave(grave: string): void {
   // The grave holds owner.json alone: unlink it and rmdir, two steps where
   // rmSync's recursive walk takes five (one a failing rmdir); prune takes and
   // releases a lock per task. Anything else inside falls back to the walk.
@@ -233,21 +250,48 @@ function removeLockDir(lockPath: string): void {
 }
 
 /**
+ * Removes the lock at `lockPath` if it is stale — that lock, the one judged:
+ * between the judgement and the rename another contender may have removed it
+ * and someone taken the lock afresh. What the rename took is compared with
+ * what was judged, and a fresh lock is put back. True when a stale lock went.
+ */
+function removeIfStale(lockPath: string, ctx: PlatformContext): boolean {
+  const judged = readOwnerText(lockPath)
+  if (!isStale(lockPath, ctx, parseOwner(judged))) return false
+  const grave = graveOf(lockPath)
+  try {
+    retryOnBusySync(() => renameSync(lockPath, grave))
+  } catch {
+    return false // gone meanwhile: the next create tells whether it is free
+  }
+  if (readOwnerText(grave) !== judged) {
+    try {
+      renameSync(grave, lockPath)
+      return false
+    } catch {
+      // taken again meanwhile, by a third: the fresh lock is lost either way
+    }
+  }
+  deleteGrave(grave)
+  return true
+}
+
+/**
  * Taking over a stale lock is itself serialised by a second lock, so two
  * contenders who both saw the holder dead cannot both remove it — the second
- * would otherwise delete the fresh lock the first had just taken.
+ * would otherwise delete the fresh lock the first had just taken. (A steal
+ * lock whose own holder died is removed the same careful way.)
  */
 function takeOverIfStale(lockPath: string, ctx: PlatformContext): void {
   const stealPath = `${lockPath}.steal`
   let releaseSteal = tryCreate(stealPath, ctx)
   if (!releaseSteal) {
-    if (!isStale(stealPath, ctx)) return
-    removeLockDir(stealPath)
+    if (!removeIfStale(stealPath, ctx)) return
     releaseSteal = tryCreate(stealPath, ctx)
     if (!releaseSteal) return
   }
   try {
-    if (isStale(lockPath, ctx)) removeLockDir(lockPath)
+    removeIfStale(lockPath, ctx)
   } finally {
     releaseSteal()
   }

@@ -37,15 +37,15 @@ function workersAlive(marker: string): number[] {
 }
 
 /** Samples the process table until stopped; resolves with the most workers seen at once. */
-function sampler(marker: string, limit = Infinity): {stop: () => Promise<number>; seen: () => string[]} {
+function sampler(marker: string, limit = Infinity): {stop: () => Promise<number>; seen: () => {at: number; groups: number[]}[]} {
   let max = 0
   let running = true
-  const over: string[] = []
+  const over: {at: number; groups: number[]}[] = []
   const loop = (async () => {
     while (running) {
       const groups = workersAlive(marker)
       max = Math.max(max, groups.length)
-      if (groups.length > limit && over.length < 5) over.push(groups.join(' '))
+      if (groups.length > limit && over.length < 5) over.push({at: Date.now(), groups})
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
     return max
@@ -59,6 +59,46 @@ function sampler(marker: string, limit = Infinity): {stop: () => Promise<number>
   }
 }
 
+const events = (dir: string, id: number): {event: string; ts: string; [key: string]: unknown}[] =>
+  readFileSync(path.join(dir, 'tasks', String(id), 'events.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim().slice(-300)
+  } catch {
+    return ''
+  }
+}
+
+/** What a failure says of the groups seen over the limit: each one's task and the times its run moved, to tell how the slot was given. */
+function explainOver(dir: string, ids: number[], samples: {at: number; groups: number[]}[]): string {
+  const clock = (ts: string | number) => new Date(ts).toISOString().slice(11, 23)
+  return samples
+    .map(({at, groups}) => {
+      const tasks = groups.map((pgid) => {
+        const id = ids.find((i) => {
+          try {
+            return readTask(dir, i).worker?.pid === pgid
+          } catch {
+            return false // pruned
+          }
+        })
+        if (id === undefined) return `group ${pgid}: no task`
+        const moves = events(dir, id)
+          .filter((e) => !['output', 'usage'].includes(e.event))
+          .map((e) => `${e.event}${e.status ? `(${String(e.status)})` : ''}@${clock(e.ts)}`)
+        // a runner's crash (an uncaught error) is in its log
+        const log = tail(path.join(dir, 'tasks', String(id), 'runner.log'))
+        return `task ${id} ${readTask(dir, id).status} [${moves.join(' ')}]${log ? ` runner.log: ${log}` : ''}`
+      })
+      return `at ${clock(at)}: ${tasks.join('; ')}`
+    })
+    .join(' | ')
+}
+
 function runnerPid(dir: string, id: number): number | null {
   try {
     return JSON.parse(readFileSync(path.join(dir, 'tasks', String(id), 'runner.json'), 'utf8')).pid
@@ -68,10 +108,7 @@ function runnerPid(dir: string, id: number): number | null {
 }
 
 const dequeuedAt = (dir: string, id: number): string[] =>
-  readFileSync(path.join(dir, 'tasks', String(id), 'events.ndjson'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
+  events(dir, id)
     .filter((event) => event.event === 'dequeued')
     .map((event) => event.ts)
 
@@ -134,8 +171,7 @@ describe('a queue of parallel 4 under load', () => {
     killing = false
     await killer
     const max = await watch.stop()
-    const over = watch.seen().map((groups) => `${groups}: ${groups.split(' ').map((pgid) => ids.find((id) => readTask(dir, id).worker?.pid === Number(pgid))).map((id) => `${id} ${id && readTask(dir, id).status}`).join(', ')}`)
-    expect(max, `workers of the queue alive at once; over the limit: ${over.join(' | ')}`).toBeLessThanOrEqual(4)
+    expect(max, `workers of the queue alive at once; over the limit: ${explainOver(dir, ids, watch.seen())}`).toBeLessThanOrEqual(4)
     expect(max).toBeGreaterThan(1)
     expect(kills).toBeGreaterThan(5)
 
@@ -262,7 +298,7 @@ describe('a queue of parallel 4 under load', () => {
       {timeout: 120_000, interval: 500, message: 'every task to end'},
     )
     const max = await watch.stop()
-    expect(max, `over the highest limit: ${watch.seen().join(' | ')}`).toBeLessThanOrEqual(4)
+    expect(max, `over the highest limit: ${explainOver(dir, ids, watch.seen())}`).toBeLessThanOrEqual(4)
     for (const o of outputs) {
       expect(o.stderr, o.args.join(' ')).not.toMatch(/TypeError|ReferenceError|\n\s+at /)
       expect([0, 4], `${o.args.join(' ')}: ${o.stderr}`).toContain(o.exitCode)

@@ -60,6 +60,24 @@ describe('fileSystemNow', () => {
     expect(existsSync(other)).toBe(true)
   })
 
+  it('removes the locks of killed processes once old, drafted or being released (folders with owner.json), never a young one or a held lock', () => {
+    const dir = clockDir(stateDir())
+    const hourAgo = new Date(Date.now() - 3600_000)
+    const made = (name: string, age: Date | null) => {
+      const folder = path.join(dir, name)
+      mkdirSync(folder)
+      writeFileSync(path.join(folder, 'owner.json'), '{}')
+      if (age) utimesSync(folder, age, age)
+      return folder
+    }
+    const oldDraft = made('queue-a.lock.1-x.draft', hourAgo)
+    const oldGrave = made('task-3.lock.2-y.released', hourAgo)
+    const youngDraft = made('queue-a.lock.3-z.draft', null)
+    const held = made('task-4.lock', hourAgo)
+    fileSystemNow(dir)
+    expect([oldDraft, oldGrave, youngDraft, held].map((folder) => existsSync(folder))).toEqual([false, false, true, true])
+  })
+
   it('is this process\'s clock where no probe can be made (a folder not there)', () => {
     const before = Date.now()
     const now = fileSystemNow(path.join(stateDir(), 'no-such-folder'))
