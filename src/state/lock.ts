@@ -283,6 +283,9 @@ function removeIfStale(lockPath: string, ctx: PlatformContext): boolean {
  * lock whose own holder died is removed the same careful way.)
  */
 function takeOverIfStale(lockPath: string, ctx: PlatformContext): void {
+  // A live holder (the common case while waiting): no steal lock made and
+  // released on every poll, which a process killed mid-way would leave stale.
+  if (!isStale(lockPath, ctx)) return
   const stealPath = `${lockPath}.steal`
   let releaseSteal = tryCreate(stealPath, ctx)
   if (!releaseSteal) {

@@ -3,7 +3,7 @@
 // holder died (dead pid, recycled pid, or an owner file never written).
 
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, rmSync, utimesSync, watch, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
@@ -99,6 +99,18 @@ describe('acquireLock', () => {
     ;(waiting.value as () => void)()
   })
 
+  linuxOnly('inotify (fs.watch sees every folder made)').it('waiting for a live holder makes no steal lock: a waiter killed mid-poll leaves none stale', async () => {
+    const lock = lockPath()
+    const {child} = await holdInChild(lock)
+    const made: string[] = []
+    const watcher = watch(path.dirname(lock), (_event, name) => made.push(String(name)))
+    await expect(acquireLock(lock, {waitMs: 400, pollMs: 10})).rejects.toBeInstanceOf(LockBusyError)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    watcher.close()
+    expect(made.filter((name) => name.includes('.steal'))).toEqual([])
+    child.stdin!.end()
+  })
+
   it('takes over a lock whose holder was killed', async () => {
     const lock = lockPath()
     const {child} = await holdInChild(lock)
@@ -189,13 +201,16 @@ describe('acquireLock', () => {
     const fresh = {pid: 999_991, startTime: 'Tue Jan  2 00:00:00 2024', host: hostname()}
     plantOwner(lock, dead)
     let swapped = false
-    // ps as macOS answers it: while the dead holder is being judged, another contender removes its lock and a third takes the lock afresh.
+    let asked = 0
+    // ps as macOS answers it: while the dead holder is judged again (under the
+    // steal lock, before the removal), another contender removes its lock and a
+    // third takes the lock afresh.
     const ctx = {
       os: 'darwin' as const,
       run: (_cmd: string, args: string[]) => {
         const pid = Number(args.at(-1))
         if (pid === dead.pid) {
-          if (!swapped) {
+          if (++asked === 2) {
             swapped = true
             rmSync(lock, {recursive: true})
             plantOwner(lock, fresh)
