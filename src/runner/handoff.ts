@@ -91,7 +91,7 @@ function spawnSiblingRunner(stateDir: string, id: number): void {
   const logFd = openAppend(taskPaths(stateDir, id).runnerLog)
   try {
     const {script, execArgv} = selfEntry()
-  const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
+    const child = spawn(process.execPath, [...execArgv, script, stateDir, String(id)], {
       detached: true,
       stdio: ['ignore', 'ignore', logFd],
       windowsHide: true,

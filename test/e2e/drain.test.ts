@@ -48,6 +48,11 @@ async function waitWorking(stateDir: string, id: number): Promise<void> {
   )
 }
 
+function journalled(stateDir: string, id: number, names: string[]): boolean {
+  const events = readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  return names.every((name) => events.some((e: any) => e.event === name))
+}
+
 /** When the task's runner took the drain request and recorded the end (ms since the epoch). */
 function eventTimes(stateDir: string, id: number): {request: number; exit: number} {
   const events = readFileSync(path.join(stateDir, 'tasks', String(id), 'events.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
@@ -88,6 +93,8 @@ describe('drain', () => {
     expect(result.exitCode, result.stderr).toBe(0)
     // The command promises grace + kill-after + 2 s (4 s); the test allows 1 s
     // more for starting the CLI on a loaded machine, and says where time went.
+    // A runner journals the exit event just after the final record the command waited for.
+    await waitFor(() => ids.every((id) => journalled(stateDir, id, ['request', 'exit'])), {message: 'every runner to journal its request and exit'})
     const times = ids.map((id) => eventTimes(stateDir, id))
     const firstRequest = Math.min(...times.map((t) => t.request)) - began
     const lastExit = Math.max(...times.map((t) => t.exit)) - began
