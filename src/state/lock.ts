@@ -214,8 +214,9 @@ function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
 
 /** A lock being made: its dir with owner.json, before its rename into place. */
 export const DRAFT_SUFFIX = '.draft'
-// What a rename onto a lock someone holds fails with; ENOTDIR: a file in its place, judged by isStale as ever.
-const TAKEN_CODES = new Set(['EEXIST', 'ENOTEMPTY', 'EPERM', 'EACCES', 'EISDIR', 'ENOTDIR'])
+// What a rename onto a lock someone holds fails with; ENOTDIR: a file in its place, judged by isStale as ever;
+// EBUSY: on Windows a scanner's handle on the draft, which the next poll's draft may not meet.
+const TAKEN_CODES = new Set(['EEXIST', 'ENOTEMPTY', 'EPERM', 'EACCES', 'EISDIR', 'ENOTDIR', 'EBUSY'])
 
 function removeLockDir(lockPath: string): void {
   // Rename first so a half-removed lock dir is never mistaken for a held one.
