@@ -77,7 +77,7 @@ const EXIT_STATUS = [
   ['0', 'done'],
   ['1', 'the operation failed: a task could not be started, a stop did not complete'],
   ['2', 'usage: a bad flag, a bad value, a missing argument'],
-  ['3', 'no such task'],
+  ['3', 'no such task (or no task in a named group)'],
   ['4', 'conflict: the task is in a state that forbids this (resuming a running task, a name already taken, a lock held); a merge that conflicts (left as git leaves it), or whose target checkout has uncommitted changes'],
   ['5', 'the state directory is unusable: not a directory, no permission, unsafe permissions, or written by a newer drover (upgrade drover)'],
 ]
