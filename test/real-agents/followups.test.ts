@@ -62,7 +62,9 @@ describe.each(AGENTS)('$kind: follow-ups', (agent: RealAgent) => {
     const r = await queue(dir, id, env, prompt, '--now')
     expect(r.stdout).toBe(`task ${id} resumed with follow-up 1 (run 2)`)
     const record = readTask(dir, id)
-    expect(record.runs[0]).toMatchObject({status: 'drained', reason: 'drained to take a follow-up'})
+    // A command the agent started in the moment between the safe point read from its
+    // events and the signal is stopped with it, and the reason says so (seen once, codex under load).
+    expect(record.runs[0]).toMatchObject({status: 'drained', reason: expect.stringMatching(/^drained to take a follow-up(; 1 leftover process stopped)?$/)})
     expect(record.checkpoint === null || record.checkpoint.mode !== 'forced').toBe(true)
     const status = await settled(dir, id, env, 120_000)
     expect(status, JSON.stringify(status)).toMatchObject({status: 'succeeded', run: 2})
