@@ -142,11 +142,19 @@ describe('drover attach', () => {
       const t = readTask(stateDir, id)
       return t.runs.length === 2 && !['starting', 'running', 'stopping'].includes(t.status) ? t : null
     }, {timeout: 20_000, message: 'the attached run recorded'})
-    expect(task.runs[1]).toMatchObject({attached: true, status: 'failed', signal: 'SIGHUP', reason: 'killed by SIGHUP'})
+    // A closed terminal ends the session two ways at once: its input ends (the fake
+    // agent then exits 0, as at the end of any input) and the hang-up comes as the
+    // terminal's session leader dies. The kernel wakes readers first, so under load
+    // the agent may end on its input before the signal reaches it (seen on Node 24).
+    const {attached, status, signal, reason} = task.runs[1]
+    expect([
+      {attached: true, status: 'failed', signal: 'SIGHUP', reason: 'killed by SIGHUP'},
+      {attached: true, status: 'succeeded', signal: null, reason: 'exit 0'},
+    ]).toContainEqual({attached, status, signal, reason})
     expect(isAlive(worker)).toBe(false)
     // not retried, not lost: a person's session ended, and the task waits to be sent back
     const shown = json(await drover(stateDir, ['status', String(id), '--json'], {env}))
-    expect(shown).toMatchObject({status: 'failed', runnerAlive: false, resume: `drover resume ${id}`})
+    expect(shown).toMatchObject({status, runnerAlive: false, resume: `drover resume ${id}`})
     const back = await drover(stateDir, ['resume', String(id)], {env})
     expect(back.exitCode, back.stderr).toBe(0)
     await drover(stateDir, ['cancel', String(id)], {env})

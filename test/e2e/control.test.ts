@@ -56,6 +56,24 @@ const events = (dir: string, id: number): any[] =>
   readFileSync(taskPaths(dir, id).events, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
 const exits = (dir: string, id: number) => events(dir, id).filter((e) => e.event === 'exit')
 
+/**
+ * The exit events once the end is all written: a runner journals its exit just
+ * after the final record that a command returns on (Node 24 under load read
+ * between the two), and a second exit could only come from a writer still
+ * there, so the runner must be gone too.
+ */
+async function exitsWhenWritten(dir: string, id: number): Promise<unknown[]> {
+  const runnerGone = () => {
+    try {
+      return !isAlive(JSON.parse(readFileSync(taskPaths(dir, id).runner, 'utf8')).pid)
+    } catch {
+      return true // no runner.json: it ended (or never was)
+    }
+  }
+  await waitFor(() => exits(dir, id).length > 0 && runnerGone(), {timeout: 10_000, message: 'the exit journalled and the runner gone'})
+  return exits(dir, id)
+}
+
 async function killRunner(dir: string, id: number): Promise<void> {
   const runner = JSON.parse(readFileSync(taskPaths(dir, id).runner, 'utf8'))
   process.kill(runner.pid, 'SIGKILL')
@@ -257,7 +275,7 @@ describe('racing requesters', () => {
       expect(run.exitCode, run.stderr).toBe(0)
       expect(result(run)).toMatchObject({status: final.status, reason: final.reason, final: true})
     }
-    expect(exits(dir, id)).toHaveLength(1)
+    expect(await exitsWhenWritten(dir, id)).toHaveLength(1)
   })
 
   it('two stops at once: one final status, reported by both', async () => {
@@ -265,7 +283,7 @@ describe('racing requesters', () => {
     const id = await startListener(dir, 'never')
     const runs = await Promise.all([1, 2].map(() => drover(dir, ['stop', String(id), '-t', '1', '--json'])))
     for (const run of runs) expect(result(run)).toMatchObject({status: 'stopped', final: true})
-    expect(exits(dir, id)).toHaveLength(1)
+    expect(await exitsWhenWritten(dir, id)).toHaveLength(1)
   })
 })
 
@@ -308,7 +326,7 @@ describe('when the runner is gone', () => {
     expect(runs.map((run) => result(run).via).sort()).toEqual(['direct', 'none'])
     expect(isAlive(pid)).toBe(false)
     expect(readTask(dir, id).reason).toMatch(/^cancelled by request, killed after 2(\.\d)? s \(runner was gone\)$/)
-    expect(exits(dir, id)).toHaveLength(1)
+    expect(await exitsWhenWritten(dir, id)).toHaveLength(1)
   })
 
   it('a runner killed in the middle of a stop: a new runner adopts the worker and finishes the stop', async () => {
