@@ -11,7 +11,7 @@
 
 import {closeSync, fstatSync, lstatSync, openSync, readdirSync, rmSync, unlinkSync} from 'node:fs'
 import path from 'node:path'
-import {FILE_MODE, uniqueSuffix} from './layout.js'
+import {FILE_MODE, LOCK_DRAFT_SUFFIX, LOCK_GRAVE_SUFFIX, uniqueSuffix} from './layout.js'
 
 const PREFIX = '.clock-'
 const REPROBE_MS = 5000
@@ -65,7 +65,7 @@ function probe(dir: string): number | null {
 
 // In locks/ (clockDir): probes, and locks killed while being drafted or released
 // (lock.ts's `<lock>.<unique>.draft` and `.released`), folders holding owner.json.
-const isLeftover = (name: string) => name.startsWith(PREFIX) || name.endsWith('.draft') || name.endsWith('.released')
+const isLeftover = (name: string) => name.startsWith(PREFIX) || name.endsWith(LOCK_DRAFT_SUFFIX) || name.endsWith(LOCK_GRAVE_SUFFIX)
 
 /**
  * Removes what in `dir` is named as `match` says and is older than `maxAgeMs`

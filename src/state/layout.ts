@@ -13,6 +13,10 @@ export const NOFOLLOW = fsc.O_NOFOLLOW ?? 0
 export const FILE_MODE = 0o600
 export const DIR_MODE = 0o700
 
+/** A lock being made (its dir with owner.json, before its rename into place) and one being released: lock.ts names them, fs-clock.ts sweeps those a killed process left. */
+export const LOCK_DRAFT_SUFFIX = '.draft'
+export const LOCK_GRAVE_SUFFIX = '.released'
+
 export interface TaskPaths {
   dir: string
   record: string

@@ -11,6 +11,7 @@ import path from 'node:path'
 import {conflictError} from '../base/errors.js'
 import {currentPlatform, identityState, isSameProcess, knownSelfStartTime, pidExists, processStartTime, retryOnBusySync, type PlatformContext} from '../platform/platform.js'
 import {readOwnFile, uniqueSuffix} from './store.js'
+import {LOCK_DRAFT_SUFFIX, LOCK_GRAVE_SUFFIX} from './layout.js'
 import {ageByFileSystem} from './fs-clock.js'
 import type {ProcessIdentity} from './record.js'
 
@@ -182,7 +183,7 @@ export function inspectLock(lockPath: string): LockState | null {
 function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
   // Held: refused without drafting a dir (waiters poll this every few ms).
   if (lstatSync(lockPath, {throwIfNoEntry: false})) return null
-  const draft = `${lockPath}.${uniqueSuffix()}${DRAFT_SUFFIX}`
+  const draft = `${lockPath}.${uniqueSuffix()}${LOCK_DRAFT_SUFFIX}`
   mkdirSync(draft, {mode: 0o700})
   try {
     // Written in place, not temp + fsync + rename: the draft is ours alone, and a
@@ -192,7 +193,7 @@ function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
     // Linux refuses a non-empty target (ENOTEMPTY, EEXIST), Windows any existing one (EPERM, EACCES).
     renameSync(draft, lockPath)
   } catch (error) {
-    removeLockDir(draft)
+    deleteGrave(draft) // ours alone: no rename first
     if (TAKEN_CODES.has((error as NodeJS.ErrnoException).code ?? '')) return null
     throw error
   }
@@ -212,8 +213,6 @@ function tryCreate(lockPath: string, ctx: PlatformContext): Release | null {
   }
 }
 
-/** A lock being made: its dir with owner.json, before its rename into place. */
-export const DRAFT_SUFFIX = '.draft'
 // What a rename onto a lock someone holds fails with; ENOTDIR: a file in its place, judged by isStale as ever;
 // EBUSY: on Windows a scanner's handle on the draft, which the next poll's draft may not meet.
 const TAKEN_CODES = new Set(['EEXIST', 'ENOTEMPTY', 'EPERM', 'EACCES', 'EISDIR', 'ENOTDIR', 'EBUSY'])
@@ -232,7 +231,7 @@ function removeLockDir(lockPath: string): void {
   deleteGrave(grave)
 }
 
-const graveOf = (lockPath: string) => `${lockPath}.${uniqueSuffix()}.released`
+const graveOf = (lockPath: string) => `${lockPath}.${uniqueSuffix()}${LOCK_GRAVE_SUFFIX}`
 
 function deleteGrave(grave: string): void {
   // The grave holds owner.json alone: unlink it and rmdir, two steps where
