@@ -14,7 +14,7 @@ import {textAt, textOf} from '../state/index.js'
 import {runnerAlive, workerAliveShown} from '../runner/executors.js'
 import {memoryFileSystem} from '../platform/platform.js'
 import type {PruneOptions, PruneResult} from '../tasks/prune-rules.js'
-import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
+import {DEFAULT_LAST, isEntry, loadNewestTasks, loadRecentTasks, loadTask, loadTaskIds, loadTasks, loadTaskViews, newestEnded} from '../tasks/read.js'
 import {TasksListing} from '../state/index-listing.js'
 import type {EventOptions, TaskEvent} from './events.js'
 import type {ControlBatch, ControlManyOptions, ControlRequest, ControlResult, DrainResult, ResumeManyOptions, ResumeResult, TaskSelection} from './batch.js'
@@ -392,7 +392,7 @@ export class Drover {
   /** The ids `list(filter)` would show, without rendering a task that has no filter to pass. */
   async listIds(filter: ListFilter = {}): Promise<number[]> {
     if (filters(filter)) return (await this.list(filter)).map((task) => task.id)
-    return (await loadTaskViews(this.stateDir, indexRender)).map((item) => item.id)
+    return loadTaskIds(this.stateDir, indexRender)
   }
 
   /**

@@ -626,22 +626,12 @@ export interface IndexNames {
  * segments, the oldest (a compaction's) holding nearly every task.
  */
 export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames | null {
-  const index = loadIndex(stateDir, currentHighWater(stateDir, ids), ['name'], undefined, false, false)
-  if (!index.ok || index.seqs.length === 0) return null
-  const segments = index.segments
-  const holds = (segment: Segment, id: number) => {
-    const k = lowerBound(segment.ids, id)
-    return k < segment.ids.length && segment.ids[k] === id
-  }
+  const segments = searchedSegments(stateDir, ids, ['name'])
+  if (segments === null) return null
   // an entry is its id's newest when no later segment holds the id
   const newest = (at: number, id: number) => segments.slice(at + 1).every((later) => !holds(later, id))
   return {
-    unheld(list) {
-      // the oldest segment by a comparison of bytes where it opens the list; the few ids left, one search each
-      let left = idsNotIn(list, segments[0].ids)
-      for (const later of segments.slice(1)) left = left.filter((id) => !holds(later, id))
-      return left
-    },
+    unheld: (list) => unheldBy(segments, list),
     changed() {
       const stamped = loadIndex(stateDir, currentHighWater(stateDir, ids), [])
       return stamped.ok ? [...stamped.entries.values()].filter((entry) => !stampHolds(stateDir, entry)).map((entry) => entry.id) : []
@@ -666,6 +656,36 @@ export function indexNames(stateDir: string, ids: ArrayLike<number>): IndexNames
       return all
     },
   }
+}
+
+/** The segments, with the columns wanted and no stamps, for a reader that searches them (no table filled); null when there is no index to use. */
+function searchedSegments(stateDir: string, ids: ArrayLike<number>, wanted: readonly Column[]): Segment[] | null {
+  const index = loadIndex(stateDir, currentHighWater(stateDir, ids), wanted, undefined, false, false)
+  return !index.ok || index.seqs.length === 0 ? null : index.segments
+}
+
+function holds(segment: Segment, id: number): boolean {
+  const k = lowerBound(segment.ids, id)
+  return k < segment.ids.length && segment.ids[k] === id
+}
+
+/** Those of `list` (ascending) no segment holds: the oldest segment by a comparison of bytes where it opens the list; the few ids left, one search each. */
+function unheldBy(segments: Segment[], list: ArrayLike<number>): number[] {
+  let left = idsNotIn(list, segments[0].ids)
+  for (const later of segments.slice(1)) left = left.filter((id) => !holds(later, id))
+  return left
+}
+
+/**
+ * Those of `ids` (ascending) no segment holds an entry for, reading no column
+ * and no stamp; null when there is no index to use. For a reader of ids
+ * alone (`list -q`): an id an entry holds is a task whatever its task.json
+ * says now (rule 2 guards what an entry says of it, and such a reader uses
+ * none of that).
+ */
+export function unindexedIds(stateDir: string, ids: ArrayLike<number>): number[] | null {
+  const segments = searchedSegments(stateDir, ids, [])
+  return segments === null ? null : unheldBy(segments, ids)
 }
 
 /**

@@ -16,6 +16,7 @@ import {isFinalStatus} from '../state/record.js'
 import {ageByFileSystem, clockDir} from '../state/fs-clock.js'
 import {isAbandonedCreation, isRealTaskDir, listTaskIds, readFoundTask, readRecord, taskPaths, tasksDir, type RecordRead} from '../state/store.js'
 import {
+  BUILD_MIN,
   buildWanted,
   decodeEntry,
   foldHints,
@@ -29,6 +30,7 @@ import {
   type IndexEntry,
   type IndexRenderer,
   type StampedRecord,
+  unindexedIds,
 } from '../state/index.js'
 
 // `start` makes the task folder (its id) a moment before it writes task.json;
@@ -196,6 +198,40 @@ export async function loadTaskViews(stateDir: string, render: IndexRenderer, row
 }
 
 export {isEntry}
+
+/**
+ * The ids of every task, ascending — what `list -q` prints with no filter —
+ * reading only the records of the ids no segment holds and of the hinted
+ * ones: an id needs nothing an entry says, so no entry's stamp is checked
+ * (the stat of every task.json that makes up most of a full read's cost at
+ * 100,000 tasks). Whatever an indexed task's task.json holds now, changed or
+ * damaged, it is a task: a full read lists it (as corrupt if need be) too.
+ * With no index to use, or one a builder should add many records to, it is
+ * the full read.
+ */
+export async function loadTaskIds(stateDir: string, render: IndexRenderer): Promise<number[]> {
+  const ids = taskIdsKept(stateDir)
+  const hints = liveHints(stateDir)
+  const unindexed = hints === null ? null : unindexedIds(stateDir, ids)
+  const hinted = new Set(hints)
+  if (unindexed === null || unindexed.filter((id) => !hinted.has(id)).length >= BUILD_MIN) return (await loadTaskViews(stateDir, render)).map((source) => source.id)
+  const toRead = new Set(unindexed)
+  for (const id of hinted) if (listed(ids, id)) toRead.add(id)
+  const out: number[] = []
+  const done: number[] = []
+  for (const id of ids) {
+    if (!toRead.has(id)) {
+      out.push(id)
+      continue
+    }
+    const read = await readShown(stateDir, id, hinted)
+    if (!read) continue
+    if (read.ok && hinted.has(id) && !meantToRun(read.record)) done.push(id)
+    out.push(id)
+  }
+  await foldDone(stateDir, done, render)
+  return out
+}
 
 /** How many ended tasks the table a person types shows beside the live ones. */
 export const DEFAULT_LAST = 20

@@ -5,7 +5,7 @@
 // is done with. And the read prune plans from: every record, through the
 // index's entries, writing nothing.
 
-import {existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {liveDir, markLive} from '../../src/state/live-index.js'
@@ -14,7 +14,9 @@ import {indexDir} from '../../src/state/layout.js'
 import {planTaskReads} from '../../src/state/index.js'
 import {encodeRecord} from '../../src/state/record-codec.js'
 import {readAllRecords, readRecord, taskPaths, writeRecord} from '../../src/state/store.js'
-import {loadNewestTasks, loadRecentTasks, loadTasks, readEveryRecord} from '../../src/tasks/read.js'
+import {loadNewestTasks, loadRecentTasks, loadTaskIds, loadTasks, loadTaskViews, readEveryRecord} from '../../src/tasks/read.js'
+import {indexRender} from '../../src/api/row-cells.js'
+import {BUILD_MIN} from '../../src/state/index.js'
 import {makeTask, snapshot} from '../fixtures/prune-state.js'
 import {childrenKilledAfterEach, liveProcess} from '../helpers/sleepers.js'
 import {cleanupStateDirs, makeStateDir} from '../helpers/cli.js'
@@ -139,5 +141,50 @@ describe('readEveryRecord', () => {
     // The others are taken from their entries, the edited one is not.
     const plan = planTaskReads(dir, Float64Array.from(ids))
     expect(ids.filter((id) => plan.entryFor(id) !== undefined)).toEqual(ids.filter((id) => id !== edited))
+  })
+})
+
+describe('loadTaskIds', () => {
+  const segments = (dir: string) => readdirSync(indexDir(dir)).filter((name) => name.startsWith('seg-'))
+  const fullRead = async (dir: string) => (await loadTaskViews(dir, indexRender)).map((source) => source.id)
+
+  it('gives the ids a full read gives: a record damaged since it was indexed, a live task, a folder being made, one removed', async () => {
+    const {dir, ids} = endedState()
+    await fullRead(dir) // builds the index
+    expect(segments(dir)).toHaveLength(1)
+    expect(await loadTaskIds(dir, indexRender)).toEqual(ids)
+    writeFileSync(taskPaths(dir, ids[4]).record, 'garbage') // by hand: no hint
+    rmSync(taskPaths(dir, ids[7]).dir, {recursive: true})
+    const running = makeTask(dir, {status: 'running', runnerPid: await liveProcess(children)})
+    const creating = makeTask(dir, {status: 'failed'})
+    rmSync(taskPaths(dir, creating).record) // a folder `start` is still filling
+    const want = [...ids.filter((id) => id !== ids[7]), running]
+    expect(await fullRead(dir)).toEqual(want)
+    expect(await loadTaskIds(dir, indexRender)).toEqual(want)
+  })
+
+  it('reads neither the views nor the records of indexed tasks: a damaged view goes unseen, as a full read would not let it', async () => {
+    const {dir, ids} = endedState()
+    await fullRead(dir)
+    const file = path.join(indexDir(dir), segments(dir)[0])
+    const bytes = readFileSync(file)
+    const at = bytes.indexOf(`{"id":${ids[2]},`)
+    expect(at).toBeGreaterThan(0)
+    bytes.write('{"ix"', at, 'latin1') // the view no longer opens with its task's id
+    writeFileSync(file, bytes)
+    const damaged = () => segments(dir).some((name) => readFileSync(path.join(indexDir(dir), name)).includes('{"ix"'))
+    expect(await loadTaskIds(dir, indexRender)).toEqual(ids)
+    expect(damaged()).toBe(true)
+    // the full read checks the views it takes, finds the damage, puts the index away and builds it anew
+    expect(await fullRead(dir)).toEqual(ids)
+    expect(damaged()).toBe(false)
+  })
+
+  it('with many records no entry stands for, is the full read, which indexes them for the next reader', async () => {
+    const {dir, ids} = endedState()
+    expect(ids.length).toBeGreaterThanOrEqual(BUILD_MIN)
+    expect(segments(dir)).toHaveLength(0)
+    expect(await loadTaskIds(dir, indexRender)).toEqual(ids)
+    expect(segments(dir)).toHaveLength(1)
   })
 })
