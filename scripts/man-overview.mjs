@@ -35,7 +35,7 @@ const STATE_DIR_PER_OS = [
   ['Windows', '%LOCALAPPDATA%\\drover\\Data'],
 ]
 
-const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. A state dir that is not a directory, cannot be written, is writable by other users or was written by a newer drover is refused (exit status 5); for a shared directory such as /tmp drover suggests a private subdirectory of it, never a chmod. Everything in it is plain files: a person with ls and cat can see what every task is doing.`
+const STATE_DIR_AFTER = `The directory is created with mode 0700 and its files with mode 0600, since transcripts hold prompts and secrets. Only start and queue set create it (and top, ui and mcp, which watch it); any other command reads a state dir that does not exist as an empty one and creates nothing, so a mistyped --state-dir leaves no new directory behind (list says it does not exist yet). A state dir that is not a directory, cannot be written, is writable by other users or was written by a newer drover is refused (exit status 5); for a shared directory such as /tmp drover suggests a private subdirectory of it, never a chmod. Everything in it is plain files: a person with ls and cat can see what every task is doing.`
 
 const FILES = [
   ['STATE_DIR/format', 'one line, "drover-state 1": the version of the layout below, written when drover makes the directory (a directory of drover 0.1.0 has none until a command writes in it, and is format 1); a newer format is refused with exit status 5: upgrade drover'],

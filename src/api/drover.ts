@@ -7,7 +7,7 @@
 import {DroverError, ExitCode, usageError, type MissingRef} from '../base/errors.js'
 import {isFinalStatus, type TaskRecord, type TaskStatus} from '../state/record.js'
 import type {RequestKind} from '../state/requests.js'
-import {ensureStateDir, markStateFormat, resolveStateDir} from '../state/statedir.js'
+import {ensureStateDir, markStateFormat, resolveStateDir, stateDirMissing} from '../state/statedir.js'
 import {readStateConfig} from '../state/config.js'
 import {fileSize, listTaskIds, readEvents, readRecord, taskPaths, type RecordRead} from '../state/store.js'
 import {textAt, textOf} from '../state/index.js'
@@ -85,13 +85,16 @@ export const DEFAULT_RECENT = DEFAULT_LAST
 
 /**
  * Opens a state dir: `dir`, else `$DROVER_STATE_DIR`, else the per-OS
- * default. It is created (0700) when missing unless `create: false`; an
+ * default. It is created (0700) when missing unless `create: false` (then
+ * exit 5) or `look` (then it is read as an empty one and nothing is made:
+ * a look through a mistyped --state-dir leaves no new dir behind); an
  * unsafe one (another user's, group- or world-writable, not a directory)
  * or one written by a newer drover (its format file) throws a DroverError
  * with exit 5.
  */
-export async function openStateDir(dir?: string, opts: {create?: boolean} = {}): Promise<Drover> {
+export async function openStateDir(dir?: string, opts: {create?: boolean; look?: boolean} = {}): Promise<Drover> {
   const stateDir = await resolveStateDir(dir)
+  if (opts.look && stateDirMissing(stateDir)) return new Drover(stateDir)
   const {marked} = ensureStateDir(stateDir, opts)
   // No daemon moves queues on: every opening does (a slot freed by a runner that died, a retry that is due).
   const {advanceQueues} = await import('./queues.js')

@@ -1,13 +1,13 @@
 // Where drover keeps things for a given state dir, and why that dir: what
 // `drover doctor --paths` prints and a script or a recipe reads instead of
 // building "$DROVER_STATE_DIR/hooks" by hand (which is /hooks when the
-// variable is unset). Reads nothing on disk and creates nothing.
+// variable is unset). Creates nothing.
 
 import path from 'node:path'
 import {stateHookPath} from '../runner/exit-hooks.js'
 import {configPath} from '../state/config.js'
 import {sharedStatusHookPath} from '../state/status-changes.js'
-import {resolveStateDir, STATE_DIR_ENV} from '../state/statedir.js'
+import {resolveStateDir, STATE_DIR_ENV, stateDirMissing} from '../state/statedir.js'
 
 /** Where a state dir's path came from: the option (--state-dir), $DROVER_STATE_DIR, or the per-OS default. */
 export type StateDirSource = 'option' | 'environment' | 'default'
@@ -22,6 +22,9 @@ export function stateDirSourceText(source: StateDirSource): string {
   if (source === 'environment') return `from ${STATE_DIR_ENV}`
   return `the per-OS default; ${STATE_DIR_ENV} is not set`
 }
+
+/** Whether nothing is at the state dir's path: a look reads it as empty and makes none (openStateDir's `look`). */
+export const stateDirAbsent = (stateDir: string): boolean => stateDirMissing(stateDir)
 
 export interface DroverPaths {
   stateDir: string

@@ -53,9 +53,14 @@ export abstract class BaseCommand extends Command {
     return super.parse(input as Interfaces.Input<F, B, A>, argv)
   }
 
-  /** Resolves and checks the state dir (--state-dir, else the environment, else the per-OS default) and opens it. */
-  protected drover(flag: string | undefined): Promise<Drover> {
-    return openStateDir(flag)
+  /**
+   * Resolves and checks the state dir (--state-dir, else the environment,
+   * else the per-OS default) and opens it. Only a command that writes a task
+   * or a setting (`create`) makes one that does not exist; any other reads
+   * it as empty and leaves nothing behind.
+   */
+  protected drover(flag: string | undefined, opts: {create?: boolean} = {}): Promise<Drover> {
+    return openStateDir(flag, opts.create ? {} : {look: true})
   }
 
   protected color(flag: boolean | undefined, stream: NodeJS.WriteStream = process.stdout): boolean {

@@ -78,6 +78,15 @@ export function ensureStateDir(dir: string, opts: {create?: boolean} = {}): Stat
   return format
 }
 
+/** Nothing at the path: no dir to check or read (a dangling link is something, which ensureStateDir judges). */
+export function stateDirMissing(dir: string): boolean {
+  try {
+    return lstatSync(dir, {throwIfNoEntry: false}) === undefined
+  } catch {
+    return false
+  }
+}
+
 /**
  * drover 0.1.0 kept its caches in summary/, in formats of their own; index/
  * holds them now, built again from the records. Nothing in the old folder is

@@ -25,6 +25,7 @@ import {
   type RemovalIo,
 } from './removal.js'
 import {isAbandonedCreation, listTaskIds, raiseHighWater, readFoundTask, readRecord, type RecordRead} from '../state/store.js'
+import {stateDirMissing} from '../state/statedir.js'
 import {beingCreated, readEveryRecord} from './read.js'
 import {THREADS_FROM, TrashThreads} from './trash-threads.js'
 
@@ -157,11 +158,15 @@ const THREAD_DISCARDS_IN_FLIGHT = 1024
  * lines) take turns: the second waits, then plans from what the first left.
  * A dry run takes no lock and writes nothing, not even a reconciled `lost`.
  */
+const nothingPruned = (dryRun: boolean): PruneResult => ({dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: []})
+
 export async function prune(stateDir: string, options: PruneOptions): Promise<PruneResult> {
   const ctx = options.platform ?? currentPlatform()
   const io = {...defaultIo(), ...options.io}
   const dryRun = options.dryRun ?? false
   let release: Release | null = null
+  // A state dir that does not exist holds nothing to prune, and a look through a mistyped path makes none (no lock to take in it).
+  if (stateDirMissing(stateDir)) return nothingPruned(dryRun)
   if (!dryRun) {
     try {
       // A slow poll: twenty cron prunes waiting at once must not crowd the disk the holder is working on.
@@ -178,7 +183,7 @@ export async function prune(stateDir: string, options: PruneOptions): Promise<Pr
     const reads = selectionReads(stateDir, options.ids)
     // `rm` removes what it names and nothing else; the sweep of leftovers is prune's.
     const debris = options.ids === undefined ? findDebris(stateDir, reads) : []
-    const result: PruneResult = {dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris, corrupt: []}
+    const result: PruneResult = {...nothingPruned(dryRun), debris}
     // What is reported is what went: a start that wrote its record meanwhile keeps its folder.
     if (!dryRun) result.debris = await clearDebris(stateDir, debris, io, ctx, result.errors)
     // A folder just cleared as debris no longer counts among the tasks kept.

@@ -133,6 +133,50 @@ describe('help and global flags wherever people put them', () => {
     expect(plain.stdout).toMatch(/^ID +NAME +STATUS/)
   })
 
+  it('a state dir that does not exist is read as empty and made by nothing but start and queue set', async () => {
+    const dir = path.join(makeStateDir(), 'mistyped')
+    // [argv, exit code, stdout (its last newline cut)]: what an empty state dir answers
+    const looks: [string[], number, string][] = [
+      [['list'], 0, ''],
+      [['list', '--json'], 0, '[]'],
+      [['list', '-q'], 0, ''],
+      [['status', '3'], 3, ''],
+      [['logs', '3'], 3, ''],
+      [['wait', '3'], 3, ''],
+      [['wait', '--all'], 0, ''],
+      [['stop', '3'], 3, ''],
+      [['stop', '--all'], 0, ''],
+      [['cancel', '3'], 3, ''],
+      [['drain', '--all'], 0, ''],
+      [['resume', '--interrupted'], 0, ''],
+      [['prune', '--keep', '0'], 0, 'no tasks to prune; 0 tasks kept'],
+      [['rm', '3'], 3, ''],
+      [['followups', '3'], 3, ''],
+      [['diff', '1', '2'], 3, ''],
+      [['compare', 'g'], 3, ''],
+      [['merge', '3'], 3, ''],
+      [['queue'], 0, ''],
+      [['queue', 'pause', 'q'], 2, ''],
+      [['queue', 'move', '3', '--first'], 3, ''],
+    ]
+    for (const [argv, exitCode, stdout] of looks) {
+      const r = await cli(dir, ['--state-dir', dir, ...argv])
+      expect({argv, exitCode: r.exitCode, stdout: r.stdout, made: existsSync(dir)}, r.stderr).toEqual({argv, exitCode, stdout, made: false})
+    }
+    const listed = await cli(dir, ['--state-dir', dir, 'list'])
+    expect(listed.stderr).toBe(`no tasks in ${dir} (from --state-dir; it does not exist yet)`)
+    const pruned = await cli(dir, ['--state-dir', dir, 'prune', '--keep', '0', '--json'])
+    expect(json(pruned)).toMatchObject({removed: [], kept: 0})
+    expect(existsSync(dir)).toBe(false)
+    // a setting, then a task, make it
+    expect((await cli(dir, ['--state-dir', dir, 'queue', 'set', 'q', '--parallel', '2'])).exitCode).toBe(0)
+    expect(readdirSync(dir)).toContain('queues')
+    const other = path.join(path.dirname(dir), 'started')
+    const started = await cli(other, ['--state-dir', other, 'start', '--', 'true'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    expect(readdirSync(path.join(other, 'tasks'))).toContain('1')
+  })
+
   it('--version and --help after global flags answer as alone, and create nothing', async () => {
     const dir = path.join(makeStateDir(), 'never-made')
     const alone = await cli(dir, ['--version'])

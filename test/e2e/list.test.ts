@@ -98,18 +98,22 @@ describe('list shows how tasks ended', () => {
 })
 
 describe('an empty list names the state dir it read', () => {
-  it("in cron's bare environment (no DROVER_STATE_DIR): the default under HOME, on stderr; -q and --json print as before", async () => {
+  it("in cron's bare environment (no DROVER_STATE_DIR): the default under HOME, on stderr, and that it does not exist; -q and --json print as before; nothing is made", async () => {
     const home = makeTempDir('drover-list-home-')
     const bare = {DROVER_STATE_DIR: '', HOME: home, XDG_DATA_HOME: ''}
     const stateDir = path.join(home, '.local', 'share', 'drover')
-    expect(await drover('', ['list'], {env: bare})).toMatchObject({exitCode: 0, stdout: '', stderr: `no tasks in ${stateDir} (the per-OS default; DROVER_STATE_DIR is not set)`})
+    expect(await drover('', ['list'], {env: bare})).toMatchObject({exitCode: 0, stdout: '', stderr: `no tasks in ${stateDir} (the per-OS default; DROVER_STATE_DIR is not set; it does not exist yet)`})
     expect(await drover('', ['list', '-q'], {env: bare})).toMatchObject({exitCode: 0, stdout: '', stderr: ''})
     expect(await drover('', ['list', '--json'], {env: bare})).toMatchObject({exitCode: 0, stdout: '[]', stderr: ''})
     const flagged = path.join(home, 'other')
     expect(await drover('', ['list', '--state-dir', flagged, '--status', 'failed'], {env: bare})).toMatchObject({
       stdout: '',
-      stderr: `no tasks with status failed in ${flagged} (from --state-dir)`,
+      stderr: `no tasks with status failed in ${flagged} (from --state-dir; it does not exist yet)`,
     })
+    expect(readdirSync(home)).toEqual([])
+    // one that exists is named without the remark
+    ensureStateDir(flagged)
+    expect((await drover('', ['list', '--state-dir', flagged], {env: bare})).stderr).toBe(`no tasks in ${flagged} (from --state-dir)`)
   })
 })
 

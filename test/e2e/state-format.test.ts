@@ -187,12 +187,15 @@ describe('a state dir drover cannot read the format of', () => {
 })
 
 describe('a new state dir', () => {
-  it('gets its format file when drover makes it, by any command', async () => {
+  it('gets its format file when drover makes it: a look makes none, a setting does', async () => {
     const parent = makeStateDir()
     const state = path.join(parent, 'new', 'state')
     const list = await drover(state, ['list'])
     expect(list.exitCode, list.stderr).toBe(0)
+    expect(existsSync(path.join(parent, 'new'))).toBe(false)
+    const set = await drover(state, ['queue', 'set', 'q', '--parallel', '1'])
+    expect(set.exitCode, set.stderr).toBe(0)
     expect(readFileSync(formatFile(state), 'utf8')).toBe('drover-state 1\n')
-    expect(readdirSync(state).sort()).toEqual(['format', 'index', 'locks', 'tasks'])
+    expect(readdirSync(state).sort()).toEqual(['format', 'index', 'locks', 'queues', 'tasks'])
   })
 })

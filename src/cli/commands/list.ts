@@ -83,8 +83,9 @@ A task of a group (start --group, a fan-out's attempts) shows it in the GROUP co
     else if (hidden === 0) {
       const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`, flags.group === undefined ? '' : ` in group ${flags.group}`].join('')
       // Named, with where the path came from: cron's bare environment reads the default dir of whoever runs it.
-      const {stateDirSource, stateDirSourceText} = await import('../../api/paths.js')
-      this.note(`no tasks${what} in ${drover.stateDir} (${stateDirSourceText(stateDirSource(flags['state-dir']))})`)
+      const {stateDirAbsent, stateDirSource, stateDirSourceText} = await import('../../api/paths.js')
+      const absent = stateDirAbsent(drover.stateDir) ? '; it does not exist yet' : ''
+      this.note(`no tasks${what} in ${drover.stateDir} (${stateDirSourceText(stateDirSource(flags['state-dir']))}${absent})`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
     if (hidden > 0) this.note(`${hidden} older ended task${hidden === 1 ? '' : 's'} not shown (--last N shows more); every task: ${this.config.bin} list --all`)

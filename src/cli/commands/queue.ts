@@ -81,7 +81,7 @@ Without arguments, prints each queue: its limit, how many tasks hold a slot (sta
       if (flags.parallel === undefined) throw usageError('queue set needs --parallel N')
       if (flags.parallel < 1) throw usageError('--parallel must be at least 1 (use queue pause to start nothing)')
     } else if (flags.parallel !== undefined) throw usageError('--parallel goes with set')
-    const drover = await this.drover(flags['state-dir'])
+    const drover = await this.drover(flags['state-dir'], {create: verb === 'set'})
     if (verb === 'rm') {
       const removed = await drover.removeQueue(args.name)
       if (!this.jsonEnabled()) process.stdout.write(`removed queue ${removed.name}\n`)

@@ -177,14 +177,14 @@ With a task id or name instead of a command, starts that ended task (succeeded, 
     if (args.task === undefined && flags.agent !== undefined && isFanOut(flags.agent)) {
       // several attempts of one prompt: their own path (cli/fan-out.ts), the rest of start's flags checked as for one task
       const {runFanOut} = await import('../fan-out.js')
-      return runFanOut({json: this.jsonEnabled(), note: (m) => this.note(m), open: (dir) => this.drover(dir)}, {flags, prompt, command})
+      return runFanOut({json: this.jsonEnabled(), note: (m) => this.note(m), open: (dir) => this.drover(dir, {create: true})}, {flags, prompt, command})
     }
     // with a prompt what follows -- is the agent's flags; otherwise a program's name never starts with -
     if (prompt === undefined && command.length > 0 && command[0].startsWith('-')) throw flagAfterDashes(ours, command)
     // The state dir's config.json is read (not written) first: a bad one refuses the start, exit 2, with nothing changed.
     const prepared = args.task === undefined ? prepareStart(startOptions(command, prompt, flags), await startDefaults(flags['state-dir'])) : null
 
-    const drover = await this.drover(flags['state-dir'])
+    const drover = await this.drover(flags['state-dir'], {create: true})
     let record: TaskJson
     let reused = false
     // --follow of a task started again shows this run, not the earlier ones above it.
