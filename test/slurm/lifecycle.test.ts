@@ -155,7 +155,10 @@ describe('a task on Slurm', () => {
   it('a job pending in Slurm is queued with its reason (start, status, list, --status queued), a drain leaves it, cancel withdraws it at once', async () => {
     const dir = makeStateDir()
     const big = await start(dir, ['sleep', '300'], ['--cpus', '2'])
-    strays.push(readTask(dir, big.id).worker.pid)
+    // the node's two CPUs can still be held by the job of the test before while Slurm ends it (its KillWait): then
+    // this one waits its turn too, and runs once they are free
+    const running = await waitFor(() => readTask(dir, big.id).worker?.pid ?? null, {timeout: 60_000, message: 'the two-CPU job to run'})
+    strays.push(running)
     const queued = await start(dir, ['sleep', '300'])
     const why = /^queued in Slurm: job \d+ pending \((Resources|Priority)\)$/
     expect(queued).toMatchObject({status: 'queued', executor: 'slurm', node: null})
@@ -182,7 +185,7 @@ describe('a task on Slurm', () => {
     expect(jobState(queued.jobId)).toBe('CANCELLED')
     // the running one is untouched
     expect(readTask(dir, big.id).status).toBe('running')
-  })
+  }, 120_000)
 
   it("the runner SIGKILLed: running until its heartbeat is stale whatever Slurm says, then lost naming the job's end and the processes left on the node", async () => {
     const dir = makeStateDir()
