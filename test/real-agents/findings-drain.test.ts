@@ -76,7 +76,10 @@ describe('finding 8: drains that cooperate', () => {
     const server = serverOf(CODEX)
     const dir = stateDir()
     const env = CODEX.env(server)
-    const id = await start(dir, env, CODEX.command('f8 codex [[loop: echo start; sleep 2; echo tick]]'), agentTempDir('drover-work-'))
+    // the model takes half a second before each further call, as a real one takes longer: between the two, no
+    // command runs (with none, the safe point lasted the milliseconds of a local round trip, and a loaded machine's
+    // polls could miss every one for the whole grace)
+    const id = await start(dir, env, CODEX.command('f8 codex [[loop: echo start; sleep 2; echo tick]] [[think: 0.5]]'), agentTempDir('drover-work-'))
     await waitFor(
       () => {
         const {started, completed} = codexCommands(jsonLines(readOutput(dir, id)))
@@ -125,7 +128,8 @@ describe('finding 8: claude with its own --settings, or without drover\'s hook',
     const env = CLAUDE.env(server)
     const work = agentTempDir('drover-work-')
     const ticks = path.join(work, 'ticks.log')
-    const id = await start(dir, env, CLAUDE.command(`f8 no hooks [[loop: echo start >> ${ticks}; sleep 2; echo tick >> ${ticks}]]`), work, ['--no-agent-hooks'])
+    // the model's half second before each further call is the safe point, as in codex's test
+    const id = await start(dir, env, CLAUDE.command(`f8 no hooks [[loop: echo start >> ${ticks}; sleep 2; echo tick >> ${ticks}]] [[think: 0.5]]`), work, ['--no-agent-hooks'])
     await waitFor(() => lines(ticks, 'tick') >= 1 && lines(ticks, 'start') > lines(ticks, 'tick'), {timeout: 60_000, message: 'a second tool call running'})
     expect(taskEvents(dir, id).find((e) => e.event === 'started').command).not.toContain('--settings')
 

@@ -231,10 +231,12 @@ describe('state dir', () => {
     }
   })
 
-  it('a path whose parents do not exist is created, every new level 0700', async () => {
+  it('a path whose parents do not exist is created by start, every new level 0700 (a look creates none)', async () => {
     const parent = makeStateDir()
     const nested = path.join(parent, 'a', 'b', 'state')
-    const result = await cli(nested, ['list'])
+    expect((await cli(nested, ['list'])).exitCode).toBe(0)
+    expect(existsSync(path.join(parent, 'a'))).toBe(false)
+    const result = await cli(nested, ['start', '--', 'true'])
     expect(result.exitCode, result.stderr).toBe(0)
     for (const level of [path.join(parent, 'a'), path.join(parent, 'a', 'b'), nested]) {
       expect((statSync(level).mode & 0o777).toString(8), level).toBe('700')
@@ -269,8 +271,8 @@ describe('state dir', () => {
   it.skipIf(!mountable)('a missing state dir on a read-only mount cannot be created: exit 5' + needsMount, async () => {
     const mount = mountTmpfs('1m')
     remount(mount, 'ro')
-    const result = await cli(path.join(mount, 'state'), ['list'])
-    expectOneLineError(result, 5, 'list on a read-only parent')
+    const result = await cli(path.join(mount, 'state'), ['start', '--', 'true'])
+    expectOneLineError(result, 5, 'start on a read-only parent')
     expect(result.stderr).toMatch(/read-only/)
     expect(existsSync(path.join(mount, 'state'))).toBe(false)
   })

@@ -149,6 +149,7 @@ export class FakeModelServer {
     const abort = new AbortController()
     res.once('close', () => abort.abort())
     try {
+      if (reply.kind === 'tool' && reply.latencyMs) await sleep(reply.latencyMs, abort.signal)
       entry.usage = await this.api.send(res, body, reply, abort.signal)
     } catch {
       res.destroy()

@@ -9,6 +9,9 @@
 //   [[loop: CMD]]   call the tool with CMD again after every result until one
 //                   is an error (a hook blocked it) or 50 calls were made
 //   [[slow: SECS]]  a text reply streamed evenly over SECS seconds
+//   [[think: SECS]] with [[loop]], each further call comes SECS seconds after
+//                   the result, as a real model's does (a drain's safe point
+//                   is the time between two calls)
 //   anything else   a short text reply
 // Whatever the prompt, a tool result that is an error ends the turn with text
 // that quotes it: a drain hook that blocks a tool makes the agent stop.
@@ -26,6 +29,8 @@ export type Reply =
       kind: 'tool'
       command: string
       text?: string
+      /** ms before the reply starts: a model's time to its first token. */
+      latencyMs?: number
       claudeTool?: {name: string; input: Record<string, unknown>}
       /** `namespace`: the namespace tool that holds the function (codex offers an MCP server's tools as one). */
       codexTool?: {name: string; input: Record<string, unknown>; namespace?: string}
@@ -69,7 +74,8 @@ export function defaultReply(turn: Turn): Reply {
   if (last.kind === 'tool-result') {
     if (last.isError) return {kind: 'text', text: `The tool call failed, so I am ending my turn here. It said: ${oneLine(last.output)}`}
     const loop = marker(turn.prompt, 'loop')
-    if (loop !== null && turn.toolCalls < MAX_LOOP) return {kind: 'tool', command: loop}
+    const think = marker(turn.prompt, 'think')
+    if (loop !== null && turn.toolCalls < MAX_LOOP) return {kind: 'tool', command: loop, ...(think === null ? {} : {latencyMs: Number(think) * 1000})}
     return {kind: 'text', text: `The command finished. Output: ${oneLine(last.output)}`}
   }
   const tool = marker(turn.prompt, 'tool') ?? marker(turn.prompt, 'loop')
