@@ -7,7 +7,7 @@ import path from 'node:path'
 import {stateHookPath} from '../runner/exit-hooks.js'
 import {configPath} from '../state/config.js'
 import {sharedStatusHookPath} from '../state/status-changes.js'
-import {resolveStateDir, STATE_DIR_ENV, stateDirMissing} from '../state/statedir.js'
+import {resolveStateDir, STATE_DIR_ENV} from '../state/statedir.js'
 
 /** Where a state dir's path came from: the option (--state-dir), $DROVER_STATE_DIR, or the per-OS default. */
 export type StateDirSource = 'option' | 'environment' | 'default'
@@ -24,7 +24,7 @@ export function stateDirSourceText(source: StateDirSource): string {
 }
 
 /** Whether nothing is at the state dir's path: a look reads it as empty and makes none (openStateDir's `look`). */
-export const stateDirAbsent = (stateDir: string): boolean => stateDirMissing(stateDir)
+export {stateDirMissing} from '../state/statedir.js'
 
 export interface DroverPaths {
   stateDir: string

@@ -153,13 +153,13 @@ function selectionReads(stateDir: string, ids: readonly number[] | undefined): R
 const DISCARDS_IN_FLIGHT = 8
 const THREAD_DISCARDS_IN_FLIGHT = 1024
 
+const nothingPruned = (dryRun: boolean): PruneResult => ({dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: []})
+
 /**
  * Prunes under the state-wide prune lock, so two prunes at once (two cron
  * lines) take turns: the second waits, then plans from what the first left.
  * A dry run takes no lock and writes nothing, not even a reconciled `lost`.
  */
-const nothingPruned = (dryRun: boolean): PruneResult => ({dryRun, removed: [], kept: 0, skipped: [], errors: [], bytesReclaimed: 0, debris: [], corrupt: []})
-
 export async function prune(stateDir: string, options: PruneOptions): Promise<PruneResult> {
   const ctx = options.platform ?? currentPlatform()
   const io = {...defaultIo(), ...options.io}

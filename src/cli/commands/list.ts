@@ -83,8 +83,8 @@ A task of a group (start --group, a fan-out's attempts) shows it in the GROUP co
     else if (hidden === 0) {
       const what = [wanted === null ? '' : ` with status ${[...(flags.status ?? [])].join(',')}`, flags.queue === undefined ? '' : ` in queue ${flags.queue}`, flags.group === undefined ? '' : ` in group ${flags.group}`].join('')
       // Named, with where the path came from: cron's bare environment reads the default dir of whoever runs it.
-      const {stateDirAbsent, stateDirSource, stateDirSourceText} = await import('../../api/paths.js')
-      const absent = stateDirAbsent(drover.stateDir) ? '; it does not exist yet' : ''
+      const {stateDirMissing, stateDirSource, stateDirSourceText} = await import('../../api/paths.js')
+      const absent = stateDirMissing(drover.stateDir) ? '; it does not exist yet' : ''
       this.note(`no tasks${what} in ${drover.stateDir} (${stateDirSourceText(stateDirSource(flags['state-dir']))}${absent})`)
     }
     // On stderr, so a pipe reads the table alone; the command at the end pastes as it is.
